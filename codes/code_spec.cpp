@@ -1,0 +1,275 @@
+// CodeSpec parsing, validation and canonical printing.
+#include "ecjit/code_spec.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include "codes/gf.h"
+
+namespace ecjit {
+namespace {
+
+struct FamilyRow {
+  CodeFamily family;
+  const char *name;
+};
+// The registry of families: adding a family is one row here plus its construction.
+const FamilyRow kFamilies[] = {
+    {CodeFamily::kRsVand, "rs-vand"},           {CodeFamily::kRsCauchy, "rs-cauchy"},
+    {CodeFamily::kIsalRs, "isal-rs"},           {CodeFamily::kIsalCauchy, "isal-cauchy"},
+    {CodeFamily::kJerasureVand, "jerasure-vand"}, {CodeFamily::kRaidz, "raidz"},
+    {CodeFamily::kMatrix, "matrix"},
+};
+
+Status bad(const std::string &msg) { return Status(StatusCode::kInvalidSpec, msg); }
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
+
+// Parses an unsigned 64-bit number: decimal, or hex with 0x when allow_hex (or bare hex
+// when hex_only). Rejects empty, trailing junk, signs and overflow.
+bool parse_u64(const std::string &s, bool allow_hex, bool hex_only, uint64_t *out) {
+  if (s.empty()) return false;
+  std::string body = s;
+  int base = 10;
+  if (hex_only) {
+    base = 16;
+    if (body.size() > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X')) body = body.substr(2);
+  } else if (allow_hex && body.size() > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X')) {
+    base = 16;
+    body = body.substr(2);
+  }
+  if (body.empty()) return false;
+  for (char c : body) {
+    bool ok = base == 16 ? isxdigit((unsigned char)c) != 0 : (c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long v = strtoull(body.c_str(), &end, base);
+  if (errno == ERANGE || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+uint64_t field_size_limit(unsigned l) {  // number of distinct field elements, capped
+  return l >= 32 ? uint64_t(1) << 32 : uint64_t(1) << l;
+}
+
+Status validate(CodeSpec &s) {
+  const std::string fam = family_name(s.family);
+  if (s.k == 0) return bad("k must be at least 1 (" + fam + ")");
+  if (s.m == 0) return bad("m must be at least 1 (" + fam + ")");
+  const uint64_t n = uint64_t(s.k) + s.m;
+  if (n > kMaxShards)
+    return bad("k+m = " + std::to_string(n) + " exceeds the limit of " +
+               std::to_string(kMaxShards) + " shards");
+  if (s.gf != 8 && s.gf != 16 && s.gf != 32 && s.gf != 64)
+    return bad("gf=" + std::to_string(s.gf) + " is not supported; use gf=8, 16, 32 or 64");
+
+  // Normalize the polynomial: strip an explicit X^l term, store 0 for the default.
+  if (s.poly != 0) {
+    if (s.gf < 64 && (s.poly >> s.gf) == 1) s.poly &= (uint64_t(1) << s.gf) - 1;
+    Result<codes::Field> f = codes::Field::make(s.gf, s.poly);
+    if (!f.ok()) return f.status();
+    if (s.poly == default_poly(s.gf)) s.poly = 0;
+  }
+  const bool default_field = s.poly == 0;
+
+  switch (s.family) {
+    case CodeFamily::kRsVand:
+    case CodeFamily::kRsCauchy:
+      if (n > field_size_limit(s.gf))
+        return bad(fam + " needs k+m <= 2^" + std::to_string(s.gf) + " distinct points; k+m = " +
+                   std::to_string(n));
+      break;
+    case CodeFamily::kIsalRs:
+    case CodeFamily::kIsalCauchy:
+      if (s.gf != 8) return bad(fam + " is defined over GF(2^8) only (gf=8)");
+      if (!default_field) return bad(fam + " uses ISA-L's polynomial 0x11d; poly cannot be changed");
+      if (n > 255) return bad(fam + " supports k+m <= 255 (ISA-L's limit); k+m = " + std::to_string(n));
+      break;
+    case CodeFamily::kJerasureVand:
+      if (s.gf != 8 && s.gf != 16 && s.gf != 32)
+        return bad(fam + " is defined for w = 8, 16, 32 (gf=8|16|32)");
+      if (!default_field) return bad(fam + " uses Jerasure's default polynomial; poly cannot be changed");
+      if (n > field_size_limit(s.gf))
+        return bad(fam + " needs k+m <= 2^" + std::to_string(s.gf) + "; k+m = " + std::to_string(n));
+      break;
+    case CodeFamily::kRaidz:
+      if (s.gf != 8) return bad("raidz is defined over GF(2^8) only (gf=8)");
+      if (!default_field) return bad("raidz uses the polynomial 0x11d; poly cannot be changed");
+      if (s.m > 3) return bad("raidz supports m = 1 (P), 2 (PQ) or 3 (PQR); m = " + std::to_string(s.m));
+      if (s.k > 255) return bad("raidz supports k <= 255 data shards; k = " + std::to_string(s.k));
+      break;
+    case CodeFamily::kMatrix: {
+      if (s.matrix.size() != size_t(s.k) * s.m)
+        return bad("matrix has " + std::to_string(s.matrix.size()) + " entries; m x k = " +
+                   std::to_string(s.m) + " x " + std::to_string(s.k) + " needs " +
+                   std::to_string(size_t(s.k) * s.m));
+      const uint64_t mask = s.gf == 64 ? ~uint64_t(0) : (uint64_t(1) << s.gf) - 1;
+      for (size_t i = 0; i < s.matrix.size(); ++i)
+        if (s.matrix[i] & ~mask)
+          return bad("matrix entry " + hex(s.matrix[i]) + " (row " + std::to_string(i / s.k) +
+                     ", column " + std::to_string(i % s.k) + ") is not an element of GF(2^" +
+                     std::to_string(s.gf) + ")");
+      break;
+    }
+  }
+  if (s.family != CodeFamily::kMatrix && !s.matrix.empty())
+    return bad("a= (matrix entries) is only valid for the matrix family");
+  return Status::Ok();
+}
+
+Status parse_matrix(const std::string &v, std::vector<uint64_t> *out, unsigned *rows,
+                    unsigned *cols) {
+  out->clear();
+  *rows = 0;
+  *cols = 0;
+  size_t start = 0;
+  while (true) {
+    size_t slash = v.find('/', start);
+    std::string row = v.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    unsigned count = 0;
+    size_t p = 0;
+    while (true) {
+      size_t dot = row.find('.', p);
+      std::string item = row.substr(p, dot == std::string::npos ? std::string::npos : dot - p);
+      uint64_t x;
+      if (!parse_u64(item, true, true, &x))
+        return bad("matrix entry '" + item + "' in row " + std::to_string(*rows) +
+                   " is not a hex number");
+      out->push_back(x);
+      ++count;
+      if (dot == std::string::npos) break;
+      p = dot + 1;
+    }
+    if (*rows == 0) *cols = count;
+    else if (count != *cols)
+      return bad("matrix row " + std::to_string(*rows) + " has " + std::to_string(count) +
+                 " entries, row 0 has " + std::to_string(*cols));
+    ++*rows;
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char *family_name(CodeFamily f) {
+  for (const FamilyRow &r : kFamilies)
+    if (r.family == f) return r.name;
+  return "unknown";
+}
+
+uint64_t default_poly(unsigned l) {
+  switch (l) {
+    case 8: return 0x1D;       // X^8 + X^4 + X^3 + X^2 + 1 (0x11d)
+    case 16: return 0x100B;    // X^16 + X^12 + X^3 + X + 1 (0x1100b)
+    case 32: return 0x400007;  // X^32 + X^22 + X^2 + X + 1
+    case 64: return 0x1B;      // X^64 + X^4 + X^3 + X + 1
+    default: return 0;
+  }
+}
+
+uint64_t CodeSpec::effective_poly() const { return poly ? poly : default_poly(gf); }
+
+Result<CodeSpec> CodeSpec::parse(const std::string &text) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos)
+    return bad("'" + text + "': expected <family>:k=<k>,m=<m>[,gf=<8|16|32|64>][,poly=<hex>]");
+  const std::string fam = text.substr(0, colon);
+  CodeSpec s;
+  bool found = false;
+  for (const FamilyRow &r : kFamilies)
+    if (fam == r.name) {
+      s.family = r.family;
+      found = true;
+    }
+  if (!found) {
+    std::string names;
+    for (const FamilyRow &r : kFamilies) names += std::string(names.empty() ? "" : ", ") + r.name;
+    return bad("unknown code family '" + fam + "'; known: " + names);
+  }
+  std::map<std::string, std::string> kv;
+  const std::string rest = text.substr(colon + 1);
+  size_t p = 0;
+  while (p <= rest.size()) {
+    size_t comma = rest.find(',', p);
+    std::string item = rest.substr(p, comma == std::string::npos ? std::string::npos : comma - p);
+    const size_t eq = item.find('=');
+    if (item.empty() || eq == std::string::npos || eq == 0)
+      return bad("'" + item + "' in '" + text + "' is not key=value");
+    const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
+    if (key != "k" && key != "m" && key != "gf" && key != "poly" && key != "a")
+      return bad("unknown key '" + key + "' in '" + text + "'; keys: k, m, gf, poly, a");
+    if (kv.count(key)) return bad("key '" + key + "' given twice in '" + text + "'");
+    kv[key] = val;
+    if (comma == std::string::npos) break;
+    p = comma + 1;
+  }
+  auto number = [&](const char *key, bool allow_hex, uint64_t max, uint64_t *out) -> Status {
+    if (!parse_u64(kv[key], allow_hex, false, out))
+      return bad(std::string(key) + "='" + kv[key] + "' is not a " +
+                 (allow_hex ? "number" : "decimal number"));
+    if (*out > max) return bad(std::string(key) + "=" + kv[key] + " is too large");
+    return Status::Ok();
+  };
+  if (!kv.count("k")) return bad("missing k= in '" + text + "'");
+  if (!kv.count("m")) return bad("missing m= in '" + text + "'");
+  uint64_t v = 0;
+  ECJIT_RETURN_IF_ERROR(number("k", false, 1u << 20, &v));
+  s.k = unsigned(v);
+  ECJIT_RETURN_IF_ERROR(number("m", false, 1u << 20, &v));
+  s.m = unsigned(v);
+  if (kv.count("gf")) {
+    ECJIT_RETURN_IF_ERROR(number("gf", false, 1024, &v));
+    s.gf = unsigned(v);
+  }
+  if (kv.count("poly")) {
+    ECJIT_RETURN_IF_ERROR(number("poly", true, ~uint64_t(0), &v));
+    if (v == 0) return bad("poly=0 is not a polynomial of degree " + std::to_string(s.gf));
+    s.poly = v;
+  }
+  if (kv.count("a")) {
+    unsigned rows = 0, cols = 0;
+    ECJIT_RETURN_IF_ERROR(parse_matrix(kv["a"], &s.matrix, &rows, &cols));
+    if (s.family == CodeFamily::kMatrix && (rows != s.m || cols != s.k))
+      return bad("matrix is " + std::to_string(rows) + " x " + std::to_string(cols) +
+                 " but m x k = " + std::to_string(s.m) + " x " + std::to_string(s.k));
+  } else if (s.family == CodeFamily::kMatrix) {
+    return bad("the matrix family needs a=<rows of hex entries '.'-separated, rows '/'-separated>");
+  }
+  ECJIT_RETURN_IF_ERROR(validate(s));
+  return s;
+}
+
+std::string CodeSpec::to_string() const {
+  std::string s = std::string(family_name(family)) + ":k=" + std::to_string(k) +
+                  ",m=" + std::to_string(m) + ",gf=" + std::to_string(gf);
+  if (poly != 0 && poly != default_poly(gf))
+    s += ",poly=" + hex(gf < 64 ? (poly | (uint64_t(1) << gf)) : poly);
+  if (family == CodeFamily::kMatrix) {
+    s += ",a=";
+    for (size_t i = 0; i < matrix.size(); ++i) {
+      if (i) s += (i % k == 0) ? "/" : ".";
+      char buf[32];
+      snprintf(buf, sizeof buf, "%llx", (unsigned long long)matrix[i]);
+      s += buf;
+    }
+  }
+  return s;
+}
+
+bool CodeSpec::operator==(const CodeSpec &o) const {
+  return family == o.family && k == o.k && m == o.m && gf == o.gf &&
+         effective_poly() == o.effective_poly() && matrix == o.matrix;
+}
+
+}  // namespace ecjit

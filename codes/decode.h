@@ -1,0 +1,31 @@
+// Decode plans: which k shards to read and the matrix that rebuilds the missing ones.
+#pragma once
+
+#include <vector>
+
+#include "codes/linear_code.h"
+#include "codes/matrix.h"
+#include "ecjit/status.h"
+
+namespace ecjit::codes {
+
+// Rebuilding `targets` from `sources`: shard targets[r] = sum_c coeffs(r, c) * shard sources[c].
+struct DecodePlan {
+  std::vector<unsigned> sources;  // k shard indices that are read, ascending
+  std::vector<unsigned> targets;  // shard indices rebuilt, ascending
+  Matrix coeffs;                  // targets.size() x k
+};
+
+// Plans the rebuild of `wanted` from the shards in `present` (present[s] for s < n).
+// Sources are the first k present shards in index order, so data shards are preferred
+// and a missing parity shard is re-encoded from data where the data is complete.
+// Errors: kShardCount (present has the wrong size), kInvalidArgument (a wanted index out
+// of range or duplicated), kTooManyErasures (fewer than k shards present), kSingular (the
+// chosen k shards do not determine the data: the code is not MDS for this set).
+Result<DecodePlan> plan_decode(const LinearCode &code, const std::vector<bool> &present,
+                               const std::vector<unsigned> &wanted);
+
+// Plans the rebuild of every shard not present.
+Result<DecodePlan> plan_reconstruct(const LinearCode &code, const std::vector<bool> &present);
+
+}  // namespace ecjit::codes

@@ -1,0 +1,63 @@
+// CodeSpec: the textual description of an erasure code ("rs-vand:k=10,m=4,gf=8"), parsed and printed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ecjit/status.h"
+
+namespace ecjit {
+
+// Code families. Each builds a systematic linear code with an m x k parity matrix.
+enum class CodeFamily {
+  kRsVand,        // "rs-vand": the dissertation's systematic Vandermonde RS (ch. 2.3.1)
+  kRsCauchy,      // "rs-cauchy": Cauchy RS, a_ij = 1/(i + (m + j)) (Jerasure's original Cauchy)
+  kIsalRs,        // "isal-rs": ISA-L gf_gen_rs_matrix, GF(2^8) only
+  kIsalCauchy,    // "isal-cauchy": ISA-L gf_gen_cauchy1_matrix, GF(2^8) only
+  kJerasureVand,  // "jerasure-vand": Jerasure reed_sol_vandermonde_coding_matrix, w = 8/16/32
+  kRaidz,         // "raidz": ZFS RAID-Z P / PQ / PQR (m = 1..3), GF(2^8)
+  kMatrix,        // "matrix": a user-supplied m x k parity matrix
+};
+
+// Largest k + m accepted by any family (and never more than the field allows).
+constexpr unsigned kMaxShards = 4096;
+
+// A parsed code description. Value type; cheap to copy; immutable in practice.
+//
+// Grammar:  family ":" key "=" value ("," key "=" value)*
+//   keys:   k, m       positive integers (decimal)
+//           gf         8 | 16 | 32 | 64                         (default 8)
+//           poly       primitive polynomial, hex "0x..." or decimal; the x^l term may be
+//                      given or left implied (default per field: 0x11d, 0x1100b,
+//                      0x400007, 0x1b)
+//           a          matrix entries for "matrix": hex numbers separated by '.', rows
+//                      separated by '/', e.g. a=1.1.1/1.2.3 for m=2, k=3
+// to_string() prints the canonical form; parse(to_string()) returns an equal spec.
+struct CodeSpec {
+  CodeFamily family = CodeFamily::kRsVand;
+  unsigned k = 0;
+  unsigned m = 0;
+  unsigned gf = 8;                 // field bits l
+  uint64_t poly = 0;               // low l bits of the polynomial (x^l implied); 0 = default
+  std::vector<uint64_t> matrix;    // kMatrix only: m*k entries, row-major
+
+  // Parses and validates (family, k, m, field, polynomial primitive, matrix shape and range).
+  // Returns kInvalidSpec with a message that names the offending part.
+  static Result<CodeSpec> parse(const std::string &text);
+
+  std::string to_string() const;
+  // Polynomial actually used (the default when poly == 0).
+  uint64_t effective_poly() const;
+  // Symbol size in bytes: gf / 8.
+  unsigned symbol_bytes() const { return gf / 8; }
+
+  bool operator==(const CodeSpec &o) const;
+  bool operator!=(const CodeSpec &o) const { return !(*this == o); }
+};
+
+const char *family_name(CodeFamily f);
+// Default primitive polynomial (low l bits) for GF(2^l), l in {8,16,32,64}; 0 otherwise.
+uint64_t default_poly(unsigned l);
+
+}  // namespace ecjit

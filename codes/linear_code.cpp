@@ -1,0 +1,57 @@
+// build_code: dispatches a CodeSpec to its family's construction.
+#include "codes/linear_code.h"
+
+#include "codes/constructions.h"
+
+namespace ecjit::codes {
+
+Matrix LinearCode::generator() const {
+  Matrix G(k + m, k);
+  for (unsigned i = 0; i < k; ++i) G.at(i, i) = 1;
+  for (unsigned i = 0; i < m; ++i)
+    for (unsigned j = 0; j < k; ++j) G.at(k + i, j) = parity.at(i, j);
+  return G;
+}
+
+std::vector<uint64_t> LinearCode::generator_row(unsigned s) const {
+  std::vector<uint64_t> row(k, 0);
+  if (s < k) {
+    row[s] = 1;
+  } else {
+    for (unsigned j = 0; j < k; ++j) row[j] = parity.at(s - k, j);
+  }
+  return row;
+}
+
+Result<LinearCode> build_code(const CodeSpec &spec) {
+  // Re-validate: a spec may have been assembled by hand rather than parsed.
+  Result<CodeSpec> checked = CodeSpec::parse(spec.to_string());
+  if (!checked.ok()) return checked.status();
+  Result<Field> field = Field::make(spec.gf, spec.poly);
+  if (!field.ok()) return field.status();
+  const Field &f = *field;
+  LinearCode code{*checked, f, spec.k, spec.m, Matrix()};
+  switch (spec.family) {
+    case CodeFamily::kRsVand: code.parity = rs_vandermonde_parity(f, spec.k, spec.m); break;
+    case CodeFamily::kRsCauchy: code.parity = rs_cauchy_parity(f, spec.k, spec.m); break;
+    case CodeFamily::kIsalRs: code.parity = isal_rs_parity(f, spec.k, spec.m); break;
+    case CodeFamily::kIsalCauchy: code.parity = isal_cauchy_parity(f, spec.k, spec.m); break;
+    case CodeFamily::kJerasureVand:
+      code.parity = jerasure_vandermonde_parity(f, spec.k, spec.m);
+      break;
+    case CodeFamily::kRaidz: code.parity = raidz_parity(f, spec.k, spec.m); break;
+    case CodeFamily::kMatrix:
+      code.parity = Matrix(spec.m, spec.k);
+      code.parity.a = spec.matrix;
+      break;
+  }
+  return code;
+}
+
+Result<LinearCode> build_code(const std::string &spec_text) {
+  Result<CodeSpec> spec = CodeSpec::parse(spec_text);
+  if (!spec.ok()) return spec.status();
+  return build_code(*spec);
+}
+
+}  // namespace ecjit::codes

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ecjit needs to build, test and benchmark; quiet and a no-op when all are present.
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake ninja-build pkg-config
+  llvm-19-dev libclang-19-dev clang-19 lld-19 libclang-rt-19-dev
+  libzstd-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libisal-dev libjerasure-dev libgf-complete-dev liberasurecode-dev
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "ecjit setup: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
