@@ -17,9 +17,13 @@ ctest --test-dir build --output-on-failure -j "$JOBS"
 if [ "${ECJIT_SKIP_SANITIZE:-0}" != "1" ]; then
   echo "== build (ASan + UBSan)"
   cmake -S . -B build-asan "${CONFIG[@]}" -DCMAKE_BUILD_TYPE=Debug -DECJIT_SANITIZE=ON \
-    -DECJIT_BUILD_BENCH=OFF >/dev/null
+    -DECJIT_BUILD_BENCH=OFF -DECJIT_BUILD_FUZZ=ON >/dev/null
   cmake --build build-asan -j "$JOBS"
   echo "== tests under ASan + UBSan"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$JOBS" -LE slow
+  echo "== fuzz: JIT kernels against the reference codec for ${ECJIT_FUZZ_SECONDS:-60} s"
+  mkdir -p build-asan/fuzz-corpus
+  ASAN_OPTIONS=detect_leaks=0 build-asan/test/fuzz/codec_fuzz build-asan/fuzz-corpus \
+    -max_total_time="${ECJIT_FUZZ_SECONDS:-60}" -rss_limit_mb=8192 -print_final_stats=1 2>&1 | tail -n 12
 fi

@@ -1,0 +1,157 @@
+// baselines: ISA-L ec_encode_data (per ISA) and xor_gen, Jerasure matrix encode, and the reference codec, timed like ecjit.
+#include <isa-l/erasure_code.h>
+#include <isa-l/raid.h>
+#include <jerasure.h>
+#include <jerasure/reed_sol.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "bench/shards.h"
+
+namespace ecjit::bench {
+namespace {
+
+using IsalEncodeFn = void (*)(int, int, int, unsigned char *, unsigned char **, unsigned char **);
+
+struct IsalVariant {
+  const char *name;  // in the benchmark name: BM_isal/gf8/<name>/<size>
+  IsalEncodeFn fn;
+  bool (*usable)();  // whether this CPU runs it
+};
+
+bool always() { return true; }
+bool has_sse41() { return __builtin_cpu_supports("sse4.1"); }
+bool has_avx() { return __builtin_cpu_supports("avx"); }
+bool has_avx2() { return __builtin_cpu_supports("avx2"); }
+
+// ec_encode_data dispatches to the best of these; the others force a tier, like ecjit's masks.
+const IsalVariant kIsalVariants[] = {
+    {"ec_encode_data", ec_encode_data, always},
+    {"avx2", ec_encode_data_avx2, has_avx2},
+    {"avx", ec_encode_data_avx, has_avx},
+    {"sse", ec_encode_data_sse, has_sse41},
+    {"base", ec_encode_data_base, always},
+};
+
+// ISA-L's Cauchy matrix (gf_gen_cauchy1_matrix) expanded into its multiply tables. ecjit's
+// isal-cauchy family reproduces the matrix bit for bit, so its reference codec checks ISA-L.
+struct IsalTables {
+  std::vector<unsigned char> matrix, tables;
+  IsalTables(unsigned k, unsigned m) : matrix(size_t(k + m) * k), tables(size_t(32) * k * m) {
+    gf_gen_cauchy1_matrix(matrix.data(), int(k + m), int(k));
+    ec_init_tables(int(k), int(m), matrix.data() + size_t(k) * k, tables.data());
+  }
+};
+
+void bm_isal(benchmark::State &state, IsalVariant v, size_t len) {
+  static const IsalTables t(kK, kM);
+  ShardSet &s = shared_shards(kK, kM, len);
+  s.clear_parity();
+  v.fn(int(len), int(kK), int(kM), const_cast<unsigned char *>(t.tables.data()),
+         const_cast<unsigned char **>(s.data()), const_cast<unsigned char **>(s.parity()));
+  const std::string bad = check_parity("isal-cauchy:k=" + std::to_string(kK) + ",m=" + std::to_string(kM), s);
+  if (!bad.empty()) {
+    state.SkipWithError(("ISA-L " + std::string(v.name) + ": " + bad).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    v.fn(int(len), int(kK), int(kM), const_cast<unsigned char *>(t.tables.data()),
+         const_cast<unsigned char **>(s.data()), const_cast<unsigned char **>(s.parity()));
+    benchmark::ClobberMemory();
+  }
+  count_bytes(state, s);
+}
+
+// The memory-bandwidth reference: XOR of the k data shards into one output (ISA-L xor_gen).
+void bm_xor_gen(benchmark::State &state, size_t len) {
+  ShardSet &s = shared_shards(kK, kM, len);
+  std::vector<void *> array(kK + 1);
+  for (unsigned i = 0; i < kK; ++i) array[i] = s.data()[i];
+  array[kK] = s.parity()[0];
+  if (xor_gen(int(kK + 1), int(len), array.data()) != 0) {
+    state.SkipWithError("xor_gen failed (length or alignment rejected)");
+    return;
+  }
+  for (size_t b = 0; b < len; ++b) {
+    uint8_t x = 0;
+    for (unsigned i = 0; i < kK; ++i) x ^= s.data()[i][b];
+    if (s.parity()[0][b] != x) {
+      state.SkipWithError(("xor_gen output differs from the XOR of the inputs at byte " + std::to_string(b)).c_str());
+      return;
+    }
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(xor_gen(int(kK + 1), int(len), array.data()));
+    benchmark::ClobberMemory();
+  }
+  count_bytes(state, s);
+}
+
+// Jerasure's reed_sol_vandermonde_coding_matrix, checked against ecjit's jerasure-vand.
+void bm_jerasure(benchmark::State &state, int w, size_t len) {
+  int *matrix = reed_sol_vandermonde_coding_matrix(int(kK), int(kM), w);
+  if (!matrix) {
+    state.SkipWithError("reed_sol_vandermonde_coding_matrix failed");
+    return;
+  }
+  ShardSet &s = shared_shards(kK, kM, len);
+  s.clear_parity();
+  char **data = reinterpret_cast<char **>(const_cast<uint8_t **>(s.data()));
+  char **coding = reinterpret_cast<char **>(const_cast<uint8_t **>(s.parity()));
+  jerasure_matrix_encode(int(kK), int(kM), w, matrix, data, coding, int(len));
+  const std::string bad = check_parity("jerasure-vand:k=" + std::to_string(kK) + ",m=" +
+                                           std::to_string(kM) + ",gf=" + std::to_string(w), s);
+  if (!bad.empty()) {
+    std::free(matrix);
+    state.SkipWithError(("Jerasure w=" + std::to_string(w) + ": " + bad).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    jerasure_matrix_encode(int(kK), int(kM), w, matrix, data, coding, int(len));
+    benchmark::ClobberMemory();
+  }
+  std::free(matrix);
+  count_bytes(state, s);
+}
+
+// ecjit's scalar reference codec (Field::mul per symbol): the oracle, and the floor.
+void bm_reference(benchmark::State &state, unsigned gf, size_t len) {
+  const std::string spec = "rs-vand:k=" + std::to_string(kK) + ",m=" + std::to_string(kM) +
+                           ",gf=" + std::to_string(gf);
+  Result<codes::LinearCode> code = codes::build_code(spec);
+  if (!code.ok()) {
+    state.SkipWithError(code.status().to_string().c_str());
+    return;
+  }
+  ShardSet &s = shared_shards(kK, kM, len);
+  for (auto _ : state) {
+    if (Status st = codes::ref_encode(*code, s.cdata(), s.parity(), len); !st.ok()) {
+      state.SkipWithError(st.to_string().c_str());
+      break;
+    }
+    benchmark::ClobberMemory();
+  }
+  count_bytes(state, s);
+}
+
+}  // namespace
+
+void register_baselines(size_t len) {
+  {
+    const std::string sz = "/" + std::to_string(len);
+    for (const IsalVariant &v : kIsalVariants)
+      if (v.usable())
+        benchmark::RegisterBenchmark(("BM_isal/gf8/" + std::string(v.name) + sz).c_str(), bm_isal, v, len);
+    benchmark::RegisterBenchmark(("BM_isal_xor_gen" + sz).c_str(), bm_xor_gen, len);
+    for (int w : {8, 16, 32})
+      benchmark::RegisterBenchmark(("BM_jerasure/w" + std::to_string(w) + sz).c_str(), bm_jerasure, w, len);
+    // The scalar oracle is slow; 1 MiB and up say nothing the small sizes do not.
+    if (len <= (64u << 10))
+      for (unsigned gf : {8u, 16u})
+        benchmark::RegisterBenchmark(("BM_reference/gf" + std::to_string(gf) + sz).c_str(), bm_reference, gf, len);
+  }
+}
+
+}  // namespace ecjit::bench

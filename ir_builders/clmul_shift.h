@@ -1,0 +1,22 @@
+// clmul-shift: the dissertation's lowering (ch. 3.1, 5.2) — shifts and XORs, one Barrett reduction.
+#pragma once
+
+#include <memory>
+
+#include "codes/gf.h"
+#include "ir_builders/lowering.h"
+
+namespace ecjit::ir {
+
+// For each output: lo = hi = 0; for each input d with constant a and each set bit i of a,
+//   lo ^= d << i;  if i > 0: hi ^= d >> (l - i)      (lane-wise, iL lanes: the 2l-bit product;
+//                                                     masked per symbol in the packed i64 form)
+// then once per output (eq. 3.25) the Barrett reduction of eq. 3.21 on (hi:lo):
+//   t = hi ^ M^l(hi x q+_low)  = hi ^ XOR_{j in q+_low, j >= 1} (hi >> (l - j))
+//   u = L^l(p* x t)            = XOR_{j in p*} (t << j)
+//   result = lo ^ u
+// Emitted in the redundant form on purpose: repeated shifts of the same input are left to
+// LLVM's CSE (dissertation Fig. 5-4). Works for every field (8, 16, 32, 64) and target.
+std::unique_ptr<MultiplyLowering> make_clmul_shift_lowering(const codes::Field &field);
+
+}  // namespace ecjit::ir

@@ -1,0 +1,75 @@
+// build_kernel: lowers a linear map over GF(2^l) into one LLVM function with the kernel ABI.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "codes/gf.h"
+#include "codes/matrix.h"
+#include "ir_builders/strategy.h"
+#include "ir_builders/target_info.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+template <typename T> class Expected;
+}  // namespace llvm
+
+namespace ecjit::ir {
+
+// out[r] = sum_c coeffs(r, c) * in[c] over `field`, symbol by symbol.
+struct KernelDesc {
+  codes::Field field;
+  codes::Matrix coeffs;  // rows = outputs, cols = inputs
+  std::string symbol;    // name of the emitted function
+};
+
+// Code-shape parameters of one kernel (chosen by the tuner; the defaults are always valid).
+struct BuildOptions {
+  // Vectors per input processed by one iteration of the main loop (1..8). With unroll > 1
+  // a one-vector loop follows the main loop before the scalar tail.
+  unsigned unroll = 1;
+};
+
+// Emits
+//   void <symbol>(const uint8_t *const *in, uint8_t *const *out, size_t len)
+// (size_t is i32 on 32-bit triples, i64 otherwise) where in has desc.coeffs.cols pointers,
+// out has desc.coeffs.rows pointers and len (bytes per shard) is any multiple of
+// field.bytes(): a vector main loop over the shard offset (<N x iL> values, N =
+// target.vector_bits / l, loaded and stored unaligned; vector_bits 64 means no vector unit
+// and packs the N symbols into one i64, SWAR, as do symbols wider than
+// target.max_lane_bits), inputs and outputs fully unrolled
+// inside it, and a scalar tail, one symbol per iteration. No byte at or past `len` is ever
+// read or written (a len that is not a multiple of the symbol size leaves its last partial
+// symbol untouched). Outputs are overwritten, never read; rows whose coefficients are all
+// zero get zeros.
+// Caller contract (the IR carries noalias / alias-scope metadata for it): output buffers do
+// not overlap each other or any input buffer, and neither pointer array is written during
+// the call; input buffers may overlap each other.
+// Module triple and the "target-cpu" / "target-features" function attributes come from
+// `target`; the data layout is left to the TargetMachine (jit/). Strategy::kAuto resolves to
+// clmul-shift. The module is always verified (verifyModule).
+// Errors (llvm::Error, never a crash): coefficient not in the field, bad vector width or
+// unroll, empty symbol, a strategy that cannot serve the field, a verifier failure (its
+// message). Thread-safe for distinct contexts; ctx must not be used concurrently.
+llvm::Expected<std::unique_ptr<llvm::Module>> build_kernel(llvm::LLVMContext &ctx,
+                                                           const KernelDesc &desc,
+                                                           const TargetInfo &target,
+                                                           Strategy strategy,
+                                                           const BuildOptions &options = {});
+
+// Name of the basic block that holds the main (vector) loop body; ir_stats can restrict its
+// counts to it. Loop passes may split or rename it after optimization.
+inline constexpr const char kMainLoopBlock[] = "vloop";
+
+// Deterministic C symbol: ecjit_<op>__<spec>__<target>, non [A-Za-z0-9] mapped to '_'.
+// e.g. ("encode", "rs-vand:k=10,m=4,gf=8", "x86_64-v3") ->
+//      "ecjit_encode__rs_vand_k_10_m_4_gf_8__x86_64_v3"
+// Names longer than kMaxSymbolLength are cut to a prefix plus "_" and the 16 hex digits of
+// the 64-bit FNV-1a hash of the full name, exactly kMaxSymbolLength characters in all.
+inline constexpr size_t kMaxSymbolLength = 200;
+std::string kernel_symbol(const std::string &op, const std::string &spec,
+                          const std::string &target);
+
+}  // namespace ecjit::ir

@@ -1,0 +1,59 @@
+// make_lowering: the one place that maps a Strategy to its MultiplyLowering class.
+#include "ir_builders/lowering.h"
+
+#include "ir_builders/clmul_shift.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/Support/Error.h"
+
+namespace ecjit::ir {
+
+namespace {
+
+// For packed symbols: `pattern` (an l-bit value) repeated in every l-bit lane of ty.
+llvm::Constant *lane_splat(llvm::Type *ty, uint64_t pattern, unsigned l) {
+  const unsigned width = ty->getIntegerBitWidth();
+  llvm::APInt v(width, 0);
+  for (unsigned pos = 0; pos < width; pos += l) v.insertBits(llvm::APInt(l, pattern), pos);
+  return llvm::ConstantInt::get(ty, v);
+}
+
+bool is_packed(llvm::Type *ty, unsigned l) {
+  return ty->isIntegerTy() && ty->getIntegerBitWidth() != l;
+}
+
+uint64_t low_bits(unsigned n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
+
+}  // namespace
+
+MultiplyLowering::~MultiplyLowering() = default;
+
+llvm::Value *lane_shl(llvm::IRBuilderBase &b, llvm::Value *x, unsigned amount, unsigned l) {
+  llvm::Type *ty = x->getType();
+  llvm::Value *s = b.CreateShl(x, llvm::ConstantInt::get(ty, amount));
+  if (!is_packed(ty, l)) return s;
+  return b.CreateAnd(s, lane_splat(ty, low_bits(l) & ~low_bits(amount), l));
+}
+
+llvm::Value *lane_lshr(llvm::IRBuilderBase &b, llvm::Value *x, unsigned amount, unsigned l) {
+  llvm::Type *ty = x->getType();
+  llvm::Value *s = b.CreateLShr(x, llvm::ConstantInt::get(ty, amount));
+  if (!is_packed(ty, l)) return s;
+  return b.CreateAnd(s, lane_splat(ty, low_bits(l - amount), l));
+}
+
+llvm::Expected<std::unique_ptr<MultiplyLowering>> make_lowering(Strategy strategy,
+                                                                const codes::Field &field,
+                                                                const TargetInfo &target) {
+  switch (strategy) {
+    case Strategy::kClmulShift:
+      return make_clmul_shift_lowering(field);
+    case Strategy::kAuto:
+      break;
+  }
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "strategy '%s' has no lowering (resolve 'auto' first)",
+                                 strategy_name(strategy));
+}
+
+}  // namespace ecjit::ir

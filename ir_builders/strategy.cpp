@@ -1,0 +1,32 @@
+// Strategy names: the strings the tuner, the tools and the cache keys use.
+#include "ir_builders/strategy.h"
+
+namespace ecjit::ir {
+namespace {
+
+struct StrategyRow {
+  Strategy strategy;
+  const char *name;
+};
+
+// One row per strategy; a new lowering adds its row here.
+constexpr StrategyRow kStrategies[] = {
+    {Strategy::kAuto, "auto"},
+    {Strategy::kClmulShift, "clmul-shift"},
+};
+
+}  // namespace
+
+const char *strategy_name(Strategy s) {
+  for (const StrategyRow &row : kStrategies)
+    if (row.strategy == s) return row.name;
+  return "unknown";
+}
+
+std::optional<Strategy> parse_strategy(const std::string &name) {
+  for (const StrategyRow &row : kStrategies)
+    if (name == row.name) return row.strategy;
+  return std::nullopt;
+}
+
+}  // namespace ecjit::ir

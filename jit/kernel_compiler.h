@@ -1,0 +1,56 @@
+// KernelCompiler: the one path from a linear map to IR text, assembly, objects or JIT code.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "ir_builders/kernel_builder.h"
+#include "ir_builders/strategy.h"
+#include "ir_builders/target_info.h"
+#include "jit/jit_session.h"
+#include "jit/pipeline.h"
+#include "llvm/Support/Error.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace ecjit::jit {
+
+// What to compile: a kernel description, for a resolved target, with a strategy and an
+// optimization level. kAuto strategies must be resolved by the caller (resolve_strategy).
+struct CompileRequest {
+  ir::KernelDesc desc;
+  ir::TargetInfo target;
+  ir::Strategy strategy = ir::Strategy::kClmulShift;
+  OptLevel opt = OptLevel::kO3;
+};
+
+// The strategy `kAuto` stands for on a target, for a field of `field_bits`.
+ir::Strategy resolve_strategy(ir::Strategy requested, const ir::TargetInfo &target,
+                              unsigned field_bits);
+
+// A built and optimized module with the context that owns it.
+struct BuiltModule {
+  std::unique_ptr<llvm::LLVMContext> ctx;
+  std::unique_ptr<llvm::Module> module;
+};
+
+// Builds the IR (ir_builders) and, when `optimize_it`, runs the pipeline at req.opt.
+llvm::Expected<BuiltModule> build_module(const CompileRequest &req, bool optimize_it = true);
+
+// Textual LLVM IR of the kernel, before (optimize_it = false) or after optimization.
+llvm::Expected<std::string> kernel_ir(const CompileRequest &req, bool optimize_it = true);
+
+// Assembly text or an object file of the optimized kernel, for any target LLVM has.
+llvm::Expected<std::string> kernel_code(const CompileRequest &req, EmitKind kind);
+
+// JIT-compiles the kernel into `session` (the target must be runnable by this process).
+// compile_seconds receives the wall time spent building, optimizing and compiling.
+llvm::Expected<std::unique_ptr<CompiledKernel>> jit_kernel(JitSession &session,
+                                                           const CompileRequest &req,
+                                                           double *compile_seconds = nullptr);
+
+}  // namespace ecjit::jit

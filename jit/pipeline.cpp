@@ -1,0 +1,166 @@
+// The compile pipeline shared by JIT and AOT: target init, TargetMachine, PassBuilder, emission.
+#include "jit/pipeline.h"
+
+#include <mutex>
+#include <system_error>
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CodeGen.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+namespace ecjit::jit {
+namespace {
+
+llvm::CodeGenOptLevel codegen_level(OptLevel level) {
+  switch (level) {
+    case OptLevel::kO0: return llvm::CodeGenOptLevel::None;
+    case OptLevel::kO1: return llvm::CodeGenOptLevel::Less;
+    case OptLevel::kO2: return llvm::CodeGenOptLevel::Default;
+    case OptLevel::kO3: return llvm::CodeGenOptLevel::Aggressive;
+  }
+  llvm_unreachable("bad OptLevel");
+}
+
+llvm::OptimizationLevel pass_level(OptLevel level) {
+  switch (level) {
+    case OptLevel::kO0: return llvm::OptimizationLevel::O0;
+    case OptLevel::kO1: return llvm::OptimizationLevel::O1;
+    case OptLevel::kO2: return llvm::OptimizationLevel::O2;
+    case OptLevel::kO3: return llvm::OptimizationLevel::O3;
+  }
+  llvm_unreachable("bad OptLevel");
+}
+
+// True when the comma-separated feature string enables `feature` as its last word on it.
+bool feature_enabled(llvm::StringRef features, llvm::StringRef feature) {
+  bool on = false;
+  llvm::SmallVector<llvm::StringRef, 64> items;
+  features.split(items, ',', -1, false);
+  for (llvm::StringRef item : items) {
+    if (item.size() > 1 && item.drop_front() == feature) on = item.front() == '+';
+  }
+  return on;
+}
+
+}  // namespace
+
+llvm::Error init_llvm_targets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+  });
+  // The host backend is the one every JIT needs; report its absence here, once, clearly.
+  std::string error;
+  if (!llvm::TargetRegistry::lookupTarget(llvm::sys::getProcessTriple(), error)) {
+    return llvm::createStringError(std::errc::not_supported,
+                                   "this LLVM has no backend for the host: %s", error.c_str());
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> make_target_machine(
+    const ir::TargetInfo &target, OptLevel level) {
+  if (auto err = init_llvm_targets()) return std::move(err);
+  std::string error;
+  const llvm::Target *llvm_target = llvm::TargetRegistry::lookupTarget(target.triple, error);
+  if (!llvm_target) {
+    return llvm::createStringError(std::errc::not_supported, "no LLVM backend for '%s': %s",
+                                   target.triple.c_str(), error.c_str());
+  }
+  llvm::TargetOptions options;
+  llvm::Triple triple(target.triple);
+  // RISC-V: every riscv64 base has +d; use the matching hard-float ABI so .o files link
+  // with ordinary rv64gc objects (kernels take no floating-point arguments either way).
+  if (triple.getArch() == llvm::Triple::riscv64 && feature_enabled(target.features, "d")) {
+    options.MCOptions.ABIName = "lp64d";
+  }
+  std::unique_ptr<llvm::TargetMachine> tm(llvm_target->createTargetMachine(
+      target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_, std::nullopt,
+      codegen_level(level)));
+  if (!tm) {
+    return llvm::createStringError(std::errc::not_supported,
+                                   "could not create a TargetMachine for '%s' cpu '%s'",
+                                   target.triple.c_str(), target.cpu.c_str());
+  }
+  return std::move(tm);
+}
+
+llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &tm, OptLevel level) {
+  module.setTargetTriple(tm.getTargetTriple().str());
+  module.setDataLayout(tm.createDataLayout());
+  {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    if (llvm::verifyModule(module, &os)) {
+      return llvm::createStringError(std::errc::invalid_argument, "invalid module '%s': %s",
+                                     module.getName().str().c_str(), os.str().c_str());
+    }
+  }
+
+  const bool vectorize = level == OptLevel::kO2 || level == OptLevel::kO3;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = vectorize;
+  tuning.SLPVectorization = vectorize;
+  tuning.LoopUnrolling = level != OptLevel::kO0;
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(&tm, tuning);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+
+  llvm::ModulePassManager passes =
+      level == OptLevel::kO0 ? builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+                             : builder.buildPerModuleDefaultPipeline(pass_level(level));
+  passes.run(module, mam);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string> emit(llvm::Module &module, llvm::TargetMachine &tm, EmitKind kind) {
+  if (module.getTargetTriple().empty()) module.setTargetTriple(tm.getTargetTriple().str());
+  if (module.getDataLayout().isDefault()) module.setDataLayout(tm.createDataLayout());
+  if (module.getDataLayout() != tm.createDataLayout()) {
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "module '%s' has a data layout for another target than '%s'",
+                                   module.getName().str().c_str(),
+                                   tm.getTargetTriple().str().c_str());
+  }
+
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  // The legacy pass manager is still the only way LLVM 19 runs code generation.
+  llvm::legacy::PassManager codegen;
+  const auto file_type = kind == EmitKind::kAssembly ? llvm::CodeGenFileType::AssemblyFile
+                                                     : llvm::CodeGenFileType::ObjectFile;
+  if (tm.addPassesToEmitFile(codegen, os, nullptr, file_type)) {
+    return llvm::createStringError(std::errc::not_supported,
+                                   "target '%s' cannot emit this file type",
+                                   tm.getTargetTriple().str().c_str());
+  }
+  codegen.run(module);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+}  // namespace ecjit::jit

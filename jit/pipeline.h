@@ -1,0 +1,45 @@
+// The compile pipeline shared by JIT and AOT: TargetMachine, PassBuilder optimization, emission.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ir_builders/target_info.h"
+#include "llvm/Support/Error.h"
+
+namespace llvm {
+class Module;
+class TargetMachine;
+}  // namespace llvm
+
+namespace ecjit::jit {
+
+enum class OptLevel { kO0, kO1, kO2, kO3 };
+
+// Initializes every LLVM target compiled into this LLVM, once (thread-safe, cheap after
+// the first call). Errors: std::errc::not_supported when the host backend is missing.
+llvm::Error init_llvm_targets();
+
+// A new TargetMachine for the resolved target (PIC, default code model, codegen level from
+// `level`; riscv64 with +d uses the lp64d ABI). The caller owns it; a TargetMachine must
+// not be used by two threads at once. Errors: std::errc::not_supported when this LLVM has
+// no backend for the triple or rejects the CPU.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> make_target_machine(
+    const ir::TargetInfo &target, OptLevel level);
+
+// Sets the module's triple and data layout from `tm`, verifies it, then runs the
+// new-PassManager default pipeline at `level` (O0 keeps the redundant form; O2/O3 enable
+// the loop and SLP vectorizers), with the TargetMachine's TTI so vector costs are real.
+// Errors: std::errc::invalid_argument when the module fails verification (with the
+// verifier's message). Thread-safe for distinct modules and TargetMachines.
+llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &tm, OptLevel level);
+
+enum class EmitKind { kAssembly, kObject };
+// Code generation to a memory buffer: assembly text or an ELF/COFF/Mach-O object. Runs the
+// codegen passes over the module (which may change it; do not reuse it afterwards). An
+// empty triple/data layout is taken from `tm`. Errors: std::errc::invalid_argument for a
+// module with another target's data layout, std::errc::not_supported when the target
+// cannot emit `kind`.
+llvm::Expected<std::string> emit(llvm::Module &module, llvm::TargetMachine &tm, EmitKind kind);
+
+}  // namespace ecjit::jit

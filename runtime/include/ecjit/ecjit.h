@@ -1,0 +1,8 @@
+// ecjit: the public C++ API in one include (no LLVM types, no exceptions).
+#pragma once
+
+#include "ecjit/code_spec.h"
+#include "ecjit/codec.h"
+#include "ecjit/jit.h"
+#include "ecjit/span.h"
+#include "ecjit/status.h"

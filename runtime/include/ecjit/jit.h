@@ -1,0 +1,52 @@
+// Jit: the entry point; compiles and caches codecs for one target.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ecjit/code_spec.h"
+#include "ecjit/codec.h"
+#include "ecjit/status.h"
+
+namespace ecjit {
+
+struct JitOptions {
+  // Target string: "host" (this CPU), or host with features masked to force a lower tier
+  // ("host-avx2" -> SSE, "host-avx2,-sse2" -> scalar), see docs/targets.md. Only targets
+  // this process can run are accepted (kUnsupportedTarget otherwise).
+  std::string target = "host";
+  // Lowering strategy: "auto" or "clmul-shift".
+  std::string strategy = "auto";
+  // LLVM optimization level 0..3 (0 keeps the dissertation's redundant shift form).
+  unsigned opt_level = 3;
+};
+
+struct JitStats {
+  uint64_t kernels_compiled = 0;  // LLVM compiles run
+  uint64_t kernel_cache_hits = 0;
+  uint64_t kernels_cached = 0;
+  double compile_seconds = 0;     // total wall time spent compiling
+};
+
+// Owns an LLVM JIT session and a kernel cache. Thread-safe: codecs may be requested and
+// used from many threads; concurrent first requests for one kernel compile it once.
+// Codecs keep their Jit alive; the JIT memory is released when the Jit and every codec
+// obtained from it are gone.
+class Jit {
+ public:
+  // Errors: kUnsupportedTarget (unknown target string or one this CPU cannot run),
+  // kInvalidArgument (unknown strategy, opt_level > 3), kJitFailure (LLVM set-up failed).
+  static Result<std::shared_ptr<Jit>> create(const JitOptions &options = JitOptions());
+  virtual ~Jit() = default;
+
+  // A codec for the spec, compiled for this Jit's target. The encoder is compiled here;
+  // decoders on first use per erasure set. Errors: kInvalidSpec, kJitFailure.
+  virtual Result<std::shared_ptr<const Codec>> codec(const CodeSpec &spec) = 0;
+  Result<std::shared_ptr<const Codec>> codec(const std::string &spec_text);
+
+  virtual const JitOptions &options() const = 0;
+  virtual JitStats stats() const = 0;
+};
+
+}  // namespace ecjit

@@ -1,0 +1,57 @@
+// JitImpl: the Jit behind the public interface: session, target, cache, compile statistics.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "codes/matrix.h"
+#include "codes/gf.h"
+#include "ecjit/jit.h"
+#include "ir_builders/strategy.h"
+#include "ir_builders/target_info.h"
+#include "jit/jit_session.h"
+#include "jit/kernel_cache.h"
+#include "jit/pipeline.h"
+
+namespace ecjit::runtime {
+
+// The kernel ABI: void(const uint8_t *const *in, uint8_t *const *out, size_t len).
+using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
+
+// A compiled kernel plus what it is, kept alive by shared ownership.
+struct Kernel {
+  std::shared_ptr<const jit::CompiledKernel> code;
+  KernelFn fn = nullptr;
+  KernelInfo info;
+};
+
+class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
+ public:
+  static Result<std::shared_ptr<JitImpl>> make(const JitOptions &options);
+
+  Result<std::shared_ptr<const Codec>> codec(const CodeSpec &spec) override;
+  const JitOptions &options() const override { return options_; }
+  JitStats stats() const override;
+
+  // The kernel computing out = coeffs * in over `field`, compiled once per cache key.
+  // `what` names the operation in the symbol ("encode", "decode_e0_3").
+  Result<Kernel> kernel(const CodeSpec &spec, const std::string &what,
+                        const codes::Field &field, const codes::Matrix &coeffs);
+
+  const ir::TargetInfo &target_info() const { return target_; }
+
+ private:
+  JitImpl() = default;
+  JitOptions options_;
+  ir::TargetInfo target_;
+  ir::Strategy strategy_ = ir::Strategy::kAuto;
+  jit::OptLevel opt_ = jit::OptLevel::kO3;
+  std::shared_ptr<jit::JitSession> session_;
+  jit::KernelCache cache_;
+  mutable std::mutex stats_mutex_;
+  double compile_seconds_ = 0;
+};
+
+}  // namespace ecjit::runtime

@@ -1,0 +1,326 @@
+// Codec through the public API: JIT kernels equal the reference codec for every field, shape,
+// host tier and odd length, against guard pages; reconstruct; bad input; the kernel cache.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include "codes/linear_code.h"
+#include "codes/reference_codec.h"
+#include "ecjit/ecjit.h"
+#include "guarded_buffer.h"
+
+using ecjit::Codec;
+using ecjit::Jit;
+using ecjit::JitOptions;
+using ecjit::StatusCode;
+using ecjit::test::GuardedBuffer;
+
+namespace {
+
+// Host tiers reachable by masking features on this machine ("host" is whatever it has).
+std::vector<std::string> host_tiers() { return {"host", "host-avx2", "host-sse2"}; }
+
+std::shared_ptr<Jit> make_jit(const std::string &target, unsigned opt = 3) {
+  JitOptions o;
+  o.target = target;
+  o.opt_level = opt;
+  auto j = Jit::create(o);
+  EXPECT_TRUE(j.ok()) << target << ": " << j.status().to_string();
+  return j.ok() ? *j : nullptr;
+}
+
+std::vector<size_t> lengths(unsigned sb) {
+  std::vector<size_t> out;
+  for (size_t l : {size_t(sb), size_t(15), size_t(16), size_t(31), size_t(4651), size_t(10001), size_t(100003)}) {
+    size_t r = l / sb * sb;
+    out.push_back(r ? r : sb);
+  }
+  return out;
+}
+
+// Encodes random data with `codec` in guarded buffers and compares with the reference.
+void check_encode(const Codec &codec, const ecjit::codes::LinearCode &code, size_t len,
+                  size_t gap, uint64_t seed, const std::string &what) {
+  const unsigned k = code.k, m = code.m;
+  std::vector<std::unique_ptr<GuardedBuffer>> bufs;
+  std::vector<const uint8_t *> data;
+  std::vector<uint8_t *> parity;
+  std::vector<std::vector<uint8_t>> want(m, std::vector<uint8_t>(len));
+  std::mt19937_64 rng(seed);
+  for (unsigned i = 0; i < k + m; ++i) {
+    bufs.push_back(std::make_unique<GuardedBuffer>(len, gap));
+    ASSERT_TRUE(bufs.back()->ok());
+    for (size_t b = 0; b < len; ++b) bufs.back()->data()[b] = uint8_t(rng());
+    if (i < k) data.push_back(bufs.back()->data());
+    else parity.push_back(bufs.back()->data());
+  }
+  std::vector<uint8_t *> wp;
+  for (auto &w : want) wp.push_back(w.data());
+  ASSERT_TRUE(ecjit::codes::ref_encode(code, data.data(), wp.data(), len).ok());
+  auto st = codec.encode(data, parity, len);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  for (unsigned i = 0; i < m; ++i)
+    ASSERT_EQ(0, memcmp(parity[i], want[i].data(), len))
+        << what << " len=" << len << " gap=" << gap << " parity " << i << " kernel "
+        << codec.encoder_info().symbol;
+}
+
+struct FieldCase {
+  unsigned gf;
+  std::vector<std::pair<unsigned, unsigned>> shapes;
+};
+
+class EncodeVsReference : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EncodeVsReference, EveryFieldShapeAndLength) {
+  const std::string tier = GetParam();
+  auto jit = make_jit(tier);
+  ASSERT_TRUE(jit);
+  const FieldCase cases[] = {
+      {8, {{1, 1}, {2, 2}, {3, 2}, {4, 2}, {6, 3}, {10, 4}, {12, 4}, {16, 4}, {20, 8}}},
+      {16, {{1, 1}, {4, 2}, {10, 4}, {20, 8}}},
+      {32, {{1, 1}, {5, 3}, {10, 4}}},
+      {64, {{1, 1}, {4, 2}, {10, 4}}},
+  };
+  for (const FieldCase &fc : cases)
+    for (auto [k, m] : fc.shapes) {
+      const std::string spec = "rs-cauchy:k=" + std::to_string(k) + ",m=" + std::to_string(m) +
+                               ",gf=" + std::to_string(fc.gf);
+      auto code = ecjit::codes::build_code(spec);
+      ASSERT_TRUE(code.ok());
+      auto codec = jit->codec(spec);
+      ASSERT_TRUE(codec.ok()) << spec << ": " << codec.status().to_string();
+      const bool wide = k * m > 200;
+      for (size_t len : lengths(fc.gf / 8)) {
+        if (wide && len > 10001) continue;
+        check_encode(**codec, *code, len, 0, k * 31 + m, spec + " @" + tier);
+        if (HasFatalFailure()) return;
+      }
+      check_encode(**codec, *code, 4096, 3, 5, spec + " @" + tier + " (misaligned)");
+      if (HasFatalFailure()) return;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiers, EncodeVsReference, ::testing::ValuesIn(host_tiers()),
+                         [](const auto &i) {
+                           std::string n = i.param;
+                           for (char &c : n)
+                             if (!isalnum((unsigned char)c)) c = '_';
+                           return n;
+                         });
+
+TEST(EncodeGrid, AllShapesUpTo20x8Gf8) {
+  auto jit = make_jit("host");
+  ASSERT_TRUE(jit);
+  for (unsigned k = 1; k <= 20; ++k)
+    for (unsigned m = 1; m <= 8; ++m) {
+      const std::string spec = "rs-vand:k=" + std::to_string(k) + ",m=" + std::to_string(m);
+      auto code = ecjit::codes::build_code(spec);
+      auto codec = jit->codec(spec);
+      ASSERT_TRUE(codec.ok()) << spec << ": " << codec.status().to_string();
+      check_encode(**codec, *code, 4651, 0, k * 8 + m, spec);
+      if (HasFatalFailure()) return;
+    }
+}
+
+TEST(EncodeGrid, WideCodeGf16) {
+  auto jit = make_jit("host");
+  ASSERT_TRUE(jit);
+  const std::string spec = "rs-cauchy:k=64,m=16,gf=16";
+  auto code = ecjit::codes::build_code(spec);
+  auto codec = jit->codec(spec);
+  ASSERT_TRUE(codec.ok()) << codec.status().to_string();
+  for (size_t len : {size_t(2), size_t(30), size_t(4650), size_t(100002)})
+    check_encode(**codec, *code, len, 0, 64, spec);
+}
+
+TEST(EncodeGrid, O0EqualsReference) {
+  auto jit = make_jit("host", 0);
+  ASSERT_TRUE(jit);
+  for (unsigned gf : {8u, 16u, 32u, 64u}) {
+    const std::string spec = "rs-vand:k=6,m=3,gf=" + std::to_string(gf);
+    auto code = ecjit::codes::build_code(spec);
+    auto codec = jit->codec(spec);
+    ASSERT_TRUE(codec.ok()) << codec.status().to_string();
+    for (size_t len : lengths(gf / 8)) check_encode(**codec, *code, len, 0, gf, spec + " O0");
+  }
+}
+
+TEST(EncodeGrid, OtherFamiliesAndPolynomials) {
+  auto jit = make_jit("host");
+  ASSERT_TRUE(jit);
+  for (const char *spec : {"isal-rs:k=10,m=4", "isal-cauchy:k=12,m=3", "jerasure-vand:k=6,m=3,gf=16",
+                           "jerasure-vand:k=5,m=2,gf=32", "raidz:k=7,m=3", "rs-vand:k=5,m=3,gf=8,poly=0x12d",
+                           "rs-vand:k=5,m=3,gf=16,poly=0x1002d", "matrix:k=3,m=2,gf=64,a=0.1.ffffffffffffffff/2.0.0"}) {
+    auto code = ecjit::codes::build_code(spec);
+    ASSERT_TRUE(code.ok()) << spec << code.status().to_string();
+    auto codec = jit->codec(spec);
+    ASSERT_TRUE(codec.ok()) << spec << ": " << codec.status().to_string();
+    check_encode(**codec, *code, 10000, 0, 1, spec);
+  }
+}
+
+// Erases every subset of size <= m, reconstructs through the JIT, compares.
+void check_reconstruct(Jit &jit, const std::string &spec, size_t len, bool exhaustive,
+                       int samples = 0) {
+  auto code = ecjit::codes::build_code(spec);
+  ASSERT_TRUE(code.ok());
+  auto codec = jit.codec(spec);
+  ASSERT_TRUE(codec.ok()) << codec.status().to_string();
+  const unsigned n = code->n();
+  std::vector<std::vector<uint8_t>> orig(n, std::vector<uint8_t>(len));
+  std::mt19937_64 rng(n);
+  for (unsigned i = 0; i < code->k; ++i)
+    for (auto &b : orig[i]) b = uint8_t(rng());
+  {
+    std::vector<const uint8_t *> d;
+    std::vector<uint8_t *> p;
+    for (unsigned i = 0; i < n; ++i) (i < code->k ? (void)d.push_back(orig[i].data()) : (void)p.push_back(orig[i].data()));
+    ASSERT_TRUE((*codec)->encode(d, p, len).ok());
+  }
+  std::vector<uint64_t> masks;
+  if (exhaustive) {
+    for (uint64_t mask = 1; mask < (uint64_t(1) << n); ++mask)
+      if (unsigned(__builtin_popcountll(mask)) <= code->m) masks.push_back(mask);
+  } else {
+    for (int i = 0; i < samples; ++i) {
+      uint64_t mask = 0;
+      for (unsigned e = 0; e < code->m; ++e) mask |= uint64_t(1) << (rng() % n);
+      masks.push_back(mask);
+    }
+  }
+  for (uint64_t mask : masks) {
+    std::vector<std::unique_ptr<GuardedBuffer>> bufs;
+    std::vector<uint8_t *> shards;
+    std::vector<bool> present(n);
+    for (unsigned s = 0; s < n; ++s) {
+      bufs.push_back(std::make_unique<GuardedBuffer>(len));
+      present[s] = !((mask >> s) & 1);
+      if (present[s]) memcpy(bufs.back()->data(), orig[s].data(), len);
+      else memset(bufs.back()->data(), 0xEE, len);
+      shards.push_back(bufs.back()->data());
+    }
+    auto st = (*codec)->reconstruct(shards, present, len);
+    ASSERT_TRUE(st.ok()) << spec << " mask " << mask << ": " << st.to_string();
+    for (unsigned s = 0; s < n; ++s)
+      ASSERT_EQ(0, memcmp(shards[s], orig[s].data(), len)) << spec << " erased mask " << mask << " shard " << s;
+  }
+}
+
+TEST(Reconstruct, ExhaustiveSmallCodes) {
+  auto jit = make_jit("host");
+  ASSERT_TRUE(jit);
+  check_reconstruct(*jit, "rs-vand:k=6,m=3", 1000, true);
+  check_reconstruct(*jit, "rs-cauchy:k=4,m=4,gf=16", 1002, true);
+  check_reconstruct(*jit, "raidz:k=5,m=3", 999, true);
+}
+
+TEST(Reconstruct, RandomWideCodes) {
+  auto jit = make_jit("host");
+  ASSERT_TRUE(jit);
+  check_reconstruct(*jit, "rs-vand:k=10,m=4", 4651, false, 40);
+  check_reconstruct(*jit, "rs-cauchy:k=10,m=4,gf=32", 4652, false, 8);
+  check_reconstruct(*jit, "rs-vand:k=8,m=3,gf=64", 4656, false, 6);
+}
+
+TEST(BadInput, SpecificStatusAndNoWrite) {
+  auto jit = make_jit("host");
+  ASSERT_TRUE(jit);
+  auto codec = jit->codec("rs-vand:k=4,m=2,gf=16");
+  ASSERT_TRUE(codec.ok());
+  const Codec &c = **codec;
+  std::vector<std::vector<uint8_t>> b(6, std::vector<uint8_t>(64, 0x11));
+  std::vector<const uint8_t *> data{b[0].data(), b[1].data(), b[2].data(), b[3].data()};
+  std::vector<uint8_t *> parity{b[4].data(), b[5].data()};
+  auto untouched = [&] { return b[4] == std::vector<uint8_t>(64, 0x11) && b[5] == std::vector<uint8_t>(64, 0x11); };
+
+  EXPECT_EQ(c.encode(ecjit::Span<const uint8_t *const>(data.data(), 3), parity, 64).code(), StatusCode::kShardCount);
+  EXPECT_EQ(c.encode(data, ecjit::Span<uint8_t *const>(parity.data(), 1), 64).code(), StatusCode::kShardCount);
+  EXPECT_EQ(c.encode(data, parity, 63).code(), StatusCode::kShardSize);
+  auto with_null = data;
+  with_null[2] = nullptr;
+  EXPECT_EQ(c.encode(with_null, parity, 64).code(), StatusCode::kNullPointer);
+  EXPECT_EQ(c.encode(ecjit::Span<const uint8_t *const>(nullptr, 4), parity, 64).code(), StatusCode::kNullPointer);
+  EXPECT_TRUE(untouched());
+
+  std::vector<uint8_t *> shards;
+  for (auto &x : b) shards.push_back(x.data());
+  std::vector<bool> three_lost{false, false, false, true, true, true};
+  EXPECT_EQ(c.reconstruct(shards, three_lost, 64).code(), StatusCode::kTooManyErasures);
+  EXPECT_EQ(c.reconstruct(shards, {true, true}, 64).code(), StatusCode::kShardCount);
+  EXPECT_EQ(c.reconstruct(ecjit::Span<uint8_t *const>(shards.data(), 5), {true, true, true, true, true}, 64).code(),
+            StatusCode::kShardCount);
+  EXPECT_EQ(c.reconstruct(shards, {false, true, true, true, true, true}, 7).code(), StatusCode::kShardSize);
+  auto null_shards = shards;
+  null_shards[3] = nullptr;
+  EXPECT_EQ(c.reconstruct(null_shards, {false, true, true, true, true, true}, 64).code(), StatusCode::kNullPointer);
+  for (auto &x : b) EXPECT_EQ(x, std::vector<uint8_t>(64, 0x11));
+
+  // A non-MDS erasure set is refused, not silently wrong.
+  auto bad_code = jit->codec("matrix:k=2,m=2,a=1.1/1.1");
+  ASSERT_TRUE(bad_code.ok());
+  std::vector<uint8_t *> four{b[0].data(), b[1].data(), b[2].data(), b[3].data()};
+  EXPECT_EQ((*bad_code)->reconstruct(four, {false, false, true, true}, 64).code(), StatusCode::kSingular);
+}
+
+TEST(BadInput, JitOptionsAndSpecs) {
+  JitOptions o;
+  o.target = "host+avx512vbmi2,+gfni,+avx512f";
+  auto j = Jit::create(o);
+  // Either this CPU has them (fine) or the request is refused, never a crash.
+  if (!j.ok()) EXPECT_EQ(j.status().code(), StatusCode::kUnsupportedTarget);
+  o.target = "aarch64+neon";
+  EXPECT_EQ(Jit::create(o).status().code(), StatusCode::kUnsupportedTarget);
+  o.target = "nonsense";
+  EXPECT_EQ(Jit::create(o).status().code(), StatusCode::kUnsupportedTarget);
+  o = JitOptions();
+  o.strategy = "magic";
+  EXPECT_EQ(Jit::create(o).status().code(), StatusCode::kInvalidArgument);
+  o = JitOptions();
+  o.opt_level = 7;
+  EXPECT_EQ(Jit::create(o).status().code(), StatusCode::kInvalidArgument);
+  auto jit = make_jit("host");
+  ASSERT_TRUE(jit);
+  EXPECT_EQ(jit->codec("rs-vand:k=0,m=1").status().code(), StatusCode::kInvalidSpec);
+}
+
+TEST(KernelCache, SameCodeSharesOneKernelAndThreadsCompileOnce) {
+  auto jit = make_jit("host");
+  ASSERT_TRUE(jit);
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  std::vector<std::string> symbols(8);
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      auto c = jit->codec("rs-vand:k=9,m=3,gf=16");
+      if (c.ok()) {
+        ++ok;
+        symbols[t] = (*c)->encoder_info().symbol;
+      }
+    });
+  for (auto &t : threads) t.join();
+  EXPECT_EQ(ok.load(), 8);
+  EXPECT_EQ(jit->stats().kernels_compiled, 1u);
+  EXPECT_EQ(jit->stats().kernel_cache_hits, 7u);
+  for (auto &s : symbols) EXPECT_EQ(s, symbols[0]);
+  auto again = jit->codec("rs-vand:k=9,m=3,gf=16");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(jit->stats().kernels_compiled, 1u);
+  auto other = jit->codec("rs-vand:k=9,m=4,gf=16");
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(jit->stats().kernels_compiled, 2u);
+}
+
+TEST(KernelInfo, ReportsTierAndStrategy) {
+  auto jit = make_jit("host-sse2");
+  ASSERT_TRUE(jit);
+  auto c = jit->codec("rs-vand:k=10,m=4,gf=8");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ((*c)->encoder_info().strategy, "clmul-shift");
+  EXPECT_EQ((*c)->encoder_info().vector_bits, 64u);
+  EXPECT_NE((*c)->encoder_info().symbol.find("ecjit_encode__rs_vand"), std::string::npos);
+}
+
+}  // namespace

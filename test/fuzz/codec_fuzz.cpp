@@ -1,0 +1,101 @@
+// libFuzzer target: a drawn spec, host tier, length and data; the JIT kernel must equal the reference.
+//
+// Run: build with -DECJIT_BUILD_FUZZ=ON (clang), then
+//   build-asan/test/fuzz/codec_fuzz -max_total_time=60 -rss_limit_mb=8192
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codes/linear_code.h"
+#include "codes/reference_codec.h"
+#include "ecjit/ecjit.h"
+
+namespace {
+
+struct Compiled {
+  ecjit::codes::LinearCode code;
+  std::shared_ptr<const ecjit::Codec> codec;
+};
+
+const char *const kTiers[] = {"host", "host-avx2", "host-sse2"};
+const char *const kFamilies[] = {"rs-vand", "rs-cauchy", "jerasure-vand", "matrix"};
+
+// One Jit per tier and one codec per (spec, tier), so the fuzzer spends its time running
+// kernels rather than compiling them: k <= 12, m <= 6 bounds the number of kernels.
+Compiled *get(const std::string &spec, unsigned tier) {
+  static std::map<std::string, std::unique_ptr<Compiled>> cache;
+  static std::shared_ptr<ecjit::Jit> jits[3];
+  const std::string key = spec + "@" + kTiers[tier];
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second.get();
+  if (!jits[tier]) {
+    ecjit::JitOptions o;
+    o.target = kTiers[tier];
+    auto j = ecjit::Jit::create(o);
+    if (!j.ok()) return nullptr;  // a tier this CPU lacks
+    jits[tier] = *j;
+  }
+  auto code = ecjit::codes::build_code(spec);
+  if (!code.ok()) return nullptr;
+  auto codec = jits[tier]->codec(code->spec);
+  if (!codec.ok()) {
+    fprintf(stderr, "codec %s failed: %s\n", key.c_str(), codec.status().to_string().c_str());
+    abort();
+  }
+  auto c = std::make_unique<Compiled>(Compiled{std::move(*code), *codec});
+  Compiled *p = c.get();
+  cache.emplace(key, std::move(c));
+  return p;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size < 8) return 0;
+  const unsigned gf = 8u << (data[0] % 4);
+  const unsigned k = 1 + data[1] % 12, m = 1 + data[2] % 6, tier = data[3] % 3;
+  const char *family = kFamilies[data[4] % 4];
+  const size_t sb = gf / 8;
+  size_t len = ((size_t(data[5]) << 8 | data[6]) % 3000) / sb * sb;
+  if (len == 0) len = sb;
+  data += 8;
+  size -= 8;
+  std::string spec = std::string(family) + ":k=" + std::to_string(k) + ",m=" + std::to_string(m) +
+                     ",gf=" + std::to_string(gf == 64 && std::string(family) == "jerasure-vand" ? 32 : gf);
+  if (std::string(family) == "matrix") {
+    spec += ",a=";
+    for (unsigned i = 0; i < k * m; ++i) {
+      const uint8_t b = size ? data[i % size] : uint8_t(i);
+      char buf[8];
+      snprintf(buf, sizeof buf, "%x", b);
+      spec += (i ? (i % k ? "." : "/") : "") + std::string(buf);
+    }
+  }
+  Compiled *c = get(spec, tier);
+  if (!c) return 0;
+  const unsigned csb = c->code.field.bytes();
+  len = len / csb * csb;
+  if (!len) len = csb;
+  std::vector<std::vector<uint8_t>> shards(k + m, std::vector<uint8_t>(len));
+  for (unsigned s = 0; s < k; ++s)
+    for (size_t b = 0; b < len; ++b) shards[s][b] = size ? data[(s * 131 + b) % size] ^ uint8_t(b * 7) : uint8_t(b);
+  std::vector<std::vector<uint8_t>> want(m, std::vector<uint8_t>(len));
+  std::vector<const uint8_t *> in;
+  std::vector<uint8_t *> out, ref;
+  for (unsigned s = 0; s < k; ++s) in.push_back(shards[s].data());
+  for (unsigned s = 0; s < m; ++s) out.push_back(shards[k + s].data()), ref.push_back(want[s].data());
+  if (!ecjit::codes::ref_encode(c->code, in.data(), ref.data(), len).ok()) abort();
+  if (!c->codec->encode(in, out, len).ok()) abort();
+  for (unsigned s = 0; s < m; ++s)
+    if (memcmp(out[s], ref[s], len) != 0) {
+      fprintf(stderr, "MISMATCH %s tier %s len %zu parity %u kernel %s\n", spec.c_str(), kTiers[tier],
+              len, s, c->codec->encoder_info().symbol.c_str());
+      abort();
+    }
+  return 0;
+}

@@ -1,0 +1,13 @@
+// commands: the entry point of each ecjit subcommand (argv holds the words after its name).
+#pragma once
+
+namespace ecjit::tools {
+
+// Each returns the process exit code: 0 success, 1 runtime failure, 2 bad arguments.
+int cmd_demo(int argc, char **argv);
+int cmd_ir(int argc, char **argv);
+int cmd_asm(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_check_mds(int argc, char **argv);
+
+}  // namespace ecjit::tools

@@ -1,0 +1,190 @@
+// kernel_request: parses the code, target, strategy and erasure options shared by ir, asm and stats.
+#include "tools/kernel_request.h"
+
+#include <algorithm>
+
+#include "codes/decode.h"
+#include "ir_builders/kernel_builder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace ecjit::tools {
+
+std::vector<Option> kernel_options() {
+  return {
+      {"spec", "S", "code, e.g. rs-vand:k=10,m=4,gf=8 (required)"},
+      {"target", "T",
+       "target: host, host-avx2 (SSE tier), x86_64-v3, aarch64+neon, armv7, hexagon-v68+hvx, "
+       "riscv64, ... (default host)"},
+      {"strategy", "X", "lowering strategy: auto, clmul-shift, ... (default auto)"},
+      {"opt", "O", "optimization level O0, O1, O2 or O3 (default O3)"},
+      {"op", "OP", "encode or decode (default encode)"},
+      {"erased", "LIST",
+       "decode only: missing shards, e.g. 0,3 (default: the first m shards)"},
+  };
+}
+
+bool parse_opt_level(const std::string &text, jit::OptLevel *out) {
+  static const jit::OptLevel kLevels[] = {jit::OptLevel::kO0, jit::OptLevel::kO1,
+                                          jit::OptLevel::kO2, jit::OptLevel::kO3};
+  if (text.size() != 2 || (text[0] != 'O' && text[0] != 'o') || text[1] < '0' || text[1] > '3')
+    return false;
+  *out = kLevels[text[1] - '0'];
+  return true;
+}
+
+const char *opt_level_name(jit::OptLevel level) {
+  switch (level) {
+    case jit::OptLevel::kO0: return "O0";
+    case jit::OptLevel::kO1: return "O1";
+    case jit::OptLevel::kO2: return "O2";
+    case jit::OptLevel::kO3: return "O3";
+  }
+  return "O?";
+}
+
+std::string error_message(llvm::Error err) { return one_line(llvm::toString(std::move(err))); }
+
+namespace {
+
+struct Target {
+  jit::TargetSpec spec;
+  ir::TargetInfo info;
+};
+
+std::optional<Target> resolve_target(const std::string &text, std::string *error) {
+  auto target = jit::TargetSpec::parse(text);
+  if (!target) {
+    *error = "target '" + text + "': " + error_message(target.takeError());
+    return std::nullopt;
+  }
+  auto info = target->resolve();
+  if (!info) {
+    *error = "target '" + text + "': " + error_message(info.takeError());
+    return std::nullopt;
+  }
+  return Target{*target, *info};
+}
+
+std::optional<codes::LinearCode> build(const std::string &spec_text, std::string *error) {
+  Result<codes::LinearCode> code = codes::build_code(spec_text);
+  if (!code.ok()) {
+    *error = "spec '" + spec_text + "': " + code.status().message();
+    return std::nullopt;
+  }
+  return std::move(*code);
+}
+
+KernelRequest assemble(codes::LinearCode code, std::string op, std::vector<unsigned> erased,
+                       Target target, ir::Strategy strategy, jit::OptLevel opt,
+                       const codes::Matrix &coeffs) {
+  const std::string symbol = ir::kernel_symbol(op, code.spec.to_string(), target.spec.to_string());
+  const ir::Strategy resolved = jit::resolve_strategy(strategy, target.info, code.field.bits());
+  jit::CompileRequest req{ir::KernelDesc{code.field, coeffs, symbol}, target.info, strategy, opt};
+  return KernelRequest{std::move(code), std::move(op), std::move(erased), std::move(target.spec),
+                       resolved, std::move(req)};
+}
+
+}  // namespace
+
+std::optional<KernelRequest> make_encode_request(const std::string &spec_text,
+                                                 const std::string &target_text,
+                                                 jit::OptLevel opt, std::string *error) {
+  std::optional<codes::LinearCode> code = build(spec_text, error);
+  if (!code) return std::nullopt;
+  std::optional<Target> target = resolve_target(target_text, error);
+  if (!target) return std::nullopt;
+  const codes::Matrix parity = code->parity;
+  return assemble(std::move(*code), "encode", {}, std::move(*target), ir::Strategy::kAuto, opt,
+                  parity);
+}
+
+std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *error) {
+  if (!args.has("spec")) {
+    *error = "--spec is required, e.g. --spec rs-vand:k=10,m=4,gf=8";
+    return std::nullopt;
+  }
+  std::optional<codes::LinearCode> code = build(args.get("spec"), error);
+  if (!code) return std::nullopt;
+  std::optional<Target> target = resolve_target(args.get("target", "host"), error);
+  if (!target) return std::nullopt;
+
+  const std::string strategy_text = args.get("strategy", "auto");
+  std::optional<ir::Strategy> strategy = ir::parse_strategy(strategy_text);
+  if (!strategy) {
+    *error = "unknown strategy '" + strategy_text + "' (see DESIGN.md, Strategies; 'auto' picks one)";
+    return std::nullopt;
+  }
+  jit::OptLevel opt = jit::OptLevel::kO3;
+  if (!parse_opt_level(args.get("opt", "O3"), &opt)) {
+    *error = "--opt '" + args.get("opt") + "' is not one of O0, O1, O2, O3";
+    return std::nullopt;
+  }
+
+  const std::string op = args.get("op", "encode");
+  if (op == "encode") {
+    if (args.has("erased")) {
+      *error = "--erased applies to --op decode only";
+      return std::nullopt;
+    }
+    const codes::Matrix parity = code->parity;
+    return assemble(std::move(*code), "encode", {}, std::move(*target), *strategy, opt, parity);
+  }
+  if (op != "decode") {
+    *error = "--op '" + op + "' is not encode or decode";
+    return std::nullopt;
+  }
+  const unsigned n = code->n();
+  std::vector<unsigned> erased;
+  if (args.has("erased")) {
+    if (!parse_index_list(args.get("erased"), &erased, error)) return std::nullopt;
+  } else {
+    for (unsigned s = 0; s < code->m && s < n; ++s) erased.push_back(s);
+  }
+  std::sort(erased.begin(), erased.end());
+  std::vector<bool> present(n, true);
+  for (unsigned s : erased) {
+    if (s >= n) {
+      *error = "--erased: shard " + std::to_string(s) + " does not exist (the code has " +
+               std::to_string(n) + " shards, 0.." + std::to_string(n - 1) + ")";
+      return std::nullopt;
+    }
+    present[s] = false;
+  }
+  if (erased.empty()) {
+    *error = "--erased: no shard is missing; nothing to decode";
+    return std::nullopt;
+  }
+  Result<codes::DecodePlan> plan = codes::plan_reconstruct(*code, present);
+  if (!plan.ok()) {
+    *error = "decode of shards " + join_indices(erased) + ": " + plan.status().to_string();
+    return std::nullopt;
+  }
+  return assemble(std::move(*code), "decode_e" + join_indices(plan->targets, "_"),
+                  std::move(erased), std::move(*target), *strategy, opt, plan->coeffs);
+}
+
+llvm::Expected<std::string> assembly_of(const KernelRequest &r, jit::BuiltModule &built) {
+  auto tm = jit::make_target_machine(r.req.target, r.req.opt);
+  if (!tm) return tm.takeError();
+  (*tm)->Options.MCOptions.AsmVerbose = true;
+  return jit::emit(*built.module, **tm, jit::EmitKind::kAssembly);
+}
+
+llvm::Expected<std::string> kernel_assembly(const KernelRequest &r) {
+  auto built = jit::build_module(r.req, true);
+  if (!built) return built.takeError();
+  return assembly_of(r, *built);
+}
+
+std::string describe(const KernelRequest &r) {
+  std::string s = "spec " + r.code.spec.to_string() + ", op " + r.op;
+  s += ", target " + r.target.to_string() + " (" + r.req.target.triple + ", cpu " +
+       r.req.target.cpu + ", " + std::to_string(r.req.target.vector_bits) + "-bit vectors)";
+  s += ", strategy " + std::string(ir::strategy_name(r.resolved_strategy));
+  s += ", " + std::string(opt_level_name(r.req.opt));
+  return s;
+}
+
+}  // namespace ecjit::tools

@@ -1,0 +1,58 @@
+// kernel_request: turns the shared --spec/--target/--strategy/--opt/--op/--erased options into a CompileRequest.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codes/linear_code.h"
+#include "jit/kernel_compiler.h"
+#include "jit/target_spec.h"
+#include "tools/args.h"
+
+namespace llvm {
+class Error;
+}
+
+namespace ecjit::tools {
+
+// The options every kernel-inspecting subcommand (ir, asm, stats) accepts.
+std::vector<Option> kernel_options();
+
+// A kernel to inspect: the code, which map of it (encode or the decoder of an erasure set)
+// and how it is compiled.
+struct KernelRequest {
+  codes::LinearCode code;
+  std::string op;                 // "encode" or "decode_e<i>_<j>..." (the runtime's naming)
+  std::vector<unsigned> erased;   // decode only: the missing shards, ascending
+  jit::TargetSpec target;
+  ir::Strategy resolved_strategy = ir::Strategy::kClmulShift;
+  jit::CompileRequest req;
+};
+
+// Builds the request from parsed options. On a bad argument returns nullopt with a one-line
+// message (the caller exits 2).
+std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *error);
+
+// The encoder of a spec text on a target at a level, strategy auto (used by sweeps).
+std::optional<KernelRequest> make_encode_request(const std::string &spec_text,
+                                                 const std::string &target_text,
+                                                 jit::OptLevel opt, std::string *error);
+
+// Assembly of an optimized module for r's target (code generation consumes the module).
+// Verbose: LLVM's comments, among them the IR name of each basic block ("# %vloop").
+llvm::Expected<std::string> assembly_of(const KernelRequest &r, jit::BuiltModule &built);
+// Builds the module at r.req.opt and returns its verbose assembly.
+llvm::Expected<std::string> kernel_assembly(const KernelRequest &r);
+
+// "O0".."O3" <-> OptLevel.
+bool parse_opt_level(const std::string &text, jit::OptLevel *out);
+const char *opt_level_name(jit::OptLevel level);
+
+// One line naming spec, op, target (triple, cpu, vector width), strategy and level.
+std::string describe(const KernelRequest &r);
+
+// Consumes an llvm::Error into a one-line message.
+std::string error_message(llvm::Error err);
+
+}  // namespace ecjit::tools

@@ -1,0 +1,58 @@
+// ecjit: the command-line tool; dispatches to one subcommand per file and prints the overall usage.
+#include <cstdio>
+#include <cstring>
+
+#include "llvm/Config/llvm-config.h"
+#include "tools/commands.h"
+
+namespace {
+
+struct Command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+};
+
+constexpr Command kCommands[] = {
+    {"demo", ecjit::tools::cmd_demo,
+     "JIT-compile a codec for this CPU, check it against the reference codec, time it"},
+    {"ir", ecjit::tools::cmd_ir, "print the LLVM IR of a kernel (raw or optimized)"},
+    {"asm", ecjit::tools::cmd_asm, "print the assembly of a kernel for any LLVM target"},
+    {"stats", ecjit::tools::cmd_stats,
+     "count XOR/shift/AND in IR and machine code, code size; --sweep: dissertation Fig. 5-4"},
+    {"check-mds", ecjit::tools::cmd_check_mds,
+     "check that a code is MDS; --table: which families are MDS up to which k, m"},
+};
+
+void usage(FILE *out) {
+  std::fprintf(out,
+               "usage: ecjit <command> [options]    (ecjit <command> --help for its options)\n"
+               "\nerasure-coding kernels generated as LLVM IR and JIT-compiled\n\ncommands:\n");
+  for (const Command &c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+  std::fprintf(out,
+               "\n  --help     print this help\n  --version  print the ecjit and LLVM versions\n"
+               "\nexit status: 0 success, 1 failure (compile error, mismatch, not MDS), 2 bad "
+               "arguments\n");
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (!std::strcmp(cmd, "--help") || !std::strcmp(cmd, "-h") || !std::strcmp(cmd, "help")) {
+    usage(stdout);
+    return 0;
+  }
+  if (!std::strcmp(cmd, "--version")) {
+    std::printf("ecjit %s (LLVM %s)\n", ECJIT_VERSION, LLVM_VERSION_STRING);
+    return 0;
+  }
+  for (const Command &c : kCommands)
+    if (!std::strcmp(cmd, c.name)) return c.run(argc - 2, argv + 2);
+  std::fprintf(stderr, "ecjit: error: unknown command '%s' (see ecjit --help)\n", cmd);
+  return 2;
+}
