@@ -26,6 +26,22 @@ llvm::Error make_error(const std::string &msg) {
 }
 
 // Emits one kernel function into a module. Holds the per-build IR state.
+//
+// Control flow (VB = bytes per vector, n = len rounded down to whole symbols):
+//   entry:   n == 0 -> done;  n >= VB -> vbig;  else -> vsmall
+//   vbig:    [unroll > 1: the unrolled loop "vloop" over whole U x VB blocks, then done if
+//            nothing is left]  start = min(off, n - VB)                       -> vpre
+//   vsmall:  copies the n bytes of every input into zeroed stack buffers       -> vpre
+//            (or, for shapes whose (k + m) x VB bytes of buffers would exceed
+//            BuildOptions::max_stack_tail_bytes, the scalar per-symbol loop "tail" over the
+//            user buffers -> done)
+//   vpre:    phis: the k input and m output base pointers (user or stack), start, last
+//   vloop:   the one-vector body (the single copy of the unrolled k x m map);
+//            off == last -> vexit, else off = min(off + VB, last). A remainder shorter
+//            than VB is covered by a last vector that overlaps the previous one: outputs
+//            are only written and never alias inputs, so rewriting those bytes is exact,
+//            and n and VB are both whole symbols, so the overlap stays symbol-aligned.
+//   vexit:   n < VB -> vcopy (copy n bytes of each stack output back), else done
 class KernelEmitter {
  public:
   KernelEmitter(llvm::Module &mod, const KernelDesc &desc, const TargetInfo &target,
@@ -33,20 +49,24 @@ class KernelEmitter {
       : ctx_(mod.getContext()), mod_(mod), desc_(desc), target_(target), lowering_(lowering),
         b_(ctx_) {}
 
-  void emit(unsigned vector_lanes, unsigned unroll);
+  void emit(unsigned vector_lanes, const BuildOptions &options);
 
  private:
+  using Ptrs = std::vector<llvm::Value *>;
   void declare_function();
   void make_alias_scopes();
   void load_buffer_pointers();
-  // Loads `count` consecutive values of `ty` (`bytes` each) per input at byte offset `off`,
-  // computes every output and stores it.
-  void emit_body(llvm::Type *ty, unsigned bytes, unsigned count, llvm::Value *off);
+  // Loads `count` consecutive values of `ty` (`bytes` each) per input at byte offset `off`
+  // from the bases `in`, computes every output and stores it at the same offset from `out`.
+  void emit_body(llvm::Type *ty, unsigned bytes, unsigned count, llvm::Value *off,
+                 const Ptrs &in, const Ptrs &out);
   llvm::Value *emit_output(llvm::Type *ty, unsigned row, const std::vector<llvm::Value *> &x);
-  // A guarded, rotated loop: while (len - off >= step) { body(off); off += step; }.
+  // A guarded, rotated loop: while (n - off >= step) { body(off); off += step; }.
   // Returns the offset after the loop; the builder is left in the exit block.
   llvm::Value *emit_loop(const char *name, llvm::Value *start, uint64_t step,
                          llvm::function_ref<void(llvm::Value *)> body);
+  // dst[i][0, n) = src[i][0, n) for every pair, one byte per iteration (no libc call).
+  void emit_copy(const char *name, const Ptrs &dst, const Ptrs &src);
   llvm::MDNode *loop_metadata();
 
   llvm::LLVMContext &ctx_;
@@ -59,7 +79,8 @@ class KernelEmitter {
   llvm::Function *fn_ = nullptr;
   llvm::IntegerType *size_ty_ = nullptr;
   llvm::Value *len_ = nullptr;
-  std::vector<llvm::Value *> in_ptrs_, out_ptrs_;
+  llvm::Value *n_ = nullptr;  // len rounded down to whole symbols
+  Ptrs in_ptrs_, out_ptrs_;
   llvm::MDNode *load_scope_ = nullptr, *load_noalias_ = nullptr;
   std::vector<llvm::MDNode *> store_scope_, store_noalias_;
 };
@@ -72,6 +93,11 @@ void KernelEmitter::declare_function() {
   auto *fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr, ptr, size_ty_}, false);
   fn_ = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, desc_.symbol, mod_);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  // The byte-copy loops of the short-shard path must stay loops: AOT objects for
+  // freestanding targets have no memcpy / memset to call.
+  fn_->addFnAttr("no-builtin-memcpy");
+  fn_->addFnAttr("no-builtin-memmove");
+  fn_->addFnAttr("no-builtin-memset");
   if (!target_.cpu.empty()) fn_->addFnAttr("target-cpu", target_.cpu);
   if (!target_.features.empty()) fn_->addFnAttr("target-features", target_.features);
   static const char *const kArgNames[] = {"in", "out", "len"};
@@ -112,8 +138,7 @@ void KernelEmitter::make_alias_scopes() {
 void KernelEmitter::load_buffer_pointers() {
   llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx_);
   const llvm::Align ptr_align(size_ty_->getBitWidth() / 8);
-  auto load_all = [&](llvm::Value *array, unsigned n, const char *prefix,
-                      std::vector<llvm::Value *> &dst) {
+  auto load_all = [&](llvm::Value *array, unsigned n, const char *prefix, Ptrs &dst) {
     for (unsigned i = 0; i < n; ++i) {
       llvm::Value *slot = b_.CreateConstInBoundsGEP1_64(ptr, array, i);
       dst.push_back(b_.CreateAlignedLoad(ptr, slot, ptr_align, prefix + std::to_string(i)));
@@ -143,7 +168,8 @@ llvm::Value *KernelEmitter::emit_output(llvm::Type *ty, unsigned row,
   return v ? v : llvm::Constant::getNullValue(ty);
 }
 
-void KernelEmitter::emit_body(llvm::Type *ty, unsigned bytes, unsigned count, llvm::Value *off) {
+void KernelEmitter::emit_body(llvm::Type *ty, unsigned bytes, unsigned count, llvm::Value *off,
+                              const Ptrs &in, const Ptrs &out) {
   const unsigned k = desc_.coeffs.cols, m = desc_.coeffs.rows;
   const llvm::Align align1(1);
   llvm::Type *i8 = b_.getInt8Ty();
@@ -154,7 +180,7 @@ void KernelEmitter::emit_body(llvm::Type *ty, unsigned bytes, unsigned count, ll
   for (unsigned u = 0; u < count; ++u)
     for (unsigned c = 0; c < k; ++c) {
       llvm::LoadInst *ld =
-          b_.CreateAlignedLoad(ty, b_.CreateInBoundsGEP(i8, in_ptrs_[c], offs[u]), align1);
+          b_.CreateAlignedLoad(ty, b_.CreateInBoundsGEP(i8, in[c], offs[u]), align1);
       ld->setMetadata(llvm::LLVMContext::MD_alias_scope, load_scope_);
       ld->setMetadata(llvm::LLVMContext::MD_noalias, load_noalias_);
       x[u][c] = ld;
@@ -163,14 +189,14 @@ void KernelEmitter::emit_body(llvm::Type *ty, unsigned bytes, unsigned count, ll
     for (unsigned r = 0; r < m; ++r) {
       llvm::Value *v = emit_output(ty, r, x[u]);
       llvm::StoreInst *st =
-          b_.CreateAlignedStore(v, b_.CreateInBoundsGEP(i8, out_ptrs_[r], offs[u]), align1);
+          b_.CreateAlignedStore(v, b_.CreateInBoundsGEP(i8, out[r], offs[u]), align1);
       st->setMetadata(llvm::LLVMContext::MD_alias_scope, store_scope_[r]);
       st->setMetadata(llvm::LLVMContext::MD_noalias, store_noalias_[r]);
     }
 }
 
 // Distinct loop ID: no LLVM unrolling or vectorization. The body is already vector code of the
-// shape the caller asked for (BuildOptions::unroll), and the tail runs at most a few symbols.
+// shape the caller asked for (BuildOptions::unroll), and the other loops run a few bytes.
 llvm::MDNode *KernelEmitter::loop_metadata() {
   llvm::Metadata *no_unroll = llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, "llvm.loop.unroll.disable"));
   llvm::Metadata *no_vec = llvm::MDNode::get(
@@ -190,8 +216,8 @@ llvm::Value *KernelEmitter::emit_loop(const char *name, llvm::Value *start, uint
   auto *loop = llvm::BasicBlock::Create(ctx_, name, fn_);
   auto *exit = llvm::BasicBlock::Create(ctx_, std::string(name) + ".exit", fn_);
   llvm::Constant *step_c = llvm::ConstantInt::get(size_ty_, step);
-  // start <= len always holds, so len - start cannot wrap.
-  b_.CreateCondBr(b_.CreateICmpUGE(b_.CreateSub(len_, start), step_c), loop, exit);
+  // start <= n always holds, so n - start cannot wrap.
+  b_.CreateCondBr(b_.CreateICmpUGE(b_.CreateSub(n_, start), step_c), loop, exit);
 
   b_.SetInsertPoint(loop);
   llvm::PHINode *off = b_.CreatePHI(size_ty_, 2, std::string(name) + ".off");
@@ -199,7 +225,7 @@ llvm::Value *KernelEmitter::emit_loop(const char *name, llvm::Value *start, uint
   body(off);
   llvm::Value *next = b_.CreateAdd(off, step_c, std::string(name) + ".next", /*HasNUW=*/true);
   llvm::BasicBlock *latch = b_.GetInsertBlock();
-  llvm::Value *more = b_.CreateICmpUGE(b_.CreateSub(len_, next), step_c);
+  llvm::Value *more = b_.CreateICmpUGE(b_.CreateSub(n_, next), step_c);
   llvm::BranchInst *br = b_.CreateCondBr(more, loop, exit);
   br->setMetadata(llvm::LLVMContext::MD_loop, loop_metadata());
   off->addIncoming(next, latch);
@@ -211,12 +237,23 @@ llvm::Value *KernelEmitter::emit_loop(const char *name, llvm::Value *start, uint
   return end;
 }
 
-void KernelEmitter::emit(unsigned vector_lanes, unsigned unroll) {
+void KernelEmitter::emit_copy(const char *name, const Ptrs &dst, const Ptrs &src) {
+  llvm::Type *i8 = b_.getInt8Ty();
+  emit_loop(name, llvm::ConstantInt::get(size_ty_, 0), 1, [&](llvm::Value *i) {
+    for (size_t j = 0; j < dst.size(); ++j)
+      b_.CreateStore(b_.CreateLoad(i8, b_.CreateInBoundsGEP(i8, src[j], i)),
+                     b_.CreateInBoundsGEP(i8, dst[j], i));
+  });
+}
+
+void KernelEmitter::emit(unsigned vector_lanes, const BuildOptions &options) {
+  const unsigned unroll = options.unroll;
   declare_function();
   make_alias_scopes();
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
   load_buffer_pointers();
 
+  const unsigned k = desc_.coeffs.cols, m = desc_.coeffs.rows;
   const unsigned l = desc_.field.bits();
   const unsigned sym_bytes = l / 8;
   llvm::Type *scalar_ty = b_.getIntNTy(l);
@@ -225,18 +262,118 @@ void KernelEmitter::emit(unsigned vector_lanes, unsigned unroll) {
   const unsigned vector_bits = vector_lanes * l;
   llvm::Type *vec_ty = vector_bits <= 64 ? static_cast<llvm::Type *>(b_.getIntNTy(vector_bits))
                                          : llvm::FixedVectorType::get(scalar_ty, vector_lanes);
-  const unsigned vec_bytes = vector_lanes * sym_bytes;
+  const uint64_t vec_bytes = uint64_t(vector_lanes) * sym_bytes;
+  // 0 < n < VB is possible only with more than one symbol per vector.
+  const bool short_shards = vec_bytes > sym_bytes;
+  const bool stack_tail =
+      short_shards && uint64_t(k + m) * vec_bytes <= options.max_stack_tail_bytes;
 
-  llvm::Value *off = llvm::ConstantInt::get(size_ty_, 0);
-  if (unroll > 1)
-    off = emit_loop(kMainLoopBlock, off, uint64_t(vec_bytes) * unroll,
-                    [&](llvm::Value *o) { emit_body(vec_ty, vec_bytes, unroll, o); });
-  // One vector per iteration: the main loop, or what an unrolled main loop leaves over.
-  off = emit_loop(unroll > 1 ? "vloop1" : kMainLoopBlock, off, vec_bytes,
-                  [&](llvm::Value *o) { emit_body(vec_ty, vec_bytes, 1, o); });
-  if (vector_lanes > 1)
-    emit_loop("tail", off, sym_bytes,
-              [&](llvm::Value *o) { emit_body(scalar_ty, sym_bytes, 1, o); });
+  llvm::Constant *zero = llvm::ConstantInt::get(size_ty_, 0);
+  llvm::Constant *vb = llvm::ConstantInt::get(size_ty_, vec_bytes);
+  n_ = sym_bytes == 1
+           ? len_
+           : b_.CreateAnd(len_, llvm::ConstantInt::getSigned(size_ty_, -int64_t(sym_bytes)), "n");
+  Ptrs stack_in, stack_out;
+  if (stack_tail) {
+    auto stack = [&](unsigned count, const char *name, Ptrs &dst) {
+      llvm::AllocaInst *a = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), count * vec_bytes),
+                                            nullptr, name);
+      a->setAlignment(llvm::Align(16));
+      for (unsigned i = 0; i < count; ++i)
+        dst.push_back(b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), a, i * vec_bytes));
+    };
+    stack(k, "stack.in", stack_in);
+    stack(m, "stack.out", stack_out);
+  }
+
+  auto block = [&](const char *name) { return llvm::BasicBlock::Create(ctx_, name, fn_); };
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx_, "done");  // placed last
+  llvm::BasicBlock *nonempty = block("nonempty");
+  llvm::BasicBlock *big = block("vbig");
+  llvm::BasicBlock *small = short_shards ? block("vsmall") : nullptr;
+  b_.CreateCondBr(b_.CreateICmpEQ(n_, zero), done, nonempty);
+  b_.SetInsertPoint(nonempty);
+  b_.CreateCondBr(b_.CreateICmpUGE(n_, vb), big, short_shards ? small : done);
+
+  // Shards of at least one vector: [the unrolled loop,] then the start of the one-vector loop.
+  b_.SetInsertPoint(big);
+  llvm::Value *last = b_.CreateSub(n_, vb, "last");
+  llvm::Value *start = zero;
+  if (unroll > 1) {
+    llvm::Value *off =
+        emit_loop(kMainLoopBlock, zero, vec_bytes * unroll, [&](llvm::Value *o) {
+          emit_body(vec_ty, unsigned(vec_bytes), unroll, o, in_ptrs_, out_ptrs_);
+        });
+    llvm::BasicBlock *rest = block("vrest");
+    b_.CreateCondBr(b_.CreateICmpEQ(off, n_), done, rest);
+    b_.SetInsertPoint(rest);
+    start = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, off, last, nullptr, "start");
+  }
+  llvm::BasicBlock *big_end = b_.GetInsertBlock();
+  llvm::BasicBlock *pre = block("vpre");
+  b_.CreateBr(pre);
+
+  // Shards shorter than one vector.
+  llvm::BasicBlock *small_end = nullptr;
+  if (short_shards) {
+    b_.SetInsertPoint(small);
+    if (stack_tail) {
+      for (llvm::Value *p : stack_in)
+        b_.CreateAlignedStore(llvm::Constant::getNullValue(vec_ty), p, llvm::Align(1));
+      emit_copy("copy.in", stack_in, in_ptrs_);
+      small_end = b_.GetInsertBlock();
+      b_.CreateBr(pre);
+    } else {  // stack buffers too large: one symbol at a time, straight from the user buffers
+      emit_loop("tail", zero, sym_bytes, [&](llvm::Value *o) {
+        emit_body(scalar_ty, sym_bytes, 1, o, in_ptrs_, out_ptrs_);
+      });
+      b_.CreateBr(done);
+    }
+  }
+
+  b_.SetInsertPoint(pre);
+  auto merge = [&](llvm::Value *from_big, llvm::Value *from_small, const llvm::Twine &name) {
+    if (!small_end) return from_big;
+    llvm::PHINode *phi = b_.CreatePHI(from_big->getType(), 2, name);
+    phi->addIncoming(from_big, big_end);
+    phi->addIncoming(from_small, small_end);
+    return static_cast<llvm::Value *>(phi);
+  };
+  Ptrs in_base(k), out_base(m);
+  for (unsigned c = 0; c < k; ++c)
+    in_base[c] = merge(in_ptrs_[c], small_end ? stack_in[c] : nullptr, "in.base" + llvm::Twine(c));
+  for (unsigned r = 0; r < m; ++r)
+    out_base[r] =
+        merge(out_ptrs_[r], small_end ? stack_out[r] : nullptr, "out.base" + llvm::Twine(r));
+  llvm::Value *first = merge(start, zero, "first");
+  llvm::Value *final_off = merge(last, zero, "final");
+
+  // The one-vector loop: the only copy of the body outside an unrolled main loop.
+  llvm::BasicBlock *loop = block(unroll > 1 ? "vloop1" : kMainLoopBlock);
+  llvm::BasicBlock *exit = block("vexit");
+  b_.CreateBr(loop);
+  b_.SetInsertPoint(loop);
+  llvm::PHINode *off = b_.CreatePHI(size_ty_, 2, "off");
+  off->addIncoming(first, pre);
+  emit_body(vec_ty, unsigned(vec_bytes), 1, off, in_base, out_base);
+  llvm::Value *next = b_.CreateBinaryIntrinsic(
+      llvm::Intrinsic::umin, b_.CreateAdd(off, vb, "", /*HasNUW=*/true), final_off, nullptr,
+      "next");
+  llvm::BranchInst *br = b_.CreateCondBr(b_.CreateICmpEQ(off, final_off), exit, loop);
+  br->setMetadata(llvm::LLVMContext::MD_loop, loop_metadata());
+  off->addIncoming(next, b_.GetInsertBlock());
+
+  b_.SetInsertPoint(exit);
+  if (small_end) {
+    llvm::BasicBlock *copy_out = block("vcopy");
+    b_.CreateCondBr(b_.CreateICmpULT(n_, vb), copy_out, done);
+    b_.SetInsertPoint(copy_out);
+    emit_copy("copy.out", out_ptrs_, stack_out);
+  }
+  b_.CreateBr(done);
+
+  done->insertInto(fn_);
+  b_.SetInsertPoint(done);
   b_.CreateRetVoid();
 }
 
@@ -277,7 +414,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_kernel(llvm::LLVMContext &ct
   auto mod = std::make_unique<llvm::Module>(desc.symbol, ctx);
   mod->setTargetTriple(target.triple);
   const unsigned vector_bits = l > target.max_lane_bits ? 64 : target.vector_bits;
-  KernelEmitter(*mod, desc, target, **lowering).emit(vector_bits / l, options.unroll);
+  KernelEmitter(*mod, desc, target, **lowering).emit(vector_bits / l, options);
 
   std::string msg;
   llvm::raw_string_ostream os(msg);

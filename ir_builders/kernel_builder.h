@@ -28,8 +28,12 @@ struct KernelDesc {
 // Code-shape parameters of one kernel (chosen by the tuner; the defaults are always valid).
 struct BuildOptions {
   // Vectors per input processed by one iteration of the main loop (1..8). With unroll > 1
-  // a one-vector loop follows the main loop before the scalar tail.
+  // the one-vector loop follows the main loop for what is left.
   unsigned unroll = 1;
+  // Shards shorter than one vector are staged through stack buffers of (k + m) vectors when
+  // that is at most this many bytes; larger shapes use a scalar per-symbol tail instead
+  // (a second, scalar copy of the body).
+  unsigned max_stack_tail_bytes = 64 * 1024;
 };
 
 // Emits
@@ -39,10 +43,12 @@ struct BuildOptions {
 // field.bytes(): a vector main loop over the shard offset (<N x iL> values, N =
 // target.vector_bits / l, loaded and stored unaligned; vector_bits 64 means no vector unit
 // and packs the N symbols into one i64, SWAR, as do symbols wider than
-// target.max_lane_bits), inputs and outputs fully unrolled
-// inside it, and a scalar tail, one symbol per iteration. No byte at or past `len` is ever
-// read or written (a len that is not a multiple of the symbol size leaves its last partial
-// symbol untouched). Outputs are overwritten, never read; rows whose coefficients are all
+// target.max_lane_bits), inputs and outputs fully unrolled inside it. The body exists once
+// (per unroll variant): a remainder shorter than a vector is done by one more vector that
+// overlaps the previous one, and a shard shorter than a vector by copying it through zeroed
+// stack buffers (plain byte loops, no libc calls; see BuildOptions::max_stack_tail_bytes).
+// No byte at or past `len` is ever read or written (a len that is not a multiple of the
+// symbol size leaves its last partial symbol untouched). Outputs are overwritten, never read; rows whose coefficients are all
 // zero get zeros.
 // Caller contract (the IR carries noalias / alias-scope metadata for it): output buffers do
 // not overlap each other or any input buffer, and neither pointer array is written during

@@ -114,11 +114,13 @@ llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &tm, OptLevel lev
     }
   }
 
-  const bool vectorize = level == OptLevel::kO2 || level == OptLevel::kO3;
+  // The builders emit vector code, already unrolled to the shape asked for, and mark every
+  // loop "no unroll, no vectorize": the loop and SLP vectorizers and the loop unroller have
+  // nothing to do but cost compile time. Every other pass of the default pipeline runs.
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = vectorize;
-  tuning.SLPVectorization = vectorize;
-  tuning.LoopUnrolling = level != OptLevel::kO0;
+  tuning.LoopVectorization = false;
+  tuning.SLPVectorization = false;
+  tuning.LoopUnrolling = false;
 
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;

@@ -28,8 +28,9 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> make_target_machine(
     const ir::TargetInfo &target, OptLevel level);
 
 // Sets the module's triple and data layout from `tm`, verifies it, then runs the
-// new-PassManager default pipeline at `level` (O0 keeps the redundant form; O2/O3 enable
-// the loop and SLP vectorizers), with the TargetMachine's TTI so vector costs are real.
+// new-PassManager default pipeline at `level` (O0 keeps the redundant form), with the
+// TargetMachine's TTI so costs are real. The loop and SLP vectorizers and the loop unroller
+// are off at every level: the builders' IR is already vector code, unrolled as asked.
 // Errors: std::errc::invalid_argument when the module fails verification (with the
 // verifier's message). Thread-safe for distinct modules and TargetMachines.
 llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &tm, OptLevel level);

@@ -454,7 +454,7 @@ TEST(IrBuildersBuild, O3RemovesRedundantShifts) {
     at[i] = ir::count_ir_ops(**mod);
     loop[i] = ir::count_ir_ops(**mod, ir::kMainLoopBlock);
   }
-  std::printf("RS(14,10) GF(2^8) on host, whole module (vector loop + scalar tail): "
+  std::printf("RS(14,10) GF(2^8) on host, whole module: "
               "O0 shifts=%zu xors=%zu instrs=%zu | O3 shifts=%zu xors=%zu instrs=%zu\n",
               at[0].shifts, at[0].xors, at[0].instructions, at[1].shifts, at[1].xors,
               at[1].instructions);
@@ -463,8 +463,43 @@ TEST(IrBuildersBuild, O3RemovesRedundantShifts) {
   EXPECT_GT(at[0].shifts, 0u);
   EXPECT_LT(at[1].shifts, at[0].shifts);
   // Per input at most 2(l-1) distinct shifts (lo and hi), per output a bounded reduction;
-  // twice over (vector loop and scalar tail).
-  EXPECT_LE(at[1].shifts, 2 * (10 * 2 * 7 + 4 * 7));
+  // once: the body exists only in the vector loop (no scalar tail).
+  EXPECT_LE(at[1].shifts, 10 * 2 * 7 + 4 * 7);
+}
+
+// The k x m body is emitted once per unroll variant: loads of the data type appear k times
+// (unroll 1) or k + 2k times (unroll 2), however short shards are handled. With the stack
+// buffers disallowed, the scalar tail adds a second, scalar copy.
+TEST(IrBuildersBuild, BodyEmittedOnce) {
+  const Field f = field(16);
+  const unsigned k = 6, m = 3;
+  const Matrix M = random_matrix(f, k, m, 21);
+  auto count_loads = [&](const ir::BuildOptions &opts, const char *type) {
+    llvm::LLVMContext ctx;
+    auto mod = ir::build_kernel(ctx, ir::KernelDesc{f, M, "k"},
+                                fake_target("x86_64-unknown-linux-gnu", 256),
+                                ir::Strategy::kClmulShift, opts);
+    EXPECT_TRUE(bool(mod)) << err_text(mod.takeError());
+    if (!mod) return size_t(0);
+    size_t n = 0;
+    for (const llvm::BasicBlock &bb : *(*mod)->getFunction("k"))
+      for (const llvm::Instruction &inst : bb)
+        if (auto *ld = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+          std::string t;
+          llvm::raw_string_ostream os(t);
+          ld->getType()->print(os);
+          n += os.str() == type;
+        }
+    return n;
+  };
+  ir::BuildOptions one, two, no_stack;
+  two.unroll = 2;
+  no_stack.max_stack_tail_bytes = 0;
+  EXPECT_EQ(count_loads(one, "<16 x i16>"), k);
+  EXPECT_EQ(count_loads(one, "i16"), 0u);
+  EXPECT_EQ(count_loads(two, "<16 x i16>"), 3 * k);
+  EXPECT_EQ(count_loads(no_stack, "<16 x i16>"), k);
+  EXPECT_EQ(count_loads(no_stack, "i16"), k);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -542,6 +577,26 @@ TEST(IrBuildersVariants, O0AndUnrolled) {
         SCOPED_TRACE("unroll 2");
         ASSERT_NO_FATAL_FAILURE(check_against_reference(f, M, unrolled, target, len, 0, 6));
       }
+    }
+  }
+}
+
+// Shapes too large for the stack buffers of short shards fall back to the scalar tail
+// (forced here with a zero budget); the overlapped last vector is unaffected.
+TEST(IrBuildersVariants, ScalarTailFallback) {
+  init_session();
+  for (unsigned l : {8u, 16u, 32u, 64u}) {
+    const Field f = field(l);
+    const Matrix M = random_matrix(f, 10, 4, 91 + l);
+    for (const char *target : kHostTargets) {
+      Kernel kernel;
+      ir::BuildOptions opts;
+      opts.max_stack_tail_bytes = 0;
+      opts.unroll = l == 16 ? 3 : 1;
+      ASSERT_NO_FATAL_FAILURE(compile(f, M, target, jit::OptLevel::kO3, &kernel, opts));
+      for (size_t raw : kLengths)
+        ASSERT_NO_FATAL_FAILURE(
+            check_against_reference(f, M, kernel, target, symbol_len(raw, l), 0, 13));
     }
   }
 }
