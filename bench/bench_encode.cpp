@@ -26,6 +26,7 @@ struct EcjitConfig {
   std::string spec;  // e.g. "rs-vand:k=10,m=4,gf=8"
   std::string target;
   unsigned opt = 3;
+  std::string strategy = "clmul-shift";  // JitOptions::strategy
 };
 
 std::string rs_spec(const char *family, unsigned gf) {
@@ -38,14 +39,14 @@ std::string rs_spec(const char *family, unsigned gf) {
 Result<std::shared_ptr<const Codec>> codec_for(const EcjitConfig &c) {
   static std::map<std::string, std::shared_ptr<Jit>> jits;
   static std::map<std::string, std::shared_ptr<const Codec>> codecs;
-  const std::string jit_key = c.target + "/O" + std::to_string(c.opt);
+  const std::string jit_key = c.target + "/O" + std::to_string(c.opt) + "/" + c.strategy;
   const std::string key = jit_key + "/" + c.spec;
   if (auto it = codecs.find(key); it != codecs.end()) return it->second;
   auto &jit = jits[jit_key];
   if (!jit) {
     JitOptions o;
     o.target = c.target;
-    o.strategy = "clmul-shift";
+    o.strategy = c.strategy;
     o.opt_level = c.opt;
     Result<std::shared_ptr<Jit>> j = Jit::create(o);
     if (!j.ok()) return j.status();
@@ -66,7 +67,8 @@ void bm_ecjit(benchmark::State &state, EcjitConfig c, size_t len) {
   ShardSet &s = shared_shards(kK, kM, len);
   // Check the output once per configuration and size, before any timing.
   static std::set<std::string> checked;
-  const std::string check_key = c.target + "/O" + std::to_string(c.opt) + "/" + c.spec + "/" + std::to_string(len);
+  const std::string check_key = c.target + "/O" + std::to_string(c.opt) + "/" + c.strategy + "/" +
+                                c.spec + "/" + std::to_string(len);
   const Span<const uint8_t *const> data(s.cdata(), kK);
   const Span<uint8_t *const> parity(s.parity(), kM);
   if (!checked.count(check_key)) {
@@ -134,6 +136,18 @@ void register_ecjit(size_t len) {
   // ISA-L's own matrix, for a comparison on identical coefficients.
   EcjitConfig c{"gf8-isal-cauchy", rs_spec("isal-cauchy", 8), "host", 3};
   benchmark::RegisterBenchmark(("BM_ecjit/" + c.code + "/host/O3" + sz).c_str(), bm_ecjit, c, len);
+  // split-table (PSHUFB nibble tables): the tiers with a byte shuffle (host-sse2 has none),
+  // named BM_ecjit/<code>/<tier>/O3/split-table/<size>; the rows above are clmul-shift.
+  for (const char *tier : {"host", "host-avx2"}) {
+    for (unsigned gf : {8u, 16u}) {
+      EcjitConfig st{"gf" + std::to_string(gf), rs_spec("rs-vand", gf), tier, 3, "split-table"};
+      benchmark::RegisterBenchmark(("BM_ecjit/" + st.code + "/" + tier + "/O3/split-table" + sz).c_str(),
+                                   bm_ecjit, st, len);
+    }
+    EcjitConfig st{"gf8-isal-cauchy", rs_spec("isal-cauchy", 8), tier, 3, "split-table"};
+    benchmark::RegisterBenchmark(("BM_ecjit/" + st.code + "/" + tier + "/O3/split-table" + sz).c_str(),
+                                 bm_ecjit, st, len);
+  }
 }
 
 void register_compile() {

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <vector>
 
+#include "ir_builders/kernel_abi.h"
 #include "ir_builders/lowering.h"
+#include "ir_builders/signature_builder.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -13,10 +15,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
 #include "llvm/Support/Error.h"
-#include "llvm/Support/raw_ostream.h"
-#include "llvm/TargetParser/Triple.h"
 
 namespace ecjit::ir {
 namespace {
@@ -42,32 +41,52 @@ llvm::Error make_error(const std::string &msg) {
 //            are only written and never alias inputs, so rewriting those bytes is exact,
 //            and n and VB are both whole symbols, so the overlap stays symbol-aligned.
 //   vexit:   n < VB -> vcopy (copy n bytes of each stack output back), else done
+// kVerify uses the same flow without outputs; every body ends in a branch to "mismatch"
+// (which returns the body's offset) when a computed vector differs from the expected one.
+// kAccumulate cannot overlap (outputs are read): [unrolled loop,] the one-vector loop over
+// whole vectors, then the remainder at offset `whole` staged through the stack buffers
+// ("vrem": copy in, one body, copy out back) or by the scalar tail.
 class KernelEmitter {
  public:
+  using Ptrs = std::vector<llvm::Value *>;
   KernelEmitter(llvm::Module &mod, const KernelDesc &desc, const TargetInfo &target,
                 MultiplyLowering &lowering)
       : ctx_(mod.getContext()), mod_(mod), desc_(desc), target_(target), lowering_(lowering),
-        b_(ctx_) {}
+        b_(ctx_),
+        verify_(desc.output == OutputMode::kVerify),
+        accumulate_(desc.output == OutputMode::kAccumulate),
+        delta_(desc.input == InputMode::kDelta),
+        num_in_(desc.coeffs.cols * (delta_ ? 2 : 1) + (verify_ ? desc.coeffs.rows : 0)),
+        num_out_(verify_ ? 0 : desc.coeffs.rows) {}
 
   void emit(unsigned vector_lanes, const BuildOptions &options);
+  void emit_accumulate(llvm::Type *vec_ty, llvm::Type *scalar_ty, unsigned vec_bytes,
+                       unsigned unroll, bool stack_tail, const Ptrs &stack_in,
+                       const Ptrs &stack_out, llvm::BasicBlock *done);
 
  private:
-  using Ptrs = std::vector<llvm::Value *>;
   void declare_function();
   void make_alias_scopes();
   void load_buffer_pointers();
   // Loads `count` consecutive values of `ty` (`bytes` each) per input at byte offset `off`
-  // from the bases `in`, computes every output and stores it at the same offset from `out`.
+  // from the bases `in`, computes every output and stores it at the same offset from `out`
+  // (kAccumulate: XORs it into the loaded output; kVerify: compares it with the expected
+  // input and branches to the mismatch block, leaving the builder in the matching path).
   void emit_body(llvm::Type *ty, unsigned bytes, unsigned count, llvm::Value *off,
                  const Ptrs &in, const Ptrs &out);
   llvm::Value *emit_output(llvm::Type *ty, unsigned row, const std::vector<llvm::Value *> &x);
   // A guarded, rotated loop: while (n - off >= step) { body(off); off += step; }.
   // Returns the offset after the loop; the builder is left in the exit block.
   llvm::Value *emit_loop(const char *name, llvm::Value *start, uint64_t step,
-                         llvm::function_ref<void(llvm::Value *)> body);
-  // dst[i][0, n) = src[i][0, n) for every pair, one byte per iteration (no libc call).
-  void emit_copy(const char *name, const Ptrs &dst, const Ptrs &src);
+                         llvm::function_ref<void(llvm::Value *)> body,
+                         llvm::Value *end = nullptr);
+  // dst[i][0, count) = src[i][0, count) for every pair (count defaults to n), one byte per
+  // iteration (no libc call).
+  void emit_copy(const char *name, const Ptrs &dst, const Ptrs &src,
+                 llvm::Value *count = nullptr);
   llvm::MDNode *loop_metadata();
+  // Places `done` (and kVerify's mismatch block) last and emits the returns.
+  void finish(llvm::BasicBlock *done);
 
   llvm::LLVMContext &ctx_;
   llvm::Module &mod_;
@@ -75,8 +94,12 @@ class KernelEmitter {
   const TargetInfo &target_;
   MultiplyLowering &lowering_;
   llvm::IRBuilder<> b_;
+  const bool verify_, accumulate_, delta_;
+  const unsigned num_in_, num_out_;  // user buffers: inputs (with kVerify's expected), outputs
 
   llvm::Function *fn_ = nullptr;
+  llvm::BasicBlock *mismatch_ = nullptr;  // kVerify: returns the phi below
+  llvm::PHINode *mismatch_off_ = nullptr;
   llvm::IntegerType *size_ty_ = nullptr;
   llvm::Value *len_ = nullptr;
   llvm::Value *n_ = nullptr;  // len rounded down to whole symbols
@@ -86,32 +109,26 @@ class KernelEmitter {
 };
 
 void KernelEmitter::declare_function() {
-  const llvm::Triple triple(target_.triple);
-  const bool narrow = triple.isArch32Bit() || triple.isArch16Bit();
-  size_ty_ = llvm::Type::getIntNTy(ctx_, narrow ? 32 : 64);
+  size_ty_ = kernel_size_type(ctx_, target_);
   llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx_);
-  auto *fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr, ptr, size_ty_}, false);
-  fn_ = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, desc_.symbol, mod_);
-  fn_->addFnAttr(llvm::Attribute::NoUnwind);
-  // The byte-copy loops of the short-shard path must stay loops: AOT objects for
-  // freestanding targets have no memcpy / memset to call.
-  fn_->addFnAttr("no-builtin-memcpy");
-  fn_->addFnAttr("no-builtin-memmove");
-  fn_->addFnAttr("no-builtin-memset");
-  if (!target_.cpu.empty()) fn_->addFnAttr("target-cpu", target_.cpu);
-  if (!target_.features.empty()) fn_->addFnAttr("target-features", target_.features);
+  auto *fty = verify_ ? llvm::FunctionType::get(size_ty_, {ptr, size_ty_}, false)
+                     : llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr, ptr, size_ty_},
+                                               false);
+  // No memcpy / memset builtins: the byte-copy loops of the short-shard path stay loops.
+  fn_ = create_kernel_function(mod_, fty, desc_.symbol, target_);
   static const char *const kArgNames[] = {"in", "out", "len"};
-  for (unsigned i = 0; i < 3; ++i) {
+  const unsigned nargs = fn_->arg_size();
+  for (unsigned i = 0; i < nargs; ++i) {
     llvm::Argument *arg = fn_->getArg(i);
-    arg->setName(kArgNames[i]);
+    arg->setName(i + 1 == nargs ? "len" : kArgNames[i]);
     arg->addAttr(llvm::Attribute::NoUndef);
-    if (i < 2) {  // the pointer arrays: only read, never kept, not aliased by any store
+    if (i + 1 < nargs) {  // the pointer arrays: only read, never kept, not aliased by any store
       arg->addAttr(llvm::Attribute::NoAlias);
       arg->addAttr(llvm::Attribute::NoCapture);
       arg->addAttr(llvm::Attribute::ReadOnly);
     }
   }
-  len_ = fn_->getArg(2);
+  len_ = fn_->getArg(nargs - 1);
 }
 
 // One scope for all input buffers and one per output buffer, so that the optimizer may
@@ -144,8 +161,8 @@ void KernelEmitter::load_buffer_pointers() {
       dst.push_back(b_.CreateAlignedLoad(ptr, slot, ptr_align, prefix + std::to_string(i)));
     }
   };
-  load_all(fn_->getArg(0), desc_.coeffs.cols, "in", in_ptrs_);
-  load_all(fn_->getArg(1), desc_.coeffs.rows, "out", out_ptrs_);
+  load_all(fn_->getArg(0), num_in_, "in", in_ptrs_);
+  if (!verify_) load_all(fn_->getArg(1), num_out_, "out", out_ptrs_);
 }
 
 llvm::Value *KernelEmitter::emit_output(llvm::Type *ty, unsigned row,
@@ -177,22 +194,47 @@ void KernelEmitter::emit_body(llvm::Type *ty, unsigned bytes, unsigned count, ll
   std::vector<llvm::Value *> offs(count);
   for (unsigned u = 0; u < count; ++u)
     offs[u] = u == 0 ? off : b_.CreateAdd(off, llvm::ConstantInt::get(size_ty_, u * bytes));
+  auto load_in = [&](unsigned buf, unsigned u) {
+    llvm::LoadInst *ld =
+        b_.CreateAlignedLoad(ty, b_.CreateInBoundsGEP(i8, in[buf], offs[u]), align1);
+    ld->setMetadata(llvm::LLVMContext::MD_alias_scope, load_scope_);
+    ld->setMetadata(llvm::LLVMContext::MD_noalias, load_noalias_);
+    return static_cast<llvm::Value *>(ld);
+  };
   for (unsigned u = 0; u < count; ++u)
-    for (unsigned c = 0; c < k; ++c) {
-      llvm::LoadInst *ld =
-          b_.CreateAlignedLoad(ty, b_.CreateInBoundsGEP(i8, in[c], offs[u]), align1);
-      ld->setMetadata(llvm::LLVMContext::MD_alias_scope, load_scope_);
-      ld->setMetadata(llvm::LLVMContext::MD_noalias, load_noalias_);
-      x[u][c] = ld;
-    }
+    for (unsigned c = 0; c < k; ++c)
+      x[u][c] = delta_ ? b_.CreateXor(load_in(2 * c, u), load_in(2 * c + 1, u)) : load_in(c, u);
+  llvm::Value *diff = nullptr;  // kVerify: OR of (computed ^ expected)
   for (unsigned u = 0; u < count; ++u)
     for (unsigned r = 0; r < m; ++r) {
       llvm::Value *v = emit_output(ty, r, x[u]);
-      llvm::StoreInst *st =
-          b_.CreateAlignedStore(v, b_.CreateInBoundsGEP(i8, out[r], offs[u]), align1);
+      if (verify_) {
+        llvm::Value *d = b_.CreateXor(v, load_in(k * (delta_ ? 2 : 1) + r, u));
+        diff = diff ? b_.CreateOr(diff, d) : d;
+        continue;
+      }
+      llvm::Value *ptr = b_.CreateInBoundsGEP(i8, out[r], offs[u]);
+      if (accumulate_) {
+        llvm::LoadInst *old = b_.CreateAlignedLoad(ty, ptr, align1);
+        old->setMetadata(llvm::LLVMContext::MD_alias_scope, store_scope_[r]);
+        old->setMetadata(llvm::LLVMContext::MD_noalias, store_noalias_[r]);
+        v = b_.CreateXor(old, v);
+      }
+      llvm::StoreInst *st = b_.CreateAlignedStore(v, ptr, align1);
       st->setMetadata(llvm::LLVMContext::MD_alias_scope, store_scope_[r]);
       st->setMetadata(llvm::LLVMContext::MD_noalias, store_noalias_[r]);
     }
+  if (!verify_) return;
+  llvm::Value *any = llvm::ConstantInt::getFalse(ctx_);
+  if (diff) {
+    const unsigned bits = unsigned(ty->getPrimitiveSizeInBits().getFixedValue());
+    llvm::Value *flat = ty->isVectorTy() ? b_.CreateBitCast(diff, b_.getIntNTy(bits)) : diff;
+    any = b_.CreateICmpNE(flat, llvm::Constant::getNullValue(flat->getType()), "mismatch.any");
+  }
+  auto *cont = llvm::BasicBlock::Create(ctx_, "match", fn_);
+  b_.CreateCondBr(any, mismatch_, cont);
+  mismatch_off_->addIncoming(off, b_.GetInsertBlock());
+  b_.SetInsertPoint(cont);
 }
 
 // Distinct loop ID: no LLVM unrolling or vectorization. The body is already vector code of the
@@ -211,13 +253,15 @@ llvm::MDNode *KernelEmitter::loop_metadata() {
 }
 
 llvm::Value *KernelEmitter::emit_loop(const char *name, llvm::Value *start, uint64_t step,
-                                      llvm::function_ref<void(llvm::Value *)> body) {
+                                      llvm::function_ref<void(llvm::Value *)> body,
+                                      llvm::Value *end_bound) {
+  if (!end_bound) end_bound = n_;
   llvm::BasicBlock *pre = b_.GetInsertBlock();
   auto *loop = llvm::BasicBlock::Create(ctx_, name, fn_);
   auto *exit = llvm::BasicBlock::Create(ctx_, std::string(name) + ".exit", fn_);
   llvm::Constant *step_c = llvm::ConstantInt::get(size_ty_, step);
-  // start <= n always holds, so n - start cannot wrap.
-  b_.CreateCondBr(b_.CreateICmpUGE(b_.CreateSub(n_, start), step_c), loop, exit);
+  // start <= end always holds, so end - start cannot wrap.
+  b_.CreateCondBr(b_.CreateICmpUGE(b_.CreateSub(end_bound, start), step_c), loop, exit);
 
   b_.SetInsertPoint(loop);
   llvm::PHINode *off = b_.CreatePHI(size_ty_, 2, std::string(name) + ".off");
@@ -225,7 +269,7 @@ llvm::Value *KernelEmitter::emit_loop(const char *name, llvm::Value *start, uint
   body(off);
   llvm::Value *next = b_.CreateAdd(off, step_c, std::string(name) + ".next", /*HasNUW=*/true);
   llvm::BasicBlock *latch = b_.GetInsertBlock();
-  llvm::Value *more = b_.CreateICmpUGE(b_.CreateSub(n_, next), step_c);
+  llvm::Value *more = b_.CreateICmpUGE(b_.CreateSub(end_bound, next), step_c);
   llvm::BranchInst *br = b_.CreateCondBr(more, loop, exit);
   br->setMetadata(llvm::LLVMContext::MD_loop, loop_metadata());
   off->addIncoming(next, latch);
@@ -237,13 +281,17 @@ llvm::Value *KernelEmitter::emit_loop(const char *name, llvm::Value *start, uint
   return end;
 }
 
-void KernelEmitter::emit_copy(const char *name, const Ptrs &dst, const Ptrs &src) {
+void KernelEmitter::emit_copy(const char *name, const Ptrs &dst, const Ptrs &src,
+                              llvm::Value *count) {
   llvm::Type *i8 = b_.getInt8Ty();
-  emit_loop(name, llvm::ConstantInt::get(size_ty_, 0), 1, [&](llvm::Value *i) {
-    for (size_t j = 0; j < dst.size(); ++j)
-      b_.CreateStore(b_.CreateLoad(i8, b_.CreateInBoundsGEP(i8, src[j], i)),
-                     b_.CreateInBoundsGEP(i8, dst[j], i));
-  });
+  emit_loop(
+      name, llvm::ConstantInt::get(size_ty_, 0), 1,
+      [&](llvm::Value *i) {
+        for (size_t j = 0; j < dst.size(); ++j)
+          b_.CreateStore(b_.CreateLoad(i8, b_.CreateInBoundsGEP(i8, src[j], i)),
+                         b_.CreateInBoundsGEP(i8, dst[j], i));
+      },
+      count);
 }
 
 void KernelEmitter::emit(unsigned vector_lanes, const BuildOptions &options) {
@@ -253,7 +301,6 @@ void KernelEmitter::emit(unsigned vector_lanes, const BuildOptions &options) {
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
   load_buffer_pointers();
 
-  const unsigned k = desc_.coeffs.cols, m = desc_.coeffs.rows;
   const unsigned l = desc_.field.bits();
   const unsigned sym_bytes = l / 8;
   llvm::Type *scalar_ty = b_.getIntNTy(l);
@@ -266,7 +313,7 @@ void KernelEmitter::emit(unsigned vector_lanes, const BuildOptions &options) {
   // 0 < n < VB is possible only with more than one symbol per vector.
   const bool short_shards = vec_bytes > sym_bytes;
   const bool stack_tail =
-      short_shards && uint64_t(k + m) * vec_bytes <= options.max_stack_tail_bytes;
+      short_shards && uint64_t(num_in_ + num_out_) * vec_bytes <= options.max_stack_tail_bytes;
 
   llvm::Constant *zero = llvm::ConstantInt::get(size_ty_, 0);
   llvm::Constant *vb = llvm::ConstantInt::get(size_ty_, vec_bytes);
@@ -282,12 +329,23 @@ void KernelEmitter::emit(unsigned vector_lanes, const BuildOptions &options) {
       for (unsigned i = 0; i < count; ++i)
         dst.push_back(b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), a, i * vec_bytes));
     };
-    stack(k, "stack.in", stack_in);
-    stack(m, "stack.out", stack_out);
+    stack(num_in_, "stack.in", stack_in);
+    if (num_out_) stack(num_out_, "stack.out", stack_out);
   }
 
   auto block = [&](const char *name) { return llvm::BasicBlock::Create(ctx_, name, fn_); };
   llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx_, "done");  // placed last
+  if (verify_) {
+    mismatch_ = llvm::BasicBlock::Create(ctx_, "mismatch");
+    llvm::IRBuilderBase::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(mismatch_);
+    mismatch_off_ = b_.CreatePHI(size_ty_, 4, "mismatch.off");
+  }
+  if (accumulate_) {
+    emit_accumulate(vec_ty, scalar_ty, unsigned(vec_bytes), unroll, stack_tail, stack_in,
+                    stack_out, done);
+    return;
+  }
   llvm::BasicBlock *nonempty = block("nonempty");
   llvm::BasicBlock *big = block("vbig");
   llvm::BasicBlock *small = short_shards ? block("vsmall") : nullptr;
@@ -339,10 +397,10 @@ void KernelEmitter::emit(unsigned vector_lanes, const BuildOptions &options) {
     phi->addIncoming(from_small, small_end);
     return static_cast<llvm::Value *>(phi);
   };
-  Ptrs in_base(k), out_base(m);
-  for (unsigned c = 0; c < k; ++c)
+  Ptrs in_base(num_in_), out_base(num_out_);
+  for (unsigned c = 0; c < num_in_; ++c)
     in_base[c] = merge(in_ptrs_[c], small_end ? stack_in[c] : nullptr, "in.base" + llvm::Twine(c));
-  for (unsigned r = 0; r < m; ++r)
+  for (unsigned r = 0; r < num_out_; ++r)
     out_base[r] =
         merge(out_ptrs_[r], small_end ? stack_out[r] : nullptr, "out.base" + llvm::Twine(r));
   llvm::Value *first = merge(start, zero, "first");
@@ -364,7 +422,7 @@ void KernelEmitter::emit(unsigned vector_lanes, const BuildOptions &options) {
   off->addIncoming(next, b_.GetInsertBlock());
 
   b_.SetInsertPoint(exit);
-  if (small_end) {
+  if (small_end && num_out_) {
     llvm::BasicBlock *copy_out = block("vcopy");
     b_.CreateCondBr(b_.CreateICmpULT(n_, vb), copy_out, done);
     b_.SetInsertPoint(copy_out);
@@ -372,9 +430,70 @@ void KernelEmitter::emit(unsigned vector_lanes, const BuildOptions &options) {
   }
   b_.CreateBr(done);
 
+  finish(done);
+}
+
+void KernelEmitter::finish(llvm::BasicBlock *done) {
   done->insertInto(fn_);
   b_.SetInsertPoint(done);
-  b_.CreateRetVoid();
+  if (!verify_) {
+    b_.CreateRetVoid();
+    return;
+  }
+  b_.CreateRet(len_);
+  mismatch_->insertInto(fn_);
+  b_.SetInsertPoint(mismatch_);
+  b_.CreateRet(mismatch_off_);
+}
+
+void KernelEmitter::emit_accumulate(llvm::Type *vec_ty, llvm::Type *scalar_ty,
+                                    unsigned vec_bytes, unsigned unroll, bool stack_tail,
+                                    const Ptrs &stack_in, const Ptrs &stack_out,
+                                    llvm::BasicBlock *done) {
+  auto block = [&](const char *name) { return llvm::BasicBlock::Create(ctx_, name, fn_); };
+  const unsigned sym_bytes = desc_.field.bytes();
+  llvm::Constant *zero = llvm::ConstantInt::get(size_ty_, 0);
+  llvm::BasicBlock *nonempty = block("nonempty");
+  b_.CreateCondBr(b_.CreateICmpEQ(n_, zero), done, nonempty);
+  b_.SetInsertPoint(nonempty);
+  llvm::Value *off = zero;
+  if (unroll > 1)
+    off = emit_loop(kMainLoopBlock, off, uint64_t(vec_bytes) * unroll, [&](llvm::Value *o) {
+      emit_body(vec_ty, vec_bytes, unroll, o, in_ptrs_, out_ptrs_);
+    });
+  off = emit_loop(unroll > 1 ? "vloop1" : kMainLoopBlock, off, vec_bytes, [&](llvm::Value *o) {
+    emit_body(vec_ty, vec_bytes, 1, o, in_ptrs_, out_ptrs_);
+  });
+  if (vec_bytes == sym_bytes) {  // n is a whole number of vectors
+    b_.CreateBr(done);
+    finish(done);
+    return;
+  }
+  // The remainder [off, n), shorter than one vector.
+  llvm::BasicBlock *rem = block("vrem");
+  b_.CreateCondBr(b_.CreateICmpEQ(off, n_), done, rem);
+  b_.SetInsertPoint(rem);
+  if (stack_tail) {
+    llvm::Value *count = b_.CreateSub(n_, off, "rem.bytes");
+    llvm::Type *i8 = b_.getInt8Ty();
+    Ptrs user_in, user_out;
+    for (llvm::Value *p : in_ptrs_) user_in.push_back(b_.CreateInBoundsGEP(i8, p, off));
+    for (llvm::Value *p : out_ptrs_) user_out.push_back(b_.CreateInBoundsGEP(i8, p, off));
+    for (llvm::Value *p : stack_in)
+      b_.CreateAlignedStore(llvm::Constant::getNullValue(vec_ty), p, llvm::Align(1));
+    for (llvm::Value *p : stack_out)
+      b_.CreateAlignedStore(llvm::Constant::getNullValue(vec_ty), p, llvm::Align(1));
+    emit_copy("copy.in", stack_in, user_in, count);
+    emit_copy("copy.acc", stack_out, user_out, count);
+    emit_body(vec_ty, vec_bytes, 1, zero, stack_in, stack_out);
+    emit_copy("copy.out", user_out, stack_out, count);
+  } else {
+    emit_loop("tail", off, sym_bytes, [&](llvm::Value *o) {
+      emit_body(scalar_ty, sym_bytes, 1, o, in_ptrs_, out_ptrs_);
+    });
+  }
+  b_.CreateBr(done);
+  finish(done);
 }
 
 }  // namespace
@@ -400,12 +519,16 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_kernel(llvm::LLVMContext &ct
   if (target.vector_bits < l || target.vector_bits % l != 0 || target.vector_bits > 4096)
     return make_error("vector width " + std::to_string(target.vector_bits) +
                       " bits does not hold whole " + std::to_string(l) + "-bit symbols");
-  const llvm::Triple triple(target.triple);
-  if (l > 8 && triple.getArch() != llvm::Triple::UnknownArch && !triple.isLittleEndian())
-    return make_error("big-endian target '" + target.triple + "': symbols of " +
-                      std::to_string(l) + " bits are stored little-endian");
+  if (llvm::Error err = check_symbol_byte_order(l, target, "build_kernel"))
+    return std::move(err);
   if (options.unroll < 1 || options.unroll > 8)
     return make_error("unroll " + std::to_string(options.unroll) + " not in 1..8");
+  if (desc.output == OutputMode::kSignature) {
+    if (M.cols != 1 || M.rows == 0 || desc.input != InputMode::kPlain)
+      return make_error("a signature kernel takes one plain input and a column of base elements");
+    for (unsigned r = 0; r < M.rows; ++r)
+      if (M.at(r, 0) == 0) return make_error("signature base element " + std::to_string(r) + " is 0");
+  }
 
   if (strategy == Strategy::kAuto) strategy = Strategy::kClmulShift;
   auto lowering = make_lowering(strategy, desc.field, target);
@@ -413,16 +536,21 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_kernel(llvm::LLVMContext &ct
 
   auto mod = std::make_unique<llvm::Module>(desc.symbol, ctx);
   mod->setTargetTriple(target.triple);
-  const unsigned vector_bits = l > target.max_lane_bits ? 64 : target.vector_bits;
-  KernelEmitter(*mod, desc, target, **lowering).emit(vector_bits / l, options);
+  if (desc.output == OutputMode::kSignature)
+    emit_signature_kernel(*mod, desc, target, **lowering, kernel_vector_lanes(desc.field, target));
+  else
+    KernelEmitter(*mod, desc, target, **lowering)
+        .emit(kernel_vector_lanes(desc.field, target), options);
 
-  std::string msg;
-  llvm::raw_string_ostream os(msg);
-  if (llvm::verifyModule(*mod, &os)) {
-    os.flush();
-    return make_error("generated IR does not verify: " + msg);
-  }
+  if (llvm::Error err = verify_kernel_module(*mod, "build_kernel"))
+    return std::move(err);
   return std::move(mod);
+}
+
+unsigned kernel_vector_lanes(const codes::Field &field, const TargetInfo &target) {
+  const unsigned l = field.bits();
+  const unsigned vector_bits = l > target.max_lane_bits ? 64 : target.vector_bits;
+  return vector_bits / l;
 }
 
 std::string kernel_symbol(const std::string &op, const std::string &spec,

@@ -18,12 +18,32 @@ template <typename T> class Expected;
 
 namespace ecjit::ir {
 
-// out[r] = sum_c coeffs(r, c) * in[c] over `field`, symbol by symbol.
+// What a kernel does with the linear map y[r] = sum_c coeffs(r, c) * x[c] (see build_kernel).
+enum class OutputMode {
+  kOverwrite,   // out[r] = y[r]; outputs are only written
+  kAccumulate,  // out[r] ^= y[r]; outputs are read and written (delta update, encode_partial)
+  kVerify,      // no outputs: compares y[r] with the input buffer in[inputs + r]; returns size_t
+  kSignature,   // algebraic signature lanes of one shard (coeffs: a column of base elements)
+};
+
+// Where the x[c] come from.
+enum class InputMode {
+  kPlain,  // x[c] = in[c]
+  kDelta,  // x[c] = in[2c] ^ in[2c + 1] (old and new contents of a small write)
+};
+
+// out[r] = sum_c coeffs(r, c) * in[c] over `field`, symbol by symbol, in the default modes.
 struct KernelDesc {
   codes::Field field;
   codes::Matrix coeffs;  // rows = outputs, cols = inputs
   std::string symbol;    // name of the emitted function
+  OutputMode output = OutputMode::kOverwrite;
+  InputMode input = InputMode::kPlain;
 };
+
+// Symbols per vector of the kernels build_kernel emits for `field` on `target` (the lanes N
+// of the signature layout below).
+unsigned kernel_vector_lanes(const codes::Field &field, const TargetInfo &target);
 
 // Code-shape parameters of one kernel (chosen by the tuner; the defaults are always valid).
 struct BuildOptions {
@@ -53,6 +73,30 @@ struct BuildOptions {
 // Caller contract (the IR carries noalias / alias-scope metadata for it): output buffers do
 // not overlap each other or any input buffer, and neither pointer array is written during
 // the call; input buffers may overlap each other.
+//
+// Modes (KernelDesc::output, KernelDesc::input). The number of input pointers is
+// coeffs.cols, twice that with InputMode::kDelta (x[c] = in[2c] ^ in[2c + 1], fused into the
+// loads: one pass over old, new and the outputs), plus coeffs.rows with kVerify.
+// - kAccumulate: out[r] ^= y[r]. Outputs are read, so the last partial vector cannot overlap
+//   the previous one: whole vectors run in the loop and the remainder (< one vector) is
+//   staged through zeroed stack buffers (or the scalar tail, see max_stack_tail_bytes), a
+//   second copy of the body. Bytes at or past `len` are neither read nor written.
+// - kVerify: emits instead
+//     size_t <symbol>(const uint8_t *const *in, size_t len)
+//   with in = the coeffs.cols inputs followed by coeffs.rows expected outputs. It computes
+//   y[r] vector by vector, compares it with the expected buffer and writes nothing (stack
+//   staging only). Returns len when every symbol of [0, len rounded down to symbols)
+//   matches; otherwise the offset of the first vector (in ascending order of the loop,
+//   vectors of target width, U of them per step of the unrolled loop) that holds a
+//   mismatch: every byte before the returned offset matched, and the first mismatching byte
+//   lies within the next U x VB bytes. Deterministic for given inputs, target and options.
+//   All input buffers may overlap each other.
+// - kSignature: coeffs is b x 1, a column of signature base elements alpha_i (nonzero), one
+//   input (the shard) and one output of b x N symbols (N = kernel_vector_lanes): lane t of
+//   component i receives acc_i[t] = sum_j p[j N + t] * (alpha_i^N)^j over the symbols p of
+//   the shard, zero-padded to whole vectors (Horner's rule from the last vector down, one
+//   constant multiply per vector and component). The caller finishes the signature as
+//   sig_i = sum_t alpha_i^t * acc_i[t] (dissertation eq. 2.34). Output is overwritten.
 // Module triple and the "target-cpu" / "target-features" function attributes come from
 // `target`; the data layout is left to the TargetMachine (jit/). Strategy::kAuto resolves to
 // clmul-shift. The module is always verified (verifyModule).

@@ -2,6 +2,7 @@
 #include "ir_builders/lowering.h"
 
 #include "ir_builders/clmul_shift.h"
+#include "ir_builders/split_table.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Support/Error.h"
@@ -48,6 +49,8 @@ llvm::Expected<std::unique_ptr<MultiplyLowering>> make_lowering(Strategy strateg
   switch (strategy) {
     case Strategy::kClmulShift:
       return make_clmul_shift_lowering(field);
+    case Strategy::kSplitTable:
+      return make_split_table_lowering(field, target);
     case Strategy::kAuto:
       break;
   }

@@ -13,6 +13,7 @@ struct StrategyRow {
 constexpr StrategyRow kStrategies[] = {
     {Strategy::kAuto, "auto"},
     {Strategy::kClmulShift, "clmul-shift"},
+    {Strategy::kSplitTable, "split-table"},
 };
 
 }  // namespace
@@ -27,6 +28,12 @@ std::optional<Strategy> parse_strategy(const std::string &name) {
   for (const StrategyRow &row : kStrategies)
     if (name == row.name) return row.strategy;
   return std::nullopt;
+}
+
+std::vector<std::string> known_strategies() {
+  std::vector<std::string> out;
+  for (const StrategyRow &row : kStrategies) out.push_back(row.name);
+  return out;
 }
 
 }  // namespace ecjit::ir

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ecjit::ir {
 
@@ -10,9 +11,14 @@ enum class Strategy {
   kAuto,        // let the caller (tuner) pick; resolved before a builder runs
   kClmulShift,  // dissertation ch. 5.2: shifts + XORs into lo/hi accumulators, one Barrett
                 // reduction per output vector (eq. 3.25)
+  kSplitTable,  // nibble tables per constant, looked up with PSHUFB / VPSHUFB / TBL
+                // (GF(2^8), GF(2^16); SSSE3, AVX2, AVX-512BW, AArch64 NEON)
 };
 
 const char *strategy_name(Strategy s);
 std::optional<Strategy> parse_strategy(const std::string &name);
+// Every strategy name parse_strategy accepts, "auto" first, in table order (for help texts
+// and error messages).
+std::vector<std::string> known_strategies();
 
 }  // namespace ecjit::ir

@@ -15,6 +15,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CodeGen.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Target/TargetMachine.h"
 
 namespace ecjit::jit {
@@ -44,6 +45,11 @@ class KernelCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
 }  // namespace
 
 CompiledKernel::~CompiledKernel() {
+  if (dylib_) {
+    if (llvm::Error err = session_->lljit_->getExecutionSession().removeJITDylib(*dylib_))
+      session_->lljit_->getExecutionSession().reportError(std::move(err));
+    dylib_ = nullptr;
+  }
   if (!tracker_) return;
   if (llvm::Error err = tracker_->remove()) {
     session_->lljit_->getExecutionSession().reportError(std::move(err));
@@ -117,6 +123,29 @@ llvm::Expected<std::unique_ptr<CompiledKernel>> JitSession::add(
   std::unique_ptr<CompiledKernel> kernel(new CompiledKernel());
   kernel->session_ = shared_from_this();
   kernel->tracker_ = std::move(tracker);
+  kernel->address_ = address->toPtr<void *>();
+  kernel->symbol_ = symbol;
+  return std::move(kernel);
+}
+
+llvm::Expected<std::unique_ptr<CompiledKernel>> JitSession::add_object(
+    std::unique_ptr<llvm::MemoryBuffer> object, const std::string &symbol) {
+  if (!object)
+    return llvm::createStringError(std::errc::invalid_argument, "JitSession::add_object: null object");
+  const std::string name = "ecjit.kernel." + std::to_string(next_id_.fetch_add(1));
+  auto dylib = lljit_->createJITDylib(name);
+  if (!dylib) return dylib.takeError();
+  auto fail = [&](llvm::Error err) -> llvm::Error {
+    if (llvm::Error removed = lljit_->getExecutionSession().removeJITDylib(*dylib))
+      err = llvm::joinErrors(std::move(err), std::move(removed));
+    return err;
+  };
+  if (llvm::Error err = lljit_->addObjectFile(*dylib, std::move(object))) return fail(std::move(err));
+  auto address = lljit_->lookup(*dylib, symbol);
+  if (!address) return fail(address.takeError());
+  std::unique_ptr<CompiledKernel> kernel(new CompiledKernel());
+  kernel->session_ = shared_from_this();
+  kernel->dylib_ = &*dylib;
   kernel->address_ = address->toPtr<void *>();
   kernel->symbol_ = symbol;
   return std::move(kernel);

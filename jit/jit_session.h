@@ -12,8 +12,10 @@
 
 namespace llvm {
 class LLVMContext;
+class MemoryBuffer;
 class Module;
 namespace orc {
+class JITDylib;
 class LLJIT;
 class ResourceTracker;
 }  // namespace orc
@@ -39,6 +41,7 @@ class CompiledKernel {
   CompiledKernel() = default;
   std::shared_ptr<JitSession> session_;
   llvm::IntrusiveRefCntPtr<llvm::orc::ResourceTracker> tracker_;
+  llvm::orc::JITDylib *dylib_ = nullptr;  // kernels added as objects live in their own dylib
   void *address_ = nullptr;
   std::string symbol_;
 };
@@ -64,6 +67,14 @@ class JitSession : public std::enable_shared_from_this<JitSession> {
   llvm::Expected<std::unique_ptr<CompiledKernel>> add(std::unique_ptr<llvm::LLVMContext> ctx,
                                                       std::unique_ptr<llvm::Module> module,
                                                       const std::string &symbol);
+
+  // Links an object file (from pipeline.h's emit(kObject) for the host, or the disk cache)
+  // into a JITDylib of its own, so two live kernels may define the same symbol, and
+  // returns the kernel for `symbol`. The object must not reference external symbols.
+  // Thread-safe. Errors: the object does not parse, does not define `symbol`, or fails to
+  // link (nothing is left in the JIT then).
+  llvm::Expected<std::unique_ptr<CompiledKernel>> add_object(
+      std::unique_ptr<llvm::MemoryBuffer> object, const std::string &symbol);
 
  private:
   friend class CompiledKernel;

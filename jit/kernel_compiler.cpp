@@ -1,8 +1,12 @@
 // KernelCompiler: ir_builders -> PassBuilder pipeline -> text / code / LLJIT, in one place.
 #include "jit/kernel_compiler.h"
 
+#include "codes/gf.h"
+#include "ir_builders/split_table.h"
+
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -11,9 +15,12 @@ namespace ecjit::jit {
 ir::Strategy resolve_strategy(ir::Strategy requested, const ir::TargetInfo &target,
                               unsigned field_bits) {
   if (requested != ir::Strategy::kAuto) return requested;
-  (void)target;
-  (void)field_bits;
-  return ir::Strategy::kClmulShift;  // the only lowering so far: portable to every target
+  // split-table where it beats clmul-shift: GF(2^8) with a byte shuffle (SSSE3 / AVX2 /
+  // AVX-512BW / NEON), GF(2^16) with AVX2 / AVX-512BW (ir::split_table_preferred);
+  // clmul-shift, portable to every target, everywhere else.
+  auto field = codes::Field::make(field_bits);
+  if (field.ok() && ir::split_table_preferred(*field, target)) return ir::Strategy::kSplitTable;
+  return ir::Strategy::kClmulShift;
 }
 
 llvm::Expected<BuiltModule> build_module(const CompileRequest &req, bool optimize_it) {
@@ -50,17 +57,52 @@ llvm::Expected<std::string> kernel_code(const CompileRequest &req, EmitKind kind
   return emit(*built->module, **tm, kind);
 }
 
+std::string kernel_cache_key(const CompileRequest &req) {
+  std::string k = DiskCache::build_identity();
+  const ir::Strategy strategy = resolve_strategy(req.strategy, req.target, req.desc.field.bits());
+  k += "|" + req.target.triple + "|" + req.target.cpu + "|" + req.target.features + "|v" +
+       std::to_string(req.target.vector_bits) + "|r" + std::to_string(req.target.vector_regs) +
+       "|lane" + std::to_string(req.target.max_lane_bits) + "|" + ir::strategy_name(strategy) +
+       "|O" + std::to_string(int(req.opt)) + "|gf" + std::to_string(req.desc.field.bits()) + "/" +
+       std::to_string(req.desc.field.poly()) + "|" + std::to_string(req.desc.coeffs.rows) + "x" +
+       std::to_string(req.desc.coeffs.cols) + "|";
+  for (uint64_t c : req.desc.coeffs.a) k += std::to_string(c) + ",";
+  k += "|mode" + std::to_string(int(req.desc.output)) + "." + std::to_string(int(req.desc.input));
+  k += "|" + req.desc.symbol;
+  return k;
+}
+
 llvm::Expected<std::unique_ptr<CompiledKernel>> jit_kernel(JitSession &session,
                                                            const CompileRequest &req,
-                                                           double *compile_seconds) {
+                                                           double *compile_seconds,
+                                                           const DiskCache *disk, bool *from_disk) {
   const auto t0 = std::chrono::steady_clock::now();
-  auto built = build_module(req, true);
-  if (!built) return built.takeError();
-  auto kernel = session.add(std::move(built->ctx), std::move(built->module), req.desc.symbol);
-  if (compile_seconds)
-    *compile_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return kernel;
+  auto done = [&](llvm::Expected<std::unique_ptr<CompiledKernel>> k) {
+    if (compile_seconds)
+      *compile_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return k;
+  };
+  if (from_disk) *from_disk = false;
+  if (!disk) {
+    auto built = build_module(req, true);
+    if (!built) return built.takeError();
+    return done(session.add(std::move(built->ctx), std::move(built->module), req.desc.symbol));
+  }
+  const std::string key = kernel_cache_key(req);
+  if (auto cached = disk->load(key)) {
+    auto k = session.add_object(std::move(cached), req.desc.symbol);
+    if (k) {
+      if (from_disk) *from_disk = true;
+      return done(std::move(k));
+    }
+    llvm::consumeError(k.takeError());  // unusable entry: rebuild and overwrite it
+  }
+  auto object = kernel_code(req, EmitKind::kObject);
+  if (!object) return object.takeError();
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(*object, req.desc.symbol);
+  disk->store(key, *buffer);
+  return done(session.add_object(std::move(buffer), req.desc.symbol));
 }
 
 }  // namespace ecjit::jit

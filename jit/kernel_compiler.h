@@ -8,6 +8,7 @@
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/strategy.h"
 #include "ir_builders/target_info.h"
+#include "jit/disk_cache.h"
 #include "jit/jit_session.h"
 #include "jit/pipeline.h"
 #include "llvm/Support/Error.h"
@@ -47,10 +48,19 @@ llvm::Expected<std::string> kernel_ir(const CompileRequest &req, bool optimize_i
 // Assembly text or an object file of the optimized kernel, for any target LLVM has.
 llvm::Expected<std::string> kernel_code(const CompileRequest &req, EmitKind kind);
 
+// Everything the machine code of `req` depends on, as one string (the disk-cache key):
+// ecjit build identity, LLVM version, target triple/CPU/features/widths, strategy, opt
+// level, field, coefficients, symbol.
+std::string kernel_cache_key(const CompileRequest &req);
+
 // JIT-compiles the kernel into `session` (the target must be runnable by this process).
-// compile_seconds receives the wall time spent building, optimizing and compiling.
+// With a disk cache, a valid object stored under kernel_cache_key(req) is linked without
+// building IR or compiling (*from_disk = true); otherwise the kernel is compiled to an
+// object, stored, and linked. compile_seconds receives the wall time of the whole call.
 llvm::Expected<std::unique_ptr<CompiledKernel>> jit_kernel(JitSession &session,
                                                            const CompileRequest &req,
-                                                           double *compile_seconds = nullptr);
+                                                           double *compile_seconds = nullptr,
+                                                           const DiskCache *disk = nullptr,
+                                                           bool *from_disk = nullptr);
 
 }  // namespace ecjit::jit

@@ -1,25 +1,15 @@
-// CodecImpl: argument checks, then a call into the JIT-compiled encoder or decoder.
+// CodecImpl: argument checks, then a call into the JIT-compiled encoder or a cached decoder.
 #include "runtime/codec_impl.h"
+#include "runtime/shard_checks.h"
 
 #include <string>
 
 namespace ecjit::runtime {
-namespace {
 
-// Up to this many shards the pointer arrays for a decode live on the stack.
-constexpr size_t kStackShards = 512;
-
-Status shard_size_error(size_t len, unsigned sb) {
-  return Status(StatusCode::kShardSize, "len = " + std::to_string(len) +
-                                            " is not a multiple of the symbol size " +
-                                            std::to_string(sb) + " bytes");
-}
-
-}  // namespace
-
-size_t ErasureKeyHash::operator()(const ErasureKey &k) const {
-  uint64_t h = 1469598103934665603ULL;
-  for (uint64_t w : k.bits) h = (h ^ w) * 1099511628211ULL;
+size_t OpKeyHash::operator()(const OpKey &k) const {
+  uint64_t h = 1469598103934665603ULL ^ k.op;
+  for (uint64_t w : k.a) h = (h ^ w) * 1099511628211ULL;
+  for (uint64_t w : k.b) h = (h ^ w) * 1099511628211ULL;
   return size_t(h);
 }
 
@@ -51,102 +41,123 @@ Status CodecImpl::encode(Span<const uint8_t *const> data, Span<uint8_t *const> p
   return Status::Ok();
 }
 
-Status CodecImpl::check_shards(Span<uint8_t *const> shards, const std::vector<bool> &present,
-                               size_t len, ErasureKey *key, unsigned *missing) const {
-  const unsigned n = code_.n(), sb = code_.field.bytes();
+Result<std::shared_ptr<const OpKernel>> CodecImpl::decoder(const ShardSet &present,
+                                                           const ShardSet &targets) const {
+  OpKey key;
+  key.op = OpKey::kDecode;
+  key.a = present.words();
+  key.b = targets.words();
+  return ops_.get(key, [&]() -> Result<std::shared_ptr<const OpKernel>> {
+    std::vector<bool> mask(code_.n());
+    for (unsigned s = 0; s < code_.n(); ++s) mask[s] = present.contains(s);
+    auto plan = codes::plan_decode(code_, mask, targets.to_vector());
+    if (!plan.ok()) return plan.status();
+    const std::string what =
+        "decode_t" + join_indices(plan->targets) + "_s" + join_indices(plan->sources);
+    KernelMode mode;
+    mode.shared = false;
+    auto kernel = jit_->kernel(code_.spec, what, code_.field, plan->coeffs, mode);
+    if (!kernel.ok()) return kernel.status();
+    return std::shared_ptr<const OpKernel>(std::make_shared<OpKernel>(
+        OpKernel{std::move(plan->sources), std::move(plan->targets), std::move(*kernel)}));
+  });
+}
+
+Status CodecImpl::rebuild(const char *what, Span<uint8_t *const> shards,
+                          const std::vector<bool> &present, const ShardSet *wanted,
+                          bool data_only, size_t len, bool run) const {
+  const unsigned n = code_.n(), k = code_.k, sb = code_.field.bytes();
   if (shards.size != n)
-    return Status(StatusCode::kShardCount, code_.spec.to_string() + " has " + std::to_string(n) +
-                                               " shards; got " + std::to_string(shards.size));
+    return Status(StatusCode::kShardCount, std::string(what) + ": " + code_.spec.to_string() +
+                                               " has " + std::to_string(n) + " shards; got " +
+                                               std::to_string(shards.size));
   if (present.size() != n)
-    return Status(StatusCode::kShardCount, "present has " + std::to_string(present.size()) +
-                                               " entries; the code has " + std::to_string(n) + " shards");
+    return Status(StatusCode::kShardCount, std::string(what) + ": present has " +
+                                               std::to_string(present.size()) +
+                                               " entries; the code has " + std::to_string(n) +
+                                               " shards");
+  if (wanted && (wanted->invalid() || wanted->end_index() > n))
+    return Status(StatusCode::kInvalidArgument,
+                  std::string(what) + ": a wanted shard index is out of range (n = " +
+                      std::to_string(n) + ")");
   if (n && !shards.data) return Status(StatusCode::kNullPointer, "shard pointer array is null");
-  *missing = 0;
+  const ShardSet have = ShardSet::from_mask(present);
+  const ShardSet missing = ShardSet::first(n) - have;
+  const ShardSet targets =
+      wanted ? (*wanted & missing) : data_only ? (missing & ShardSet::first(k)) : missing;
   for (unsigned s = 0; s < n; ++s) {
-    if (!shards[s])
-      return Status(StatusCode::kNullPointer,
-                    std::string(present[s] ? "present" : "missing") + " shard " + std::to_string(s) +
-                        " is null (missing shards need a buffer to be rebuilt into)");
-    if (!present[s]) {
-      key->bits[s / 64] |= uint64_t(1) << (s % 64);
-      ++*missing;
-    }
+    if (shards[s] || !(present[s] || targets.contains(s))) continue;
+    return Status(StatusCode::kNullPointer,
+                  std::string(what) + ": " + (present[s] ? "present" : "missing") + " shard " +
+                      std::to_string(s) + " is null" +
+                      (present[s] ? "" : " (a shard to rebuild needs a buffer)"));
   }
   if (len % sb) return shard_size_error(len, sb);
-  if (*missing > code_.m)
+  if (have.size() < k)
     return Status(StatusCode::kTooManyErasures,
-                  std::to_string(*missing) + " shards missing; " + code_.spec.to_string() +
+                  std::to_string(n - have.size()) + " shards missing; " + code_.spec.to_string() +
                       " can rebuild at most " + std::to_string(code_.m));
-  return Status::Ok();
-}
-
-Result<std::shared_ptr<const CodecImpl::Decoder>> CodecImpl::decoder(
-    const ErasureKey &key, const std::vector<bool> &present) const {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = decoders_.find(key);
-    if (it != decoders_.end()) return it->second;
-  }
-  auto plan = codes::plan_reconstruct(code_, present);
-  if (!plan.ok()) return plan.status();
-  std::string what = "decode_e";
-  for (size_t i = 0; i < plan->targets.size(); ++i)
-    what += (i ? "_" : "") + std::to_string(plan->targets[i]);
-  auto kernel = jit_->kernel(code_.spec, what, code_.field, plan->coeffs);
-  if (!kernel.ok()) return kernel.status();
-  auto d = std::make_shared<Decoder>(Decoder{std::move(*plan), std::move(*kernel)});
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto [it, inserted] = decoders_.emplace(key, std::move(d));
-  return it->second;
-}
-
-Status CodecImpl::reconstruct(Span<uint8_t *const> shards, const std::vector<bool> &present,
-                              size_t len) const {
-  ErasureKey key;
-  unsigned missing = 0;
-  ECJIT_RETURN_IF_ERROR(check_shards(shards, present, len, &key, &missing));
-  if (missing == 0 || len == 0) return Status::Ok();
-  auto d = decoder(key, present);
+  if (targets.size() == 0 || (run && len == 0)) return Status::Ok();
+  auto d = decoder(have, targets);
   if (!d.ok()) return d.status();
-  const codes::DecodePlan &plan = (*d)->plan;
+  if (!run) return Status::Ok();
+  const OpKernel &op = **d;
   std::array<const uint8_t *, kStackShards> in_stack;
   std::array<uint8_t *, kStackShards> out_stack;
   std::vector<const uint8_t *> in_heap;
   std::vector<uint8_t *> out_heap;
   const uint8_t **in = in_stack.data();
   uint8_t **out = out_stack.data();
-  if (plan.sources.size() > kStackShards) {
-    in_heap.resize(plan.sources.size());
-    out_heap.resize(plan.targets.size());
+  if (op.sources.size() > kStackShards || op.targets.size() > kStackShards) {
+    in_heap.resize(op.sources.size());
+    out_heap.resize(op.targets.size());
     in = in_heap.data();
     out = out_heap.data();
   }
-  for (size_t i = 0; i < plan.sources.size(); ++i) in[i] = shards[plan.sources[i]];
-  for (size_t i = 0; i < plan.targets.size(); ++i) out[i] = shards[plan.targets[i]];
-  (*d)->kernel.fn(in, out, len);
+  for (size_t i = 0; i < op.sources.size(); ++i) in[i] = shards[op.sources[i]];
+  for (size_t i = 0; i < op.targets.size(); ++i) out[i] = shards[op.targets[i]];
+  op.kernel.fn(in, out, len);
   return Status::Ok();
+}
+
+Status CodecImpl::reconstruct(Span<uint8_t *const> shards, const std::vector<bool> &present,
+                              size_t len) const {
+  return rebuild("reconstruct", shards, present, nullptr, false, len, true);
+}
+
+Status CodecImpl::reconstruct_data(Span<uint8_t *const> shards, const std::vector<bool> &present,
+                                   size_t len) const {
+  return rebuild("reconstruct_data", shards, present, nullptr, true, len, true);
+}
+
+Status CodecImpl::reconstruct_some(const ShardSet &wanted, Span<uint8_t *const> shards,
+                                   const std::vector<bool> &present, size_t len) const {
+  return rebuild("reconstruct_some", shards, present, &wanted, false, len, true);
 }
 
 Status CodecImpl::prepare_reconstruct(const std::vector<bool> &present) const {
   std::vector<uint8_t> dummy(1);
   std::vector<uint8_t *> shards(code_.n(), dummy.data());
-  ErasureKey key;
-  unsigned missing = 0;
-  ECJIT_RETURN_IF_ERROR(check_shards(shards, present, 0, &key, &missing));
-  if (missing == 0) return Status::Ok();
-  auto d = decoder(key, present);
-  return d.ok() ? Status::Ok() : d.status();
+  return rebuild("prepare_reconstruct", shards, present, nullptr, false, 0, false);
 }
 
 KernelInfo CodecImpl::decoder_info(const std::vector<bool> &present) const {
   if (!prepare_reconstruct(present).ok()) return KernelInfo();
-  std::vector<uint8_t> dummy(1);
-  std::vector<uint8_t *> shards(code_.n(), dummy.data());
-  ErasureKey key;
-  unsigned missing = 0;
-  if (!check_shards(shards, present, 0, &key, &missing).ok() || missing == 0) return encoder_.info;
-  auto d = decoder(key, present);
+  const ShardSet have = ShardSet::from_mask(present);
+  const ShardSet missing = ShardSet::first(code_.n()) - have;
+  if (missing.size() == 0) return encoder_.info;
+  auto d = decoder(have, missing);
   return d.ok() ? (*d)->kernel.info : KernelInfo();
+}
+
+KernelCacheStats CodecImpl::kernel_cache_stats() const {
+  KernelCacheStats s;
+  s.compiles = ops_.compiles();
+  s.hits = ops_.hits();
+  s.evictions = ops_.evictions();
+  s.cached = ops_.size();
+  s.capacity = ops_.capacity();
+  return s;
 }
 
 }  // namespace ecjit::runtime

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <array>
+#include <functional>
+#include <string>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -11,16 +13,27 @@
 #include "codes/linear_code.h"
 #include "ecjit/codec.h"
 #include "runtime/jit_impl.h"
+#include "runtime/lru_cache.h"
 
 namespace ecjit::runtime {
 
-// The set of missing shards as a bitmask; used as the decoder cache key (no allocation).
-struct ErasureKey {
-  std::array<uint64_t, kMaxShards / 64> bits{};
-  bool operator==(const ErasureKey &o) const { return bits == o.bits; }
+// A specialised kernel's identity inside one codec: the operation and up to two shard sets
+// (decode: present set and rebuilt set; update: changed set; partial: the data index).
+// Fixed size, so a cache lookup does not allocate.
+struct OpKey {
+  enum Op : uint8_t { kDecode, kUpdate, kPartial } op = kDecode;
+  std::array<uint64_t, ShardSet::kWords> a{}, b{};
+  bool operator==(const OpKey &o) const { return op == o.op && a == o.a && b == o.b; }
 };
-struct ErasureKeyHash {
-  size_t operator()(const ErasureKey &k) const;
+struct OpKeyHash {
+  size_t operator()(const OpKey &k) const;
+};
+
+// A specialised kernel and the shards it reads and writes, in kernel argument order.
+struct OpKernel {
+  std::vector<unsigned> sources;  // decode: shards read; update: changed data shards
+  std::vector<unsigned> targets;  // decode: shards rebuilt
+  Kernel kernel;
 };
 
 class CodecImpl final : public Codec {
@@ -39,24 +52,54 @@ class CodecImpl final : public Codec {
   Status prepare_reconstruct(const std::vector<bool> &present) const override;
   KernelInfo decoder_info(const std::vector<bool> &present) const override;
 
+  Status reconstruct_data(Span<uint8_t *const> shards, const std::vector<bool> &present,
+                          size_t len) const override;
+  Status reconstruct_some(const ShardSet &wanted, Span<uint8_t *const> shards,
+                          const std::vector<bool> &present, size_t len) const override;
+  Result<ShardSet> minimum_to_decode(const ShardSet &wanted,
+                                     const ShardSet &available) const override;
+  Status update(const ShardSet &changed, Span<const uint8_t *const> old_data,
+                Span<const uint8_t *const> new_data, Span<uint8_t *const> parity,
+                size_t len) const override;
+  Status encode_partial(unsigned data_index, const uint8_t *shard,
+                        Span<uint8_t *const> parity_acc, size_t len) const override;
+  Result<bool> verify(Span<const uint8_t *const> shards, size_t len,
+                      size_t *mismatch_offset) const override;
+  Status signature(const uint8_t *shard, size_t len, Span<uint64_t> sig) const override;
+  Result<bool> verify_by_signatures(Span<const uint64_t> sigs,
+                                    unsigned components) const override;
+  KernelCacheStats kernel_cache_stats() const override;
+
  private:
-  struct Decoder {
-    codes::DecodePlan plan;
-    Kernel kernel;
-  };
   CodecImpl(std::shared_ptr<JitImpl> jit, codes::LinearCode code)
-      : jit_(std::move(jit)), code_(std::move(code)) {}
-  // Validates counts, pointers, len and `present`; fills `key` and the number missing.
-  Status check_shards(Span<uint8_t *const> shards, const std::vector<bool> &present, size_t len,
-                      ErasureKey *key, unsigned *missing) const;
-  Result<std::shared_ptr<const Decoder>> decoder(const ErasureKey &key,
-                                                 const std::vector<bool> &present) const;
+      : jit_(std::move(jit)), code_(std::move(code)),
+        ops_(jit_->options().max_cached_kernels) {}
+  // The rebuild of `wanted` (all missing shards in `targets`) from `present`: validates
+  // counts, pointers (present and target shards must be set), len and indices, then runs
+  // the cached decoder. `what` names the operation in messages.
+  Status rebuild(const char *what, Span<uint8_t *const> shards, const std::vector<bool> &present,
+                 const ShardSet *wanted, bool data_only, size_t len, bool run) const;
+  Result<std::shared_ptr<const OpKernel>> decoder(const ShardSet &present,
+                                                  const ShardSet &targets) const;
+  // A shared (whole-Jit) kernel compiled on first use into `slot` under mutex_; `describe`
+  // fills the symbol part and the matrix, and runs only then (no allocation once compiled).
+  Result<Kernel> lazy_kernel(Kernel *slot,
+                             const std::function<void(std::string *, codes::Matrix *)> &describe,
+                             const KernelMode &mode) const;
 
   std::shared_ptr<JitImpl> jit_;
   codes::LinearCode code_;
   Kernel encoder_;
-  mutable std::mutex mutex_;
-  mutable std::unordered_map<ErasureKey, std::shared_ptr<const Decoder>, ErasureKeyHash> decoders_;
+  mutable LruCache<OpKey, OpKernel, OpKeyHash> ops_;
+  mutable std::mutex mutex_;  // guards the lazily compiled kernels below
+  mutable Kernel verifier_;
+  mutable Kernel signers_[kMaxSignatureComponents];
+  // Log / antilog tables of the field for l <= 16 (finishing signatures), built on first use.
+  mutable std::once_flag tables_once_;
+  mutable std::vector<uint32_t> log_, exp_;
+  // a * b with the tables when l <= 16, else Field::mul.
+  uint64_t fast_mul(uint64_t a, uint64_t b) const;
+  void build_tables() const;
 };
 
 }  // namespace ecjit::runtime

@@ -1,11 +1,14 @@
 // JitImpl: creates the LLJIT session for the host target and compiles kernels through the cache.
 #include "runtime/jit_impl.h"
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include "codes/linear_code.h"
 #include "jit/kernel_compiler.h"
 #include "jit/target_spec.h"
+#include "jit/tuner.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/TargetParser/Host.h"
 #include "runtime/codec_impl.h"
@@ -28,13 +31,18 @@ Result<std::shared_ptr<Jit>> Jit::create(const JitOptions &options) {
 namespace runtime {
 
 Result<std::shared_ptr<JitImpl>> JitImpl::make(const JitOptions &options) {
+  if (options.max_cached_kernels == 0)
+    return Status(StatusCode::kInvalidArgument, "max_cached_kernels must be at least 1");
   if (options.opt_level > 3)
     return Status(StatusCode::kInvalidArgument,
                   "opt_level " + std::to_string(options.opt_level) + " is not 0..3");
   std::optional<ir::Strategy> strategy = ir::parse_strategy(options.strategy);
-  if (!strategy)
+  if (!strategy) {
+    std::string known;
+    for (const std::string &name : ir::known_strategies()) known += (known.empty() ? "" : ", ") + name;
     return Status(StatusCode::kInvalidArgument,
-                  "unknown strategy '" + options.strategy + "'; known: auto, clmul-shift");
+                  "unknown strategy '" + options.strategy + "'; known: " + known);
+  }
   auto spec = jit::TargetSpec::parse(options.target);
   if (!spec) return to_status(spec.takeError(), StatusCode::kUnsupportedTarget, "target '" + options.target + "'");
   if (!spec->is_host())
@@ -67,6 +75,12 @@ Result<std::shared_ptr<JitImpl>> JitImpl::make(const JitOptions &options) {
   auto session = jit::JitSession::create();
   if (!session) return to_status(session.takeError(), StatusCode::kJitFailure, "creating the LLJIT session");
   jit->session_ = std::move(*session);
+  const char *env = getenv("ECJIT_DISK_CACHE");
+  const bool env_off = env && (std::string(env) == "0" || std::string(env) == "off");
+  if (options.disk_cache && !env_off) {
+    std::string dir = options.cache_dir.empty() ? jit::DiskCache::default_dir() : options.cache_dir;
+    if (!dir.empty()) jit->disk_ = std::make_unique<jit::DiskCache>(dir);
+  }
   return jit;
 }
 
@@ -76,35 +90,94 @@ JitStats JitImpl::stats() const {
   s.kernel_cache_hits = cache_.hits();
   s.kernels_cached = cache_.size();
   std::lock_guard<std::mutex> lock(stats_mutex_);
+  s.kernels_compiled += private_compiles_;
   s.compile_seconds = compile_seconds_;
+  s.kernels_from_disk = from_disk_;
   return s;
 }
 
 Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
-                               const codes::Field &field, const codes::Matrix &coeffs) {
+                               const codes::Field &field, const codes::Matrix &coeffs,
+                               const KernelMode &mode) {
   jit::CompileRequest req{
       ir::KernelDesc{field, coeffs,
-                     ir::kernel_symbol(what, spec.to_string(), options_.target)},
+                     ir::kernel_symbol(what, spec.to_string(), options_.target), mode.output,
+                     mode.input},
       target_, jit::resolve_strategy(strategy_, target_, field.bits()), opt_};
+  // Plain encode/decode kernels under "auto" are tuned: every candidate strategy is timed
+  // and the fastest kept (jit/tuner.h); other kernels take the static choice.
+  // Private kernels (decoders per erasure set, owned by a codec's LRU) are not tuned: in a
+  // storm of distinct erasure sets a first reconstruct must not pay for every candidate.
+  const bool tune = strategy_ == ir::Strategy::kAuto && options_.tune && mode.shared &&
+                    mode.output == ir::OutputMode::kOverwrite && mode.input == ir::InputMode::kPlain &&
+                    jit::candidate_strategies(target_, field.bits()).size() > 1;
   // The cache key names everything the machine code depends on.
   const std::string key = req.desc.symbol + "|" + spec.to_string() + "|" + what + "|" +
-                          options_.target + "|" + ir::strategy_name(req.strategy) + "|O" +
-                          std::to_string(options_.opt_level);
-  auto compiled = cache_.get_or_compile(key, [this, &req]() {
+                          options_.target + "|" +
+                          (tune ? std::string("tuned") : ir::strategy_name(req.strategy)) + "|O" +
+                          std::to_string(options_.opt_level) + "|mode" +
+                          std::to_string(int(mode.output)) + std::to_string(int(mode.input));
+  auto compile = [this, &req, &mode, &key, tune]() -> llvm::Expected<std::unique_ptr<jit::CompiledKernel>> {
     double seconds = 0;
-    auto k = jit::jit_kernel(*session_, req, &seconds);
+    bool from_disk = false;
+    llvm::Expected<std::unique_ptr<jit::CompiledKernel>> k = nullptr;
+    if (tune) {
+      const auto t0 = std::chrono::steady_clock::now();
+      jit::CompileRequest auto_req = req;
+      auto_req.strategy = ir::Strategy::kAuto;
+      auto tuned = jit::tune_kernel(*session_, auto_req, disk_.get());
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!tuned) {
+        k = tuned.takeError();
+      } else {
+        from_disk = tuned->from_disk;
+        std::lock_guard<std::mutex> lock(stats_mutex_);
+        tuned_[key] = {tuned->strategy, tuned->why};
+        k = std::move(tuned->kernel);
+      }
+    } else {
+      k = jit::jit_kernel(*session_, req, &seconds, disk_.get(), &from_disk);
+    }
     std::lock_guard<std::mutex> lock(stats_mutex_);
     compile_seconds_ += seconds;
+    from_disk_ += from_disk;
+    if (!mode.shared) ++private_compiles_;
     return k;
-  });
-  if (!compiled)
-    return to_status(compiled.takeError(), StatusCode::kJitFailure,
+  };
+  jit::KernelCache::Kernel code;
+  auto failed = [&](llvm::Error err) {
+    return to_status(std::move(err), StatusCode::kJitFailure,
                      "compiling " + what + " kernel for " + spec.to_string());
+  };
+  if (mode.shared) {
+    auto compiled = cache_.get_or_compile(key, compile);
+    if (!compiled) return failed(compiled.takeError());
+    code = std::move(*compiled);
+  } else {
+    auto compiled = compile();
+    if (!compiled) return failed(compiled.takeError());
+    code = std::move(*compiled);
+  }
   Kernel k;
-  k.code = *compiled;
-  k.fn = reinterpret_cast<KernelFn>(k.code->address());
+  k.code = std::move(code);
+  if (mode.output == ir::OutputMode::kVerify)
+    k.verify_fn = reinterpret_cast<VerifyFn>(k.code->address());
+  else
+    k.fn = reinterpret_cast<KernelFn>(k.code->address());
+  k.vector_lanes = ir::kernel_vector_lanes(field, target_);
   k.info.symbol = req.desc.symbol;
   k.info.strategy = ir::strategy_name(req.strategy);
+  if (tune) {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    auto it = tuned_.find(key);
+    if (it != tuned_.end()) {
+      k.info.strategy = ir::strategy_name(it->second.first);
+      k.info.why = "tuned: " + it->second.second;
+    }
+  } else {
+    k.info.why = options_.strategy == "auto" ? "static choice for this field and target"
+                                             : "strategy forced by the caller";
+  }
   k.info.target = options_.target;
   k.info.cpu = target_.cpu;
   k.info.vector_bits = target_.vector_bits;

@@ -5,12 +5,16 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
+#include <utility>
 
 #include "codes/matrix.h"
 #include "codes/gf.h"
 #include "ecjit/jit.h"
+#include "ir_builders/kernel_builder.h"
 #include "ir_builders/strategy.h"
 #include "ir_builders/target_info.h"
+#include "jit/disk_cache.h"
 #include "jit/jit_session.h"
 #include "jit/kernel_cache.h"
 #include "jit/pipeline.h"
@@ -19,12 +23,26 @@ namespace ecjit::runtime {
 
 // The kernel ABI: void(const uint8_t *const *in, uint8_t *const *out, size_t len).
 using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
+// ir::OutputMode::kVerify: size_t(const uint8_t *const *in, size_t len).
+using VerifyFn = size_t (*)(const uint8_t *const *, size_t);
 
 // A compiled kernel plus what it is, kept alive by shared ownership.
 struct Kernel {
   std::shared_ptr<const jit::CompiledKernel> code;
-  KernelFn fn = nullptr;
+  KernelFn fn = nullptr;          // every mode but kVerify
+  VerifyFn verify_fn = nullptr;   // kVerify
   KernelInfo info;
+  unsigned vector_lanes = 0;      // symbols per vector (the signature lane layout)
+};
+
+// How JitImpl::kernel builds and keeps a kernel.
+struct KernelMode {
+  ir::OutputMode output = ir::OutputMode::kOverwrite;
+  ir::InputMode input = ir::InputMode::kPlain;
+  // true: kept in the Jit's kernel cache for the Jit's lifetime (encoders, verify,
+  // signatures). false: compiled for the caller alone, freed with its last Kernel copy
+  // (per-erasure-set kernels that a codec's bounded LRU owns).
+  bool shared = true;
 };
 
 class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
@@ -37,8 +55,10 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
 
   // The kernel computing out = coeffs * in over `field`, compiled once per cache key.
   // `what` names the operation in the symbol ("encode", "decode_e0_3").
+  // Errors: kJitFailure.
   Result<Kernel> kernel(const CodeSpec &spec, const std::string &what,
-                        const codes::Field &field, const codes::Matrix &coeffs);
+                        const codes::Field &field, const codes::Matrix &coeffs,
+                        const KernelMode &mode = KernelMode());
 
   const ir::TargetInfo &target_info() const { return target_; }
 
@@ -49,9 +69,14 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   ir::Strategy strategy_ = ir::Strategy::kAuto;
   jit::OptLevel opt_ = jit::OptLevel::kO3;
   std::shared_ptr<jit::JitSession> session_;
+  std::unique_ptr<jit::DiskCache> disk_;  // null when the disk cache is off
+  uint64_t from_disk_ = 0;
+  // Tuning decisions by kernel-cache key: the strategy chosen and why (under stats_mutex_).
+  std::unordered_map<std::string, std::pair<ir::Strategy, std::string>> tuned_;
   jit::KernelCache cache_;
   mutable std::mutex stats_mutex_;
   double compile_seconds_ = 0;
+  uint64_t private_compiles_ = 0;  // KernelMode::shared == false
 };
 
 }  // namespace ecjit::runtime

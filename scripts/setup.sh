@@ -8,6 +8,12 @@ PKGS=(
   libzstd-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libisal-dev libjerasure-dev libgf-complete-dev liberasurecode-dev
+  python3-pyeclib
+  # test/aot: llvm-objdump-19 / llvm-mca-19, cross compilers + C libraries, qemu-user
+  llvm-19 qemu-user-static
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
+  gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 )
 
 missing=()

@@ -24,6 +24,7 @@
 #include "jit/jit_session.h"
 #include "jit/pipeline.h"
 #include "jit/target_spec.h"
+#include "jit_test_util.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
@@ -505,23 +506,8 @@ TEST(IrBuildersBuild, BodyEmittedOnce) {
 // ---------------------------------------------------------------------------------------
 // JIT equivalence over field x shape x target x length.
 
-struct KernelCase {
-  unsigned l, k, m;
-  std::string target;
-};
-
-void PrintTo(const KernelCase &c, std::ostream *os) {
-  *os << "gf" << c.l << "_" << c.k << "x" << c.m << "_" << c.target;
-}
-
-std::string case_name(const testing::TestParamInfo<KernelCase> &info) {
-  std::ostringstream os;
-  PrintTo(info.param, &os);
-  std::string s = os.str();
-  for (char &ch : s)
-    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return s;
-}
+using test::case_name;
+using test::KernelCase;
 
 std::vector<KernelCase> all_cases() {
   std::vector<KernelCase> cases;

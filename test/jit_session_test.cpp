@@ -12,6 +12,7 @@
 
 #include "jit/pipeline.h"
 #include "jit/target_spec.h"
+#include "jit_test_util.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/BasicBlock.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -27,17 +28,8 @@
 namespace ecjit::jit {
 namespace {
 
-using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
+using test::call_kernel;
 
-// Calls JIT code. UBSan's -fsanitize=function reads a signature word in front of the
-// callee, which JIT code does not have (it would fault at a page start), so opt out here.
-#if defined(__clang__)
-__attribute__((no_sanitize("function")))
-#endif
-void call_kernel(const CompiledKernel &kernel, const uint8_t *const *in, uint8_t *const *out,
-                 size_t len) {
-  reinterpret_cast<KernelFn>(kernel.address())(in, out, len);
-}
 
 // Module with the kernel ABI, target attributes from `target`, and an empty body for
 // `body` to fill: (builder, in, out, len).

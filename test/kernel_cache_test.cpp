@@ -14,6 +14,7 @@
 #include "jit/jit_session.h"
 #include "jit/pipeline.h"
 #include "jit/target_spec.h"
+#include "jit_test_util.h"
 #include "llvm/IR/BasicBlock.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
@@ -26,17 +27,8 @@
 namespace ecjit::jit {
 namespace {
 
-using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
+using test::call_kernel;
 
-// Calls JIT code. UBSan's -fsanitize=function reads a signature word in front of the
-// callee, which JIT code does not have (it would fault at a page start), so opt out here.
-#if defined(__clang__)
-__attribute__((no_sanitize("function")))
-#endif
-void call_kernel(const CompiledKernel &kernel, const uint8_t *const *in, uint8_t *const *out,
-                 size_t len) {
-  reinterpret_cast<KernelFn>(kernel.address())(in, out, len);
-}
 
 // A kernel that writes `value` to out[0][0] (len >= 1), compiled in `session`.
 llvm::Expected<std::unique_ptr<CompiledKernel>> compile_store(JitSession &session,

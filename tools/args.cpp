@@ -94,6 +94,16 @@ void print_help(const CommandDef &def) {
   std::printf("  %-*s  %s\n", int(width), "--help", "print this help");
 }
 
+std::optional<int> parse_command(const CommandDef &def, int argc, char **argv, Args *args) {
+  std::string error;
+  if (!args->parse(def, argc, argv, &error)) return usage_error(def.name, error);
+  if (args->help()) {
+    print_help(def);
+    return 0;
+  }
+  return std::nullopt;
+}
+
 int usage_error(const std::string &cmd, const std::string &message) {
   std::fprintf(stderr, "ecjit %s: error: %s\n", cmd.c_str(), one_line(message).c_str());
   return 2;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,11 @@ class Args {
 
 // Prints "usage: ecjit <name> <synopsis>", the details and the option table to stdout.
 void print_help(const CommandDef &def);
+
+// Parses one invocation of `def` into *args. Returns the exit code when the command is done
+// already: 2 after a usage error (reported on stderr), 0 after printing --help; std::nullopt
+// when the command should go on.
+std::optional<int> parse_command(const CommandDef &def, int argc, char **argv, Args *args);
 
 // Prints "ecjit <cmd>: error: <message>" (one line) to stderr and returns 2 (bad arguments).
 int usage_error(const std::string &cmd, const std::string &message);

@@ -148,12 +148,7 @@ int run_table(const Args &args, uint64_t budget) {
 int cmd_check_mds(int argc, char **argv) {
   const CommandDef def = check_mds_def();
   Args args;
-  std::string error;
-  if (!args.parse(def, argc, argv, &error)) return usage_error(kCmd, error);
-  if (args.help()) {
-    print_help(def);
-    return 0;
-  }
+  if (std::optional<int> done = parse_command(def, argc, argv, &args)) return *done;
   const bool table = args.has("table");
   uint64_t budget = table ? kTableBudget : kSpecBudget;
   if (args.has("budget") && (!parse_u64(args.get("budget"), &budget) || budget == 0))

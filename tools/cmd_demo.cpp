@@ -83,6 +83,7 @@ std::string gbps(double bytes_per_call, double seconds_per_call) {
 
 void print_kernel(const char *label, const KernelInfo &info) {
   std::printf("%-13s %s (strategy %s)\n", label, info.symbol.c_str(), info.strategy.c_str());
+  if (!info.why.empty()) std::printf("%-13s %s\n", "", info.why.c_str());
 }
 
 }  // namespace
@@ -90,12 +91,7 @@ void print_kernel(const char *label, const KernelInfo &info) {
 int cmd_demo(int argc, char **argv) {
   const CommandDef def = demo_def();
   Args args;
-  std::string error;
-  if (!args.parse(def, argc, argv, &error)) return usage_error(kCmd, error);
-  if (args.help()) {
-    print_help(def);
-    return 0;
-  }
+  if (std::optional<int> done = parse_command(def, argc, argv, &args)) return *done;
   const std::string spec_text = args.get("spec", "rs-vand:k=10,m=4,gf=8");
   Result<codes::LinearCode> code = codes::build_code(spec_text);
   if (!code.ok()) return usage_error(kCmd, "spec '" + spec_text + "': " + code.status().message());
@@ -119,6 +115,7 @@ int cmd_demo(int argc, char **argv) {
 
   std::vector<unsigned> lose;
   if (args.has("lose")) {
+    std::string error;
     if (!parse_index_list(args.get("lose"), &lose, &error)) return usage_error(kCmd, "--lose: " + error);
   } else {
     for (unsigned s = 0; s < m; ++s) lose.push_back(s);
@@ -173,9 +170,10 @@ int cmd_demo(int argc, char **argv) {
               opt_level_name(opt));
   print_kernel("encoder:", enc);
   print_kernel("decoder:", dec);
-  std::printf("%-13s %.1f ms encoder + %.1f ms decoder (%llu kernels compiled)\n", "JIT compile:",
+  std::printf("%-13s %.1f ms encoder + %.1f ms decoder (%llu kernels compiled, %llu of them "
+              "from the disk cache)\n", "JIT compile:",
               encoder_seconds * 1e3, (stats.compile_seconds - encoder_seconds) * 1e3,
-              (unsigned long long)stats.kernels_compiled);
+              (unsigned long long)stats.kernels_compiled, (unsigned long long)stats.kernels_from_disk);
   std::printf("%-13s %s per shard, lost shards %s\n", "shards:", format_bytes(len).c_str(),
               join_indices(lose).c_str());
 

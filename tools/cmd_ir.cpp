@@ -38,14 +38,10 @@ CommandDef asm_def() {
 
 int run_ir_or_asm(const CommandDef &def, bool assembly, int argc, char **argv) {
   Args args;
-  std::string error;
-  if (!args.parse(def, argc, argv, &error)) return usage_error(def.name, error);
-  if (args.help()) {
-    print_help(def);
-    return 0;
-  }
+  if (std::optional<int> done = parse_command(def, argc, argv, &args)) return *done;
   if (args.has("no-opt") && args.has("opt"))
     return usage_error(def.name, "--no-opt and --opt exclude each other");
+  std::string error;
   std::optional<KernelRequest> req = make_kernel_request(args, &error);
   if (!req) return usage_error(def.name, error);
   const KernelRequest &r = *req;

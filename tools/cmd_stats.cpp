@@ -128,7 +128,9 @@ int run_sweep(const Args &args) {
     KernelRequest &r0 = *q0, &r3 = *q3;
     if (args.has("strategy")) {
       std::optional<ir::Strategy> s = ir::parse_strategy(args.get("strategy"));
-      if (!s) return usage_error(kCmd, "unknown strategy '" + args.get("strategy") + "'");
+      if (!s)
+        return usage_error(kCmd, "unknown strategy '" + args.get("strategy") + "'; known: " +
+                                     strategy_list());
       r0.req.strategy = r3.req.strategy = *s;
       r0.resolved_strategy = r3.resolved_strategy =
           jit::resolve_strategy(*s, r3.req.target, r3.code.field.bits());
@@ -168,12 +170,7 @@ int run_sweep(const Args &args) {
 int cmd_stats(int argc, char **argv) {
   const CommandDef def = stats_def();
   Args args;
-  std::string error;
-  if (!args.parse(def, argc, argv, &error)) return usage_error(kCmd, error);
-  if (args.help()) {
-    print_help(def);
-    return 0;
-  }
+  if (std::optional<int> done = parse_command(def, argc, argv, &args)) return *done;
   if (args.has("sweep")) return run_sweep(args);
   if (args.has("csv")) return usage_error(kCmd, "--csv applies to --sweep only");
   return run_one(args);

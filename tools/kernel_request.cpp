@@ -11,13 +11,19 @@
 
 namespace ecjit::tools {
 
+std::string strategy_list() {
+  std::string out;
+  for (const std::string &name : ir::known_strategies()) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 std::vector<Option> kernel_options() {
   return {
       {"spec", "S", "code, e.g. rs-vand:k=10,m=4,gf=8 (required)"},
       {"target", "T",
        "target: host, host-avx2 (SSE tier), x86_64-v3, aarch64+neon, armv7, hexagon-v68+hvx, "
        "riscv64, ... (default host)"},
-      {"strategy", "X", "lowering strategy: auto, clmul-shift, ... (default auto)"},
+      {"strategy", "X", "lowering strategy: " + strategy_list() + " (default auto)"},
       {"opt", "O", "optimization level O0, O1, O2 or O3 (default O3)"},
       {"op", "OP", "encode or decode (default encode)"},
       {"erased", "LIST",
@@ -113,7 +119,8 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
   const std::string strategy_text = args.get("strategy", "auto");
   std::optional<ir::Strategy> strategy = ir::parse_strategy(strategy_text);
   if (!strategy) {
-    *error = "unknown strategy '" + strategy_text + "' (see DESIGN.md, Strategies; 'auto' picks one)";
+    *error = "unknown strategy '" + strategy_text + "'; known: " + strategy_list() +
+             " ('auto' picks one per field and target)";
     return std::nullopt;
   }
   jit::OptLevel opt = jit::OptLevel::kO3;

@@ -19,6 +19,9 @@ namespace ecjit::tools {
 // The options every kernel-inspecting subcommand (ir, asm, stats) accepts.
 std::vector<Option> kernel_options();
 
+// The strategy names --strategy accepts, comma-separated (ir::known_strategies()).
+std::string strategy_list();
+
 // A kernel to inspect: the code, which map of it (encode or the decoder of an erasure set)
 // and how it is compiled.
 struct KernelRequest {

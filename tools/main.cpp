@@ -20,6 +20,8 @@ constexpr Command kCommands[] = {
     {"asm", ecjit::tools::cmd_asm, "print the assembly of a kernel for any LLVM target"},
     {"stats", ecjit::tools::cmd_stats,
      "count XOR/shift/AND in IR and machine code, code size; --sweep: dissertation Fig. 5-4"},
+    {"aot", ecjit::tools::cmd_aot,
+     "write an object file + C header for a target (aarch64, armv7, hexagon, riscv64, x86)"},
     {"check-mds", ecjit::tools::cmd_check_mds,
      "check that a code is MDS; --table: which families are MDS up to which k, m"},
 };

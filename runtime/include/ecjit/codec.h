@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ecjit/code_spec.h"
+#include "ecjit/shard_set.h"
 #include "ecjit/span.h"
 #include "ecjit/status.h"
 
@@ -22,7 +23,23 @@ struct KernelInfo {
   std::string target;    // target string, e.g. "host" or "host-avx2"
   std::string cpu;       // LLVM CPU name the code was compiled for, e.g. "znver3"
   unsigned vector_bits = 0;  // widest vector the kernel uses (64 = no vector unit)
+  std::string why;           // why this strategy: the tuner's measurements, or forced/static
 };
+
+// Counters of a codec's cache of specialised kernels (decoders per erasure set, update
+// kernels per changed set, encode_partial kernels per data index): a thread-safe LRU of at
+// most `capacity` entries (JitOptions::max_cached_kernels). Evicted kernels release their
+// JIT memory once no call is running them.
+struct KernelCacheStats {
+  uint64_t compiles = 0;   // kernels compiled for this codec (failed ones included)
+  uint64_t hits = 0;       // lookups answered from the cache
+  uint64_t evictions = 0;  // kernels dropped to stay within capacity
+  size_t cached = 0;       // kernels held now
+  size_t capacity = 0;
+};
+
+// Largest number of algebraic signature components (the n of an n-symbol base).
+constexpr unsigned kMaxSignatureComponents = 16;
 
 // Shards: k data shards (indices 0..k-1) and m parity shards (k..k+m-1), each `len` bytes,
 // len a multiple of symbol_bytes(). The caller owns every buffer; a Codec never allocates
@@ -62,6 +79,90 @@ class Codec {
   // reconstruct() of that set does not pay for it. Errors as reconstruct().
   virtual Status prepare_reconstruct(const std::vector<bool> &present) const = 0;
   virtual KernelInfo decoder_info(const std::vector<bool> &present) const = 0;
+
+  // --- Partial reconstruction (Ceph's ErasureCodeInterface) ---
+  // In every call below, `shards` has n entries and `present` n entries; present shards are
+  // only read; the decoder is specialised per (present set, rebuilt set), compiled on first
+  // use and kept in the codec's bounded kernel cache. It reads the first k present shards
+  // whose generator rows are independent, in index order (data shards first).
+
+  // Rebuilds only the missing data shards (s < k, present[s] == false) in place. Missing
+  // parity shards are neither read nor written and their pointers may be null. Errors
+  // (nothing is written): kShardCount, kNullPointer (a present or missing data shard is
+  // null), kShardSize, kTooManyErasures (fewer than k present), kSingular, kJitFailure.
+  virtual Status reconstruct_data(Span<uint8_t *const> shards, const std::vector<bool> &present,
+                                  size_t len) const = 0;
+
+  // Rebuilds exactly the shards of `wanted` that are not present, in place; wanted shards
+  // that are present are left as they are, and shards neither present nor wanted are not
+  // touched (their pointers may be null). Errors (nothing is written): kShardCount,
+  // kInvalidArgument (a wanted index >= n), kNullPointer (a present or a wanted missing
+  // shard is null), kShardSize, kTooManyErasures, kSingular, kJitFailure.
+  virtual Status reconstruct_some(const ShardSet &wanted, Span<uint8_t *const> shards,
+                                  const std::vector<bool> &present, size_t len) const = 0;
+
+  // Which shards to read to obtain `wanted` when the shards in `available` can be read.
+  // When every wanted shard is available: exactly `wanted` (Ceph's contract). Otherwise the
+  // available wanted shards, then available data shards, then available parity shards, in
+  // index order, each taken only if it adds information, until the set determines the data
+  // (k shards for an MDS code; reconstruct_some with present = the result reads exactly it).
+  // Errors: kInvalidArgument (an index >= n in either set), kTooManyErasures (fewer than k
+  // available), kSingular (the available shards do not determine the data).
+  virtual Result<ShardSet> minimum_to_decode(const ShardSet &wanted,
+                                             const ShardSet &available) const = 0;
+
+  // --- Small writes and distributed encoding ---
+
+  // Parity delta update for a small write (ISA-L ec_encode_data_update, Ceph apply_delta):
+  // for the data shards in `changed` (old_data[i] / new_data[i] belong to the i-th member in
+  // ascending order), parity[r] ^= sum_j a(r, j) * (old_j ^ new_j), fused in one pass over
+  // old, new and parity (one kernel per changed set, cached). Afterwards the parity equals
+  // encode() of the data with the changed shards replaced by the new contents. old_data and
+  // new_data are only read (the caller stores the new data itself); parity is read and
+  // written and must not overlap them. Errors (nothing is written): kInvalidArgument (empty
+  // set, or an index >= k), kShardCount (old_data / new_data sizes != changed.size(), or
+  // parity.size != m), kNullPointer, kShardSize, kJitFailure.
+  virtual Status update(const ShardSet &changed, Span<const uint8_t *const> old_data,
+                        Span<const uint8_t *const> new_data, Span<uint8_t *const> parity,
+                        size_t len) const = 0;
+
+  // One data shard's contribution to every parity (dissertation eq. 2.29): parity_acc[r] ^=
+  // a(r, data_index) * shard. Starting from zeroed accumulators, applying each data shard
+  // once, in any order or split over nodes whose results are XOR-summed (eq. 2.30), yields
+  // encode(). shard is only read; parity_acc (m buffers) is read and written and must not
+  // overlap it. Errors (nothing is written): kInvalidArgument (data_index >= k),
+  // kShardCount (parity_acc.size != m), kNullPointer, kShardSize, kJitFailure.
+  virtual Status encode_partial(unsigned data_index, const uint8_t *shard,
+                                Span<uint8_t *const> parity_acc, size_t len) const = 0;
+
+  // --- Scrubbing ---
+
+  // Whether the m parity shards equal encode() of the k data shards (shards: n pointers,
+  // data then parity). Fused compute-and-compare kernel: nothing is written and no parity
+  // copy is allocated. When `mismatch_offset` is set it receives len if all match, else the
+  // offset of the first compared vector that differs (every byte before it matched).
+  // Errors: kShardCount, kNullPointer, kShardSize, kJitFailure (first call only).
+  virtual Result<bool> verify(Span<const uint8_t *const> shards, size_t len,
+                              size_t *mismatch_offset = nullptr) const = 0;
+
+  // Algebraic signature of one shard (dissertation ch. 2.4, eq. 2.33-2.35) over the code's
+  // field GF(2^l): sig[i] = sum_j p_j * alpha_i^j over the shard's symbols p_j, for the
+  // n = sig.size components (1 .. kMaxSignatureComponents), base alpha_i = alpha^(i+1), alpha
+  // = X, the primitive element of the code's field. Two pages collide with probability about
+  // 2^(-n l); up to n changed symbols are always detected while the page has fewer than
+  // 2^l - 1 symbols. JIT kernel per n (cached). Errors: kInvalidArgument (n out of range),
+  // kNullPointer, kShardSize, kJitFailure.
+  virtual Status signature(const uint8_t *shard, size_t len, Span<uint64_t> sig) const = 0;
+
+  // Checks a stripe by signatures only (eq. 2.37: RS(sig(d)) = sig(RS(d))): sigs holds
+  // n x components values, shard-major (sigs[s * components + i] = signature of shard s),
+  // all taken with the same len and component count. True when every parity signature
+  // equals the code applied to the data signatures. Errors: kInvalidArgument (components
+  // out of range or a value outside the field), kShardCount (sigs.size != n x components).
+  virtual Result<bool> verify_by_signatures(Span<const uint64_t> sigs,
+                                            unsigned components) const = 0;
+
+  virtual KernelCacheStats kernel_cache_stats() const = 0;
 };
 
 }  // namespace ecjit

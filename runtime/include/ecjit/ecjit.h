@@ -4,5 +4,6 @@
 #include "ecjit/code_spec.h"
 #include "ecjit/codec.h"
 #include "ecjit/jit.h"
+#include "ecjit/shard_set.h"
 #include "ecjit/span.h"
 #include "ecjit/status.h"

@@ -16,16 +16,33 @@ struct JitOptions {
   // ("host-avx2" -> SSE, "host-avx2,-sse2" -> scalar), see docs/targets.md. Only targets
   // this process can run are accepted (kUnsupportedTarget otherwise).
   std::string target = "host";
-  // Lowering strategy: "auto" or "clmul-shift".
+  // Lowering strategy: "auto" (picked per field and target), "clmul-shift", "split-table".
   std::string strategy = "auto";
   // LLVM optimization level 0..3 (0 keeps the dissertation's redundant shift form).
   unsigned opt_level = 3;
+  // Per codec, the most specialised kernels kept (decoders per erasure set, update kernels
+  // per changed set, encode_partial kernels): a least-recently-used cache, so that a storm
+  // of failures with many distinct erasure sets stays bounded in memory. >= 1
+  // (kInvalidArgument otherwise). See docs/operations.md for the memory per kernel.
+  size_t max_cached_kernels = 256;
+  // Persistent kernel cache: compiled objects are kept on disk and reused by later
+  // processes without building IR or compiling (entries are validated, and keyed by the
+  // ecjit binary, LLVM version, CPU, target, strategy, opt level and matrix). Off with
+  // disk_cache = false or the environment variable ECJIT_DISK_CACHE=0.
+  bool disk_cache = true;
+  // With strategy "auto": time every candidate strategy for each encode/decode kernel on
+  // first use and keep the fastest (the decision is kept in the disk cache too). false =
+  // a fixed choice per field and target, for reproducible runs.
+  bool tune = true;
+  // Its directory; empty = $ECJIT_CACHE_DIR, else $XDG_CACHE_HOME/ecjit, else ~/.cache/ecjit.
+  std::string cache_dir;
 };
 
 struct JitStats {
   uint64_t kernels_compiled = 0;  // LLVM compiles run
   uint64_t kernel_cache_hits = 0;
   uint64_t kernels_cached = 0;
+  uint64_t kernels_from_disk = 0;  // of kernels_compiled: linked from the disk cache
   double compile_seconds = 0;     // total wall time spent compiling
 };
 

@@ -1,0 +1,312 @@
+// split-table lowering: nibble tables per constant, looked up with PSHUFB / VPSHUFB / TBL.
+#include "ir_builders/split_table.h"
+
+#include <array>
+#include <cassert>
+#include <iterator>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir_builders/clmul_shift.h"
+#include "ir_builders/target_features.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsAArch64.h"
+#include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/Support/Error.h"
+#include "llvm/TargetParser/Triple.h"
+
+namespace ecjit::ir {
+namespace {
+
+constexpr unsigned kLaneBytes = 16;  // one table: 16 entries, one 128-bit lane
+
+unsigned shuffle_bytes(ByteShuffle s) {
+  switch (s) {
+    case ByteShuffle::kSsse3:
+    case ByteShuffle::kNeonTbl:
+      return 16;
+    case ByteShuffle::kAvx2:
+      return 32;
+    case ByteShuffle::kAvx512bw:
+      return 64;
+    case ByteShuffle::kNone:
+      break;
+  }
+  return 0;
+}
+
+// 16-entry tables of one constant: for GF(2^8) tables[0] = c * v, tables[1] = c * (v << 4);
+// for GF(2^16) tables[2k + h] = byte h (0 low, 1 high) of c * (v << 4k).
+std::vector<std::array<uint8_t, kLaneBytes>> nibble_tables(const codes::Field &f, uint64_t c) {
+  const unsigned bytes = f.bits() / 8;
+  std::vector<std::array<uint8_t, kLaneBytes>> t(2 * bytes * bytes);
+  for (unsigned k = 0; k < 2 * bytes; ++k)
+    for (uint64_t v = 0; v < kLaneBytes; ++v) {
+      const uint64_t p = f.mul(c, v << (4 * k));
+      if (bytes == 1) {
+        t[k][v] = uint8_t(p);
+      } else {
+        t[2 * k][v] = uint8_t(p);
+        t[2 * k + 1][v] = uint8_t(p >> 8);
+      }
+    }
+  return t;
+}
+
+class SplitTableLowering final : public MultiplyLowering {
+ public:
+  SplitTableLowering(const codes::Field &field, ByteShuffle shuffle, unsigned vector_regs)
+      : field_(field), shuffle_(shuffle), bytes_(shuffle_bytes(shuffle)),
+        fallback_(make_clmul_shift_lowering(field)) {
+    // Accumulators per output: GF(2^8) one; GF(2^16) low and high bytes, each split in two
+    // when one shuffle cannot serve both halves. About six registers go to the current
+    // input's indices, a table and temporaries.
+    const unsigned accs = field.bits() == 8 ? 1 : split_lookup() ? 2 : 4;
+    pass_outputs_ = vector_regs > 6 + accs ? (vector_regs - 6) / accs : 1;
+  }
+
+  void begin_output(llvm::IRBuilderBase &b, llvm::Type *ty) override {
+    b_ = &b;
+    ty_ = ty;
+    auto *vty = llvm::dyn_cast<llvm::FixedVectorType>(ty);
+    tables_ = vty && vty->getPrimitiveSizeInBits() == 8 * bytes_ &&
+              vty->getScalarSizeInBits() == field_.bits();
+    if (!tables_) return fallback_->begin_output(b, ty);
+    byte_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), bytes_);
+    for (llvm::Value *&a : acc_) a = nullptr;
+    if (b.GetInsertBlock() != block_) {
+      block_ = b.GetInsertBlock();
+      nibbles_.clear();
+      group_end_.clear();
+      outputs_in_pass_ = 0;
+    }
+    if (++outputs_in_pass_ > pass_outputs_) {  // start a new pass over the inputs
+      group_end_.clear();
+      outputs_in_pass_ = 1;
+    }
+  }
+
+  void accumulate(llvm::Value *x, uint64_t c) override {
+    assert(b_ && x->getType() == ty_ && c > 1 && (c & ~field_.mask()) == 0);
+    if (!tables_) return fallback_->accumulate(x, c);
+    llvm::IRBuilderBase::InsertPointGuard guard(*b_);
+    place_after_group(x);
+    const auto t = nibble_tables(field_, c);
+    const Nibbles n = nibbles(x);
+    if (field_.bits() == 8) {
+      xor_into(acc_[0], b_->CreateXor(lookup(t[0], t[0], n.lo), lookup(t[1], t[1], n.hi)));
+      group_end_[x] = &*std::prev(b_->GetInsertPoint());
+      return;
+    }
+    // GF(2^16): region 0 of the plane vector holds low bytes (nibbles n0, n1), region 1
+    // high bytes (n2, n3). t[2k + h]: byte h of the products of nibble k.
+    for (unsigned h = 0; h < 2; ++h) {
+      if (split_lookup()) {
+        // One table per region in one shuffle: region 0 sums n0/n1 terms, region 1 n2/n3.
+        llvm::Value *p = b_->CreateXor(lookup(t[0 + h], t[4 + h], n.lo),
+                                       lookup(t[2 + h], t[6 + h], n.hi));
+        xor_into(acc_[2 * h], p);
+      } else {
+        // One table per shuffle: region 0 of the first pair and region 1 of the second are
+        // the valid halves; the others are discarded in finish_output.
+        xor_into(acc_[2 * h], b_->CreateXor(lookup(t[0 + h], t[0 + h], n.lo),
+                                            lookup(t[2 + h], t[2 + h], n.hi)));
+        xor_into(acc_[2 * h + 1], b_->CreateXor(lookup(t[4 + h], t[4 + h], n.lo),
+                                                lookup(t[6 + h], t[6 + h], n.hi)));
+      }
+    }
+    group_end_[x] = &*std::prev(b_->GetInsertPoint());
+  }
+
+  llvm::Value *finish_output() override {
+    assert(b_);
+    if (!tables_) return fallback_->finish_output();
+    if (field_.bits() == 8) return acc_[0] ? acc_[0] : llvm::Constant::getNullValue(ty_);
+    if (!acc_[0]) return llvm::Constant::getNullValue(ty_);
+    // acc_[0] / acc_[2]: low / high result bytes, valid in region 0 (and in region 1 when
+    // split_lookup(), where the regions are partial sums to fold). acc_[1] / acc_[3]: the
+    // region-1 halves when the shuffle cannot split.
+    const unsigned half = bytes_ / 2;
+    llvm::Value *lo1 = split_lookup() ? acc_[0] : acc_[1];
+    llvm::Value *hi1 = split_lookup() ? acc_[2] : acc_[3];
+    std::vector<int> first, second, interleave;
+    for (unsigned i = 0; i < half; ++i) first.push_back(int(i));
+    for (unsigned i = 0; i < half; ++i) first.push_back(int(bytes_ + i));
+    for (unsigned i = 0; i < half; ++i) second.push_back(int(half + i));
+    for (unsigned i = 0; i < half; ++i) second.push_back(int(bytes_ + half + i));
+    // [low bytes | high bytes] = region 0 of (lo, hi) ^ region 1 of (lo1, hi1)
+    llvm::Value *e = b_->CreateXor(b_->CreateShuffleVector(acc_[0], acc_[2], first),
+                                   b_->CreateShuffleVector(lo1, hi1, second));
+    for (unsigned j = 0; j < half; ++j) {
+      interleave.push_back(int(j));
+      interleave.push_back(int(half + j));
+    }
+    return b_->CreateBitCast(b_->CreateShuffleVector(e, interleave), ty_);
+  }
+
+ private:
+  struct Nibbles {
+    llvm::Value *lo, *hi;
+  };
+
+  // Whether one lookup can use a different table in each half of the vector.
+  bool split_lookup() const {
+    return shuffle_ == ByteShuffle::kAvx2 || shuffle_ == ByteShuffle::kAvx512bw ||
+           shuffle_ == ByteShuffle::kNeonTbl;
+  }
+
+  // Emission order. The skeleton asks output by output; emitted in that order, the indices
+  // of every input stay live across all outputs and spill (2k vectors for k inputs). So the
+  // products of an input are placed together instead: this output's product with x goes
+  // right after the previous output's product with x (the "group" of x), when this output's
+  // accumulators are already defined there; else at the builder's insertion point. The
+  // values are the same, only the order within the block changes: input by input, with up
+  // to pass_outputs_ accumulators live; more outputs start a new pass of groups.
+  void place_after_group(llvm::Value *x) {
+    auto it = group_end_.find(x);
+    if (it == group_end_.end() || it->second->getParent() != b_->GetInsertBlock()) return;
+    llvm::Instruction *anchor = it->second;
+    for (llvm::Value *a : acc_) {
+      auto *inst = llvm::dyn_cast_or_null<llvm::Instruction>(a);
+      if (inst && inst != anchor && !inst->comesBefore(anchor)) return;  // would not dominate
+    }
+    if (llvm::Instruction *next = anchor->getNextNode())
+      b_->SetInsertPoint(next);
+    else
+      b_->SetInsertPoint(anchor->getParent());
+  }
+
+  // The table indices of input x (its byte planes for GF(2^16)), computed once per block.
+  // The first product of x computes them; every later one is placed after it.
+  Nibbles nibbles(llvm::Value *x) {
+    auto it = nibbles_.find(x);
+    if (it != nibbles_.end()) return it->second;
+    const Nibbles n = field_.bits() == 8 ? nibble_indices(x) : nibble_indices(planes(x));
+    nibbles_.emplace(x, n);
+    return n;
+  }
+
+  // GF(2^16): the symbols' low bytes in the first half of the vector, high bytes after.
+  llvm::Value *planes(llvm::Value *x) {
+    llvm::Value *bytes = b_->CreateBitCast(x, byte_ty_);
+    std::vector<int> mask;
+    for (unsigned h = 0; h < 2; ++h)
+      for (unsigned j = 0; j < bytes_ / 2; ++j) mask.push_back(int(2 * j + h));
+    return b_->CreateShuffleVector(bytes, mask);
+  }
+
+  // Table indices: low and high nibble of every byte. TBL2 reads region 1 from its second
+  // table register, so there the indices of region 1 are offset by 16.
+  Nibbles nibble_indices(llvm::Value *v) {
+    llvm::Type *ty = v->getType();
+    Nibbles n{b_->CreateAnd(v, llvm::ConstantInt::get(ty, 0x0F)),
+              b_->CreateLShr(v, llvm::ConstantInt::get(ty, 4))};
+    if (field_.bits() == 16 && shuffle_ == ByteShuffle::kNeonTbl) {
+      std::vector<uint8_t> offset(bytes_, 0);
+      for (unsigned i = bytes_ / 2; i < bytes_; ++i) offset[i] = kLaneBytes;
+      llvm::Constant *off = llvm::ConstantDataVector::get(b_->getContext(), offset);
+      n.lo = b_->CreateOr(n.lo, off);
+      n.hi = b_->CreateOr(n.hi, off);
+    }
+    return n;
+  }
+
+  // shuffle(table, idx): table `t0` in region 0 (first half) and `t1` in region 1, each
+  // repeated per 128-bit lane. Only AVX2 / AVX-512 / NEON may be given t0 != t1.
+  llvm::Value *lookup(const std::array<uint8_t, kLaneBytes> &t0,
+                      const std::array<uint8_t, kLaneBytes> &t1, llvm::Value *idx) {
+    llvm::LLVMContext &ctx = b_->getContext();
+    if (shuffle_ == ByteShuffle::kNeonTbl) {
+      llvm::Constant *c0 = llvm::ConstantDataVector::get(ctx, llvm::ArrayRef<uint8_t>(t0));
+      if (t0 == t1)
+        return b_->CreateIntrinsic(llvm::Intrinsic::aarch64_neon_tbl1, {byte_ty_}, {c0, idx});
+      llvm::Constant *c1 = llvm::ConstantDataVector::get(ctx, llvm::ArrayRef<uint8_t>(t1));
+      return b_->CreateIntrinsic(llvm::Intrinsic::aarch64_neon_tbl2, {byte_ty_}, {c0, c1, idx});
+    }
+    std::vector<uint8_t> table(bytes_);
+    for (unsigned i = 0; i < bytes_; ++i)
+      table[i] = (i < bytes_ / 2 ? t0 : t1)[i % kLaneBytes];
+    llvm::Constant *c = llvm::ConstantDataVector::get(ctx, table);
+    llvm::Intrinsic::ID id = llvm::Intrinsic::x86_ssse3_pshuf_b_128;
+    if (shuffle_ == ByteShuffle::kAvx2) id = llvm::Intrinsic::x86_avx2_pshuf_b;
+    if (shuffle_ == ByteShuffle::kAvx512bw) id = llvm::Intrinsic::x86_avx512_pshuf_b_512;
+    return b_->CreateIntrinsic(id, {}, {c, idx});
+  }
+
+  void xor_into(llvm::Value *&acc, llvm::Value *v) { acc = acc ? b_->CreateXor(acc, v) : v; }
+
+  codes::Field field_;
+  ByteShuffle shuffle_;
+  unsigned bytes_;  // vector bytes the shuffle works on
+  std::unique_ptr<MultiplyLowering> fallback_;
+  llvm::IRBuilderBase *b_ = nullptr;
+  llvm::Type *ty_ = nullptr;
+  llvm::Type *byte_ty_ = nullptr;
+  bool tables_ = false;                     // this output uses tables (else fallback_)
+  std::array<llvm::Value *, 4> acc_ = {};   // nullptr stands for 0
+  // Per block (the skeleton's loop bodies): indices per input, the last instruction of
+  // each input's group in the current pass, outputs begun in the current pass.
+  llvm::BasicBlock *block_ = nullptr;
+  std::unordered_map<llvm::Value *, Nibbles> nibbles_;
+  std::unordered_map<llvm::Value *, llvm::Instruction *> group_end_;
+  unsigned outputs_in_pass_ = 0;
+  unsigned pass_outputs_ = 1;  // outputs per pass (accumulators kept live at once)
+};
+
+}  // namespace
+
+ByteShuffle split_table_shuffle(const TargetInfo &target) {
+  const llvm::Triple triple(target.triple);
+  if (triple.isX86()) {
+    switch (target.vector_bits) {
+      case 128:
+        return has_feature(target, "ssse3") ? ByteShuffle::kSsse3 : ByteShuffle::kNone;
+      case 256:
+        return has_feature(target, "avx2") ? ByteShuffle::kAvx2 : ByteShuffle::kNone;
+      case 512:
+        return has_feature(target, "avx512bw") ? ByteShuffle::kAvx512bw : ByteShuffle::kNone;
+      default:
+        return ByteShuffle::kNone;
+    }
+  }
+  if (triple.isAArch64() && triple.isLittleEndian() && target.vector_bits == 128 &&
+      has_feature(target, "neon"))
+    return ByteShuffle::kNeonTbl;
+  return ByteShuffle::kNone;
+}
+
+bool split_table_supported(const codes::Field &field, const TargetInfo &target) {
+  return (field.bits() == 8 || field.bits() == 16) &&
+         split_table_shuffle(target) != ByteShuffle::kNone;
+}
+
+bool split_table_preferred(const codes::Field &field, const TargetInfo &target) {
+  const ByteShuffle s = split_table_shuffle(target);
+  if (field.bits() == 8) return s != ByteShuffle::kNone;
+  return field.bits() == 16 && (s == ByteShuffle::kAvx2 || s == ByteShuffle::kAvx512bw);
+}
+
+llvm::Expected<std::unique_ptr<MultiplyLowering>> make_split_table_lowering(
+    const codes::Field &field, const TargetInfo &target) {
+  if (field.bits() != 8 && field.bits() != 16)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "strategy 'split-table' serves GF(2^8) and GF(2^16), not "
+                                   "GF(2^%u); use clmul-shift",
+                                   field.bits());
+  const ByteShuffle shuffle = split_table_shuffle(target);
+  if (shuffle == ByteShuffle::kNone)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "strategy 'split-table' needs a byte shuffle (x86 SSSE3 at 128 bits, AVX2 at 256, "
+        "AVX-512BW at 512, or AArch64 NEON); target '%s' (cpu '%s', %u-bit vectors) has "
+        "none; use clmul-shift",
+        target.triple.c_str(), target.cpu.c_str(), target.vector_bits);
+  return std::unique_ptr<MultiplyLowering>(
+      std::make_unique<SplitTableLowering>(field, shuffle, target.vector_regs));
+}
+
+}  // namespace ecjit::ir

@@ -1,0 +1,159 @@
+// DiskCache: validated, atomically written kernel object files.
+#include "jit/disk_cache.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <utility>
+#include <vector>
+#include <cstring>
+
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+namespace ecjit::jit {
+namespace {
+
+constexpr char kMagic[8] = {'E', 'C', 'J', 'I', 'T', 'O', 'B', 'J'};
+constexpr uint32_t kFormat = 1;
+
+struct Header {
+  char magic[8];
+  uint32_t format;
+  uint32_t key_size;
+  uint64_t object_size;
+  uint64_t object_hash;
+};
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  snprintf(buf, sizeof buf, "%016llx", (unsigned long long)v);
+  return buf;
+}
+
+}  // namespace
+
+std::string DiskCache::default_dir() {
+  if (const char *d = getenv("ECJIT_CACHE_DIR"); d && *d) return d;
+  if (const char *x = getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ecjit";
+  if (const char *h = getenv("HOME"); h && *h) return std::string(h) + "/.cache/ecjit";
+  return "";
+}
+
+const std::string &DiskCache::build_identity() {
+  static const std::string id = [] {
+    std::string s = "llvm-" LLVM_VERSION_STRING;
+    Dl_info info;
+    struct stat st;
+    if (dladdr(reinterpret_cast<void *>(&DiskCache::default_dir), &info) && info.dli_fname &&
+        stat(info.dli_fname, &st) == 0) {
+      s += std::string("|") + info.dli_fname + "|" + std::to_string(st.st_size) + "|" +
+           std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+    } else {
+      s += "|unknown-binary|" + std::to_string(reinterpret_cast<uintptr_t>(&DiskCache::default_dir));
+    }
+    return s;
+  }();
+  return id;
+}
+
+std::string DiskCache::path_for(const std::string &key) const {
+  return dir_ + "/" + hex64(llvm::xxh3_64bits(llvm::StringRef(key))) + ".ecjit-obj";
+}
+
+namespace {
+
+// The payload of a valid entry at `path` for `key`, or nullopt.
+std::optional<std::string> read_entry(const std::string &path, const std::string &key) {
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!file) return std::nullopt;
+  llvm::StringRef bytes = (*file)->getBuffer();
+  Header h;
+  if (bytes.size() < sizeof h) return std::nullopt;
+  memcpy(&h, bytes.data(), sizeof h);
+  if (memcmp(h.magic, kMagic, sizeof kMagic) != 0 || h.format != kFormat) return std::nullopt;
+  if (h.key_size != key.size() || bytes.size() != sizeof h + h.key_size + h.object_size) return std::nullopt;
+  if (bytes.substr(sizeof h, h.key_size) != key) return std::nullopt;
+  llvm::StringRef object = bytes.substr(sizeof h + h.key_size);
+  if (llvm::xxh3_64bits(object) != h.object_hash) return std::nullopt;
+  return object.str();
+}
+
+}  // namespace
+
+std::optional<std::string> DiskCache::load_text(const std::string &key) const {
+  if (dir_.empty()) return std::nullopt;
+  return read_entry(path_for(key + "|text"), key + "|text");
+}
+
+void DiskCache::store_text(const std::string &key, const std::string &text) const {
+  store(key + "|text", *llvm::MemoryBuffer::getMemBuffer(text, "", false));
+}
+
+std::unique_ptr<llvm::MemoryBuffer> DiskCache::load(const std::string &key) const {
+  if (dir_.empty()) return nullptr;
+  std::optional<std::string> object = read_entry(path_for(key), key);
+  if (!object) return nullptr;
+  auto copy = llvm::MemoryBuffer::getMemBufferCopy(*object, "ecjit-cached-kernel");
+  auto parsed = llvm::object::ObjectFile::createObjectFile(copy->getMemBufferRef());
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return nullptr;
+  }
+  return copy;
+}
+
+void DiskCache::store(const std::string &key, const llvm::MemoryBuffer &object) const {
+  if (dir_.empty()) return;
+  if (llvm::sys::fs::create_directories(dir_)) return;
+  const std::string path = path_for(key);
+  llvm::SmallString<128> tmp;
+  int fd = -1;
+  if (llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, tmp)) return;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    Header h;
+    memcpy(h.magic, kMagic, sizeof kMagic);
+    h.format = kFormat;
+    h.key_size = uint32_t(key.size());
+    h.object_size = object.getBufferSize();
+    h.object_hash = llvm::xxh3_64bits(object.getBuffer());
+    os.write(reinterpret_cast<const char *>(&h), sizeof h);
+    os << key;
+    os << object.getBuffer();
+    os.close();
+    if (os.has_error()) {
+      os.clear_error();
+      llvm::sys::fs::remove(tmp);
+      return;
+    }
+  }
+  if (llvm::sys::fs::rename(tmp, path)) llvm::sys::fs::remove(tmp);
+  static std::atomic<unsigned> stores{0};
+  if (stores.fetch_add(1) % 64 == 0) prune();
+}
+
+void DiskCache::prune() const {
+  // Entries of older ecjit builds are never looked up again: keep the newest kMaxEntries.
+  std::vector<std::pair<llvm::sys::TimePoint<>, std::string>> files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir_, ec), end; it != end && !ec; it.increment(ec)) {
+    if (!llvm::StringRef(it->path()).ends_with(".ecjit-obj")) continue;
+    llvm::sys::fs::file_status st;
+    if (llvm::sys::fs::status(it->path(), st)) continue;
+    files.emplace_back(st.getLastModificationTime(), it->path());
+  }
+  if (files.size() <= kMaxEntries) return;
+  std::sort(files.begin(), files.end());
+  for (size_t i = 0; i + kMaxEntries < files.size(); ++i) llvm::sys::fs::remove(files[i].second);
+}
+
+}  // namespace ecjit::jit

@@ -1,0 +1,122 @@
+// ISA-L's GF(2^8) basics: log/antilog arithmetic, nibble tables, rs/cauchy generators, Gauss-Jordan inversion.
+#include "runtime/isal_compat/isal_gf.h"
+
+#include <cstring>
+
+namespace ecjit::isal {
+namespace {
+
+struct Tables {
+  uint8_t exp[256];       // exp[i] = 2^i, i = 0..254 (exp[255] unused)
+  uint8_t log[256];       // log[exp[i]] = i; log[0] unused
+  uint8_t nibble[256][32];
+  Tables() {
+    unsigned x = 1;
+    for (int i = 0; i < 255; ++i) {
+      exp[i] = uint8_t(x);
+      log[x] = uint8_t(i);
+      x <<= 1;
+      if (x & 0x100) x ^= 0x11d;
+    }
+    exp[255] = exp[0];
+    log[0] = 0;
+    for (int c = 0; c < 256; ++c)
+      for (int i = 0; i < 16; ++i) {
+        nibble[c][i] = mul(uint8_t(c), uint8_t(i));
+        nibble[c][16 + i] = mul(uint8_t(c), uint8_t(i << 4));
+      }
+  }
+  uint8_t mul(uint8_t a, uint8_t b) const {
+    if (a == 0 || b == 0) return 0;
+    int i = log[a] + log[b];
+    return exp[i > 254 ? i - 255 : i];
+  }
+};
+
+const Tables &tables() {
+  static const Tables *t = new Tables();  // leaked: usable from atexit handlers
+  return *t;
+}
+
+}  // namespace
+
+uint8_t gf_mul(uint8_t a, uint8_t b) { return tables().mul(a, b); }
+
+uint8_t gf_inv(uint8_t a) {
+  if (a == 0) return 0;
+  const Tables &t = tables();
+  return t.exp[255 - t.log[a]];
+}
+
+const uint8_t *nibble_table(uint8_t c) { return tables().nibble[c]; }
+
+bool is_genuine_table(const uint8_t *t) { return std::memcmp(t, nibble_table(t[1]), 32) == 0; }
+
+void expand_nibble_table(const uint8_t *t, uint8_t p[256]) {
+  for (int b = 0; b < 256; ++b) p[b] = uint8_t(t[b & 15] ^ t[16 + (b >> 4)]);
+}
+
+void expand_coefficient(uint8_t c, uint8_t p[256]) {
+  const Tables &t = tables();
+  for (int b = 0; b < 256; ++b) p[b] = t.mul(uint8_t(b), c);
+}
+
+void gen_rs_matrix(uint8_t *a, int m, int k) {
+  if (m <= 0 || k <= 0) return;
+  std::memset(a, 0, size_t(k) * size_t(m));
+  for (int i = 0; i < k; i++) a[k * i + i] = 1;
+  uint8_t gen = 1;
+  for (int i = k; i < m; i++) {
+    uint8_t p = 1;
+    for (int j = 0; j < k; j++) {
+      a[k * i + j] = p;
+      p = gf_mul(p, gen);
+    }
+    gen = gf_mul(gen, 2);
+  }
+}
+
+void gen_cauchy1_matrix(uint8_t *a, int m, int k) {
+  if (m <= 0 || k <= 0) return;
+  std::memset(a, 0, size_t(k) * size_t(m));
+  for (int i = 0; i < k; i++) a[k * i + i] = 1;
+  uint8_t *p = &a[k * k];
+  for (int i = k; i < m; i++)
+    for (int j = 0; j < k; j++) *p++ = gf_inv(uint8_t(i ^ j));
+}
+
+int invert_matrix(uint8_t *in, uint8_t *out, int n) {
+  for (int i = 0; i < n * n; i++) out[i] = 0;
+  for (int i = 0; i < n; i++) out[i * n + i] = 1;
+  for (int i = 0; i < n; i++) {
+    if (in[i * n + i] == 0) {  // find a row below with a nonzero pivot and swap
+      int j = i + 1;
+      while (j < n && in[j * n + i] == 0) j++;
+      if (j == n) return -1;
+      for (int c = 0; c < n; c++) {
+        uint8_t t = in[i * n + c];
+        in[i * n + c] = in[j * n + c];
+        in[j * n + c] = t;
+        t = out[i * n + c];
+        out[i * n + c] = out[j * n + c];
+        out[j * n + c] = t;
+      }
+    }
+    const uint8_t inv = gf_inv(in[i * n + i]);
+    for (int c = 0; c < n; c++) {
+      in[i * n + c] = gf_mul(in[i * n + c], inv);
+      out[i * n + c] = gf_mul(out[i * n + c], inv);
+    }
+    for (int j = 0; j < n; j++) {
+      if (j == i) continue;
+      const uint8_t f = in[j * n + i];
+      for (int c = 0; c < n; c++) {
+        out[j * n + c] ^= gf_mul(f, out[i * n + c]);
+        in[j * n + c] ^= gf_mul(f, in[i * n + c]);
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace ecjit::isal

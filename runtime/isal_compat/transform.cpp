@@ -1,0 +1,384 @@
+// Transform: plan cache keyed by the caller's table bytes; JIT kernels per row block; portable fallback.
+#include "runtime/isal_compat/transform.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codes/gf.h"
+#include "codes/matrix.h"
+#include "ecjit/code_spec.h"
+#include "runtime/isal_compat/isal_gf.h"
+#include "runtime/isal_compat/table_kernel.h"
+#include "runtime/jit_impl.h"
+
+namespace ecjit::isal {
+namespace {
+
+// Rows per JIT kernel: ISA-L itself makes one pass per 6 output rows; larger blocks read
+// the inputs fewer times but compile time grows with rows * cols.
+constexpr int kRowsPerBlock = 8;
+// Widest matrix the JIT takes (larger ones run the portable kernel).
+constexpr int kMaxJitCols = 255;
+// Plans kept in the map; when exceeded the map is emptied. Plans own their JIT kernels
+// (KernelMode::shared = false), so this bounds JIT memory (a kernel is a few KiB of code).
+constexpr size_t kMaxPlans = 1024;
+
+struct Plan {
+  bool nibble = false;  // key holds full 32-byte tables (else one byte per coefficient)
+  bool accumulate = false;
+  int rows = 0;
+  int cols = 0;
+  std::vector<uint8_t> key;
+  bool linear = true;             // GF(2^8) products (false: tables ec_init_tables did not write)
+  std::vector<uint8_t> coef;      // rows * cols coefficients (linear plans)
+  std::vector<uint8_t> products;  // rows * cols * 256 product tables, for the portable kernel
+  struct Block {
+    int r0 = 0;
+    int r1 = 0;
+    runtime::Kernel kernel;
+  };
+  using Blocks = std::vector<Block>;
+  // Portable work (coefficient-bytes: len * rows * cols) after which the JIT kernels are
+  // compiled: about the work the portable kernel does in the time a compile takes. A
+  // matrix used once on small shards never pays for LLVM; a hot one pays once.
+  uint64_t compile_after = 0;
+  mutable std::atomic<uint64_t> portable_work{0};
+  mutable std::atomic<bool> compile_tried{false};
+  mutable std::mutex compile_mutex;
+  mutable std::shared_ptr<const Blocks> blocks;  // std::atomic_load / atomic_store only
+};
+
+struct State {
+  std::once_flag jit_once;
+  std::shared_ptr<runtime::JitImpl> jit;
+  std::atomic<runtime::JitImpl *> jit_ready{nullptr};  // set once jit is published
+  std::string jit_status = "not started";
+  codes::Field field = *codes::Field::make(8);
+
+  std::shared_mutex map_mutex;
+  std::unordered_map<uint64_t, std::vector<std::shared_ptr<const Plan>>> plans;
+  size_t plan_count = 0;
+
+  std::atomic<uint64_t> plans_built{0}, plan_hits{0}, jit_runs{0}, portable_runs{0},
+      nibble_plans{0}, jit_failures{0};
+  std::mutex time_mutex;
+  double max_plan_seconds = 0;
+};
+
+State &state() {
+  static State *s = new State();  // leaked on purpose: callable from atexit handlers
+  return *s;
+}
+
+runtime::JitImpl *get_jit() {
+  State &s = state();
+  std::call_once(s.jit_once, [&s] {
+    const char *env = std::getenv("ECJIT_ISAL_JIT");
+    if (env && std::strcmp(env, "0") == 0) {
+      s.jit_status = "disabled by ECJIT_ISAL_JIT=0";
+      return;
+    }
+    JitOptions opts;
+    // A drop-in ISA-L writes no files unless asked: the on-disk kernel cache is opt-in here.
+    const char *disk = std::getenv("ECJIT_ISAL_DISK_CACHE");
+    opts.disk_cache = disk && std::strcmp(disk, "1") == 0;
+    if (const char *t = std::getenv("ECJIT_ISAL_TARGET"); t && *t) opts.target = t;
+    if (const char *t = std::getenv("ECJIT_ISAL_STRATEGY"); t && *t) opts.strategy = t;
+    // No tuning: timing candidates on first use costs tens of ms per matrix, and ISA-L
+    // callers see a new matrix per erasure pattern; the static choice (split-table for
+    // GF(2^8) wherever a byte shuffle exists) is what the tuner picks for it anyway.
+    opts.tune = false;
+    auto jit = runtime::JitImpl::make(opts);
+    if (!jit.ok()) {
+      s.jit_status = "Jit::create failed: " + jit.status().to_string();
+      return;
+    }
+    s.jit = *jit;
+    s.jit_status = "ok: target " + s.jit->options().target;
+    s.jit_ready.store(s.jit.get());
+  });
+  return s.jit.get();
+}
+
+// 64-bit mixing hash over the key bytes in canonical order (rows of cols entries).
+struct Hasher {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  void word(uint64_t w) {
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  void bytes(const uint8_t *p, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      word(w);
+    }
+    uint64_t w = 0;
+    for (; i < n; ++i) w = (w << 8) | p[i];
+    word(w ^ n);
+  }
+};
+
+uint64_t hash_desc(const TransformDesc &d) {
+  Hasher hs;
+  hs.word((uint64_t(d.rows) << 32) ^ (uint64_t(d.cols) << 2) ^ (d.accumulate ? 1 : 0) ^
+          (d.reading == Reading::kNibble ? 2 : 0));
+  for (int r = 0; r < d.rows; ++r) {
+    switch (d.reading) {
+      case Reading::kCoefficientUnlessGenuine:  // resolved in run_transform
+      case Reading::kNibble:
+        hs.bytes(d.tables + 32 * size_t(r) * d.row_stride, 32 * size_t(d.cols));
+        break;
+      case Reading::kPlainCoefficient:
+        hs.bytes(d.tables + size_t(r) * d.row_stride, size_t(d.cols));
+        break;
+      case Reading::kTableCoefficient: {
+        uint8_t row[256];
+        for (int c0 = 0; c0 < d.cols; c0 += 256) {
+          const int n = std::min(256, d.cols - c0);
+          for (int c = 0; c < n; ++c) row[c] = d.tables[32 * (size_t(r) * d.row_stride + c0 + c) + 1];
+          hs.bytes(row, size_t(n));
+        }
+        break;
+      }
+    }
+  }
+  return hs.h;
+}
+
+bool matches(const Plan &p, const TransformDesc &d) {
+  if (p.nibble != (d.reading == Reading::kNibble) || p.accumulate != d.accumulate ||
+      p.rows != d.rows || p.cols != d.cols)
+    return false;
+  const uint8_t *k = p.key.data();
+  for (int r = 0; r < d.rows; ++r) {
+    switch (d.reading) {
+      case Reading::kCoefficientUnlessGenuine:  // resolved in run_transform
+      case Reading::kNibble:
+        if (std::memcmp(k + 32 * size_t(r) * d.cols, d.tables + 32 * size_t(r) * d.row_stride,
+                        32 * size_t(d.cols)) != 0)
+          return false;
+        break;
+      case Reading::kPlainCoefficient:
+        if (std::memcmp(k + size_t(r) * d.cols, d.tables + size_t(r) * d.row_stride, size_t(d.cols)) != 0)
+          return false;
+        break;
+      case Reading::kTableCoefficient:
+        for (int c = 0; c < d.cols; ++c)
+          if (k[size_t(r) * d.cols + c] != d.tables[32 * (size_t(r) * d.row_stride + c) + 1]) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+// Compiles the JIT kernels of a linear plan; null when it cannot (the portable kernel runs).
+std::shared_ptr<const Plan::Blocks> compile_blocks(const Plan &p) {
+  State &s = state();
+  if (p.cols > kMaxJitCols || p.rows * p.cols > kMaxJitCoefficients) return nullptr;
+  runtime::JitImpl *jit = get_jit();
+  if (!jit) return nullptr;
+  auto blocks = std::make_shared<Plan::Blocks>();
+  for (int r0 = 0; r0 < p.rows; r0 += kRowsPerBlock) {
+    const int r1 = std::min(p.rows, r0 + kRowsPerBlock);
+    const int nr = r1 - r0;
+    codes::Matrix m{unsigned(nr), unsigned(p.cols)};
+    for (int r = 0; r < nr; ++r)
+      for (int c = 0; c < p.cols; ++c) m.at(r, c) = p.coef[size_t(r0 + r) * p.cols + c];
+    CodeSpec spec;
+    spec.family = CodeFamily::kMatrix;
+    spec.k = unsigned(p.cols);
+    spec.m = unsigned(nr);
+    spec.gf = 8;
+    spec.matrix = m.a;
+    runtime::KernelMode mode;
+    mode.output = p.accumulate ? ir::OutputMode::kAccumulate : ir::OutputMode::kOverwrite;
+    mode.shared = false;  // owned by this plan, freed with it
+    auto k = jit->kernel(spec, p.accumulate ? "isal_mad" : "isal", s.field, m, mode);
+    if (!k.ok() || !k->fn) {
+      s.jit_failures.fetch_add(1);
+      return nullptr;
+    }
+    blocks->push_back(Plan::Block{r0, r1, *k});
+  }
+  return blocks;
+}
+
+// Estimated compile time (here: ~5 ms + 0.2 ms per coefficient, split-table, O3) times the
+// portable kernel's speed (~1 coefficient-byte per ns). ECJIT_ISAL_COMPILE=eager: 0.
+uint64_t compile_threshold(size_t coefficients) {
+  static const bool eager = [] {
+    const char *e = std::getenv("ECJIT_ISAL_COMPILE");
+    return e && std::strcmp(e, "eager") == 0;
+  }();
+  if (eager) return 0;
+  return uint64_t(5e6 + 2e5 * double(coefficients));
+}
+
+std::shared_ptr<const Plan> build_plan(const TransformDesc &d) {
+  auto p = std::make_shared<Plan>();
+  p->nibble = d.reading == Reading::kNibble;
+  p->accumulate = d.accumulate;
+  p->rows = d.rows;
+  p->cols = d.cols;
+  const size_t n = size_t(d.rows) * d.cols;
+  p->key.resize(p->nibble ? 32 * n : n);
+  std::vector<uint8_t> coef(n);
+  for (int r = 0; r < d.rows; ++r)
+    for (int c = 0; c < d.cols; ++c) {
+      const size_t i = size_t(r) * d.cols + c;
+      switch (d.reading) {
+        case Reading::kCoefficientUnlessGenuine:  // resolved in run_transform
+        case Reading::kNibble:
+          std::memcpy(&p->key[32 * i], d.tables + 32 * (size_t(r) * d.row_stride + c), 32);
+          coef[i] = p->key[32 * i + 1];
+          break;
+        case Reading::kPlainCoefficient:
+          p->key[i] = coef[i] = d.tables[size_t(r) * d.row_stride + c];
+          break;
+        case Reading::kTableCoefficient:
+          p->key[i] = coef[i] = d.tables[32 * (size_t(r) * d.row_stride + c) + 1];
+          break;
+      }
+    }
+  bool linear = true;
+  if (p->nibble)
+    for (size_t i = 0; i < n && linear; ++i) linear = is_genuine_table(&p->key[32 * i]);
+  p->linear = linear;
+  if (!linear) state().nibble_plans.fetch_add(1);
+  p->products.resize(n * 256);
+  for (size_t i = 0; i < n; ++i) {
+    if (linear)
+      expand_coefficient(coef[i], &p->products[256 * i]);
+    else
+      expand_nibble_table(&p->key[32 * i], &p->products[256 * i]);
+  }
+  if (linear) {
+    p->coef = std::move(coef);
+    p->compile_after = compile_threshold(n);
+  }
+  return p;
+}
+
+std::shared_ptr<const Plan> find_plan(const TransformDesc &d) {
+  State &s = state();
+  // Per thread, the last plan of each kind: a memcmp against it answers repeated calls
+  // without hashing or locking.
+  thread_local std::shared_ptr<const Plan> last[4];
+  std::shared_ptr<const Plan> &slot = last[(d.reading == Reading::kNibble ? 2 : 0) + (d.accumulate ? 1 : 0)];
+  if (slot && matches(*slot, d)) {
+    s.plan_hits.fetch_add(1, std::memory_order_relaxed);
+    return slot;
+  }
+  const uint64_t h = hash_desc(d);
+  {
+    std::shared_lock<std::shared_mutex> lock(s.map_mutex);
+    auto it = s.plans.find(h);
+    if (it != s.plans.end())
+      for (const auto &p : it->second)
+        if (matches(*p, d)) {
+          s.plan_hits.fetch_add(1, std::memory_order_relaxed);
+          slot = p;
+          return p;
+        }
+  }
+  std::shared_ptr<const Plan> p = build_plan(d);
+  {
+    std::unique_lock<std::shared_mutex> lock(s.map_mutex);
+    auto &bucket = s.plans[h];
+    for (const auto &q : bucket)
+      if (matches(*q, d)) {  // another thread built it meanwhile
+        slot = q;
+        return q;
+      }
+    if (s.plan_count >= kMaxPlans) {
+      s.plans.clear();
+      s.plan_count = 0;
+    }
+    s.plans[h].push_back(p);
+    ++s.plan_count;
+  }
+  s.plans_built.fetch_add(1);
+  slot = p;
+  return p;
+}
+
+}  // namespace
+
+void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *const *out,
+                   size_t len) {
+  std::shared_ptr<const Plan> p;
+  if (d.reading == Reading::kCoefficientUnlessGenuine) {
+    TransformDesc n = d;
+    n.reading = Reading::kNibble;
+    p = find_plan(n);
+    if (!p->linear) {
+      n.reading = Reading::kTableCoefficient;
+      p = find_plan(n);
+    }
+  } else {
+    p = find_plan(d);
+  }
+  State &s = state();
+  std::shared_ptr<const Plan::Blocks> blocks = std::atomic_load(&p->blocks);
+  if (!blocks && p->linear && !p->compile_tried.load(std::memory_order_acquire)) {
+    const uint64_t w = uint64_t(len) * uint64_t(p->rows) * uint64_t(p->cols);
+    if (p->portable_work.fetch_add(w, std::memory_order_relaxed) + w >= p->compile_after) {
+      // One thread compiles; callers meanwhile keep running the portable kernel.
+      std::unique_lock<std::mutex> lock(p->compile_mutex, std::try_to_lock);
+      if (lock.owns_lock() && !p->compile_tried.load(std::memory_order_acquire)) {
+        const auto t0 = std::chrono::steady_clock::now();
+        blocks = compile_blocks(*p);
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::atomic_store(&p->blocks, blocks);
+        p->compile_tried.store(true, std::memory_order_release);
+        std::lock_guard<std::mutex> tl(s.time_mutex);
+        s.max_plan_seconds = std::max(s.max_plan_seconds, secs);
+      }
+    }
+  }
+  if (!blocks) {
+    s.portable_runs.fetch_add(1, std::memory_order_relaxed);
+    table_kernel(p->products.data(), p->rows, p->cols, p->accumulate, in, out, len);
+    return;
+  }
+  s.jit_runs.fetch_add(1, std::memory_order_relaxed);
+  for (const Plan::Block &b : *blocks) b.kernel.fn(in, out + b.r0, len);
+}
+
+TransformStats transform_stats() {
+  State &s = state();
+  TransformStats t;
+  t.plans_built = s.plans_built.load();
+  t.plan_hits = s.plan_hits.load();
+  t.jit_runs = s.jit_runs.load();
+  t.portable_runs = s.portable_runs.load();
+  t.nibble_plans = s.nibble_plans.load();
+  t.jit_failures = s.jit_failures.load();
+  if (runtime::JitImpl *jit = s.jit_ready.load()) {
+    JitStats js = jit->stats();
+    t.kernels_compiled = js.kernels_compiled;
+    t.compile_seconds = js.compile_seconds;
+    t.jit_enabled = 1;
+  }
+  std::lock_guard<std::mutex> lock(s.time_mutex);
+  t.max_plan_seconds = s.max_plan_seconds;
+  return t;
+}
+
+const char *jit_status() {
+  get_jit();
+  return state().jit_status.c_str();
+}
+
+}  // namespace ecjit::isal

@@ -1,0 +1,359 @@
+// AOT objects on foreign ISAs: cross-compiled harness + `ecjit aot` object under qemu-user, compared with the reference codec.
+//
+// For each (target, code): `ecjit aot` writes codec.o, codec.h and codec_runtime.c; the
+// harness (test/aot/harness.c) is compiled with the target's cross compiler (Debian gcc, or
+// clang 19 + ld.lld freestanding for Hexagon), linked statically with them and run under
+// qemu-<arch>-static (x86-64 tiers run natively when this CPU has them). Its output (every
+// data, parity and rebuilt shard, and the runtime C's decode matrices) is checked here byte
+// for byte against codes::ref_encode, plan_reconstruct and the original shards.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "codes/decode.h"
+#include "codes/linear_code.h"
+#include "codes/reference_codec.h"
+#include "test/aot/aot_test_util.h"
+
+namespace ecjit::aot_test {
+namespace {
+
+enum class Runner { kAArch64, kArm, kRiscv, kRiscvV, kHexagon, kNative };
+
+struct Case {
+  std::string target;
+  std::string spec;
+  std::string decoders;  // --decoders
+  Runner runner;
+  std::string strategy = "auto";
+  const char *native_feature = nullptr;  // kNative: __builtin_cpu_supports name, if any
+};
+
+std::string case_name(const Case &c) {
+  std::string n = c.target + "__" + c.spec;
+  if (c.strategy != "auto") n += "__" + c.strategy;
+  return ident(n);
+}
+
+void PrintTo(const Case &c, std::ostream *os) { *os << case_name(c); }
+
+const char *kGf8 = "rs-vand:k=10,m=4,gf=8";
+const char *kGf8Dec = "0,3;1,2,11;10,11,12,13;0,1,2,3";
+const char *kGf16 = "rs-cauchy:k=8,m=3,gf=16";
+const char *kGf16Dec = "0;2,5,9;8,9,10";
+const char *kIsal = "isal-rs:k=5,m=2";
+const char *kIsalDec = "0,6;3";
+
+std::vector<Case> cases() {
+  std::vector<Case> v;
+  const struct {
+    const char *target;
+    Runner runner;
+    const char *feature;
+  } kTargets[] = {
+      {"aarch64", Runner::kAArch64, nullptr},  {"armv7", Runner::kArm, nullptr},
+      {"riscv64", Runner::kRiscv, nullptr},    {"riscv64-v", Runner::kRiscvV, nullptr},
+      {"hexagon-v68", Runner::kHexagon, nullptr}, {"hexagon-v68+hvx", Runner::kHexagon, nullptr},
+      {"x86_64", Runner::kNative, nullptr},    {"x86_64-v3", Runner::kNative, "avx2"},
+      {"x86_64-v4", Runner::kNative, "avx512bw"},
+  };
+  for (const auto &t : kTargets) {
+    v.push_back({t.target, kGf8, kGf8Dec, t.runner, "auto", t.feature});
+    v.push_back({t.target, kGf16, kGf16Dec, t.runner, "auto", t.feature});
+  }
+  // Both lowerings where auto picks split-table, and a third code on the NEON targets.
+  v.push_back({"aarch64", kGf8, kGf8Dec, Runner::kAArch64, "clmul-shift"});
+  v.push_back({"aarch64", kIsal, kIsalDec, Runner::kAArch64});
+  v.push_back({"armv7", kIsal, kIsalDec, Runner::kArm});
+  v.push_back({"x86_64-v3", kGf16, kGf16Dec, Runner::kNative, "clmul-shift", "avx2"});
+  // Wider fields: packed into 64-bit registers (riscv64), 32-bit HVX lanes, 64-bit NEON lanes.
+  v.push_back({"riscv64", "rs-vand:k=4,m=2,gf=32", "1;0,5", Runner::kRiscv});
+  v.push_back({"hexagon-v68+hvx", "rs-vand:k=4,m=2,gf=32", "1;0,5", Runner::kHexagon});
+  v.push_back({"aarch64", "rs-vand:k=3,m=2,gf=64", "0,4", Runner::kAArch64});
+  return v;
+}
+
+struct Toolchain {
+  std::string compile;  // compiler and flags, before the sources
+  std::string run;      // command prefix that runs the binary
+};
+
+// Empty compile: the tools are missing (message in *why).
+Toolchain toolchain(Runner r, std::string *why) {
+  auto need = [&](const char *path, const char *what) {
+    if (*path && exists(path)) return true;
+    *why += std::string(why->empty() ? "" : ", ") + what + " not found";
+    return false;
+  };
+  auto all_of = [](std::initializer_list<bool> v) {  // every check runs, so *why lists all
+    for (bool b : v)
+      if (!b) return false;
+    return true;
+  };
+  const std::string warn = " -std=c99 -pedantic -Wall -Wextra -Werror -O2";
+  switch (r) {
+    case Runner::kAArch64:
+      if (all_of({need(ECJIT_AARCH64_CC, "aarch64-linux-gnu-gcc"), need(ECJIT_QEMU_AARCH64, "qemu-aarch64-static")}))
+        return {sh(ECJIT_AARCH64_CC) + warn + " -static", sh(ECJIT_QEMU_AARCH64)};
+      break;
+    case Runner::kArm:
+      if (all_of({need(ECJIT_ARM_CC, "arm-linux-gnueabihf-gcc"), need(ECJIT_QEMU_ARM, "qemu-arm-static")}))
+        return {sh(ECJIT_ARM_CC) + warn + " -static -mfpu=neon -mfloat-abi=hard", sh(ECJIT_QEMU_ARM)};
+      break;
+    case Runner::kRiscv:
+    case Runner::kRiscvV:
+      if (all_of({need(ECJIT_RISCV64_CC, "riscv64-linux-gnu-gcc"), need(ECJIT_QEMU_RISCV64, "qemu-riscv64-static")}))
+        return {sh(ECJIT_RISCV64_CC) + warn + " -static",
+                sh(ECJIT_QEMU_RISCV64) +
+                    (r == Runner::kRiscvV ? " -cpu rv64,v=true,vlen=128,elen=64,vext_spec=v1.0" : "")};
+      break;
+    case Runner::kHexagon:
+      // No C library for Hexagon is packaged: the harness is freestanding (own _start and
+      // system calls). Debian 12's QEMU 7.2 knows the CPU model v67 only; the v68 ISA subset
+      // the kernels use (and HVX) runs on it.
+      if (all_of({need(ECJIT_CLANG, "clang-19"), need(ECJIT_LLD, "ld.lld-19"), need(ECJIT_QEMU_HEXAGON, "qemu-hexagon-static")}))
+        return {sh(ECJIT_CLANG) + " --target=hexagon-unknown-linux-musl -mcpu=hexagonv68 -ffreestanding"
+                    " -nostdlib -static -fuse-ld=lld -DECJIT_FREESTANDING" + warn,
+                sh(ECJIT_QEMU_HEXAGON) + " -cpu v67"};
+      break;
+    case Runner::kNative:
+      return {sh(ECJIT_CLANG) + warn, ""};
+  }
+  return {};
+}
+
+std::vector<unsigned> parse_list(const std::string &s) {
+  std::vector<unsigned> v;
+  if (s == "-") return v;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) v.push_back(unsigned(std::stoul(item)));
+  return v;
+}
+
+std::vector<uint8_t> parse_hex(const std::string &s) {
+  std::vector<uint8_t> v(s.size() / 2);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = uint8_t(std::stoul(s.substr(2 * i, 2), nullptr, 16));
+  return v;
+}
+
+std::string first_difference(const std::vector<uint8_t> &got, const std::vector<uint8_t> &want) {
+  if (got.size() != want.size())
+    return "size " + std::to_string(got.size()) + " != " + std::to_string(want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i])
+      return "first difference at byte " + std::to_string(i) + ": got " + std::to_string(got[i]) +
+             ", want " + std::to_string(want[i]);
+  return "";
+}
+
+// Checks the harness output against the reference codec. Returns "" or the first problem.
+std::string verify(const codes::LinearCode &code, const std::vector<std::vector<unsigned>> &decoders,
+                   const std::string &output) {
+  const unsigned k = code.k, m = code.m, n = code.n();
+  std::stringstream in(output);
+  std::string line;
+  size_t len = 0;
+  std::vector<std::vector<uint8_t>> shards;  // reference: data from the harness, parity from ref_encode
+  bool have_ref = false;
+  unsigned lengths = 0, p_lines = 0, q_lines = 0, g_lines = 0;
+  std::map<std::vector<unsigned>, unsigned> d_lines;
+  bool done = false;
+
+  auto reference = [&]() {
+    if (have_ref) return;
+    std::vector<const uint8_t *> data(k);
+    std::vector<uint8_t *> parity(m);
+    for (unsigned s = 0; s < k; ++s) data[s] = shards[s].data();
+    for (unsigned r = 0; r < m; ++r) parity[r] = shards[k + r].data();
+    (void)codes::ref_encode(code, data.data(), parity.data(), len);
+    have_ref = true;
+  };
+  auto check_shard = [&](const std::string &what, unsigned s, const std::string &hex) -> std::string {
+    reference();
+    if (s >= n) return what + ": shard " + std::to_string(s) + " out of range";
+    const std::string diff = first_difference(parse_hex(hex), shards[s]);
+    return diff.empty() ? "" : what + " shard " + std::to_string(s) + " (len " + std::to_string(len) + "): " + diff;
+  };
+
+  while (std::getline(in, line)) {
+    std::stringstream ls(line);
+    std::string tag;
+    ls >> tag;
+    std::string err;
+    if (tag == "L") {
+      ls >> len;
+      shards.assign(n, std::vector<uint8_t>(len, 0));
+      have_ref = false;
+      ++lengths;
+    } else if (tag == "I") {
+      unsigned s;
+      std::string hex;
+      ls >> s >> hex;
+      if (s >= k) return "data shard index " + std::to_string(s);
+      shards[s] = parse_hex(hex);
+      if (shards[s].size() != len) return "data shard of wrong size";
+    } else if (tag == "P" || tag == "Q") {
+      unsigned s;
+      std::string hex;
+      ls >> s >> hex;
+      err = check_shard(tag == "P" ? "encoder" : "generic kernel as encoder", s, hex);
+      ++(tag == "P" ? p_lines : q_lines);
+    } else if (tag == "D") {
+      std::string set, hex;
+      unsigned s;
+      ls >> set >> s >> hex;
+      err = check_shard("decoder {" + set + "}", s, hex);
+      ++d_lines[parse_list(set)];
+    } else if (tag == "C") {
+      std::string set, rc, sources, hex;
+      ls >> set >> rc >> sources >> hex;
+      const std::vector<unsigned> erased = parse_list(set);
+      std::vector<bool> present(n, true);
+      for (unsigned s : erased) present[s] = false;
+      Result<codes::DecodePlan> plan = codes::plan_reconstruct(code, present);
+      if (!plan.ok()) {
+        const std::string want = plan.status().code() == StatusCode::kTooManyErasures ? "101" : "102";
+        if (rc != want) err = "runtime C for {" + set + "}: rc " + rc + ", want " + want;
+      } else if (rc != "0") {
+        err = "runtime C for {" + set + "}: rc " + rc + ", want 0";
+      } else if (parse_list(sources) != plan->sources) {
+        err = "runtime C for {" + set + "}: sources " + sources;
+      } else {
+        std::vector<uint8_t> want;
+        for (uint64_t a : plan->coeffs.a)
+          for (unsigned b = 0; b < code.field.bytes(); ++b) want.push_back(uint8_t(a >> (8 * b)));
+        const std::string diff = first_difference(parse_hex(hex), want);
+        if (!diff.empty()) err = "runtime C decode matrix for {" + set + "}: " + diff;
+      }
+    } else if (tag == "G") {
+      std::string set, hex;
+      unsigned s;
+      ls >> set >> s >> hex;
+      err = check_shard("generic kernel for {" + set + "}", s, hex);
+      ++g_lines;
+    } else if (tag == "E") {
+      return "a kernel wrote outside [0, len): " + line;
+    } else if (tag == "X") {
+      std::string st;
+      ls >> st;
+      if (st != "0") return "harness status " + st;
+      done = true;
+    } else {
+      return "unexpected line: " + line.substr(0, 80);
+    }
+    if (!err.empty()) return err;
+  }
+  if (!done) return "harness output incomplete (no X line)";
+  if (lengths != 4) return "expected 4 lengths, saw " + std::to_string(lengths);
+  if (p_lines != 4 * m || q_lines != 4 * m)
+    return "encoder lines " + std::to_string(p_lines) + ", generic encoder lines " + std::to_string(q_lines);
+  for (const auto &d : decoders)
+    if (d_lines[d] != 4 * d.size()) return "decoder lines missing for a set";
+  if (g_lines == 0) return "no generic-kernel reconstruction";
+  return "";
+}
+
+std::vector<std::vector<unsigned>> decoder_sets(const Case &c) {
+  std::vector<std::vector<unsigned>> sets;
+  std::stringstream ds(c.decoders);
+  std::string set;
+  while (std::getline(ds, set, ';')) sets.push_back(parse_list(set));
+  return sets;
+}
+
+std::string aot_args(const Case &c) {
+  return "--spec " + sh(c.spec) + " --target " + sh(c.target) + " --strategy " + c.strategy +
+         " --decoders " + sh(c.decoders) + " --generic --prefix codec";
+}
+
+// Writes the AOT files for c into a fresh directory, builds the harness and runs it. Returns
+// false with a message in *problem when a step fails; *output gets the harness's stdout.
+bool build_and_run(const Case &c, const Toolchain &tc, std::string *dir, std::string *output,
+                   std::string *problem) {
+  *dir = fresh_dir("emu_" + case_name(c));
+  const std::string &d = *dir;
+  if (ecjit_aot(aot_args(c) + " -o " + sh(d + "/codec.o") + " --header " + sh(d + "/codec.h") +
+                    " --runtime-c " + sh(d),
+                d) != 0) {
+    *problem = "ecjit aot failed: " + read_file(d + "/aot.err");
+    return false;
+  }
+  if (run(tc.compile + " -I" + sh(d) + " " + sh(ECJIT_HARNESS_SRC) + " " + sh(d + "/codec_runtime.c") +
+          " " + sh(d + "/codec.o") + " -o " + sh(d + "/harness") + " 2>" + sh(d + "/cc.err")) != 0) {
+    *problem = "harness does not build: " + read_file(d + "/cc.err");
+    return false;
+  }
+  const int rc = run(tc.run + " " + sh(d + "/harness") + " >" + sh(d + "/out.txt") + " 2>" +
+                     sh(d + "/run.err"));
+  *output = read_file(d + "/out.txt");
+  if (rc != 0) {
+    *problem = "harness exit status " + std::to_string(rc) + " " + read_file(d + "/run.err");
+    return false;
+  }
+  return true;
+}
+
+class AotEmulated : public ::testing::TestWithParam<Case> {};
+
+TEST_P(AotEmulated, MatchesReferenceCodec) {
+  const Case &c = GetParam();
+  if (c.runner == Runner::kNative && c.native_feature) {
+    __builtin_cpu_init();
+    const bool has = std::string(c.native_feature) == "avx2" ? __builtin_cpu_supports("avx2")
+                                                               : __builtin_cpu_supports("avx512bw");
+    if (!has) GTEST_SKIP() << "this CPU lacks " << c.native_feature << " to run " << c.target;
+  }
+  std::string why;
+  const Toolchain tc = toolchain(c.runner, &why);
+  if (tc.compile.empty()) {
+    if (allow_skip()) GTEST_SKIP() << why;
+    FAIL() << why << " (run scripts/setup.sh, or set ECJIT_AOT_ALLOW_SKIP=1)";
+  }
+  const std::string what = "spec " + c.spec + ", target " + c.target + ", strategy " + c.strategy;
+  std::string dir, output, problem;
+  const bool ran = build_and_run(c, tc, &dir, &output, &problem);
+  Result<codes::LinearCode> code = codes::build_code(c.spec);
+  ASSERT_TRUE(code.ok());
+  if (ran) problem = verify(*code, decoder_sets(c), output);
+  if (!problem.empty()) {
+    ecjit_aot(aot_args(c) + " --emit asm -o " + sh(dir + "/codec.s"), dir);
+    FAIL() << what << ": " << problem << "\n  assembly: " << dir << "/codec.s";
+  }
+}
+
+// The checker itself: a real run verifies, and each kind of corruption is caught.
+TEST(AotEmulatedChecker, RejectsCorruptedOutput) {
+  const Case c{"x86_64", kGf16, kGf16Dec, Runner::kNative};
+  std::string why, dir, output, problem;
+  ASSERT_TRUE(build_and_run(c, toolchain(c.runner, &why), &dir, &output, &problem)) << problem;
+  Result<codes::LinearCode> code = codes::build_code(c.spec);
+  ASSERT_TRUE(code.ok());
+  const auto sets = decoder_sets(c);
+  ASSERT_EQ(verify(*code, sets, output), "");
+  // Flip the last hex digit of the first line with each tag.
+  for (const char *tag : {"\nP ", "\nQ ", "\nD ", "\nC ", "\nG "}) {
+    std::string bad = output;
+    const size_t at = bad.find(tag);
+    ASSERT_NE(at, std::string::npos) << tag;
+    const size_t eol = bad.find('\n', at + 1);
+    char &ch = bad[eol - 1];
+    ch = ch == '0' ? '1' : '0';
+    EXPECT_NE(verify(*code, sets, bad), "") << "corrupted" << tag;
+  }
+  EXPECT_NE(verify(*code, sets, output.substr(0, output.rfind("X "))), "");
+  EXPECT_NE(verify(*code, sets, output + "E decoder\n"), "");
+  std::string no_decoder = output;
+  for (size_t at; (at = no_decoder.find("\nD 0 ")) != std::string::npos;)
+    no_decoder.erase(at + 1, no_decoder.find('\n', at + 1) - at);
+  EXPECT_NE(verify(*code, sets, no_decoder), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, AotEmulated, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<Case> &i) { return case_name(i.param); });
+
+}  // namespace
+}  // namespace ecjit::aot_test

@@ -1,0 +1,131 @@
+/* The C API from plain C99: every operation round-trips against encode(), bad input gets its
+ * specific status with nothing written. Exits nonzero on the first failure. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecjit/ecjit_c.h"
+
+#define K 6
+#define M 3
+#define N (K + M)
+#define LEN 4651
+
+static int failures = 0;
+#define CHECK(cond)                                                              \
+  do {                                                                           \
+    if (!(cond)) {                                                               \
+      fprintf(stderr, "%s:%d: CHECK failed: %s (%s)\n", __FILE__, __LINE__, #cond, \
+              ecjit_last_error());                                               \
+      ++failures;                                                                \
+    }                                                                            \
+  } while (0)
+
+static unsigned char bufs[N][LEN], orig[N][LEN];
+
+int main(void) {
+  ecjit_jit_options opt;
+  ecjit_jit *jit = NULL;
+  ecjit_codec *codec = NULL;
+  uint8_t *shards[N];
+  const uint8_t *cshards[N];
+  unsigned i, s;
+  size_t b;
+  uint32_t x = 12345;
+
+  ecjit_jit_options_init(&opt);
+  opt.disk_cache = 0;
+  CHECK(ecjit_jit_create(&opt, &jit) == ECJIT_OK);
+  CHECK(ecjit_codec_create(jit, "rs-vand:k=6,m=3,gf=8", &codec) == ECJIT_OK);
+  CHECK(ecjit_codec_create(jit, "rs-vand:k=0", &(ecjit_codec *){NULL}) == ECJIT_INVALID_SPEC);
+  if (!codec) return 1;
+  CHECK(ecjit_codec_k(codec) == K && ecjit_codec_m(codec) == M);
+
+  for (s = 0; s < N; ++s) {
+    shards[s] = bufs[s];
+    cshards[s] = bufs[s];
+  }
+  for (s = 0; s < K; ++s)
+    for (b = 0; b < LEN; ++b) bufs[s][b] = (unsigned char)((x = x * 1103515245u + 12345u) >> 16);
+  CHECK(ecjit_encode(codec, cshards, shards + K, LEN) == ECJIT_OK);
+  memcpy(orig, bufs, sizeof bufs);
+
+  { /* verify, then a flipped bit */
+    int match = 0;
+    size_t off = 0;
+    CHECK(ecjit_verify(codec, cshards, LEN, &match, &off) == ECJIT_OK && match == 1 && off == LEN);
+    bufs[7][100] ^= 4;
+    CHECK(ecjit_verify(codec, cshards, LEN, &match, &off) == ECJIT_OK && match == 0 && off <= 100);
+    bufs[7][100] ^= 4;
+  }
+  { /* reconstruct, reconstruct_data, reconstruct_some */
+    unsigned char present[N];
+    unsigned wanted[2] = {8, 1}, dup[2] = {1, 1}, bad[1] = {9};
+    memset(present, 1, sizeof present);
+    present[1] = present[4] = present[8] = 0;
+    memset(bufs[1], 0, LEN), memset(bufs[4], 0, LEN), memset(bufs[8], 0, LEN);
+    CHECK(ecjit_reconstruct(codec, shards, present, LEN) == ECJIT_OK);
+    CHECK(memcmp(bufs, orig, sizeof bufs) == 0);
+    memset(bufs[1], 0, LEN), memset(bufs[4], 0, LEN), memset(bufs[8], 0xEE, LEN);
+    CHECK(ecjit_reconstruct_data(codec, shards, present, LEN) == ECJIT_OK);
+    CHECK(memcmp(bufs[1], orig[1], LEN) == 0 && memcmp(bufs[4], orig[4], LEN) == 0 &&
+          bufs[8][0] == 0xEE);
+    memset(bufs[1], 0, LEN), memset(bufs[4], 0, LEN);
+    CHECK(ecjit_reconstruct_some(codec, wanted, 2, shards, present, LEN) == ECJIT_OK);
+    CHECK(memcmp(bufs[1], orig[1], LEN) == 0 && memcmp(bufs[8], orig[8], LEN) == 0 && bufs[4][0] == 0);
+    memcpy(bufs[4], orig[4], LEN);
+    CHECK(ecjit_reconstruct_some(codec, dup, 2, shards, present, LEN) == ECJIT_INVALID_ARGUMENT);
+    CHECK(ecjit_reconstruct_some(codec, bad, 1, shards, present, LEN) == ECJIT_INVALID_ARGUMENT);
+    present[0] = present[2] = 0;
+    CHECK(ecjit_reconstruct(codec, shards, present, LEN) == ECJIT_TOO_MANY_ERASURES);
+    CHECK(strstr(ecjit_last_error(), "too-many-erasures") != NULL);
+    CHECK(memcmp(bufs, orig, sizeof bufs) == 0);
+  }
+  { /* minimum_to_decode */
+    unsigned wanted[1] = {2}, avail[8] = {0, 1, 3, 4, 5, 6, 7, 8}, out[N];
+    size_t count = 0;
+    CHECK(ecjit_minimum_to_decode(codec, wanted, 1, avail, 8, out, &count) == ECJIT_OK);
+    CHECK(count == K && out[0] == 0 && out[4] == 5 && out[5] == 6);
+    CHECK(ecjit_minimum_to_decode(codec, avail, 1, avail, 8, out, &count) == ECJIT_OK);
+    CHECK(count == 1 && out[0] == 0);
+  }
+  { /* update of shards 3 and 0 (unsorted), then encode_partial sums to encode */
+    static unsigned char fresh[2][LEN], acc[M][LEN];
+    unsigned changed[2] = {3, 0}, dup[2] = {0, 0};
+    const uint8_t *olds[2] = {bufs[3], bufs[0]}, *news[2] = {fresh[0], fresh[1]};
+    uint8_t *accs[M];
+    int match = 0;
+    memcpy(fresh[0], bufs[3], LEN);
+    memcpy(fresh[1], bufs[0], LEN);
+    for (b = 10; b < 900; ++b) fresh[0][b] ^= (unsigned char)b, fresh[1][b + 2000] ^= 0x5A;
+    CHECK(ecjit_update(codec, dup, 2, olds, news, shards + K, LEN) == ECJIT_INVALID_ARGUMENT);
+    CHECK(memcmp(bufs, orig, sizeof bufs) == 0);
+    CHECK(ecjit_update(codec, changed, 2, olds, news, shards + K, LEN) == ECJIT_OK);
+    memcpy(bufs[3], fresh[0], LEN);
+    memcpy(bufs[0], fresh[1], LEN);
+    CHECK(ecjit_verify(codec, cshards, LEN, &match, NULL) == ECJIT_OK && match == 1);
+    for (i = 0; i < M; ++i) accs[i] = acc[i];
+    for (s = K; s-- > 0;) CHECK(ecjit_encode_partial(codec, s, bufs[s], accs, LEN) == ECJIT_OK);
+    for (i = 0; i < M; ++i) CHECK(memcmp(acc[i], bufs[K + i], LEN) == 0);
+    CHECK(ecjit_encode_partial(codec, K, bufs[0], accs, LEN) == ECJIT_INVALID_ARGUMENT);
+  }
+  { /* signatures */
+    uint64_t sigs[N * 2];
+    int match = 0;
+    for (s = 0; s < N; ++s) CHECK(ecjit_signature(codec, bufs[s], LEN, sigs + 2 * s, 2) == ECJIT_OK);
+    CHECK(ecjit_verify_by_signatures(codec, sigs, 2, &match) == ECJIT_OK && match == 1);
+    bufs[5][77] ^= 1;
+    CHECK(ecjit_signature(codec, bufs[5], LEN, sigs + 10, 2) == ECJIT_OK);
+    CHECK(ecjit_verify_by_signatures(codec, sigs, 2, &match) == ECJIT_OK && match == 0);
+    CHECK(ecjit_signature(codec, bufs[5], LEN, sigs, 0) == ECJIT_INVALID_ARGUMENT);
+    CHECK(ecjit_signature(codec, NULL, LEN, sigs, 1) == ECJIT_NULL_POINTER);
+  }
+  CHECK(ecjit_encode(NULL, cshards, shards + K, LEN) == ECJIT_NULL_POINTER);
+  CHECK(strcmp(ecjit_status_name(ECJIT_SHARD_SIZE), "shard-size") == 0);
+
+  ecjit_codec_destroy(codec);
+  ecjit_jit_destroy(jit);
+  if (failures) fprintf(stderr, "%d checks failed\n", failures);
+  else printf("c_api_test: all checks passed\n");
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,172 @@
+// Disk cache: a later session (and a second process) links the stored object without
+// compiling; truncated, tampered or foreign entries are detected and rebuilt.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+#include "codes/linear_code.h"
+#include "codes/reference_codec.h"
+#include "jit/disk_cache.h"
+#include "jit/kernel_compiler.h"
+#include "jit/target_spec.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace ecjit;
+
+namespace {
+
+using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
+
+struct Fixture {
+  std::string dir;
+  codes::LinearCode code;
+  jit::CompileRequest req;
+};
+
+ir::TargetInfo host_info() {
+  auto target = jit::TargetSpec::parse("host");
+  EXPECT_TRUE(bool(target));
+  auto info = target->resolve();
+  EXPECT_TRUE(bool(info));
+  return *info;
+}
+
+Fixture make_fixture(const std::string &name) {
+  llvm::SmallString<128> d;
+  EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("ecjit-disk-cache-" + name, d));
+  codes::LinearCode code = *codes::build_code("rs-vand:k=5,m=3,gf=8");
+  jit::CompileRequest req{ir::KernelDesc{code.field, code.parity, "ecjit_encode__disk_cache_test"},
+                          host_info(), ir::Strategy::kAuto, jit::OptLevel::kO3};
+  return Fixture{std::string(d), code, req};
+}
+
+// Runs the kernel on random data and compares with the reference codec.
+bool kernel_correct(const Fixture &f, void *address) {
+  const size_t len = 1000;
+  std::vector<std::vector<uint8_t>> d(5, std::vector<uint8_t>(len)), p(3, std::vector<uint8_t>(len)),
+      want(3, std::vector<uint8_t>(len));
+  std::mt19937 rng(3);
+  for (auto &s : d)
+    for (auto &b : s) b = uint8_t(rng());
+  std::vector<const uint8_t *> in;
+  std::vector<uint8_t *> out, ref;
+  for (auto &s : d) in.push_back(s.data());
+  for (int i = 0; i < 3; ++i) out.push_back(p[i].data()), ref.push_back(want[i].data());
+  if (!codes::ref_encode(f.code, in.data(), ref.data(), len).ok()) return false;
+  reinterpret_cast<KernelFn>(address)(in.data(), out.data(), len);
+  return p == want;
+}
+
+// One session, one jit_kernel call through the disk cache; returns whether it came from disk.
+bool compile_once(const Fixture &f, bool *correct) {
+  auto session = jit::JitSession::create();
+  EXPECT_TRUE(bool(session));
+  jit::DiskCache disk(f.dir);
+  bool from_disk = false;
+  auto k = jit::jit_kernel(**session, f.req, nullptr, &disk, &from_disk);
+  EXPECT_TRUE(bool(k)) << (k ? "" : llvm::toString(k.takeError()));
+  *correct = k && kernel_correct(f, (*k)->address());
+  return from_disk;
+}
+
+TEST(DiskCache, SecondSessionLinksTheStoredObject) {
+  Fixture f = make_fixture("reuse");
+  bool correct = false;
+  EXPECT_FALSE(compile_once(f, &correct));
+  EXPECT_TRUE(correct);
+  EXPECT_TRUE(llvm::sys::fs::exists(jit::DiskCache(f.dir).path_for(jit::kernel_cache_key(f.req))));
+  EXPECT_TRUE(compile_once(f, &correct));
+  EXPECT_TRUE(correct);
+}
+
+TEST(DiskCache, SecondProcessLinksTheStoredObject) {
+  Fixture f = make_fixture("process");
+  bool correct = false;
+  EXPECT_FALSE(compile_once(f, &correct));
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    bool ok = false;
+    const bool from_disk = compile_once(f, &ok);
+    _exit(from_disk && ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+void damage_and_check(const std::string &name, void (*damage)(const std::string &path)) {
+  Fixture f = make_fixture(name);
+  bool correct = false;
+  EXPECT_FALSE(compile_once(f, &correct));
+  const std::string path = jit::DiskCache(f.dir).path_for(jit::kernel_cache_key(f.req));
+  damage(path);
+  EXPECT_EQ(jit::DiskCache(f.dir).load(jit::kernel_cache_key(f.req)), nullptr) << name;
+  EXPECT_FALSE(compile_once(f, &correct)) << name << ": a damaged entry must not be linked";
+  EXPECT_TRUE(correct);
+  EXPECT_TRUE(compile_once(f, &correct)) << name << ": the rebuilt entry is reused";
+  EXPECT_TRUE(correct);
+}
+
+TEST(DiskCache, TruncatedEntryIsRebuilt) {
+  damage_and_check("truncated", [](const std::string &path) {
+    uint64_t size = 0;
+    llvm::sys::fs::file_size(path, size);
+    ASSERT_EQ(truncate(path.c_str(), off_t(size / 2)), 0);
+  });
+}
+
+TEST(DiskCache, TamperedEntryIsRebuilt) {
+  damage_and_check("tampered", [](const std::string &path) {
+    std::fstream fs(path, std::ios::in | std::ios::out | std::ios::binary);
+    fs.seekg(-40, std::ios::end);
+    char c = 0;
+    fs.read(&c, 1);
+    fs.seekp(-40, std::ios::end);
+    c = char(c ^ 0x5A);
+    fs.write(&c, 1);
+  });
+}
+
+TEST(DiskCache, ForeignEntryIsIgnored) {
+  // An entry written under another key (another LLVM, CPU or ecjit build) sits at the path
+  // of this key: the stored key differs, so it is never linked.
+  Fixture f = make_fixture("foreign");
+  jit::DiskCache disk(f.dir);
+  const std::string key = jit::kernel_cache_key(f.req);
+  auto obj = jit::kernel_code(f.req, jit::EmitKind::kObject);
+  ASSERT_TRUE(bool(obj));
+  auto buf = llvm::MemoryBuffer::getMemBufferCopy(*obj);
+  disk.store(key + "|another-cpu", *buf);
+  ASSERT_TRUE(llvm::sys::fs::rename(disk.path_for(key + "|another-cpu"), disk.path_for(key)) ==
+              std::error_code());
+  EXPECT_EQ(disk.load(key), nullptr);
+  std::ofstream(disk.path_for(key), std::ios::binary | std::ios::trunc) << "not an object";
+  EXPECT_EQ(disk.load(key), nullptr);
+}
+
+TEST(DiskCache, KeyCoversWhatTheCodeDependsOn) {
+  Fixture f = make_fixture("key");
+  const std::string base = jit::kernel_cache_key(f.req);
+  jit::CompileRequest other = f.req;
+  other.opt = jit::OptLevel::kO0;
+  EXPECT_NE(jit::kernel_cache_key(other), base);
+  other = f.req;
+  other.desc.coeffs.a[0] ^= 1;
+  EXPECT_NE(jit::kernel_cache_key(other), base);
+  other = f.req;
+  other.target.features += ",-avx2";
+  EXPECT_NE(jit::kernel_cache_key(other), base);
+  other = f.req;
+  other.desc.output = ir::OutputMode::kAccumulate;
+  EXPECT_NE(jit::kernel_cache_key(other), base);
+  EXPECT_NE(base.find(jit::DiskCache::build_identity()), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,50 @@
+// Helpers shared by the tests that run JIT-compiled kernels.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <sstream>
+#include <string>
+
+#include "jit/jit_session.h"
+
+namespace ecjit::test {
+
+// The kernel ABI: void(const uint8_t *const *in, uint8_t *const *out, size_t len).
+using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
+
+// Calls JIT code. UBSan's -fsanitize=function reads a signature word in front of the
+// callee, which JIT code does not have (it would fault at a page start), so opt out here.
+#if defined(__clang__)
+__attribute__((no_sanitize("function")))
+#endif
+inline void call_kernel(const jit::CompiledKernel &kernel, const uint8_t *const *in,
+                        uint8_t *const *out, size_t len) {
+  reinterpret_cast<KernelFn>(kernel.address())(in, out, len);
+}
+
+// One parameter of a field x shape x target sweep: GF(2^l), k inputs, m outputs.
+struct KernelCase {
+  unsigned l, k, m;
+  std::string target;
+};
+
+inline void PrintTo(const KernelCase &c, std::ostream *os) {
+  *os << "gf" << c.l << "_" << c.k << "x" << c.m << "_" << c.target;
+}
+
+// The googletest name of a case: PrintTo with every non-alphanumeric character as '_'.
+inline std::string case_name(const testing::TestParamInfo<KernelCase> &info) {
+  std::ostringstream os;
+  PrintTo(info.param, &os);
+  std::string s = os.str();
+  for (char &ch : s)
+    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s;
+}
+
+}  // namespace ecjit::test

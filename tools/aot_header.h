@@ -1,0 +1,47 @@
+// aot_header: the C99 header and the optional runtime C file that go with an `ecjit aot` object.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codes/linear_code.h"
+
+namespace ecjit::tools {
+
+// One specialised decoder of the object: rebuilds `outputs` (= the erased shards, ascending)
+// from `inputs` (the k shards read, in kernel argument order).
+struct AotDecoder {
+  std::vector<unsigned> outputs;
+  std::vector<unsigned> inputs;
+  std::string symbol;
+};
+
+// Everything the header describes. All text is a pure function of these fields.
+struct AotContents {
+  codes::LinearCode code;
+  std::string prefix;          // C identifier prefix of macros (upper-cased) and names
+  std::string target_text;     // e.g. "aarch64"
+  std::string target_details;  // e.g. "aarch64-unknown-linux-gnu, cpu generic, +neon, 128-bit vectors"
+  std::string strategy;        // resolved strategy name, e.g. "clmul-shift"
+  std::string opt;             // "O3"
+  std::string encode_symbol;   // empty: no encoder
+  std::vector<AotDecoder> decoders;
+  std::string generic_symbol;  // empty: no generic kernel
+  bool runtime_c = false;      // declare the runtime-C functions in the header
+};
+
+// Default prefix for a spec: "ecjit_" + the spec with every non-alphanumeric mapped to '_'.
+std::string default_prefix(const std::string &spec);
+// Whether `s` is a valid C identifier (and not reserved: no leading '_').
+bool is_c_identifier(const std::string &s);
+
+// The header text: include guard, extern "C", #defines for the code parameters, the parity
+// matrix, the decoder table and one prototype per kernel symbol.
+std::string aot_header_text(const AotContents &c);
+
+// File name and text of the runtime C file (tools/aot_runtime_c.inc with the code's
+// parameters filled in).
+std::string aot_runtime_c_name(const AotContents &c);
+std::string aot_runtime_c_text(const AotContents &c);
+
+}  // namespace ecjit::tools

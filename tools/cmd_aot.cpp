@@ -1,0 +1,214 @@
+// `ecjit aot`: writes an object (or assembly / IR) plus a C99 header for a target without LLVM.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+#include "codes/decode.h"
+#include "jit/aot_writer.h"
+#include "tools/aot_header.h"
+#include "tools/commands.h"
+#include "tools/kernel_request.h"
+
+namespace ecjit::tools {
+namespace {
+
+CommandDef aot_def() {
+  CommandDef d;
+  d.name = "aot";
+  d.synopsis =
+      "--spec S --target T [--strategy X] [--opt O] [--op encode] [--decoders \"0,3;1,2\"] "
+      "[--generic] -o FILE [--header FILE] [--emit obj|asm|ll] [--runtime-c DIR] [--prefix P]";
+  d.summary = "write an object file and a C header with the kernels for a target (ahead of time)";
+  d.details =
+      "Compiles, with the JIT's own build path, the encoder of the code, one specialised decoder\n"
+      "per erasure set in --decoders (sets separated by ';', shards by ','; each decoder rebuilds\n"
+      "the erased shards from the first k present ones) and with --generic a kernel that takes its\n"
+      "coefficient matrix at run time, links them into one module and writes it for --target as an\n"
+      "ELF object (--emit obj, default), assembly (asm) or LLVM IR (ll). --header writes a C99 header\n"
+      "declaring every symbol with the kernel ABI, the code's parameters, its parity matrix and the\n"
+      "decoder table. --runtime-c DIR also writes DIR/<prefix>_runtime.c: GF arithmetic, matrix\n"
+      "inversion and the decode matrix of any erasure set for the generic kernel (C99, no libc).\n"
+      "Output is deterministic. Targets: x86_64[-v2|-v3|-v4], aarch64, armv7, hexagon-v66/v68/v73\n"
+      "(+hvx for 128-byte HVX), riscv64, riscv64-v, with +feature/-feature changes; see\n"
+      "docs/targets.md. '-o' is accepted for --output.";
+  d.options = {
+      {"spec", "S", "code, e.g. rs-vand:k=10,m=4,gf=8 (required)"},
+      {"target", "T", "target, e.g. aarch64, armv7, hexagon-v68+hvx, riscv64, x86_64-v3 (required)"},
+      {"strategy", "X", "lowering strategy: " + strategy_list() + " (default auto)"},
+      {"opt", "O", "optimization level O0, O1, O2 or O3 (default O3)"},
+      {"op", "OP", "the operation of the main kernel: encode (default; the only one)"},
+      {"decoders", "SETS", "erasure sets to specialise decoders for, e.g. \"0,3;1,2,11\""},
+      {"generic", "", "also emit the generic kernel (coefficient matrix as an argument)"},
+      {"output", "FILE", "output file (also -o FILE; '-' = stdout for asm and ll)"},
+      {"header", "FILE", "write the C99 header to FILE"},
+      {"emit", "KIND", "obj (default), asm or ll"},
+      {"runtime-c", "DIR", "write <prefix>_runtime.c into DIR"},
+      {"prefix", "P", "C identifier prefix of the header's names (default ecjit_<spec>)"},
+      {"sizes", "", "print the code size of every kernel (obj only)"},
+  };
+  return d;
+}
+
+bool write_file(const std::string &path, const std::string &bytes) {
+  if (path == "-") {
+    return std::fwrite(bytes.data(), 1, bytes.size(), stdout) == bytes.size();
+  }
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) return false;
+  f.write(bytes.data(), std::streamsize(bytes.size()));
+  return bool(f);
+}
+
+// "0,3;1,2" -> {{0,3},{1,2}}, each sorted. Empty items are errors.
+bool parse_decoder_sets(const std::string &text, std::vector<std::vector<unsigned>> *out,
+                        std::string *error) {
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t semi = std::min(text.find(';', start), text.size());
+    std::vector<unsigned> set;
+    if (!parse_index_list(text.substr(start, semi - start), &set, error)) {
+      *error = "--decoders: " + *error;
+      return false;
+    }
+    std::sort(set.begin(), set.end());
+    if (std::find(out->begin(), out->end(), set) != out->end()) {
+      *error = "--decoders: erasure set {" + join_indices(set) + "} listed twice";
+      return false;
+    }
+    out->push_back(set);
+    start = semi + 1;
+  }
+  return true;
+}
+
+std::string known_bases_text() {
+  std::string s;
+  for (const std::string &b : jit::TargetSpec::known_bases()) s += (s.empty() ? "" : ", ") + b;
+  return s;
+}
+
+}  // namespace
+
+int cmd_aot(int argc, char **argv) {
+  const CommandDef def = aot_def();
+  // "-o FILE" is the conventional spelling; the shared parser knows only "--" options.
+  std::vector<std::string> words(argv, argv + argc);
+  for (std::string &w : words)
+    if (w == "-o") w = "--output";
+  std::vector<char *> ptrs;
+  for (std::string &w : words) ptrs.push_back(w.data());
+
+  Args args;
+  if (std::optional<int> done = parse_command(def, int(ptrs.size()), ptrs.data(), &args))
+    return *done;
+  std::string error;
+  if (!args.has("target"))
+    return usage_error(def.name, "--target is required, e.g. --target aarch64 (bases: " +
+                                     known_bases_text() + ")");
+  if (!args.has("output")) return usage_error(def.name, "-o FILE (--output) is required");
+  const std::string emit_text = args.get("emit", "obj");
+  jit::AotEmit kind;
+  if (emit_text == "obj") kind = jit::AotEmit::kObject;
+  else if (emit_text == "asm") kind = jit::AotEmit::kAssembly;
+  else if (emit_text == "ll") kind = jit::AotEmit::kIR;
+  else return usage_error(def.name, "--emit '" + emit_text + "' is not obj, asm or ll");
+  if (kind == jit::AotEmit::kObject && args.get("output") == "-")
+    return usage_error(def.name, "an object cannot go to stdout; give -o FILE");
+  if (args.get("op", "encode") != "encode")
+    return usage_error(def.name, "--op '" + args.get("op") +
+                                     "' is not supported; aot emits the encoder plus the "
+                                     "decoders of --decoders");
+  if (args.has("sizes") && kind != jit::AotEmit::kObject)
+    return usage_error(def.name, "--sizes needs --emit obj");
+
+  // The encoder request: the same options and naming as `ecjit ir/asm` (kernel_request.h).
+  std::string spec_text = args.get("spec");
+  std::vector<std::string> kr_words;
+  for (const char *o : {"spec", "target", "strategy", "opt"})
+    if (args.has(o)) {
+      kr_words.push_back(std::string("--") + o);
+      kr_words.push_back(args.get(o));
+    }
+  std::vector<char *> kr_ptrs;
+  for (std::string &w : kr_words) kr_ptrs.push_back(w.data());
+  CommandDef kr_def;
+  kr_def.name = def.name;
+  kr_def.options = kernel_options();
+  Args kr_args;
+  if (!kr_args.parse(kr_def, int(kr_ptrs.size()), kr_ptrs.data(), &error))
+    return usage_error(def.name, error);
+  std::optional<KernelRequest> enc = make_kernel_request(kr_args, &error);
+  if (!enc) return usage_error(def.name, error);
+  const codes::LinearCode &code = enc->code;
+  const std::string spec = code.spec.to_string(), target = enc->target.to_string();
+
+  std::string prefix = args.get("prefix", default_prefix(spec));
+  if (!is_c_identifier(prefix))
+    return usage_error(def.name, "--prefix '" + prefix + "' is not a C identifier (letters, digits, '_'; "
+                                 "starting with a letter; at most 64 characters)");
+
+  jit::AotRequest request;
+  request.target = enc->req.target;
+  request.opt = enc->req.opt;
+  request.kernels.push_back(enc->req);
+  request.module_name = prefix;
+
+  AotContents contents{code, prefix, target, "", ir::strategy_name(enc->resolved_strategy),
+                       opt_level_name(enc->req.opt), enc->req.desc.symbol, {}, "", false};
+  contents.target_details = request.target.triple + ", cpu " + request.target.cpu +
+                            (request.target.features.empty() ? "" : ", " + request.target.features) +
+                            ", " + std::to_string(request.target.vector_bits) + "-bit vectors";
+
+  std::vector<std::vector<unsigned>> sets;
+  if (args.has("decoders") && !parse_decoder_sets(args.get("decoders"), &sets, &error))
+    return usage_error(def.name, error);
+  for (const std::vector<unsigned> &erased : sets) {
+    std::vector<bool> present(code.n(), true);
+    for (unsigned s : erased) {
+      if (s >= code.n())
+        return usage_error(def.name, "--decoders: shard " + std::to_string(s) +
+                                         " does not exist (the code has shards 0.." +
+                                         std::to_string(code.n() - 1) + ")");
+      present[s] = false;
+    }
+    Result<codes::DecodePlan> plan = codes::plan_reconstruct(code, present);
+    if (!plan.ok())
+      return usage_error(def.name, "--decoders: erasure set {" + join_indices(erased) +
+                                       "}: " + plan.status().to_string());
+    jit::CompileRequest req = enc->req;
+    req.desc.coeffs = plan->coeffs;
+    req.desc.symbol = ir::kernel_symbol("decode_e" + join_indices(plan->targets, "_"), spec, target);
+    contents.decoders.push_back({plan->targets, plan->sources, req.desc.symbol});
+    request.kernels.push_back(std::move(req));
+  }
+  if (args.has("generic")) {
+    contents.generic_symbol = ir::kernel_symbol("generic", spec, target);
+    request.generic = jit::GenericKernelRequest{code.field, contents.generic_symbol};
+  }
+  contents.runtime_c = args.has("runtime-c");
+
+  // Assembly keeps LLVM's comments (IR block names such as %vloop) for reading and llvm-mca.
+  llvm::Expected<std::string> out = jit::aot_emit(request, kind, /*verbose_asm=*/true);
+  if (!out) return runtime_error(def.name, describe(*enc) + ": " + error_message(out.takeError()));
+  const std::string output = args.get("output");
+  if (!write_file(output, *out)) return runtime_error(def.name, "cannot write '" + output + "'");
+  if (args.has("header")) {
+    const std::string path = args.get("header");
+    if (!write_file(path, aot_header_text(contents)))
+      return runtime_error(def.name, "cannot write '" + path + "'");
+  }
+  if (args.has("runtime-c")) {
+    const std::string path = args.get("runtime-c") + "/" + aot_runtime_c_name(contents);
+    if (!write_file(path, aot_runtime_c_text(contents)))
+      return runtime_error(def.name, "cannot write '" + path + "'");
+  }
+  if (args.has("sizes")) {
+    auto sizes = jit::function_sizes(*out);
+    if (!sizes) return runtime_error(def.name, error_message(sizes.takeError()));
+    for (const auto &[name, bytes] : *sizes) std::printf("%8llu  %s\n", (unsigned long long)bytes, name.c_str());
+  }
+  return 0;
+}
+
+}  // namespace ecjit::tools
