@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "ir_builders/strategy.h"
 #include "llvm/ADT/IntrusiveRefCntPtr.h"
 #include "llvm/Support/Error.h"
 
@@ -35,6 +36,15 @@ class CompiledKernel {
   void *address() const { return address_; }
   // The name the kernel was added under (inside the JIT it carries a unique suffix).
   const std::string &symbol() const { return symbol_; }
+  // The lowering strategy the code was built with, and why it was chosen (the tuner's
+  // measurements, or empty for a fixed choice). Set once by whoever compiled the kernel,
+  // before it is shared.
+  ir::Strategy strategy() const { return strategy_; }
+  const std::string &why() const { return why_; }
+  void describe(ir::Strategy strategy, std::string why) {
+    strategy_ = strategy;
+    why_ = std::move(why);
+  }
 
  private:
   friend class JitSession;
@@ -44,6 +54,8 @@ class CompiledKernel {
   llvm::orc::JITDylib *dylib_ = nullptr;  // kernels added as objects live in their own dylib
   void *address_ = nullptr;
   std::string symbol_;
+  ir::Strategy strategy_ = ir::Strategy::kAuto;
+  std::string why_;
 };
 
 // One LLJIT for the host process. Code generation uses a TargetMachine for the detected

@@ -86,6 +86,7 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
           result.strategy = *s;
           result.from_record = true;
           result.why = "recorded: " + (nl == std::string::npos ? std::string() : record->substr(nl + 1));
+          result.kernel->describe(result.strategy, result.why);
           return std::move(result);
         }
         llvm::consumeError(k.takeError());  // fall through and tune again
@@ -143,6 +144,7 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
   llvm::consumeError(std::move(errors));
   result.why = std::string(ir::strategy_name(result.strategy)) + " fastest of: " + why + " (" +
                std::to_string(inputs + outputs) + " shards x " + std::to_string(len) + " B)";
+  result.kernel->describe(result.strategy, result.why);
   if (disk) disk->store_text(key, std::string(ir::strategy_name(result.strategy)) + "\n" + result.why);
   return std::move(result);
 }

@@ -75,6 +75,9 @@ Result<std::shared_ptr<JitImpl>> JitImpl::make(const JitOptions &options) {
   auto session = jit::JitSession::create();
   if (!session) return to_status(session.takeError(), StatusCode::kJitFailure, "creating the LLJIT session");
   jit->session_ = std::move(*session);
+  // Fields for which the tuner has more than one strategy to choose from on this target.
+  for (unsigned l : {8u, 16u, 32u, 64u})
+    if (jit::candidate_strategies(jit->target_, l).size() > 1) jit->tunable_fields_ |= l;
   const char *env = getenv("ECJIT_DISK_CACHE");
   const bool env_off = env && (std::string(env) == "0" || std::string(env) == "off");
   if (options.disk_cache && !env_off) {
@@ -110,14 +113,14 @@ Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
   // storm of distinct erasure sets a first reconstruct must not pay for every candidate.
   const bool tune = strategy_ == ir::Strategy::kAuto && options_.tune && mode.shared &&
                     mode.output == ir::OutputMode::kOverwrite && mode.input == ir::InputMode::kPlain &&
-                    jit::candidate_strategies(target_, field.bits()).size() > 1;
+                    tunable(field.bits());
   // The cache key names everything the machine code depends on.
   const std::string key = req.desc.symbol + "|" + spec.to_string() + "|" + what + "|" +
                           options_.target + "|" +
                           (tune ? std::string("tuned") : ir::strategy_name(req.strategy)) + "|O" +
                           std::to_string(options_.opt_level) + "|mode" +
                           std::to_string(int(mode.output)) + std::to_string(int(mode.input));
-  auto compile = [this, &req, &mode, &key, tune]() -> llvm::Expected<std::unique_ptr<jit::CompiledKernel>> {
+  auto compile = [this, &req, &mode, tune]() -> llvm::Expected<std::unique_ptr<jit::CompiledKernel>> {
     double seconds = 0;
     bool from_disk = false;
     llvm::Expected<std::unique_ptr<jit::CompiledKernel>> k = nullptr;
@@ -131,8 +134,6 @@ Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
         k = tuned.takeError();
       } else {
         from_disk = tuned->from_disk;
-        std::lock_guard<std::mutex> lock(stats_mutex_);
-        tuned_[key] = {tuned->strategy, tuned->why};
         k = std::move(tuned->kernel);
       }
     } else {
@@ -166,18 +167,10 @@ Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
     k.fn = reinterpret_cast<KernelFn>(k.code->address());
   k.vector_lanes = ir::kernel_vector_lanes(field, target_);
   k.info.symbol = req.desc.symbol;
-  k.info.strategy = ir::strategy_name(req.strategy);
-  if (tune) {
-    std::lock_guard<std::mutex> lock(stats_mutex_);
-    auto it = tuned_.find(key);
-    if (it != tuned_.end()) {
-      k.info.strategy = ir::strategy_name(it->second.first);
-      k.info.why = "tuned: " + it->second.second;
-    }
-  } else {
-    k.info.why = options_.strategy == "auto" ? "static choice for this field and target"
-                                             : "strategy forced by the caller";
-  }
+  k.info.strategy = ir::strategy_name(k.code->strategy());
+  if (!k.code->why().empty()) k.info.why = "tuned: " + k.code->why();
+  else if (options_.strategy == "auto") k.info.why = "static choice for this field and target";
+  else k.info.why = "strategy forced by the caller";
   k.info.target = options_.target;
   k.info.cpu = target_.cpu;
   k.info.vector_bits = target_.vector_bits;

@@ -71,8 +71,9 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   std::shared_ptr<jit::JitSession> session_;
   std::unique_ptr<jit::DiskCache> disk_;  // null when the disk cache is off
   uint64_t from_disk_ = 0;
-  // Tuning decisions by kernel-cache key: the strategy chosen and why (under stats_mutex_).
-  std::unordered_map<std::string, std::pair<ir::Strategy, std::string>> tuned_;
+  // Fields (8 | 16 | 32 | 64 as bits) with more than one candidate strategy on target_.
+  unsigned tunable_fields_ = 0;
+  bool tunable(unsigned field_bits) const { return (tunable_fields_ & field_bits) != 0; }
   jit::KernelCache cache_;
   mutable std::mutex stats_mutex_;
   double compile_seconds_ = 0;

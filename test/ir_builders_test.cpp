@@ -36,6 +36,12 @@
 namespace ecjit {
 namespace {
 
+using test::err_text;
+using test::init_session;
+using test::Kernel;
+using test::resolve_target;
+using test::session;
+
 using codes::Field;
 using codes::Matrix;
 using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
@@ -51,7 +57,6 @@ Field field(unsigned l) {
   return *f;
 }
 
-std::string err_text(llvm::Error e) { return llvm::toString(std::move(e)); }
 
 // Rounded down to whole symbols, at least one symbol.
 size_t symbol_len(size_t len, unsigned l) {
@@ -113,31 +118,9 @@ class GuardedBuffer {
   uint8_t *data_ = nullptr;
 };
 
-// A JIT-compiled kernel plus what produced it (for messages).
-struct Kernel {
-  std::unique_ptr<jit::CompiledKernel> compiled;
-  KernelFn fn = nullptr;
-  ir::TargetInfo info;
-};
 
-std::shared_ptr<jit::JitSession> &session() {
-  static std::shared_ptr<jit::JitSession> s;
-  return s;
-}
 
-void init_session() {
-  if (session()) return;
-  ASSERT_FALSE(bool(jit::init_llvm_targets()));
-  auto s = jit::JitSession::create();
-  ASSERT_TRUE(bool(s)) << err_text(s.takeError());
-  session() = std::move(*s);
-}
 
-llvm::Expected<ir::TargetInfo> resolve_target(const std::string &name) {
-  auto spec = jit::TargetSpec::parse(name);
-  if (!spec) return spec.takeError();
-  return spec->resolve();
-}
 
 // Builds, verifies, optimizes at `level` and JIT-compiles one kernel.
 void compile(const Field &f, const Matrix &M, const std::string &target_name,

@@ -6,11 +6,15 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <sstream>
 #include <string>
 
 #include "jit/jit_session.h"
+#include "jit/pipeline.h"
+#include "jit/target_spec.h"
+#include "llvm/Support/Error.h"
 
 namespace ecjit::test {
 
@@ -25,6 +29,36 @@ __attribute__((no_sanitize("function")))
 inline void call_kernel(const jit::CompiledKernel &kernel, const uint8_t *const *in,
                         uint8_t *const *out, size_t len) {
   reinterpret_cast<KernelFn>(kernel.address())(in, out, len);
+}
+
+// Text of an llvm::Error (consumes it).
+inline std::string err_text(llvm::Error e) { return llvm::toString(std::move(e)); }
+
+// A JIT-compiled kernel plus the target that produced it (for messages).
+struct Kernel {
+  std::unique_ptr<jit::CompiledKernel> compiled;
+  KernelFn fn = nullptr;
+  ir::TargetInfo info;
+};
+
+// One JIT session shared by all tests of a binary, created on first use.
+inline std::shared_ptr<jit::JitSession> &session() {
+  static std::shared_ptr<jit::JitSession> s;
+  return s;
+}
+
+inline void init_session() {
+  if (session()) return;
+  ASSERT_FALSE(bool(jit::init_llvm_targets()));
+  auto s = jit::JitSession::create();
+  ASSERT_TRUE(bool(s)) << err_text(s.takeError());
+  session() = std::move(*s);
+}
+
+inline llvm::Expected<ir::TargetInfo> resolve_target(const std::string &name) {
+  auto spec = jit::TargetSpec::parse(name);
+  if (!spec) return spec.takeError();
+  return spec->resolve();
 }
 
 // One parameter of a field x shape x target sweep: GF(2^l), k inputs, m outputs.

@@ -34,6 +34,12 @@
 namespace ecjit {
 namespace {
 
+using test::err_text;
+using test::init_session;
+using test::Kernel;
+using test::resolve_target;
+using test::session;
+
 using codes::Field;
 using codes::Matrix;
 using test::GuardedBuffer;
@@ -41,7 +47,6 @@ using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
 
 const size_t kLengths[] = {1, 15, 16, 31, 4651, 10001, 100003};
 
-std::string err_text(llvm::Error e) { return llvm::toString(std::move(e)); }
 
 Field field(unsigned l) {
   auto f = Field::make(l);
@@ -49,11 +54,6 @@ Field field(unsigned l) {
   return *f;
 }
 
-llvm::Expected<ir::TargetInfo> resolve_target(const std::string &name) {
-  auto spec = jit::TargetSpec::parse(name);
-  if (!spec) return spec.takeError();
-  return spec->resolve();
-}
 
 ir::TargetInfo target(const std::string &name) {
   auto info = resolve_target(name);
@@ -249,24 +249,8 @@ TEST(SplitTableAsm, ShuffleInstructionPerTarget) {
 // ---------------------------------------------------------------------------------------
 // JIT equivalence with codes::apply_matrix.
 
-struct Kernel {
-  std::unique_ptr<jit::CompiledKernel> compiled;
-  KernelFn fn = nullptr;
-  ir::TargetInfo info;
-};
 
-std::shared_ptr<jit::JitSession> &session() {
-  static std::shared_ptr<jit::JitSession> s;
-  return s;
-}
 
-void init_session() {
-  if (session()) return;
-  ASSERT_FALSE(bool(jit::init_llvm_targets()));
-  auto s = jit::JitSession::create();
-  ASSERT_TRUE(bool(s)) << err_text(s.takeError());
-  session() = std::move(*s);
-}
 
 void compile(const Field &f, const Matrix &M, const std::string &target_name,
              jit::OptLevel level, Kernel *out, ir::BuildOptions options = {}) {
