@@ -29,8 +29,10 @@ inline int min_len(IsaTier t) {
 }
 
 // What each dispatched name resolves to (ISA-L 2.30 ec_multibinary.asm / raid_multibinary.asm):
-// ec_encode_data and ec_encode_data_update use every tier; gf_vect_dot_prod and
-// gf_vect_mad stop at AVX2; gf_vect_mul stops at AVX.
+// ec_encode_data, ec_encode_data_update and gf_vect_mad use every tier (measured on an
+// AVX-512 CPU: dispatched gf_vect_mad writes nothing below 64 bytes, as gf_vect_mad_avx512);
+// gf_vect_dot_prod stops at AVX2 (its AVX-512 twin has the same 32-byte minimum);
+// gf_vect_mul stops at AVX.
 inline IsaTier cap(IsaTier t, IsaTier highest) { return t > highest ? highest : t; }
 
 }  // namespace ecjit::isal

@@ -45,9 +45,11 @@ void update(T t, int len, int k, int rows, int vec_i, const u8 *g, u8 *data, u8 
                 size_t(len));
 }
 
-// gf_vect_dot_prod / gf_Nvect_dot_prod: N outputs; the per-ISA kernels need len >= min.
+// gf_vect_dot_prod / gf_Nvect_dot_prod: N outputs; the per-ISA kernels need len >= min
+// (gf_vect_dot_prod_avx512, the one-output AVX-512 kernel, accepts 32 bytes already).
 void dot_prod(T t, int n, int len, int vlen, const u8 *g, u8 **src, u8 **dest) {
-  if (t != T::kBase && len < min_len(t)) return;
+  const int min = n == 1 && t == T::kAvx512 ? 32 : min_len(t);
+  if (t != T::kBase && len < min) return;
   if (len <= 0) return;
   if (vlen <= 0) return zero_rows(n, dest, len);
   const Reading r = t == T::kBase ? Reading::kTableCoefficient : Reading::kNibble;
@@ -81,14 +83,15 @@ const u8 *ones() {
   return v.data();
 }
 
-// Length alignment ISA-L's pq_gen/pq_check kernels demand (they return 1 otherwise).
+// Length alignment ISA-L's pq_gen/pq_check kernels demand (they return 1 otherwise);
+// pq_gen_avx512 works on 32-byte blocks like pq_gen_avx2 (measured against ISA-L 2.30).
 int pq_align(T t) {
   switch (t) {
     case T::kBase: return 1;
     case T::kSse:
     case T::kAvx: return 16;
-    case T::kAvx2: return 32;
-    case T::kAvx512: return 64;
+    case T::kAvx2:
+    case T::kAvx512: return 32;
   }
   return 1;
 }
@@ -233,7 +236,7 @@ ECJIT_DOTN_ALL(6)
                            unsigned char *dest) {                                            \
     mad(TIER, 1, len, vec, vec_i, g, src, &dest);                                            \
   }
-ECJIT_MAD1(gf_vect_mad, cap(host_tier(), T::kAvx2))
+ECJIT_MAD1(gf_vect_mad, host_tier())
 ECJIT_MAD1(gf_vect_mad_base, T::kBase)
 ECJIT_MAD1(gf_vect_mad_sse, T::kSse)
 ECJIT_MAD1(gf_vect_mad_avx, T::kAvx)
