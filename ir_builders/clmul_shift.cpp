@@ -34,21 +34,7 @@ class ClmulShiftLowering final : public MultiplyLowering {
     assert(b_);
     llvm::Value *lo = lo_ ? lo_ : llvm::Constant::getNullValue(ty_);
     if (!hi_) return lo;  // only bit 0 was ever set: nothing above X^(l-1)
-    const unsigned l = field_.bits();
-    // t = M^l(c_dag x q+): the X^l term of q+ gives c_dag itself, bit j >= 1 of q+_low gives
-    // the upper half of c_dag << j, i.e. c_dag >> (l - j); bit 0 has no upper half.
-    llvm::Value *t = hi_;
-    for (uint64_t bits = field_.qplus_low() & ~uint64_t(1); bits != 0; bits &= bits - 1) {
-      const unsigned j = unsigned(__builtin_ctzll(bits));
-      t = b_->CreateXor(t, lane_lshr(*b_, hi_, l - j, l));
-    }
-    // u = L^l(p* x t): the lane width truncates each t << j to l bits.
-    llvm::Value *u = nullptr;
-    for (uint64_t bits = field_.poly(); bits != 0; bits &= bits - 1) {
-      const unsigned j = unsigned(__builtin_ctzll(bits));
-      u = xor_into(u, j == 0 ? t : lane_shl(*b_, t, j, l));
-    }
-    return u ? b_->CreateXor(lo, u) : lo;
+    return barrett_reduce(*b_, field_, lo, hi_);
   }
 
  private:
@@ -64,6 +50,26 @@ class ClmulShiftLowering final : public MultiplyLowering {
 };
 
 }  // namespace
+
+llvm::Value *barrett_reduce(llvm::IRBuilderBase &b, const codes::Field &field, llvm::Value *lo,
+                            llvm::Value *hi) {
+  const unsigned l = field.bits();
+  // t = M^l(c_dag x q+): the X^l term of q+ gives c_dag itself, bit j >= 1 of q+_low gives
+  // the upper half of c_dag << j, i.e. c_dag >> (l - j); bit 0 has no upper half.
+  llvm::Value *t = hi;
+  for (uint64_t bits = field.qplus_low() & ~uint64_t(1); bits != 0; bits &= bits - 1) {
+    const unsigned j = unsigned(__builtin_ctzll(bits));
+    t = b.CreateXor(t, lane_lshr(b, hi, l - j, l));
+  }
+  // u = L^l(p* x t): the lane width truncates each t << j to l bits.
+  llvm::Value *u = nullptr;
+  for (uint64_t bits = field.poly(); bits != 0; bits &= bits - 1) {
+    const unsigned j = unsigned(__builtin_ctzll(bits));
+    llvm::Value *term = j == 0 ? t : lane_shl(b, t, j, l);
+    u = u ? b.CreateXor(u, term) : term;
+  }
+  return u ? b.CreateXor(lo, u) : lo;
+}
 
 std::unique_ptr<MultiplyLowering> make_clmul_shift_lowering(const codes::Field &field) {
   return std::make_unique<ClmulShiftLowering>(field);

@@ -6,6 +6,11 @@
 #include "codes/gf.h"
 #include "ir_builders/lowering.h"
 
+namespace llvm {
+class IRBuilderBase;
+class Value;
+}  // namespace llvm
+
 namespace ecjit::ir {
 
 // For each output: lo = hi = 0; for each input d with constant a and each set bit i of a,
@@ -18,5 +23,11 @@ namespace ecjit::ir {
 // Emitted in the redundant form on purpose: repeated shifts of the same input are left to
 // LLVM's CSE (dissertation Fig. 5-4). Works for every field (8, 16, 32, 64) and target.
 std::unique_ptr<MultiplyLowering> make_clmul_shift_lowering(const codes::Field &field);
+
+// The reduction above on its own: lo ^ L^l(p* x (hi ^ M^l(hi x q+_low))) symbol by symbol,
+// where (hi:lo) is an unreduced 2l-bit carry-less sum split into its low and high l bits.
+// lo and hi have the same type (<N x iL>, iL, or packed iW as for MultiplyLowering).
+llvm::Value *barrett_reduce(llvm::IRBuilderBase &b, const codes::Field &field, llvm::Value *lo,
+                            llvm::Value *hi);
 
 }  // namespace ecjit::ir

@@ -1,7 +1,9 @@
 // make_lowering: the one place that maps a Strategy to its MultiplyLowering class.
 #include "ir_builders/lowering.h"
 
+#include "ir_builders/clmul_insn.h"
 #include "ir_builders/clmul_shift.h"
+#include "ir_builders/gfni_affine.h"
 #include "ir_builders/split_table.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -51,6 +53,10 @@ llvm::Expected<std::unique_ptr<MultiplyLowering>> make_lowering(Strategy strateg
       return make_clmul_shift_lowering(field);
     case Strategy::kSplitTable:
       return make_split_table_lowering(field, target);
+    case Strategy::kGfni:
+      return make_gfni_lowering(field, target);
+    case Strategy::kClmulInsn:
+      return make_clmul_insn_lowering(field, target);
     case Strategy::kAuto:
       break;
   }

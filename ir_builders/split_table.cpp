@@ -5,10 +5,10 @@
 #include <cassert>
 #include <iterator>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "ir_builders/clmul_shift.h"
+#include "ir_builders/input_order.h"
 #include "ir_builders/target_features.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -57,17 +57,26 @@ std::vector<std::array<uint8_t, kLaneBytes>> nibble_tables(const codes::Field &f
   return t;
 }
 
+// Whether one lookup can use a different table in each half of the vector.
+bool split_lookup(ByteShuffle s) {
+  return s == ByteShuffle::kAvx2 || s == ByteShuffle::kAvx512bw || s == ByteShuffle::kNeonTbl;
+}
+
+// Outputs whose accumulators stay live at once (InputOrder). Accumulators per output:
+// GF(2^8) one; GF(2^16) low and high bytes, each split in two when one shuffle cannot serve
+// both halves. About six registers go to the current input's indices, a table and
+// temporaries.
+unsigned pass_outputs(const codes::Field &field, ByteShuffle shuffle, unsigned vector_regs) {
+  const unsigned accs = field.bits() == 8 ? 1 : split_lookup(shuffle) ? 2 : 4;
+  return vector_regs > 6 + accs ? (vector_regs - 6) / accs : 1;
+}
+
 class SplitTableLowering final : public MultiplyLowering {
  public:
   SplitTableLowering(const codes::Field &field, ByteShuffle shuffle, unsigned vector_regs)
       : field_(field), shuffle_(shuffle), bytes_(shuffle_bytes(shuffle)),
-        fallback_(make_clmul_shift_lowering(field)) {
-    // Accumulators per output: GF(2^8) one; GF(2^16) low and high bytes, each split in two
-    // when one shuffle cannot serve both halves. About six registers go to the current
-    // input's indices, a table and temporaries.
-    const unsigned accs = field.bits() == 8 ? 1 : split_lookup() ? 2 : 4;
-    pass_outputs_ = vector_regs > 6 + accs ? (vector_regs - 6) / accs : 1;
-  }
+        fallback_(make_clmul_shift_lowering(field)),
+        order_(pass_outputs(field, shuffle, vector_regs)) {}
 
   void begin_output(llvm::IRBuilderBase &b, llvm::Type *ty) override {
     b_ = &b;
@@ -78,28 +87,19 @@ class SplitTableLowering final : public MultiplyLowering {
     if (!tables_) return fallback_->begin_output(b, ty);
     byte_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), bytes_);
     for (llvm::Value *&a : acc_) a = nullptr;
-    if (b.GetInsertBlock() != block_) {
-      block_ = b.GetInsertBlock();
-      nibbles_.clear();
-      group_end_.clear();
-      outputs_in_pass_ = 0;
-    }
-    if (++outputs_in_pass_ > pass_outputs_) {  // start a new pass over the inputs
-      group_end_.clear();
-      outputs_in_pass_ = 1;
-    }
+    order_.begin_output(b);
   }
 
   void accumulate(llvm::Value *x, uint64_t c) override {
     assert(b_ && x->getType() == ty_ && c > 1 && (c & ~field_.mask()) == 0);
     if (!tables_) return fallback_->accumulate(x, c);
     llvm::IRBuilderBase::InsertPointGuard guard(*b_);
-    place_after_group(x);
+    order_.place(*b_, x, {acc_[0], acc_[1], acc_[2], acc_[3]});
     const auto t = nibble_tables(field_, c);
     const Nibbles n = nibbles(x);
     if (field_.bits() == 8) {
       xor_into(acc_[0], b_->CreateXor(lookup(t[0], t[0], n.lo), lookup(t[1], t[1], n.hi)));
-      group_end_[x] = &*std::prev(b_->GetInsertPoint());
+      order_.end_group(*b_, x);
       return;
     }
     // GF(2^16): region 0 of the plane vector holds low bytes (nibbles n0, n1), region 1
@@ -119,7 +119,7 @@ class SplitTableLowering final : public MultiplyLowering {
                                                 lookup(t[6 + h], t[6 + h], n.hi)));
       }
     }
-    group_end_[x] = &*std::prev(b_->GetInsertPoint());
+    order_.end_group(*b_, x);
   }
 
   llvm::Value *finish_output() override {
@@ -153,41 +153,16 @@ class SplitTableLowering final : public MultiplyLowering {
     llvm::Value *lo, *hi;
   };
 
-  // Whether one lookup can use a different table in each half of the vector.
-  bool split_lookup() const {
-    return shuffle_ == ByteShuffle::kAvx2 || shuffle_ == ByteShuffle::kAvx512bw ||
-           shuffle_ == ByteShuffle::kNeonTbl;
-  }
-
-  // Emission order. The skeleton asks output by output; emitted in that order, the indices
-  // of every input stay live across all outputs and spill (2k vectors for k inputs). So the
-  // products of an input are placed together instead: this output's product with x goes
-  // right after the previous output's product with x (the "group" of x), when this output's
-  // accumulators are already defined there; else at the builder's insertion point. The
-  // values are the same, only the order within the block changes: input by input, with up
-  // to pass_outputs_ accumulators live; more outputs start a new pass of groups.
-  void place_after_group(llvm::Value *x) {
-    auto it = group_end_.find(x);
-    if (it == group_end_.end() || it->second->getParent() != b_->GetInsertBlock()) return;
-    llvm::Instruction *anchor = it->second;
-    for (llvm::Value *a : acc_) {
-      auto *inst = llvm::dyn_cast_or_null<llvm::Instruction>(a);
-      if (inst && inst != anchor && !inst->comesBefore(anchor)) return;  // would not dominate
-    }
-    if (llvm::Instruction *next = anchor->getNextNode())
-      b_->SetInsertPoint(next);
-    else
-      b_->SetInsertPoint(anchor->getParent());
-  }
+  bool split_lookup() const { return ecjit::ir::split_lookup(shuffle_); }
 
   // The table indices of input x (its byte planes for GF(2^16)), computed once per block.
   // The first product of x computes them; every later one is placed after it.
   Nibbles nibbles(llvm::Value *x) {
-    auto it = nibbles_.find(x);
-    if (it != nibbles_.end()) return it->second;
-    const Nibbles n = field_.bits() == 8 ? nibble_indices(x) : nibble_indices(planes(x));
-    nibbles_.emplace(x, n);
-    return n;
+    const std::vector<llvm::Value *> &n = order_.derived(x, [&] {
+      const Nibbles v = field_.bits() == 8 ? nibble_indices(x) : nibble_indices(planes(x));
+      return std::vector<llvm::Value *>{v.lo, v.hi};
+    });
+    return Nibbles{n[0], n[1]};
   }
 
   // GF(2^16): the symbols' low bytes in the first half of the vector, high bytes after.
@@ -248,13 +223,7 @@ class SplitTableLowering final : public MultiplyLowering {
   llvm::Type *byte_ty_ = nullptr;
   bool tables_ = false;                     // this output uses tables (else fallback_)
   std::array<llvm::Value *, 4> acc_ = {};   // nullptr stands for 0
-  // Per block (the skeleton's loop bodies): indices per input, the last instruction of
-  // each input's group in the current pass, outputs begun in the current pass.
-  llvm::BasicBlock *block_ = nullptr;
-  std::unordered_map<llvm::Value *, Nibbles> nibbles_;
-  std::unordered_map<llvm::Value *, llvm::Instruction *> group_end_;
-  unsigned outputs_in_pass_ = 0;
-  unsigned pass_outputs_ = 1;  // outputs per pass (accumulators kept live at once)
+  InputOrder order_;                        // products input by input; indices per input
 };
 
 }  // namespace

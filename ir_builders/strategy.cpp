@@ -14,6 +14,8 @@ constexpr StrategyRow kStrategies[] = {
     {Strategy::kAuto, "auto"},
     {Strategy::kClmulShift, "clmul-shift"},
     {Strategy::kSplitTable, "split-table"},
+    {Strategy::kGfni, "gfni"},
+    {Strategy::kClmulInsn, "clmul-insn"},
 };
 
 }  // namespace

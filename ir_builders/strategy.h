@@ -13,6 +13,10 @@ enum class Strategy {
                 // reduction per output vector (eq. 3.25)
   kSplitTable,  // nibble tables per constant, looked up with PSHUFB / VPSHUFB / TBL
                 // (GF(2^8), GF(2^16); SSSE3, AVX2, AVX-512BW, AArch64 NEON)
+  kGfni,        // GF(2) affine transforms of bytes, VGF2P8AFFINEQB (x86 GFNI; GF(2^8), wider
+                // fields as 8x8 bit-matrix blocks on byte planes)
+  kClmulInsn,   // carry-less multiply instruction, PCLMULQDQ / VPCLMULQDQ (x86; GF(2^32),
+                // GF(2^64)), unreduced sums reduced once per output
 };
 
 const char *strategy_name(Strategy s);

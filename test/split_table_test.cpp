@@ -17,6 +17,7 @@
 #include "ecjit/ecjit.h"
 #include "guarded_buffer.h"
 #include "jit_test_util.h"
+#include "kernel_check.h"
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/lowering.h"
 #include "ir_builders/split_table.h"
@@ -45,7 +46,19 @@ using codes::Matrix;
 using test::GuardedBuffer;
 using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
 
-const size_t kLengths[] = {1, 15, 16, 31, 4651, 10001, 100003};
+using test::kLengths;
+using test::random_matrix;
+using test::symbol_len;
+
+void compile(const Field &f, const Matrix &M, const std::string &target_name,
+             jit::OptLevel level, test::Kernel *out, ir::BuildOptions options = {}) {
+  test::compile_kernel(f, M, target_name, ir::Strategy::kSplitTable, level, out, options);
+}
+
+void check(const Field &f, const Matrix &M, const test::Kernel &kernel, const std::string &what,
+           size_t len, size_t gap, uint64_t seed) {
+  test::check_kernel(f, M, kernel, what, len, gap, seed);
+}
 
 
 Field field(unsigned l) {
@@ -73,17 +86,6 @@ std::vector<std::string> split_table_host_tiers() {
   return out;
 }
 
-// m x k, fixed seed; about 15% zeros and 15% ones so the skeleton's special cases are hit.
-Matrix random_matrix(const Field &f, unsigned k, unsigned m, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  Matrix M(m, k);
-  for (uint64_t &a : M.a) {
-    const unsigned pick = unsigned(rng() % 100);
-    a = pick < 15 ? 0 : pick < 30 ? 1 : 2 + rng() % (f.mask() - 1);
-  }
-  return M;
-}
-
 // ---------------------------------------------------------------------------------------
 // Names, features, shuffle choice, auto, errors (no JIT).
 
@@ -92,7 +94,7 @@ TEST(SplitTableStrategy, NameAndKnownList) {
   ASSERT_TRUE(ir::parse_strategy("split-table").has_value());
   EXPECT_EQ(*ir::parse_strategy("split-table"), ir::Strategy::kSplitTable);
   const std::vector<std::string> known = ir::known_strategies();
-  EXPECT_EQ(known, (std::vector<std::string>{"auto", "clmul-shift", "split-table"}));
+  EXPECT_EQ(known, (std::vector<std::string>{"auto", "clmul-shift", "split-table", "gfni", "clmul-insn"}));
   for (const std::string &name : known) EXPECT_TRUE(ir::parse_strategy(name).has_value()) << name;
 }
 
@@ -252,77 +254,6 @@ TEST(SplitTableAsm, ShuffleInstructionPerTarget) {
 
 
 
-void compile(const Field &f, const Matrix &M, const std::string &target_name,
-             jit::OptLevel level, Kernel *out, ir::BuildOptions options = {}) {
-  init_session();
-  auto info = resolve_target(target_name);
-  ASSERT_TRUE(bool(info)) << target_name << ": " << err_text(info.takeError());
-  static int counter = 0;
-  const std::string symbol = ir::kernel_symbol(
-      "split", "gf" + std::to_string(f.bits()) + "_" + std::to_string(M.cols) + "x" +
-                   std::to_string(M.rows) + "_" + std::to_string(counter++),
-      target_name);
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  auto mod = ir::build_kernel(*ctx, ir::KernelDesc{f, M, symbol}, *info,
-                              ir::Strategy::kSplitTable, options);
-  ASSERT_TRUE(bool(mod)) << err_text(mod.takeError());
-  auto tm = jit::make_target_machine(*info, level);
-  ASSERT_TRUE(bool(tm)) << err_text(tm.takeError());
-  llvm::Error opt = jit::optimize(**mod, **tm, level);
-  ASSERT_FALSE(bool(opt)) << err_text(std::move(opt));
-  auto compiled = session()->add(std::move(ctx), std::move(*mod), symbol);
-  ASSERT_TRUE(bool(compiled)) << err_text(compiled.takeError());
-  out->compiled = std::move(*compiled);
-  out->fn = reinterpret_cast<KernelFn>(out->compiled->address());
-  out->info = *info;
-  ASSERT_NE(out->fn, nullptr);
-}
-
-// Runs the kernel on buffers flush against a guard page (`gap` bytes before it) and compares
-// every output byte with codes::apply_matrix. Outputs start as 0xA5 (never read).
-void check(const Field &f, const Matrix &M, const Kernel &kernel, const std::string &what,
-           size_t len, size_t gap, uint64_t seed) {
-  const unsigned k = M.cols, m = M.rows;
-  std::mt19937_64 rng(seed ^ (len * 0x9E3779B97F4A7C15ull));
-  std::vector<std::unique_ptr<GuardedBuffer>> in, out;
-  std::vector<const uint8_t *> in_ptrs;
-  std::vector<uint8_t *> out_ptrs;
-  for (unsigned c = 0; c < k; ++c) {
-    in.push_back(std::make_unique<GuardedBuffer>(len, gap));
-    ASSERT_TRUE(in.back()->ok());
-    for (size_t i = 0; i < len; ++i) in.back()->data()[i] = uint8_t(rng());
-    in_ptrs.push_back(in.back()->data());
-  }
-  for (unsigned r = 0; r < m; ++r) {
-    out.push_back(std::make_unique<GuardedBuffer>(len, gap));
-    ASSERT_TRUE(out.back()->ok());
-    memset(out.back()->data(), 0xA5, len);
-    out_ptrs.push_back(out.back()->data());
-  }
-  std::vector<std::vector<uint8_t>> want(m, std::vector<uint8_t>(len));
-  std::vector<uint8_t *> want_ptrs;
-  for (auto &w : want) want_ptrs.push_back(w.data());
-  codes::apply_matrix(f, M, in_ptrs.data(), want_ptrs.data(), len);
-
-  kernel.fn(in_ptrs.data(), out_ptrs.data(), len);
-
-  for (unsigned r = 0; r < m; ++r) {
-    size_t bad = len;
-    for (size_t i = 0; i < len && bad == len; ++i)
-      if (out_ptrs[r][i] != want[r][i]) bad = i;
-    ASSERT_EQ(bad, len) << what << ": gf(2^" << f.bits() << ") k=" << k << " m=" << m
-                        << " (vector_bits " << kernel.info.vector_bits << ", cpu "
-                        << kernel.info.cpu << ") len=" << len << " gap=" << gap << " output "
-                        << r << " byte " << bad << ": got " << int(out_ptrs[r][bad])
-                        << " want " << int(want[r][bad]);
-  }
-}
-
-size_t symbol_len(size_t len, unsigned l) {
-  const size_t s = l / 8;
-  return len < s ? s : len - len % s;
-}
-
 using Case = test::KernelCase;
 using test::case_name;
 
@@ -439,26 +370,33 @@ std::shared_ptr<Jit> make_jit(const std::string &t, const std::string &strategy)
   return j.ok() ? *j : nullptr;
 }
 
+// With tuning off, "auto" is jit::resolve_strategy's static choice: split-table wherever it is
+// preferred and the CPU has no GFNI (gfni comes first there), clmul-shift without a vector unit.
 TEST(SplitTableApi, AutoPicksSplitTableOnHostAndClmulShiftOnScalar) {
-  const ir::TargetInfo host_info = target("host");
+  for (const char *t : {"host", "host-gfni", "host-avx2,-gfni"}) {
+    auto info = resolve_target(t);
+    ASSERT_TRUE(bool(info)) << err_text(info.takeError());
+    auto jit = make_jit(t, "auto");
+    ASSERT_TRUE(jit);
+    for (unsigned l : {8u, 16u, 32u}) {
+      auto c = jit->codec("rs-vand:k=10,m=4,gf=" + std::to_string(l));
+      ASSERT_TRUE(c.ok()) << c.status().to_string();
+      const std::string want =
+          ir::strategy_name(jit::resolve_strategy(ir::Strategy::kAuto, *info, l));
+      EXPECT_EQ((*c)->encoder_info().strategy, want) << t << " gf" << l;
+      if (!ir::has_feature(*info, "gfni") && ir::split_table_preferred(field(l), *info))
+        EXPECT_EQ(want, "split-table") << t << " gf" << l;
+    }
+  }
+  auto scalar = make_jit("host-sse2", "auto");
+  ASSERT_TRUE(scalar);
   for (const char *spec : {"rs-vand:k=10,m=4,gf=8", "isal-cauchy:k=10,m=4", "rs-vand:k=10,m=4,gf=16"}) {
-    auto host = make_jit("host", "auto");
-    ASSERT_TRUE(host);
-    auto c = host->codec(spec);
-    ASSERT_TRUE(c.ok()) << c.status().to_string();
-    const bool gf16 = std::string(spec).find("gf=16") != std::string::npos;
-    const bool split = ir::split_table_preferred(field(gf16 ? 16 : 8), host_info);
-    EXPECT_EQ((*c)->encoder_info().strategy, split ? "split-table" : "clmul-shift") << spec;
-    // On this machine (AVX2, no AVX-512): split-table for both fields.
-    if (ir::has_feature(host_info, "avx2")) EXPECT_TRUE(split) << spec;
-    auto scalar = make_jit("host-sse2", "auto");
-    ASSERT_TRUE(scalar);
     auto s = scalar->codec(spec);
     ASSERT_TRUE(s.ok()) << s.status().to_string();
     EXPECT_EQ((*s)->encoder_info().strategy, "clmul-shift") << spec;
   }
-  if (ir::has_feature(target("host-avx2"), "ssse3")) {  // the 128-bit tier: GF(2^8) only
-    auto sse = make_jit("host-avx2", "auto");
+  if (ir::has_feature(target("host-avx2,-gfni"), "ssse3")) {  // the 128-bit tier: GF(2^8) only
+    auto sse = make_jit("host-avx2,-gfni", "auto");
     ASSERT_TRUE(sse);
     auto c8 = sse->codec("rs-vand:k=10,m=4,gf=8");
     auto c16 = sse->codec("rs-vand:k=10,m=4,gf=16");
@@ -466,10 +404,6 @@ TEST(SplitTableApi, AutoPicksSplitTableOnHostAndClmulShiftOnScalar) {
     EXPECT_EQ((*c8)->encoder_info().strategy, "split-table");
     EXPECT_EQ((*c16)->encoder_info().strategy, "clmul-shift");
   }
-  auto host = make_jit("host", "auto");
-  auto wide = host->codec("rs-vand:k=10,m=4,gf=32");
-  ASSERT_TRUE(wide.ok());
-  EXPECT_EQ((*wide)->encoder_info().strategy, "clmul-shift");
 }
 
 TEST(SplitTableApi, ForcedOnScalarTierFailsWithMessage) {

@@ -22,7 +22,7 @@ const char kCmd[] = "demo";
 CommandDef demo_def() {
   CommandDef d;
   d.name = kCmd;
-  d.synopsis = "[--spec S] [--target T] [--size BYTES] [--lose LIST] [--seconds S] [--opt O] [--seed N]";
+  d.synopsis = "[--spec S] [--target T] [--size BYTES] [--lose LIST] [--seconds S] [--strategy X] [--opt O] [--seed N]";
   d.summary = "JIT-compile a codec for this CPU, check it against the reference codec, time it";
   d.details =
       "Fills k data shards with seeded random bytes, encodes them with the JIT-compiled kernel,\n"
@@ -36,6 +36,7 @@ CommandDef demo_def() {
       {"size", "BYTES", "bytes per shard, e.g. 4096, 64K, 1M (default 1M)"},
       {"lose", "LIST", "shards to erase and rebuild, e.g. 0,3,11 (default: the first m shards)"},
       {"seconds", "S", "time spent timing each of encode and reconstruct (default 1)"},
+      {"strategy", "X", "lowering: " + strategy_list() + " (default auto: the tuner times every candidate)"},
       {"opt", "O", "optimization level O0..O3 (default O3)"},
       {"seed", "N", "seed of the random data (default 1)"},
   };
@@ -131,6 +132,7 @@ int cmd_demo(int argc, char **argv) {
   JitOptions options;
   options.target = args.get("target", "host");
   options.opt_level = unsigned(opt);
+  options.strategy = args.get("strategy", "auto");
   Result<std::shared_ptr<Jit>> jit = Jit::create(options);
   if (!jit.ok())
     return jit.status().code() == StatusCode::kUnsupportedTarget

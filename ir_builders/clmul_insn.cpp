@@ -1,0 +1,166 @@
+// clmul-insn lowering: (V)PCLMULQDQ products summed unreduced, one Barrett reduction per output.
+#include "ir_builders/clmul_insn.h"
+
+#include <array>
+#include <cassert>
+#include <vector>
+
+#include "ir_builders/clmul_shift.h"
+#include "ir_builders/input_order.h"
+#include "ir_builders/target_features.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/Support/Error.h"
+#include "llvm/TargetParser/Triple.h"
+
+namespace ecjit::ir {
+namespace {
+
+// The carry-less multiply intrinsic for the target's vector width, or not_intrinsic.
+llvm::Intrinsic::ID clmul_intrinsic(const TargetInfo &target) {
+  if (!llvm::Triple(target.triple).isX86()) return llvm::Intrinsic::not_intrinsic;
+  switch (target.vector_bits) {
+    case 128:
+      return has_feature(target, "pclmul") ? llvm::Intrinsic::x86_pclmulqdq
+                                           : llvm::Intrinsic::not_intrinsic;
+    case 256:
+      return has_feature(target, "vpclmulqdq") && has_feature(target, "avx")
+                 ? llvm::Intrinsic::x86_pclmulqdq_256
+                 : llvm::Intrinsic::not_intrinsic;
+    case 512:
+      return has_feature(target, "vpclmulqdq") && has_feature(target, "avx512f")
+                 ? llvm::Intrinsic::x86_pclmulqdq_512
+                 : llvm::Intrinsic::not_intrinsic;
+    default:
+      return llvm::Intrinsic::not_intrinsic;
+  }
+}
+
+class ClmulInsnLowering final : public MultiplyLowering {
+ public:
+  ClmulInsnLowering(const codes::Field &field, llvm::Intrinsic::ID clmul, unsigned vector_bits,
+                    unsigned vector_regs)
+      : field_(field), clmul_(clmul), qwords_(vector_bits / 64),
+        accs_(field.bits() == 64 ? 2 : 4), fallback_(make_clmul_shift_lowering(field)),
+        // Accumulators per output; the current input's halves, the constant and two
+        // temporaries take about four registers.
+        order_(vector_regs > accs_ + 4 ? (vector_regs - 4) / accs_ : 1) {}
+
+  void begin_output(llvm::IRBuilderBase &b, llvm::Type *ty) override {
+    b_ = &b;
+    ty_ = ty;
+    acc_.fill(nullptr);
+    direct_ = ty->isVectorTy() && ty->getPrimitiveSizeInBits() == 64 * qwords_;
+    if (!direct_) return fallback_->begin_output(b, ty);
+    q_ty_ = llvm::FixedVectorType::get(b.getInt64Ty(), qwords_);
+    order_.begin_output(b);
+  }
+
+  void accumulate(llvm::Value *x, uint64_t c) override {
+    assert(b_ && x->getType() == ty_ && c > 1 && (c & ~field_.mask()) == 0);
+    if (!direct_) return fallback_->accumulate(x, c);
+    llvm::IRBuilderBase::InsertPointGuard guard(*b_);
+    order_.place(*b_, x, {acc_[0], acc_[1], acc_[2], acc_[3]});
+    const std::vector<llvm::Value *> &src = order_.derived(x, [&] { return sources(x); });
+    llvm::Value *cv = llvm::ConstantInt::get(q_ty_, c);  // c in every qword
+    // acc_[2s + h]: products of source s with the low (h = 0) / high (h = 1) qword of each
+    // 128-bit lane.
+    for (unsigned s = 0; s < src.size(); ++s)
+      for (unsigned h = 0; h < 2; ++h) {
+        llvm::Value *p = b_->CreateIntrinsic(clmul_, {}, {src[s], cv, b_->getInt8(h)});
+        llvm::Value *&a = acc_[2 * s + h];
+        a = a ? b_->CreateXor(a, p) : p;
+      }
+    order_.end_group(*b_, x);
+  }
+
+  llvm::Value *finish_output() override {
+    assert(b_);
+    if (!direct_) return fallback_->finish_output();
+    if (!acc_[0]) return llvm::Constant::getNullValue(ty_);
+    const unsigned n = qwords_;  // lanes of q_ty_
+    // Interleave two qword vectors lane pair by lane pair: result qword 2g + t is qword
+    // 2g + sel of a (t = 0) or of b (t = 1).
+    auto pairs = [&](llvm::Value *a, llvm::Value *b, unsigned sel) {
+      std::vector<int> mask;
+      for (unsigned g = 0; g < n / 2; ++g) {
+        mask.push_back(int(2 * g + sel));
+        mask.push_back(int(n + 2 * g + sel));
+      }
+      return b_->CreateShuffleVector(a, b, mask);
+    };
+    if (field_.bits() == 64) {
+      // acc_[h], lane g: the 128-bit sum of symbol 2g + h, (low qword, high qword).
+      llvm::Value *lo = pairs(acc_[0], acc_[1], 0);
+      llvm::Value *hi = pairs(acc_[0], acc_[1], 1);
+      return b_->CreateBitCast(barrett_reduce(*b_, field_, lo, hi), ty_);
+    }
+    // GF(2^32): acc_[2s + h], lane g, low qword: the 63-bit sum of symbol 4g + 2h + s.
+    // e / o: qwords holding the sums of the even / odd symbols in symbol order.
+    llvm::Value *e = pairs(acc_[0], acc_[1], 0);
+    llvm::Value *o = pairs(acc_[2], acc_[3], 0);
+    auto *d_ty = llvm::FixedVectorType::get(b_->getInt32Ty(), 2 * n);
+    llvm::Value *ed = b_->CreateBitCast(e, d_ty), *od = b_->CreateBitCast(o, d_ty);
+    std::vector<int> lo_mask, hi_mask;
+    for (unsigned i = 0; i < n; ++i) {  // dword 2i / 2i + 1 of e and o: low / high halves
+      lo_mask.push_back(int(2 * i));
+      lo_mask.push_back(int(2 * n + 2 * i));
+      hi_mask.push_back(int(2 * i + 1));
+      hi_mask.push_back(int(2 * n + 2 * i + 1));
+    }
+    llvm::Value *lo = b_->CreateShuffleVector(ed, od, lo_mask);
+    llvm::Value *hi = b_->CreateShuffleVector(ed, od, hi_mask);
+    return b_->CreateBitCast(barrett_reduce(*b_, field_, lo, hi), ty_);
+  }
+
+ private:
+  // The multiplier inputs of x as qwords: GF(2^64) x itself; GF(2^32) its even symbols and
+  // its odd symbols, each zero-extended to 64 bits.
+  std::vector<llvm::Value *> sources(llvm::Value *x) {
+    llvm::Value *q = b_->CreateBitCast(x, q_ty_);
+    if (field_.bits() == 64) return {q};
+    return {b_->CreateAnd(q, llvm::ConstantInt::get(q_ty_, 0xFFFFFFFFull)),
+            b_->CreateLShr(q, llvm::ConstantInt::get(q_ty_, 32))};
+  }
+
+  codes::Field field_;
+  llvm::Intrinsic::ID clmul_;
+  unsigned qwords_;  // 64-bit lanes per vector
+  unsigned accs_;    // accumulators per output
+  std::unique_ptr<MultiplyLowering> fallback_;
+  InputOrder order_;
+  llvm::IRBuilderBase *b_ = nullptr;
+  llvm::Type *ty_ = nullptr;
+  llvm::Type *q_ty_ = nullptr;
+  bool direct_ = false;
+  std::array<llvm::Value *, 4> acc_ = {};  // nullptr stands for 0
+};
+
+}  // namespace
+
+bool clmul_insn_supported(const codes::Field &field, const TargetInfo &target) {
+  return (field.bits() == 32 || field.bits() == 64) &&
+         clmul_intrinsic(target) != llvm::Intrinsic::not_intrinsic;
+}
+
+llvm::Expected<std::unique_ptr<MultiplyLowering>> make_clmul_insn_lowering(
+    const codes::Field &field, const TargetInfo &target) {
+  if (field.bits() != 32 && field.bits() != 64)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "strategy 'clmul-insn' serves GF(2^32) and GF(2^64), not "
+                                   "GF(2^%u); use gfni, split-table or clmul-shift",
+                                   field.bits());
+  const llvm::Intrinsic::ID clmul = clmul_intrinsic(target);
+  if (clmul == llvm::Intrinsic::not_intrinsic)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "strategy 'clmul-insn' needs x86 PCLMULQDQ at 128 bits or VPCLMULQDQ at 256 / 512 "
+        "bits; target '%s' (cpu '%s', %u-bit vectors) has none; use clmul-shift",
+        target.triple.c_str(), target.cpu.c_str(), target.vector_bits);
+  return std::unique_ptr<MultiplyLowering>(
+      std::make_unique<ClmulInsnLowering>(field, clmul, target.vector_bits, target.vector_regs));
+}
+
+}  // namespace ecjit::ir

@@ -1,0 +1,174 @@
+// gfni lowering: one VGF2P8AFFINEQB per GF(2^8) product; wider fields as byte-plane blocks.
+#include "ir_builders/gfni_affine.h"
+
+#include <cassert>
+#include <string>
+#include <vector>
+
+#include "ir_builders/clmul_shift.h"
+#include "ir_builders/input_order.h"
+#include "ir_builders/target_features.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/Support/Error.h"
+#include "llvm/TargetParser/Triple.h"
+
+namespace ecjit::ir {
+namespace {
+
+// The affine intrinsic for a vector width in bits, or not_intrinsic when the target lacks it.
+llvm::Intrinsic::ID affine_intrinsic(const TargetInfo &target) {
+  if (!llvm::Triple(target.triple).isX86() || !has_feature(target, "gfni"))
+    return llvm::Intrinsic::not_intrinsic;
+  switch (target.vector_bits) {
+    case 128:
+      return llvm::Intrinsic::x86_vgf2p8affineqb_128;
+    case 256:
+      return has_feature(target, "avx") ? llvm::Intrinsic::x86_vgf2p8affineqb_256
+                                        : llvm::Intrinsic::not_intrinsic;
+    case 512:
+      return has_feature(target, "avx512bw") ? llvm::Intrinsic::x86_vgf2p8affineqb_512
+                                             : llvm::Intrinsic::not_intrinsic;
+    default:
+      return llvm::Intrinsic::not_intrinsic;
+  }
+}
+
+class GfniLowering final : public MultiplyLowering {
+ public:
+  GfniLowering(const codes::Field &field, llvm::Intrinsic::ID affine, unsigned vector_bits,
+               unsigned vector_regs)
+      : field_(field), affine_(affine), planes_(field.bits() / 8), bytes_(vector_bits / 8),
+        fallback_(make_clmul_shift_lowering(field)),
+        // One accumulator per output; the current input's rotations, a matrix and a
+        // temporary take about planes_ + 2 registers.
+        order_(vector_regs > planes_ + 3 ? vector_regs - planes_ - 2 : 1) {}
+
+  void begin_output(llvm::IRBuilderBase &b, llvm::Type *ty) override {
+    b_ = &b;
+    ty_ = ty;
+    acc_ = nullptr;
+    direct_ = ty->isVectorTy() && ty->getPrimitiveSizeInBits() == 8 * bytes_;
+    if (!direct_) return fallback_->begin_output(b, ty);
+    byte_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), bytes_);
+    qword_ty_ = llvm::FixedVectorType::get(b.getInt64Ty(), bytes_ / 8);
+    order_.begin_output(b);
+  }
+
+  void accumulate(llvm::Value *x, uint64_t c) override {
+    assert(b_ && x->getType() == ty_ && c > 1 && (c & ~field_.mask()) == 0);
+    if (!direct_) return fallback_->accumulate(x, c);
+    llvm::IRBuilderBase::InsertPointGuard guard(*b_);
+    order_.place(*b_, x, {acc_});
+    const std::vector<llvm::Value *> &rot = order_.derived(x, [&] { return rotations(x); });
+    for (unsigned r = 0; r < planes_; ++r) {
+      llvm::Value *p =
+          b_->CreateIntrinsic(affine_, {}, {rot[r], matrix(c, r), b_->getInt8(0)});
+      acc_ = acc_ ? b_->CreateXor(acc_, p) : p;
+    }
+    order_.end_group(*b_, x);
+  }
+
+  llvm::Value *finish_output() override {
+    assert(b_);
+    if (!direct_) return fallback_->finish_output();
+    if (!acc_) return llvm::Constant::getNullValue(ty_);
+    if (planes_ == 1) return b_->CreateBitCast(acc_, ty_);
+    return b_->CreateBitCast(b_->CreateShuffleVector(acc_, transpose_mask(/*inverse=*/true)), ty_);
+  }
+
+ private:
+  // Byte index maps of the transposition within groups of 8 symbols (8L bytes): transposed
+  // byte g*8L + 8j + s is byte j of symbol s, natural byte g*8L + sL + j.
+  std::vector<int> transpose_mask(bool inverse) const {
+    const unsigned group = 8 * planes_;
+    std::vector<int> mask(bytes_);
+    for (unsigned g = 0; g < bytes_; g += group)
+      for (unsigned j = 0; j < planes_; ++j)
+        for (unsigned s = 0; s < 8; ++s) {
+          const unsigned transposed = g + 8 * j + s, natural = g + s * planes_ + j;
+          if (inverse) mask[natural] = int(transposed);
+          else mask[transposed] = int(natural);
+        }
+    return mask;
+  }
+
+  // rot[r] (bytes): qword g*L + j of rotation r is transposed qword g*L + (j + r) mod L.
+  std::vector<llvm::Value *> rotations(llvm::Value *x) {
+    llvm::Value *bytes = b_->CreateBitCast(x, byte_ty_);
+    if (planes_ == 1) return {bytes};
+    llvm::Value *t = b_->CreateShuffleVector(bytes, transpose_mask(false));
+    llvm::Value *q = b_->CreateBitCast(t, qword_ty_);
+    std::vector<llvm::Value *> out{t};
+    for (unsigned r = 1; r < planes_; ++r) {
+      std::vector<int> mask(bytes_ / 8);
+      for (unsigned i = 0; i < mask.size(); ++i)
+        mask[i] = int(i - i % planes_ + (i % planes_ + r) % planes_);
+      out.push_back(b_->CreateBitCast(b_->CreateShuffleVector(q, mask), byte_ty_));
+    }
+    return out;
+  }
+
+  // M_r as bytes: qword g*L + j holds A_{j, (j + r) mod L}(c).
+  llvm::Value *matrix(uint64_t c, unsigned r) {
+    std::vector<uint64_t> q(bytes_ / 8);
+    for (unsigned i = 0; i < q.size(); ++i) {
+      const unsigned j = i % planes_;
+      q[i] = gfni_block_matrix(field_, c, j, (j + r) % planes_);
+    }
+    return b_->CreateBitCast(llvm::ConstantDataVector::get(b_->getContext(), q), byte_ty_);
+  }
+
+  codes::Field field_;
+  llvm::Intrinsic::ID affine_;
+  unsigned planes_;  // L: bytes per symbol
+  unsigned bytes_;   // bytes per vector
+  std::unique_ptr<MultiplyLowering> fallback_;
+  InputOrder order_;  // products input by input; rotations per input
+  llvm::IRBuilderBase *b_ = nullptr;
+  llvm::Type *ty_ = nullptr;
+  llvm::Type *byte_ty_ = nullptr;
+  llvm::Type *qword_ty_ = nullptr;
+  bool direct_ = false;         // this output is a full vector (else fallback_)
+  llvm::Value *acc_ = nullptr;  // transposed layout, bytes; nullptr stands for 0
+};
+
+}  // namespace
+
+uint64_t gfni_block_matrix(const codes::Field &field, uint64_t c, unsigned i, unsigned j) {
+  uint64_t a = 0;
+  for (unsigned b = 0; b < 8; ++b) {
+    const uint64_t p = field.mul(c, uint64_t(1) << (8 * j + b));
+    for (unsigned t = 0; t < 8; ++t)
+      if ((p >> (8 * i + t)) & 1) a |= uint64_t(1) << (8 * (7 - t) + b);
+  }
+  return a;
+}
+
+bool gfni_supported(const codes::Field &field, const TargetInfo &target) {
+  return affine_intrinsic(target) != llvm::Intrinsic::not_intrinsic &&
+         target.vector_bits >= 8 * field.bits();
+}
+
+llvm::Expected<std::unique_ptr<MultiplyLowering>> make_gfni_lowering(const codes::Field &field,
+                                                                     const TargetInfo &target) {
+  const llvm::Intrinsic::ID affine = affine_intrinsic(target);
+  if (affine == llvm::Intrinsic::not_intrinsic)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "strategy 'gfni' needs x86 GFNI (with AVX at 256 bits, AVX-512BW at 512); target '%s' "
+        "(cpu '%s', %u-bit vectors) has none; use split-table or clmul-shift",
+        target.triple.c_str(), target.cpu.c_str(), target.vector_bits);
+  if (!gfni_supported(field, target))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "strategy 'gfni' needs vectors of at least 8 symbols (a qword per byte plane); "
+        "GF(2^%u) needs %u-bit vectors, target '%s' has %u; use clmul-shift",
+        field.bits(), 8 * field.bits(), target.triple.c_str(), target.vector_bits);
+  return std::unique_ptr<MultiplyLowering>(
+      std::make_unique<GfniLowering>(field, affine, target.vector_bits, target.vector_regs));
+}
+
+}  // namespace ecjit::ir

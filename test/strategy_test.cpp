@@ -1,0 +1,165 @@
+// Every strategy x field x host tier the machine runs, JIT-compiled and compared with the reference.
+#include <cstdint>
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "codes/gf.h"
+#include "codes/matrix.h"
+#include "ir_builders/strategy.h"
+#include "jit/tuner.h"
+#include "jit_test_util.h"
+#include "kernel_check.h"
+
+namespace ecjit {
+namespace {
+
+using codes::Field;
+using codes::Matrix;
+using test::Kernel;
+
+// The host tiers: the full CPU, then masked down to 256-bit, 128-bit and no vector unit
+// (one entry per distinct vector width this machine has).
+std::vector<std::string> host_tiers() {
+  std::vector<std::string> out;
+  std::set<unsigned> widths;
+  for (const char *t : {"host", "host-avx512f", "host-avx2", "host-sse2"}) {
+    auto info = test::resolve_target(t);
+    if (!info) {
+      llvm::consumeError(info.takeError());
+      continue;
+    }
+    if (widths.insert(info->vector_bits).second) out.push_back(t);
+  }
+  return out;
+}
+
+Field field(unsigned l) { return *Field::make(l); }
+
+struct StrategyCase {
+  ir::Strategy strategy;
+  unsigned l;
+  std::string target;
+};
+
+void PrintTo(const StrategyCase &c, std::ostream *os) {
+  *os << ir::strategy_name(c.strategy) << "_gf" << c.l << "_" << c.target;
+}
+
+std::string name_of(const testing::TestParamInfo<StrategyCase> &info) {
+  std::ostringstream os;
+  PrintTo(info.param, &os);
+  std::string s = os.str();
+  for (char &ch : s)
+    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s;
+}
+
+// Every (strategy, field, tier) that jit::candidate_strategies offers on this machine: the
+// set the tuner chooses from.
+std::vector<StrategyCase> cases() {
+  std::vector<StrategyCase> out;
+  for (const std::string &t : host_tiers()) {
+    auto info = test::resolve_target(t);
+    if (!info) {
+      llvm::consumeError(info.takeError());
+      continue;
+    }
+    for (unsigned l : {8u, 16u, 32u, 64u})
+      for (ir::Strategy s : jit::candidate_strategies(*info, l)) out.push_back({s, l, t});
+  }
+  return out;
+}
+
+class StrategyVsReference : public testing::TestWithParam<StrategyCase> {};
+
+// Shapes from one product to wider than one pass of accumulators, every odd length, buffers
+// flush against a guard page and one byte short of it.
+TEST_P(StrategyVsReference, ShapesLengthsGuardPages) {
+  const StrategyCase &c = GetParam();
+  const Field f = field(c.l);
+  const std::pair<unsigned, unsigned> shapes[] = {{1, 1}, {3, 2}, {10, 4}, {16, 6}, {3, 12}};
+  for (auto [k, m] : shapes) {
+    const uint64_t seed = 9100 + 100 * k + m + c.l;
+    const Matrix M = test::random_matrix(f, k, m, seed);
+    Kernel kernel;
+    ASSERT_NO_FATAL_FAILURE(
+        test::compile_kernel(f, M, c.target, c.strategy, jit::OptLevel::kO3, &kernel));
+    const std::string what = std::string(ir::strategy_name(c.strategy)) + " " + c.target;
+    for (size_t raw : test::kLengths)
+      ASSERT_NO_FATAL_FAILURE(
+          test::check_kernel(f, M, kernel, what, test::symbol_len(raw, c.l), 0, seed));
+    ASSERT_NO_FATAL_FAILURE(
+        test::check_kernel(f, M, kernel, what, test::symbol_len(4651, c.l), 1, seed + 1));
+  }
+}
+
+// O0 (nothing shared by CSE) and a main loop unrolled to 2 and 3 vectors, RS(10,4) shape.
+TEST_P(StrategyVsReference, O0AndUnrolled) {
+  const StrategyCase &c = GetParam();
+  const Field f = field(c.l);
+  const Matrix M = test::random_matrix(f, 10, 4, 77 + c.l);
+  const std::string what = std::string(ir::strategy_name(c.strategy)) + " " + c.target;
+  Kernel o0;
+  ASSERT_NO_FATAL_FAILURE(test::compile_kernel(f, M, c.target, c.strategy, jit::OptLevel::kO0, &o0));
+  for (size_t raw : test::kLengths)
+    ASSERT_NO_FATAL_FAILURE(
+        test::check_kernel(f, M, o0, what + " O0", test::symbol_len(raw, c.l), 0, 5));
+  for (unsigned unroll : {2u, 3u}) {
+    ir::BuildOptions opts;
+    opts.unroll = unroll;
+    Kernel k;
+    ASSERT_NO_FATAL_FAILURE(
+        test::compile_kernel(f, M, c.target, c.strategy, jit::OptLevel::kO3, &k, opts));
+    for (size_t raw : test::kLengths)
+      ASSERT_NO_FATAL_FAILURE(test::check_kernel(f, M, k, what + " unroll " + std::to_string(unroll),
+                                                 test::symbol_len(raw, c.l), 0, 6));
+  }
+}
+
+// Constants that exercise every bit position: for GF(2^8) every nonzero constant once (255
+// outputs of one input); wider fields every power of two, all-ones and random constants.
+TEST_P(StrategyVsReference, EveryBitOfTheConstant) {
+  const StrategyCase &c = GetParam();
+  const Field f = field(c.l);
+  std::vector<uint64_t> constants;
+  if (c.l == 8) {
+    for (uint64_t a = 1; a < 256; ++a) constants.push_back(a);
+  } else {
+    for (unsigned b = 0; b < c.l; ++b) constants.push_back(uint64_t(1) << b);
+    constants.push_back(f.mask());
+    std::mt19937_64 rng(c.l);
+    for (int i = 0; i < 16; ++i) constants.push_back(1 + rng() % f.mask());
+  }
+  Matrix M(unsigned(constants.size()), 1);
+  for (unsigned r = 0; r < M.rows; ++r) M.at(r, 0) = constants[r];
+  Kernel kernel;
+  ASSERT_NO_FATAL_FAILURE(
+      test::compile_kernel(f, M, c.target, c.strategy, jit::OptLevel::kO3, &kernel));
+  for (size_t len : {size_t(256), size_t(1000), size_t(4097)})
+    ASSERT_NO_FATAL_FAILURE(test::check_kernel(f, M, kernel,
+                                               std::string(ir::strategy_name(c.strategy)) + " " + c.target,
+                                               test::symbol_len(len, c.l), 0, 3));
+}
+
+INSTANTIATE_TEST_SUITE_P(Host, StrategyVsReference, testing::ValuesIn(cases()), name_of);
+
+// The sweep is not empty: clmul-shift everywhere, more where the CPU has them.
+TEST(StrategyCases, EveryFieldAndTierHasACandidate) {
+  for (const std::string &t : host_tiers()) {
+    auto info = test::resolve_target(t);
+    ASSERT_TRUE(bool(info));
+    for (unsigned l : {8u, 16u, 32u, 64u}) {
+      const auto s = jit::candidate_strategies(*info, l);
+      ASSERT_FALSE(s.empty()) << t << " gf" << l;
+      EXPECT_EQ(s.front(), ir::Strategy::kClmulShift) << t << " gf" << l;
+    }
+  }
+  std::printf("%zu strategy x field x tier cases on this machine\n", cases().size());
+}
+
+}  // namespace
+}  // namespace ecjit
