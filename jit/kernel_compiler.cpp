@@ -2,6 +2,7 @@
 #include "jit/kernel_compiler.h"
 
 #include "codes/gf.h"
+#include "ir_builders/clmul_insn.h"
 #include "ir_builders/gfni_affine.h"
 #include "ir_builders/split_table.h"
 
@@ -24,6 +25,9 @@ ir::Strategy resolve_strategy(ir::Strategy requested, const ir::TargetInfo &targ
   auto field = codes::Field::make(field_bits);
   if (!field.ok()) return ir::Strategy::kClmulShift;
   if (field_bits <= 32 && ir::gfni_supported(*field, target)) return ir::Strategy::kGfni;
+  // clmul-insn for GF(2^64) (2x gfni and clmul-shift with VPCLMULQDQ on 512 bits), and for
+  // GF(2^32) on CPUs without GFNI (1.2x clmul-shift).
+  if (ir::clmul_insn_supported(*field, target)) return ir::Strategy::kClmulInsn;
   if (ir::split_table_preferred(*field, target)) return ir::Strategy::kSplitTable;
   return ir::Strategy::kClmulShift;
 }

@@ -69,6 +69,11 @@ std::vector<Case> cases() {
   v.push_back({"aarch64", kIsal, kIsalDec, Runner::kAArch64});
   v.push_back({"armv7", kIsal, kIsalDec, Runner::kArm});
   v.push_back({"x86_64-v3", kGf16, kGf16Dec, Runner::kNative, "clmul-shift", "avx2"});
+  // The x86 instruction lowerings, AOT at 512 bits (run where the CPU has them).
+  v.push_back({"x86_64-v4+gfni", kGf8, kGf8Dec, Runner::kNative, "gfni", "gfni"});
+  v.push_back({"x86_64-v4+gfni", kGf16, kGf16Dec, Runner::kNative, "gfni", "gfni"});
+  v.push_back({"x86_64-v4+vpclmulqdq", "rs-vand:k=5,m=3,gf=64", "0,4;1,2,6",
+               Runner::kNative, "clmul-insn", "vpclmulqdq"});
   // Wider fields: packed into 64-bit registers (riscv64), 32-bit HVX lanes, 64-bit NEON lanes.
   v.push_back({"riscv64", "rs-vand:k=4,m=2,gf=32", "1;0,5", Runner::kRiscv});
   v.push_back({"hexagon-v68+hvx", "rs-vand:k=4,m=2,gf=32", "1;0,5", Runner::kHexagon});
@@ -303,8 +308,14 @@ TEST_P(AotEmulated, MatchesReferenceCodec) {
   const Case &c = GetParam();
   if (c.runner == Runner::kNative && c.native_feature) {
     __builtin_cpu_init();
-    const bool has = std::string(c.native_feature) == "avx2" ? __builtin_cpu_supports("avx2")
-                                                               : __builtin_cpu_supports("avx512bw");
+    const std::string f = c.native_feature;
+    const bool has = f == "avx2"         ? __builtin_cpu_supports("avx2")
+                     : f == "avx512bw"   ? __builtin_cpu_supports("avx512bw")
+                     : f == "gfni"       ? __builtin_cpu_supports("gfni") &&
+                                               __builtin_cpu_supports("avx512bw")
+                     : f == "vpclmulqdq" ? __builtin_cpu_supports("vpclmulqdq") &&
+                                               __builtin_cpu_supports("avx512bw")
+                                         : false;
     if (!has) GTEST_SKIP() << "this CPU lacks " << c.native_feature << " to run " << c.target;
   }
   std::string why;
