@@ -76,39 +76,12 @@ class GfniLowering final : public MultiplyLowering {
     if (!direct_) return fallback_->finish_output();
     if (!acc_) return llvm::Constant::getNullValue(ty_);
     if (planes_ == 1) return b_->CreateBitCast(acc_, ty_);
-    return b_->CreateBitCast(b_->CreateShuffleVector(acc_, transpose_mask(/*inverse=*/true)), ty_);
+    return b_->CreateBitCast(gfni_untranspose(*b_, acc_, planes_), ty_);
   }
 
  private:
-  // Byte index maps of the transposition within groups of 8 symbols (8L bytes): transposed
-  // byte g*8L + 8j + s is byte j of symbol s, natural byte g*8L + sL + j.
-  std::vector<int> transpose_mask(bool inverse) const {
-    const unsigned group = 8 * planes_;
-    std::vector<int> mask(bytes_);
-    for (unsigned g = 0; g < bytes_; g += group)
-      for (unsigned j = 0; j < planes_; ++j)
-        for (unsigned s = 0; s < 8; ++s) {
-          const unsigned transposed = g + 8 * j + s, natural = g + s * planes_ + j;
-          if (inverse) mask[natural] = int(transposed);
-          else mask[transposed] = int(natural);
-        }
-    return mask;
-  }
-
-  // rot[r] (bytes): qword g*L + j of rotation r is transposed qword g*L + (j + r) mod L.
   std::vector<llvm::Value *> rotations(llvm::Value *x) {
-    llvm::Value *bytes = b_->CreateBitCast(x, byte_ty_);
-    if (planes_ == 1) return {bytes};
-    llvm::Value *t = b_->CreateShuffleVector(bytes, transpose_mask(false));
-    llvm::Value *q = b_->CreateBitCast(t, qword_ty_);
-    std::vector<llvm::Value *> out{t};
-    for (unsigned r = 1; r < planes_; ++r) {
-      std::vector<int> mask(bytes_ / 8);
-      for (unsigned i = 0; i < mask.size(); ++i)
-        mask[i] = int(i - i % planes_ + (i % planes_ + r) % planes_);
-      out.push_back(b_->CreateBitCast(b_->CreateShuffleVector(q, mask), byte_ty_));
-    }
-    return out;
+    return gfni_rotations(*b_, b_->CreateBitCast(x, byte_ty_), planes_);
   }
 
   // M_r as bytes: qword g*L + j holds A_{j, (j + r) mod L}(c).
@@ -136,6 +109,52 @@ class GfniLowering final : public MultiplyLowering {
 };
 
 }  // namespace
+
+namespace {
+
+// Byte index maps of the transposition within groups of 8 symbols (8L bytes): transposed
+// byte g*8L + 8j + s is byte j of symbol s, natural byte g*8L + sL + j.
+std::vector<int> transpose_mask(unsigned bytes, unsigned planes, bool inverse) {
+  const unsigned group = 8 * planes;
+  std::vector<int> mask(bytes);
+  for (unsigned g = 0; g < bytes; g += group)
+    for (unsigned j = 0; j < planes; ++j)
+      for (unsigned s = 0; s < 8; ++s) {
+        const unsigned transposed = g + 8 * j + s, natural = g + s * planes + j;
+        if (inverse) mask[natural] = int(transposed);
+        else mask[transposed] = int(natural);
+      }
+  return mask;
+}
+
+unsigned vector_bytes(llvm::Value *v) {
+  return unsigned(llvm::cast<llvm::FixedVectorType>(v->getType())->getPrimitiveSizeInBits()) / 8;
+}
+
+}  // namespace
+
+std::vector<llvm::Value *> gfni_rotations(llvm::IRBuilderBase &b, llvm::Value *bytes,
+                                          unsigned planes) {
+  if (planes == 1) return {bytes};
+  const unsigned n = vector_bytes(bytes);
+  llvm::Value *t = b.CreateShuffleVector(bytes, transpose_mask(n, planes, false));
+  llvm::Value *q = b.CreateBitCast(t, llvm::FixedVectorType::get(b.getInt64Ty(), n / 8));
+  std::vector<llvm::Value *> out{t};
+  for (unsigned r = 1; r < planes; ++r) {
+    std::vector<int> mask(n / 8);
+    for (unsigned i = 0; i < mask.size(); ++i)
+      mask[i] = int(i - i % planes + (i % planes + r) % planes);
+    out.push_back(b.CreateBitCast(b.CreateShuffleVector(q, mask), bytes->getType()));
+  }
+  return out;
+}
+
+llvm::Value *gfni_untranspose(llvm::IRBuilderBase &b, llvm::Value *acc, unsigned planes) {
+  if (planes == 1) return acc;
+  return b.CreateShuffleVector(acc, transpose_mask(vector_bytes(acc), planes, true));
+}
+
+unsigned gfni_affine_intrinsic(const TargetInfo &target) { return affine_intrinsic(target); }
 
 uint64_t gfni_block_matrix(const codes::Field &field, uint64_t c, unsigned i, unsigned j) {
   uint64_t a = 0;

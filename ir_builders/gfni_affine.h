@@ -3,12 +3,15 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "codes/gf.h"
 #include "ir_builders/lowering.h"
 #include "ir_builders/target_info.h"
 
 namespace llvm {
+class IRBuilderBase;
+class Value;
 template <typename T> class Expected;
 }  // namespace llvm
 
@@ -25,6 +28,16 @@ bool gfni_supported(const codes::Field &field, const TargetInfo &target);
 // holds the row of output bit t, bit b of that row is bit 8i + t of c * 2^(8j + b).
 // GF(2^8): i = j = 0. Pure; `c` must be in the field.
 uint64_t gfni_block_matrix(const codes::Field &field, uint64_t c, unsigned i, unsigned j);
+
+// Building blocks shared with the tiled kernel (tiled_kernel.h). `bytes`: a <B x i8> vector
+// of natural symbols, B a multiple of 8L. Returns the L rotations of its transposed layout
+// (described below; rotation 0 is the transposition itself, GF(2^8) the vector as is).
+std::vector<llvm::Value *> gfni_rotations(llvm::IRBuilderBase &b, llvm::Value *bytes,
+                                          unsigned planes);
+// The inverse transposition of a <B x i8> accumulator back to natural symbols.
+llvm::Value *gfni_untranspose(llvm::IRBuilderBase &b, llvm::Value *acc, unsigned planes);
+// llvm::Intrinsic::ID of VGF2P8AFFINEQB at target.vector_bits, or 0 (not_intrinsic).
+unsigned gfni_affine_intrinsic(const TargetInfo &target);
 
 // GF(2^8): per product one affine transform, acc ^= affine(x, A(c)), the matrix a splat
 // constant (one broadcast memory operand with AVX-512).

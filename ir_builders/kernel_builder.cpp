@@ -7,6 +7,7 @@
 #include "ir_builders/kernel_abi.h"
 #include "ir_builders/lowering.h"
 #include "ir_builders/signature_builder.h"
+#include "ir_builders/tiled_kernel.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -533,6 +534,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_kernel(llvm::LLVMContext &ct
   if (strategy == Strategy::kAuto) strategy = Strategy::kClmulShift;
   auto lowering = make_lowering(strategy, desc.field, target);
   if (!lowering) return lowering.takeError();
+  if (kernel_is_tiled(desc, options)) return build_tiled_kernel(ctx, desc, target, strategy);
 
   auto mod = std::make_unique<llvm::Module>(desc.symbol, ctx);
   mod->setTargetTriple(target.triple);

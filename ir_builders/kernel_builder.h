@@ -54,9 +54,15 @@ struct BuildOptions {
   // that is at most this many bytes; larger shapes use a scalar per-symbol tail instead
   // (a second, scalar copy of the body).
   unsigned max_stack_tail_bytes = 64 * 1024;
+  // Plain encode/decode kernels with more products than this (coefficients other than 0
+  // and 1, times (l / 8)^2) are emitted by build_tiled_kernel instead: coefficients as a
+  // table, loops instead of full unrolling, so that wide codes (k + m up to 256 on GF(2^8),
+  // 1024 on GF(2^16)) compile in bounded time and code size. RS(64,64) GF(2^8) is 4096.
+  uint64_t max_unrolled_products = 4096;
 };
 
-// Emits
+// Emits (fully unrolled; wide plain kernels tiled, see BuildOptions::max_unrolled_products
+// and tiled_kernel.h)
 //   void <symbol>(const uint8_t *const *in, uint8_t *const *out, size_t len)
 // (size_t is i32 on 32-bit triples, i64 otherwise) where in has desc.coeffs.cols pointers,
 // out has desc.coeffs.rows pointers and len (bytes per shard) is any multiple of

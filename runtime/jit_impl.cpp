@@ -76,8 +76,10 @@ Result<std::shared_ptr<JitImpl>> JitImpl::make(const JitOptions &options) {
   if (!session) return to_status(session.takeError(), StatusCode::kJitFailure, "creating the LLJIT session");
   jit->session_ = std::move(*session);
   // Fields for which the tuner has more than one strategy to choose from on this target.
-  for (unsigned l : {8u, 16u, 32u, 64u})
+  for (unsigned l : {8u, 16u, 32u, 64u}) {
     if (jit::candidate_strategies(jit->target_, l).size() > 1) jit->tunable_fields_ |= l;
+    jit->resolved_[__builtin_ctz(l) - 3] = jit::resolve_strategy(jit->strategy_, jit->target_, l);
+  }
   const char *env = getenv("ECJIT_DISK_CACHE");
   const bool env_off = env && (std::string(env) == "0" || std::string(env) == "off");
   if (options.disk_cache && !env_off) {
@@ -106,7 +108,7 @@ Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
       ir::KernelDesc{field, coeffs,
                      ir::kernel_symbol(what, spec.to_string(), options_.target), mode.output,
                      mode.input},
-      target_, jit::resolve_strategy(strategy_, target_, field.bits()), opt_};
+      target_, resolved(field.bits()), opt_};
   // Plain encode/decode kernels under "auto" are tuned: every candidate strategy is timed
   // and the fastest kept (jit/tuner.h); other kernels take the static choice.
   // Private kernels (decoders per erasure set, owned by a codec's LRU) are not tuned: in a
@@ -178,11 +180,25 @@ Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
 }
 
 Result<std::shared_ptr<const Codec>> JitImpl::codec(const CodeSpec &spec) {
+  const std::string key = spec.to_string();
+  {
+    std::lock_guard<std::mutex> lock(codecs_mutex_);
+    auto it = codecs_.find(key);
+    if (it != codecs_.end())
+      if (std::shared_ptr<const Codec> live = it->second.lock()) return live;
+  }
   auto code = codes::build_code(spec);
   if (!code.ok()) return code.status();
   auto codec = CodecImpl::make(shared_from_this(), std::move(*code));
   if (!codec.ok()) return codec.status();
-  return std::shared_ptr<const Codec>(*codec);
+  std::shared_ptr<const Codec> out = *codec;
+  std::lock_guard<std::mutex> lock(codecs_mutex_);
+  if (codecs_.size() >= 64) {  // forget codecs nobody holds any more
+    for (auto it = codecs_.begin(); it != codecs_.end();)
+      it = it->second.expired() ? codecs_.erase(it) : std::next(it);
+  }
+  codecs_[key] = out;
+  return out;
 }
 
 }  // namespace runtime

@@ -74,6 +74,16 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   // Fields (8 | 16 | 32 | 64 as bits) with more than one candidate strategy on target_.
   unsigned tunable_fields_ = 0;
   bool tunable(unsigned field_bits) const { return (tunable_fields_ & field_bits) != 0; }
+  // strategy_ resolved for GF(2^8), GF(2^16), GF(2^32), GF(2^64) on target_, once at
+  // creation (the feature queries behind it cost tens of microseconds).
+  ir::Strategy resolved_[4] = {};
+  ir::Strategy resolved(unsigned field_bits) const {
+    return resolved_[__builtin_ctz(field_bits) - 3];
+  }
+  // Codecs handed out and still alive, by spec string: a repeated request returns the same
+  // immutable codec without rebuilding the code or looking up its encoder.
+  std::mutex codecs_mutex_;
+  std::unordered_map<std::string, std::weak_ptr<const Codec>> codecs_;
   jit::KernelCache cache_;
   mutable std::mutex stats_mutex_;
   double compile_seconds_ = 0;

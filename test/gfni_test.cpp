@@ -1,6 +1,7 @@
 // gfni tests: the block bit-matrices against field multiplication, target support, assembly, errors.
 #include <cstdint>
 #include <random>
+#include <regex>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -9,7 +10,12 @@
 #include "codes/matrix.h"
 #include "ir_builders/gfni_affine.h"
 #include "ir_builders/lowering.h"
+#include "ir_builders/kernel_builder.h"
 #include "jit/kernel_compiler.h"
+#include "jit/pipeline.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
 #include "jit_test_util.h"
 
 namespace ecjit {
@@ -143,6 +149,38 @@ TEST(GfniAsm, AffinePerProductAtEveryWidth) {
       EXPECT_GE(count(text, "gf2p8affineqb\t"), 40u * (l / 8)) << row.target << " gf" << l;
       EXPECT_NE(text.find(row.reg), std::string::npos) << row.target;
       EXPECT_EQ(count(text, "vpsllw\t") + count(text, "psllw\t"), 0u) << row.target << " gf" << l;
+    }
+}
+
+// LLVM 19 encodes the compressed displacement of an EVEX {1toN} broadcast operand of
+// VGF2P8AFFINEQB scaled by the vector size instead of 8, so "40(%rcx){1to8}" reads 320
+// bytes further. Kernels must never fold a broadcast with a base register and an offset
+// (constant-pool operands are RIP-relative with a 32-bit displacement, which is not
+// compressed). Checked on the unrolled and the tiled forms, wide enough to spill matrices.
+TEST(GfniAsm, NoBroadcastOperandWithCompressedDisplacement) {
+  const std::regex bad(R"(gf2p8affineqb\t\$0, -?[0-9]+\(%r[a-z0-9]+(,%r[a-z0-9]+,[0-9])?\)\{1to)");
+  for (uint64_t max_products : {uint64_t(4096), uint64_t(0)})
+    for (unsigned l : {8u, 16u}) {
+      const Field f = field(l);
+      std::mt19937_64 rng(9);
+      codes::Matrix M(16, 64);
+      for (uint64_t &a : M.a) a = 2 + rng() % (f.mask() - 1);
+      jit::CompileRequest req{ir::KernelDesc{f, M, "k"}, target("x86_64-v4+gfni"),
+                              ir::Strategy::kGfni, jit::OptLevel::kO3};
+      llvm::LLVMContext ctx;
+      ir::BuildOptions opts;
+      opts.max_unrolled_products = max_products;
+      auto mod = ir::build_kernel(ctx, req.desc, req.target, req.strategy, opts);
+      ASSERT_TRUE(bool(mod)) << err_text(mod.takeError());
+      auto tm = jit::make_target_machine(req.target, jit::OptLevel::kO3);
+      ASSERT_TRUE(bool(tm));
+      ASSERT_FALSE(bool(jit::optimize(**mod, **tm, jit::OptLevel::kO3)));
+      auto text = jit::emit(**mod, **tm, jit::EmitKind::kAssembly);
+      ASSERT_TRUE(bool(text)) << err_text(text.takeError());
+      EXPECT_GE(count(*text, "gf2p8affineqb\t"), 1u);
+      std::smatch hit;
+      EXPECT_FALSE(std::regex_search(*text, hit, bad))
+          << "gf" << l << (max_products ? " unrolled" : " tiled") << ": " << hit.str();
     }
 }
 

@@ -1,4 +1,5 @@
 // Every strategy x field x host tier the machine runs, JIT-compiled and compared with the reference.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <set>
@@ -10,6 +11,7 @@
 #include "codes/gf.h"
 #include "codes/matrix.h"
 #include "ir_builders/strategy.h"
+#include "ir_builders/tiled_kernel.h"
 #include "jit/tuner.h"
 #include "jit_test_util.h"
 #include "kernel_check.h"
@@ -143,6 +145,32 @@ TEST_P(StrategyVsReference, EveryBitOfTheConstant) {
     ASSERT_NO_FATAL_FAILURE(test::check_kernel(f, M, kernel,
                                                std::string(ir::strategy_name(c.strategy)) + " " + c.target,
                                                test::symbol_len(len, c.l), 0, 3));
+}
+
+// The tiled form for wide codes (coefficients as a table, loops over output tiles and
+// inputs), forced on small shapes: one partial tile, full tiles plus a partial one, odd
+// lengths, guard pages, the staged path for shards shorter than a vector.
+TEST_P(StrategyVsReference, TiledForm) {
+  const StrategyCase &c = GetParam();
+  const Field f = field(c.l);
+  ir::BuildOptions tiled;
+  tiled.max_unrolled_products = 0;
+  const std::pair<unsigned, unsigned> shapes[] = {{1, 1}, {5, 3}, {10, 4}, {3, 17}, {33, 9}};
+  for (auto [k, m] : shapes) {
+    const uint64_t seed = 5100 + 100 * k + m + c.l;
+    const Matrix M = test::random_matrix(f, k, m, seed);
+    ASSERT_TRUE(ir::kernel_is_tiled(ir::KernelDesc{f, M, "k"}, tiled) ||
+                std::all_of(M.a.begin(), M.a.end(), [](uint64_t a) { return a < 2; }));
+    Kernel kernel;
+    ASSERT_NO_FATAL_FAILURE(
+        test::compile_kernel(f, M, c.target, c.strategy, jit::OptLevel::kO3, &kernel, tiled));
+    const std::string what = std::string(ir::strategy_name(c.strategy)) + " tiled " + c.target;
+    for (size_t raw : test::kLengths)
+      ASSERT_NO_FATAL_FAILURE(
+          test::check_kernel(f, M, kernel, what, test::symbol_len(raw, c.l), 0, seed));
+    ASSERT_NO_FATAL_FAILURE(
+        test::check_kernel(f, M, kernel, what, test::symbol_len(4651, c.l), 1, seed + 1));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Host, StrategyVsReference, testing::ValuesIn(cases()), name_of);
