@@ -1,6 +1,8 @@
 // build_generic_kernel: run-time coefficient matrix, clmul-shift with masks from the coefficient bits.
 #include "ir_builders/generic_kernel.h"
 
+#include "ir_builders/clmul_shift.h"
+
 #include <vector>
 
 #include "ir_builders/kernel_abi.h"
@@ -81,21 +83,9 @@ void GenericEmitter::accumulate(llvm::Type *ty, llvm::Value *x, llvm::Value *a,
   }
 }
 
-// Barrett reduction of hi:lo by the field's constant polynomial (as clmul_shift.cpp).
+// Barrett reduction of hi:lo by the field's constant polynomial (clmul-shift's).
 llvm::Value *GenericEmitter::reduce(llvm::Value *lo, llvm::Value *hi) {
-  const unsigned l = field_.bits();
-  llvm::Value *t = hi;
-  for (uint64_t bits = field_.qplus_low() & ~uint64_t(1); bits != 0; bits &= bits - 1) {
-    const unsigned j = unsigned(__builtin_ctzll(bits));
-    t = b_.CreateXor(t, lane_lshr(b_, hi, l - j, l));
-  }
-  llvm::Value *u = nullptr;
-  for (uint64_t bits = field_.poly(); bits != 0; bits &= bits - 1) {
-    const unsigned j = unsigned(__builtin_ctzll(bits));
-    llvm::Value *s = j == 0 ? t : lane_shl(b_, t, j, l);
-    u = u ? b_.CreateXor(u, s) : s;
-  }
-  return u ? b_.CreateXor(lo, u) : lo;
+  return barrett_reduce(b_, field_, lo, hi);
 }
 
 void GenericEmitter::emit_body(llvm::Type *ty, llvm::Value *off) {

@@ -25,6 +25,7 @@
 #include "jit/pipeline.h"
 #include "jit/target_spec.h"
 #include "jit_test_util.h"
+#include "kernel_check.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
@@ -122,33 +123,10 @@ class GuardedBuffer {
 
 
 
-// Builds, verifies, optimizes at `level` and JIT-compiles one kernel.
+// Builds (verified), optimizes at `level` and JIT-compiles one clmul-shift kernel.
 void compile(const Field &f, const Matrix &M, const std::string &target_name,
              jit::OptLevel level, Kernel *out, ir::BuildOptions options = {}) {
-  auto info = resolve_target(target_name);
-  ASSERT_TRUE(bool(info)) << target_name << ": " << err_text(info.takeError());
-  static int counter = 0;
-  const std::string symbol = ir::kernel_symbol(
-      "test", "gf" + std::to_string(f.bits()) + "_" + std::to_string(M.cols) + "x" +
-                  std::to_string(M.rows) + "_" + std::to_string(counter++),
-      target_name + "_O" + std::to_string(int(level)));
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  auto mod = ir::build_kernel(*ctx, ir::KernelDesc{f, M, symbol}, *info,
-                              ir::Strategy::kClmulShift, options);
-  ASSERT_TRUE(bool(mod)) << err_text(mod.takeError());
-  std::string verify_msg;
-  llvm::raw_string_ostream vos(verify_msg);
-  ASSERT_FALSE(llvm::verifyModule(**mod, &vos)) << vos.str();
-  auto tm = jit::make_target_machine(*info, level);
-  ASSERT_TRUE(bool(tm)) << err_text(tm.takeError());
-  llvm::Error opt = jit::optimize(**mod, **tm, level);
-  ASSERT_FALSE(bool(opt)) << err_text(std::move(opt));
-  auto compiled = session()->add(std::move(ctx), std::move(*mod), symbol);
-  ASSERT_TRUE(bool(compiled)) << err_text(compiled.takeError());
-  out->compiled = std::move(*compiled);
-  out->fn = reinterpret_cast<KernelFn>(out->compiled->address());
-  out->info = *info;
-  ASSERT_NE(out->fn, nullptr);
+  test::compile_kernel(f, M, target_name, ir::Strategy::kClmulShift, level, out, options);
 }
 
 // Runs the kernel on guarded buffers (ending `slack` bytes before the guard page) and

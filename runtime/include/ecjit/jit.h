@@ -16,7 +16,9 @@ struct JitOptions {
   // ("host-avx2" -> SSE, "host-avx2,-sse2" -> scalar), see docs/targets.md. Only targets
   // this process can run are accepted (kUnsupportedTarget otherwise).
   std::string target = "host";
-  // Lowering strategy: "auto" (picked per field and target), "clmul-shift", "split-table".
+  // Lowering strategy: "auto" (picked per field and target, tuned unless tune = false),
+  // "clmul-shift", "split-table", "gfni", "clmul-insn" (kJitFailure at codec() when the
+  // strategy cannot serve the field on the target).
   std::string strategy = "auto";
   // LLVM optimization level 0..3 (0 keeps the dissertation's redundant shift form).
   unsigned opt_level = 3;
