@@ -11,6 +11,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicsAArch64.h"
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/Support/Error.h"
 #include "llvm/TargetParser/Triple.h"
@@ -18,9 +19,15 @@
 namespace ecjit::ir {
 namespace {
 
-// The carry-less multiply intrinsic for the target's vector width, or not_intrinsic.
+// The carry-less multiply intrinsic for the target's vector width, or not_intrinsic: x86
+// (V)PCLMULQDQ, or AArch64 PMULL (64 x 64 -> 128 bits, the AES extension) at 128 bits.
 llvm::Intrinsic::ID clmul_intrinsic(const TargetInfo &target) {
-  if (!llvm::Triple(target.triple).isX86()) return llvm::Intrinsic::not_intrinsic;
+  const llvm::Triple triple(target.triple);
+  if (triple.isAArch64())
+    return triple.isLittleEndian() && target.vector_bits == 128 && has_feature(target, "aes")
+               ? llvm::Intrinsic::aarch64_neon_pmull64
+               : llvm::Intrinsic::not_intrinsic;
+  if (!triple.isX86()) return llvm::Intrinsic::not_intrinsic;
   switch (target.vector_bits) {
     case 128:
       return has_feature(target, "pclmul") ? llvm::Intrinsic::x86_pclmulqdq
@@ -64,12 +71,11 @@ class ClmulInsnLowering final : public MultiplyLowering {
     llvm::IRBuilderBase::InsertPointGuard guard(*b_);
     order_.place(*b_, x, {acc_[0], acc_[1], acc_[2], acc_[3]});
     const std::vector<llvm::Value *> &src = order_.derived(x, [&] { return sources(x); });
-    llvm::Value *cv = llvm::ConstantInt::get(q_ty_, c);  // c in every qword
     // acc_[2s + h]: products of source s with the low (h = 0) / high (h = 1) qword of each
     // 128-bit lane.
     for (unsigned s = 0; s < src.size(); ++s)
       for (unsigned h = 0; h < 2; ++h) {
-        llvm::Value *p = b_->CreateIntrinsic(clmul_, {}, {src[s], cv, b_->getInt8(h)});
+        llvm::Value *p = multiply(src[s], c, h);
         llvm::Value *&a = acc_[2 * s + h];
         a = a ? b_->CreateXor(a, p) : p;
       }
@@ -116,6 +122,16 @@ class ClmulInsnLowering final : public MultiplyLowering {
   }
 
  private:
+  // The 128-bit products of qword h of every 128-bit lane of `src` with c, as qwords.
+  llvm::Value *multiply(llvm::Value *src, uint64_t c, unsigned h) {
+    if (clmul_ != llvm::Intrinsic::aarch64_neon_pmull64)
+      return b_->CreateIntrinsic(clmul_, {}, {src, llvm::ConstantInt::get(q_ty_, c), b_->getInt8(h)});
+    // AArch64: one 128-bit lane; PMULL (h = 0) / PMULL2 (h = 1) of the lane's qword h.
+    llvm::Value *p = b_->CreateIntrinsic(clmul_, {},
+                                         {b_->CreateExtractElement(src, uint64_t(h)), b_->getInt64(c)});
+    return b_->CreateBitCast(p, q_ty_);
+  }
+
   // The multiplier inputs of x as qwords: GF(2^64) x itself; GF(2^32) its even symbols and
   // its odd symbols, each zero-extended to 64 bits.
   std::vector<llvm::Value *> sources(llvm::Value *x) {
@@ -157,7 +173,8 @@ llvm::Expected<std::unique_ptr<MultiplyLowering>> make_clmul_insn_lowering(
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "strategy 'clmul-insn' needs x86 PCLMULQDQ at 128 bits or VPCLMULQDQ at 256 / 512 "
-        "bits; target '%s' (cpu '%s', %u-bit vectors) has none; use clmul-shift",
+        "bits, or AArch64 PMULL (+aes); target '%s' (cpu '%s', %u-bit vectors) has none; use "
+        "clmul-shift",
         target.triple.c_str(), target.cpu.c_str(), target.vector_bits);
   return std::unique_ptr<MultiplyLowering>(
       std::make_unique<ClmulInsnLowering>(field, clmul, target.vector_bits, target.vector_regs));

@@ -1,4 +1,4 @@
-// clmul-insn: constant multiply with the carry-less multiply instruction (PCLMULQDQ / VPCLMULQDQ).
+// clmul-insn: constant multiply with the carry-less multiply instruction (PCLMULQDQ / VPCLMULQDQ / PMULL).
 #pragma once
 
 #include <memory>
@@ -14,12 +14,13 @@ template <typename T> class Expected;
 namespace ecjit::ir {
 
 // Whether clmul-insn can serve `field` on `target`: GF(2^32) or GF(2^64) on x86 with
-// PCLMULQDQ at 128 bits, VPCLMULQDQ + AVX at 256, VPCLMULQDQ + AVX-512F at 512.
+// PCLMULQDQ at 128 bits, VPCLMULQDQ + AVX at 256, VPCLMULQDQ + AVX-512F at 512, or on
+// little-endian AArch64 with PMULL (feature "aes") at 128 bits.
 // Pure function of its arguments; thread-safe.
 bool clmul_insn_supported(const codes::Field &field, const TargetInfo &target);
 
 // The instruction multiplies one 64-bit lane of each 128-bit lane of x by the constant
-// (its imm selects the low or high qword) into a 128-bit product. Products are summed
+// (its imm selects the low or high qword; PMULL / PMULL2 on AArch64) into a 128-bit product. Products are summed
 // unreduced over all inputs of an output and reduced once per output vector (eq. 3.25),
 // with the Barrett reduction of clmul-shift (barrett_reduce) on the low / high halves.
 // GF(2^64): per product two multiplies (even and odd symbols of each 128-bit lane), two

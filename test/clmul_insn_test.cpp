@@ -27,7 +27,8 @@ TEST(ClmulInsnSupport, PerTargetAndField) {
   } rows[] = {
       {"x86_64-v4+vpclmulqdq", true},  {"x86_64-v3+vpclmulqdq", true},
       {"x86_64-v2+pclmul", true},      {"x86_64-v4", false},  // no VPCLMULQDQ at 512 bits
-      {"x86_64-v2", false},            {"aarch64+neon", false},
+      {"x86_64-v2", false},            {"aarch64+neon", false},  // PMULL needs +aes
+      {"aarch64+aes", true},           {"armv7", false},
   };
   for (const auto &r : rows) {
     auto info = test::resolve_target(r.target);
@@ -55,7 +56,7 @@ TEST(ClmulInsnAsm, MultipliesPerProductAndOneReductionPerOutput) {
     const char *target;
     const char *reg;
   } rows[] = {{"x86_64-v4+vpclmulqdq", "%zmm"}, {"x86_64-v3+vpclmulqdq", "%ymm"},
-              {"x86_64-v2+pclmul", "%xmm"}};
+              {"x86_64-v2+pclmul", "%xmm"}, {"aarch64+aes", ".1q"}};
   for (const auto &row : rows)
     for (unsigned l : {32u, 64u}) {
       const Field f = field(l);
@@ -68,7 +69,8 @@ TEST(ClmulInsnAsm, MultipliesPerProductAndOneReductionPerOutput) {
                               jit::OptLevel::kO3};
       auto text = jit::kernel_code(req, jit::EmitKind::kAssembly);
       ASSERT_TRUE(bool(text)) << err_text(text.takeError());
-      EXPECT_GE(count(*text, "pclmulqdq\t"), 40u * (l == 64 ? 2 : 4)) << row.target << " gf" << l;
+      EXPECT_GE(count(*text, "pclmulqdq\t") + count(*text, "\tpmull"), 40u * (l == 64 ? 2 : 4))
+          << row.target << " gf" << l;
       EXPECT_NE(text->find(row.reg), std::string::npos) << row.target;
     }
 }
@@ -82,7 +84,7 @@ TEST(ClmulInsnErrors, FieldsAndTargetsItCannotServe) {
     const std::string msg = err_text(low.takeError());
     EXPECT_NE(msg.find("GF(2^" + std::to_string(l) + ")"), std::string::npos) << msg;
   }
-  for (const char *name : {"x86_64-v4", "aarch64+neon", "host-sse2"}) {
+  for (const char *name : {"x86_64-v4", "aarch64+neon", "armv7", "host-sse2"}) {
     auto info = test::resolve_target(name);
     if (!info) {
       llvm::consumeError(info.takeError());

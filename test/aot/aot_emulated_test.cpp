@@ -74,6 +74,9 @@ std::vector<Case> cases() {
   v.push_back({"x86_64-v4+gfni", kGf16, kGf16Dec, Runner::kNative, "gfni", "gfni"});
   v.push_back({"x86_64-v4+vpclmulqdq", "rs-vand:k=5,m=3,gf=64", "0,4;1,2,6",
                Runner::kNative, "clmul-insn", "vpclmulqdq"});
+  // PMULL (AArch64 AES extension) for the wide fields, under qemu.
+  v.push_back({"aarch64+aes", "rs-vand:k=5,m=3,gf=64", "0,4;1,2,6", Runner::kAArch64, "clmul-insn"});
+  v.push_back({"aarch64+aes", "rs-cauchy:k=6,m=3,gf=32", "2;0,5,7", Runner::kAArch64, "clmul-insn"});
   // Wider fields: packed into 64-bit registers (riscv64), 32-bit HVX lanes, 64-bit NEON lanes.
   v.push_back({"riscv64", "rs-vand:k=4,m=2,gf=32", "1;0,5", Runner::kRiscv});
   v.push_back({"hexagon-v68+hvx", "rs-vand:k=4,m=2,gf=32", "1;0,5", Runner::kHexagon});
