@@ -34,6 +34,7 @@ struct EcjitConfig {
   std::string target;
   unsigned opt = 3;
   std::string strategy = "clmul-shift";  // JitOptions::strategy ("auto": tuned)
+  bool streaming = true;                 // JitOptions::streaming_min_len default, else 0
 };
 
 std::string rs_spec(const char *family, unsigned gf) {
@@ -46,7 +47,8 @@ std::string rs_spec(const char *family, unsigned gf) {
 Result<std::shared_ptr<const Codec>> codec_for(const EcjitConfig &c) {
   static std::map<std::string, std::shared_ptr<Jit>> jits;
   static std::map<std::string, std::shared_ptr<const Codec>> codecs;
-  const std::string jit_key = c.target + "/O" + std::to_string(c.opt) + "/" + c.strategy;
+  const std::string jit_key = c.target + "/O" + std::to_string(c.opt) + "/" + c.strategy +
+                              (c.streaming ? "" : "/cached-stores");
   const std::string key = jit_key + "/" + c.spec;
   if (auto it = codecs.find(key); it != codecs.end()) return it->second;
   auto &jit = jits[jit_key];
@@ -56,6 +58,7 @@ Result<std::shared_ptr<const Codec>> codec_for(const EcjitConfig &c) {
     o.strategy = c.strategy;
     o.opt_level = c.opt;
     o.disk_cache = false;  // every strategy compiled here, and "auto" tuned, in this run
+    if (!c.streaming) o.streaming_min_len = 0;
     Result<std::shared_ptr<Jit>> j = Jit::create(o);
     if (!j.ok()) return j.status();
     jit = *j;
@@ -75,8 +78,9 @@ void bm_ecjit(benchmark::State &state, EcjitConfig c, size_t len) {
   ShardSet &s = shared_shards(kK, kM, len);
   // Check the output once per configuration and size, before any timing.
   static std::set<std::string> checked;
-  const std::string check_key = c.target + "/O" + std::to_string(c.opt) + "/" + c.strategy + "/" +
-                                c.spec + "/" + std::to_string(len);
+  const std::string check_key = c.target + "/O" + std::to_string(c.opt) + "/" + c.strategy +
+                                (c.streaming ? "" : "/cached-stores") + "/" + c.spec + "/" +
+                                std::to_string(len);
   const Span<const uint8_t *const> data(s.cdata(), kK);
   const Span<uint8_t *const> parity(s.parity(), kM);
   if (!checked.count(check_key)) {
@@ -227,7 +231,8 @@ void register_ecjit(size_t len) {
     // Only what compiles on this CPU: a strategy a tier lacks is not a benchmark.
     if (!codec_for(c).ok()) return;
     benchmark::RegisterBenchmark(("BM_ecjit/" + c.code + "/" + c.target + "/" + c.strategy +
-                                  "/O" + std::to_string(c.opt) + sz).c_str(),
+                                  (c.streaming ? "" : "-cached-stores") + "/O" +
+                                  std::to_string(c.opt) + sz).c_str(),
                                  bm_ecjit, c, len);
   };
   for (unsigned gf : kFields) {
@@ -236,6 +241,10 @@ void register_ecjit(size_t len) {
       add({code, rs_spec("rs-vand", gf), tier, 3, "auto"});
       for (const char *strategy : kStrategies) add({code, rs_spec("rs-vand", gf), tier, 3, strategy});
     }
+    // Without streaming stores (they start at JitOptions::streaming_min_len, 4 MiB).
+    EcjitConfig cached{code, rs_spec("rs-vand", gf), "host", 3, "auto"};
+    cached.streaming = false;
+    if (len >= (1u << 20)) add(cached);
     // The dissertation's redundant form as emitted (Figures 5-5 / 5-6: O0 vs O3).
     add({code, rs_spec("rs-vand", gf), "host", 0, "clmul-shift"});
     EcjitConfig r{code, rs_spec("rs-vand", gf), "host", 3, "auto"};

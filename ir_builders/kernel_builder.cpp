@@ -15,7 +15,9 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/Module.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/Support/Error.h"
 
 namespace ecjit::ir {
@@ -56,6 +58,7 @@ class KernelEmitter {
         b_(ctx_),
         verify_(desc.output == OutputMode::kVerify),
         accumulate_(desc.output == OutputMode::kAccumulate),
+        streaming_(desc.streaming_stores),
         delta_(desc.input == InputMode::kDelta),
         num_in_(desc.coeffs.cols * (delta_ ? 2 : 1) + (verify_ ? desc.coeffs.rows : 0)),
         num_out_(verify_ ? 0 : desc.coeffs.rows) {}
@@ -96,6 +99,7 @@ class KernelEmitter {
   MultiplyLowering &lowering_;
   llvm::IRBuilder<> b_;
   const bool verify_, accumulate_, delta_;
+  const bool streaming_;  // non-temporal output stores (KernelDesc::streaming_stores)
   const unsigned num_in_, num_out_;  // user buffers: inputs (with kVerify's expected), outputs
 
   llvm::Function *fn_ = nullptr;
@@ -221,9 +225,12 @@ void KernelEmitter::emit_body(llvm::Type *ty, unsigned bytes, unsigned count, ll
         old->setMetadata(llvm::LLVMContext::MD_noalias, store_noalias_[r]);
         v = b_.CreateXor(old, v);
       }
-      llvm::StoreInst *st = b_.CreateAlignedStore(v, ptr, align1);
+      llvm::StoreInst *st = b_.CreateAlignedStore(v, ptr, streaming_ ? llvm::Align(bytes) : align1);
       st->setMetadata(llvm::LLVMContext::MD_alias_scope, store_scope_[r]);
       st->setMetadata(llvm::LLVMContext::MD_noalias, store_noalias_[r]);
+      if (streaming_)
+        st->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                        llvm::MDNode::get(ctx_, llvm::ConstantAsMetadata::get(b_.getInt32(1))));
     }
   if (!verify_) return;
   llvm::Value *any = llvm::ConstantInt::getFalse(ctx_);
@@ -326,7 +333,9 @@ void KernelEmitter::emit(unsigned vector_lanes, const BuildOptions &options) {
     auto stack = [&](unsigned count, const char *name, Ptrs &dst) {
       llvm::AllocaInst *a = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), count * vec_bytes),
                                             nullptr, name);
-      a->setAlignment(llvm::Align(16));
+      // Streaming kernels claim vector alignment for every output store (their contract
+      // rules this path out, but the claim must hold wherever the store could run).
+      a->setAlignment(llvm::Align(streaming_ ? vec_bytes : 16));
       for (unsigned i = 0; i < count; ++i)
         dst.push_back(b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), a, i * vec_bytes));
     };
@@ -438,6 +447,7 @@ void KernelEmitter::finish(llvm::BasicBlock *done) {
   done->insertInto(fn_);
   b_.SetInsertPoint(done);
   if (!verify_) {
+    if (streaming_) b_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
     b_.CreateRetVoid();
     return;
   }
@@ -524,6 +534,9 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_kernel(llvm::LLVMContext &ct
     return std::move(err);
   if (options.unroll < 1 || options.unroll > 8)
     return make_error("unroll " + std::to_string(options.unroll) + " not in 1..8");
+  if (desc.streaming_stores &&
+      (desc.output != OutputMode::kOverwrite || !llvm::Triple(target.triple).isX86()))
+    return make_error("streaming stores are for overwrite kernels on x86");
   if (desc.output == OutputMode::kSignature) {
     if (M.cols != 1 || M.rows == 0 || desc.input != InputMode::kPlain)
       return make_error("a signature kernel takes one plain input and a column of base elements");

@@ -39,6 +39,12 @@ struct KernelDesc {
   std::string symbol;    // name of the emitted function
   OutputMode output = OutputMode::kOverwrite;
   InputMode input = InputMode::kPlain;
+  // kOverwrite on x86 only: outputs written with non-temporal (streaming) stores, for
+  // shards larger than the caches (no read-for-ownership of output lines, no eviction of
+  // the inputs), and an SFENCE before returning. Caller contract, on top of build_kernel's:
+  // every output pointer aligned to the vector size and len a multiple of it (so every
+  // store is a whole aligned vector); anything else is undefined behaviour.
+  bool streaming_stores = false;
 };
 
 // Symbols per vector of the kernels build_kernel emits for `field` on `target` (the lanes N

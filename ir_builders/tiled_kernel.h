@@ -33,6 +33,7 @@ bool kernel_is_tiled(const KernelDesc &desc, const BuildOptions &options);
 //   The same instruction count per product as the unrolled gfni kernel, plus the loads.
 // - any other strategy: build_generic_kernel's run-time-coefficient clmul-shift kernel,
 //   called with the coefficient table by a wrapper of the kernel ABI (portable, slower).
+// KernelDesc::streaming_stores is ignored (ordinary stores meet its contract too).
 // Errors (llvm::Error): as build_kernel, and a desc that kernel_is_tiled rejects.
 llvm::Expected<std::unique_ptr<llvm::Module>> build_tiled_kernel(llvm::LLVMContext &ctx,
                                                                  const KernelDesc &desc,

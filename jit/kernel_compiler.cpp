@@ -77,6 +77,7 @@ std::string kernel_cache_key(const CompileRequest &req) {
        std::to_string(req.desc.coeffs.cols) + "|";
   for (uint64_t c : req.desc.coeffs.a) k += std::to_string(c) + ",";
   k += "|mode" + std::to_string(int(req.desc.output)) + "." + std::to_string(int(req.desc.input));
+  if (req.desc.streaming_stores) k += "|nt";
   k += "|" + req.desc.symbol;
   return k;
 }

@@ -37,8 +37,30 @@ Status CodecImpl::encode(Span<const uint8_t *const> data, Span<uint8_t *const> p
   for (unsigned i = 0; i < m; ++i)
     if (!parity[i]) return Status(StatusCode::kNullPointer, "parity shard " + std::to_string(i) + " is null");
   if (len % sb) return shard_size_error(len, sb);
-  if (len) encoder_.fn(data.data, parity.data, len);
+  if (len == 0) return Status::Ok();
+  const size_t streaming_min = jit_->options().streaming_min_len;
+  if (streaming_min && len >= streaming_min && len % 64 == 0) {
+    bool aligned = true;
+    for (unsigned i = 0; i < m; ++i) aligned &= (reinterpret_cast<uintptr_t>(parity[i]) & 63) == 0;
+    if (const Kernel *nt = aligned ? streaming_encoder() : nullptr) {
+      nt->fn(data.data, parity.data, len);
+      return Status::Ok();
+    }
+  }
+  encoder_.fn(data.data, parity.data, len);
   return Status::Ok();
+}
+
+const Kernel *CodecImpl::streaming_encoder() const {
+  std::call_once(streaming_once_, [this] {
+    if (jit_->target_info().triple.rfind("x86_64", 0) != 0) return;  // x86 only
+    KernelMode mode;
+    mode.streaming = true;
+    mode.strategy = encoder_.code->strategy();
+    auto k = jit_->kernel(code_.spec, "encode_nt", code_.field, code_.parity, mode);
+    if (k.ok()) streaming_encoder_ = std::move(*k);
+  });
+  return streaming_encoder_.fn ? &streaming_encoder_ : nullptr;
 }
 
 Result<std::shared_ptr<const OpKernel>> CodecImpl::decoder(const ShardSet &present,

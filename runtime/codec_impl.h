@@ -90,6 +90,11 @@ class CodecImpl final : public Codec {
   std::shared_ptr<JitImpl> jit_;
   codes::LinearCode code_;
   Kernel encoder_;
+  // The encoder with streaming stores (JitOptions::streaming_min_len), compiled on first
+  // use with the strategy encoder_ has; fn stays null where it cannot be built.
+  mutable std::once_flag streaming_once_;
+  mutable Kernel streaming_encoder_;
+  const Kernel *streaming_encoder() const;
   mutable LruCache<OpKey, OpKernel, OpKeyHash> ops_;
   mutable std::mutex mutex_;  // guards the lazily compiled kernels below
   mutable Kernel verifier_;

@@ -107,13 +107,14 @@ Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
   jit::CompileRequest req{
       ir::KernelDesc{field, coeffs,
                      ir::kernel_symbol(what, spec.to_string(), options_.target), mode.output,
-                     mode.input},
-      target_, resolved(field.bits()), opt_};
+                     mode.input, mode.streaming},
+      target_, mode.strategy != ir::Strategy::kAuto ? mode.strategy : resolved(field.bits()), opt_};
   // Plain encode/decode kernels under "auto" are tuned: every candidate strategy is timed
   // and the fastest kept (jit/tuner.h); other kernels take the static choice.
   // Private kernels (decoders per erasure set, owned by a codec's LRU) are not tuned: in a
   // storm of distinct erasure sets a first reconstruct must not pay for every candidate.
-  const bool tune = strategy_ == ir::Strategy::kAuto && options_.tune && mode.shared &&
+  const bool tune = strategy_ == ir::Strategy::kAuto && mode.strategy == ir::Strategy::kAuto &&
+                    !mode.streaming && options_.tune && mode.shared &&
                     mode.output == ir::OutputMode::kOverwrite && mode.input == ir::InputMode::kPlain &&
                     tunable(field.bits());
   // The cache key names everything the machine code depends on.

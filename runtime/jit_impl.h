@@ -43,6 +43,10 @@ struct KernelMode {
   // signatures). false: compiled for the caller alone, freed with its last Kernel copy
   // (per-erasure-set kernels that a codec's bounded LRU owns).
   bool shared = true;
+  // Non-temporal output stores (ir::KernelDesc::streaming_stores; never tuned).
+  bool streaming = false;
+  // A strategy to use instead of the Jit's (kAuto: the Jit's, tuned or static).
+  ir::Strategy strategy = ir::Strategy::kAuto;
 };
 
 class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {

@@ -324,3 +324,41 @@ TEST(KernelInfo, ReportsTierAndStrategy) {
 }
 
 }  // namespace
+
+namespace ecjit {
+namespace {
+
+// encode() with streaming stores (JitOptions::streaming_min_len, lowered to 64 KiB here):
+// aligned shards at or above the threshold take the second, non-temporal encoder (one more
+// compile); shorter or misaligned ones the ordinary one. Every result equals the reference.
+TEST(StreamingStores, AlignedLargeShardsUseTheStreamingEncoderAndMatchReference) {
+  JitOptions o;
+  o.streaming_min_len = 64 << 10;
+  o.disk_cache = false;
+  auto j = Jit::create(o);
+  ASSERT_TRUE(j.ok()) << j.status().to_string();
+#if defined(__x86_64__)
+  const bool x86 = true;
+#else
+  const bool x86 = false;
+#endif
+  for (const char *spec : {"rs-vand:k=10,m=4,gf=8", "rs-vand:k=6,m=3,gf=16",
+                           "rs-vand:k=5,m=2,gf=64", "rs-cauchy:k=80,m=60,gf=8"}) {
+    auto codec = (*j)->codec(spec);
+    ASSERT_TRUE(codec.ok()) << codec.status().to_string();
+    auto code = ecjit::codes::build_code(spec);
+    ASSERT_TRUE(code.ok());
+    const uint64_t before = (*j)->stats().kernels_compiled;
+    const size_t big = (64 << 10) + 3 * 64;
+    ASSERT_NO_FATAL_FAILURE(check_encode(**codec, *code, (64 << 10) - 64, 0, 1, spec));  // short
+    ASSERT_NO_FATAL_FAILURE(check_encode(**codec, *code, big, 1, 2, spec));   // misaligned
+    ASSERT_NO_FATAL_FAILURE(check_encode(**codec, *code, big + 8, 0, 3, spec));  // len % 64
+    EXPECT_EQ((*j)->stats().kernels_compiled, before) << spec << ": no streaming encoder yet";
+    ASSERT_NO_FATAL_FAILURE(check_encode(**codec, *code, big, 0, 4, spec));   // streaming
+    ASSERT_NO_FATAL_FAILURE(check_encode(**codec, *code, 4 * big, 0, 5, spec));
+    EXPECT_EQ((*j)->stats().kernels_compiled, before + (x86 ? 1 : 0)) << spec;
+  }
+}
+
+}  // namespace
+}  // namespace ecjit

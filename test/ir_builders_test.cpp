@@ -22,6 +22,7 @@
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/strategy.h"
 #include "jit/jit_session.h"
+#include "jit/kernel_compiler.h"
 #include "jit/pipeline.h"
 #include "jit/target_spec.h"
 #include "jit_test_util.h"
@@ -599,6 +600,45 @@ TEST(IrBuildersVariants, CrossTargetsEmitObjects) {
       EXPECT_FALSE(obj->empty()) << name;
     }
   }
+}
+
+}  // namespace
+}  // namespace ecjit
+
+namespace ecjit {
+namespace {
+
+// KernelDesc::streaming_stores: non-temporal vector stores and an SFENCE on x86; refused
+// elsewhere and for kernels that read their outputs.
+TEST(StreamingStores, NonTemporalStoresOnX86Only) {
+  auto f = codes::Field::make(8);
+  ASSERT_TRUE(f.ok());
+  codes::Matrix M(4, 10);
+  for (size_t i = 0; i < M.a.size(); ++i) M.a[i] = 2 + i;
+  for (const char *t : {"x86_64-v4", "x86_64-v3", "x86_64-v2"}) {
+    auto info = test::resolve_target(t);
+    ASSERT_TRUE(bool(info));
+    jit::CompileRequest req{ir::KernelDesc{*f, M, "k"}, *info, ir::Strategy::kClmulShift,
+                            jit::OptLevel::kO3};
+    req.desc.streaming_stores = true;
+    auto text = jit::kernel_code(req, jit::EmitKind::kAssembly);
+    ASSERT_TRUE(bool(text)) << test::err_text(text.takeError());
+    EXPECT_NE(text->find("movntdq"), std::string::npos) << t;
+    EXPECT_NE(text->find("sfence"), std::string::npos) << t;
+  }
+  llvm::LLVMContext ctx;
+  auto aarch64 = test::resolve_target("aarch64");
+  ASSERT_TRUE(bool(aarch64));
+  ir::KernelDesc desc{*f, M, "k"};
+  desc.streaming_stores = true;
+  auto mod = ir::build_kernel(ctx, desc, *aarch64, ir::Strategy::kClmulShift);
+  ASSERT_FALSE(bool(mod));
+  EXPECT_NE(test::err_text(mod.takeError()).find("streaming"), std::string::npos);
+  auto v4 = test::resolve_target("x86_64-v4");
+  desc.output = ir::OutputMode::kAccumulate;
+  auto acc = ir::build_kernel(ctx, desc, *v4, ir::Strategy::kClmulShift);
+  ASSERT_FALSE(bool(acc));
+  llvm::consumeError(acc.takeError());
 }
 
 }  // namespace

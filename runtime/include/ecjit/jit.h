@@ -36,6 +36,11 @@ struct JitOptions {
   // first use and keep the fastest (the decision is kept in the disk cache too). false =
   // a fixed choice per field and target, for reproducible runs.
   bool tune = true;
+  // encode() of shards at least this many bytes long writes the parity with non-temporal
+  // (streaming) stores when every parity pointer is 64-byte aligned and len is a multiple
+  // of 64 (x86 only; a second encoder, compiled on first such call). DRAM-sized shards then
+  // skip the read-for-ownership of every parity line. 0 = never. Output is identical.
+  size_t streaming_min_len = size_t(4) << 20;
   // Its directory; empty = $ECJIT_CACHE_DIR, else $XDG_CACHE_HOME/ecjit, else ~/.cache/ecjit.
   std::string cache_dir;
 };
