@@ -504,7 +504,7 @@ TEST_P(IrBuildersVsReference, O3AllLengths) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Host, IrBuildersVsReference, testing::ValuesIn(all_cases()),
-                         case_name);
+                         case_name<test::KernelCase>);
 
 // The redundant (unoptimized) form is itself correct, and so is an unrolled main loop.
 TEST(IrBuildersVariants, O0AndUnrolled) {

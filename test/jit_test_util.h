@@ -71,8 +71,10 @@ inline void PrintTo(const KernelCase &c, std::ostream *os) {
   *os << "gf" << c.l << "_" << c.k << "x" << c.m << "_" << c.target;
 }
 
-// The googletest name of a case: PrintTo with every non-alphanumeric character as '_'.
-inline std::string case_name(const testing::TestParamInfo<KernelCase> &info) {
+// The googletest name of a case: PrintTo (found by argument-dependent lookup) with every
+// non-alphanumeric character as '_'.
+template <typename Param>
+std::string case_name(const testing::TestParamInfo<Param> &info) {
   std::ostringstream os;
   PrintTo(info.param, &os);
   std::string s = os.str();

@@ -286,7 +286,7 @@ TEST_P(SplitTableVsReference, O3AllLengthsGuarded) {
   ASSERT_NO_FATAL_FAILURE(check(f, M, kernel, c.target, symbol_len(4651, c.l), 1, seed + 1));
 }
 
-INSTANTIATE_TEST_SUITE_P(Host, SplitTableVsReference, testing::ValuesIn(cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Host, SplitTableVsReference, testing::ValuesIn(cases()), case_name<test::KernelCase>);
 
 // Every nonzero constant once (one input, one output per constant: every table), over
 // inputs holding every byte value, more outputs than one pass of accumulators holds; O0

@@ -51,14 +51,6 @@ void PrintTo(const StrategyCase &c, std::ostream *os) {
   *os << ir::strategy_name(c.strategy) << "_gf" << c.l << "_" << c.target;
 }
 
-std::string name_of(const testing::TestParamInfo<StrategyCase> &info) {
-  std::ostringstream os;
-  PrintTo(info.param, &os);
-  std::string s = os.str();
-  for (char &ch : s)
-    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return s;
-}
 
 // Every (strategy, field, tier) that jit::candidate_strategies offers on this machine: the
 // set the tuner chooses from.
@@ -173,7 +165,7 @@ TEST_P(StrategyVsReference, TiledForm) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Host, StrategyVsReference, testing::ValuesIn(cases()), name_of);
+INSTANTIATE_TEST_SUITE_P(Host, StrategyVsReference, testing::ValuesIn(cases()), test::case_name<StrategyCase>);
 
 // The sweep is not empty: clmul-shift everywhere, more where the CPU has them.
 TEST(StrategyCases, EveryFieldAndTierHasACandidate) {
