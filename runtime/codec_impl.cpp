@@ -1,5 +1,6 @@
 // CodecImpl: argument checks, then a call into the JIT-compiled encoder or a cached decoder.
 #include "runtime/codec_impl.h"
+#include "runtime/parallel_kernel.h"
 #include "runtime/shard_checks.h"
 
 #include <string>
@@ -43,11 +44,11 @@ Status CodecImpl::encode(Span<const uint8_t *const> data, Span<uint8_t *const> p
     bool aligned = true;
     for (unsigned i = 0; i < m; ++i) aligned &= (reinterpret_cast<uintptr_t>(parity[i]) & 63) == 0;
     if (const Kernel *nt = aligned ? streaming_encoder() : nullptr) {
-      nt->fn(data.data, parity.data, len);
+      run_kernel(*jit_, nt->fn, data.data, k, parity.data, m, len);
       return Status::Ok();
     }
   }
-  encoder_.fn(data.data, parity.data, len);
+  run_kernel(*jit_, encoder_.fn, data.data, k, parity.data, m, len);
   return Status::Ok();
 }
 
@@ -138,7 +139,7 @@ Status CodecImpl::rebuild(const char *what, Span<uint8_t *const> shards,
   }
   for (size_t i = 0; i < op.sources.size(); ++i) in[i] = shards[op.sources[i]];
   for (size_t i = 0; i < op.targets.size(); ++i) out[i] = shards[op.targets[i]];
-  op.kernel.fn(in, out, len);
+  run_kernel(*jit_, op.kernel.fn, in, op.sources.size(), out, op.targets.size(), len);
   return Status::Ok();
 }
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "runtime/codec_impl.h"
+#include "runtime/parallel_kernel.h"
 #include "runtime/shard_checks.h"
 
 namespace ecjit::runtime {
@@ -110,7 +111,7 @@ Status CodecImpl::update(const ShardSet &changed, Span<const uint8_t *const> old
     in[2 * i] = old_data[i];
     in[2 * i + 1] = new_data[i];
   }
-  (*op)->kernel.fn(in, parity.data, len);
+  run_kernel(*jit_, (*op)->kernel.fn, in, 2 * size_t(j), parity.data, m, len);
   return Status::Ok();
 }
 
@@ -147,7 +148,7 @@ Status CodecImpl::encode_partial(unsigned data_index, const uint8_t *shard,
         std::make_shared<OpKernel>(OpKernel{{data_index}, {}, std::move(*kernel)}));
   });
   if (!op.ok()) return op.status();
-  if (len) (*op)->kernel.fn(&shard, parity_acc.data, len);
+  if (len) run_kernel(*jit_, (*op)->kernel.fn, &shard, 1, parity_acc.data, m, len);
   return Status::Ok();
 }
 
@@ -186,7 +187,7 @@ Result<bool> CodecImpl::verify(Span<const uint8_t *const> shards, size_t len,
       },
       mode);
   if (!kernel.ok()) return kernel.status();
-  const size_t off = len ? kernel->verify_fn(shards.data, len) : 0;
+  const size_t off = len ? run_verify(*jit_, kernel->verify_fn, shards.data, n, len) : 0;
   if (mismatch_offset) *mismatch_offset = off;
   return off == len;
 }

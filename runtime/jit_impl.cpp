@@ -1,6 +1,7 @@
 // JitImpl: creates the LLJIT session for the host target and compiles kernels through the cache.
 #include "runtime/jit_impl.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +37,10 @@ Result<std::shared_ptr<JitImpl>> JitImpl::make(const JitOptions &options) {
   if (options.opt_level > 3)
     return Status(StatusCode::kInvalidArgument,
                   "opt_level " + std::to_string(options.opt_level) + " is not 0..3");
+  if (options.threads > kMaxThreads)
+    return Status(StatusCode::kInvalidArgument,
+                  "threads " + std::to_string(options.threads) + " is more than " +
+                      std::to_string(kMaxThreads) + " (0 = one per hardware thread)");
   std::optional<ir::Strategy> strategy = ir::parse_strategy(options.strategy);
   if (!strategy) {
     std::string known;
@@ -70,6 +75,9 @@ Result<std::shared_ptr<JitImpl>> JitImpl::make(const JitOptions &options) {
   static const jit::OptLevel kLevels[] = {jit::OptLevel::kO0, jit::OptLevel::kO1,
                                           jit::OptLevel::kO2, jit::OptLevel::kO3};
   jit->opt_ = kLevels[options.opt_level];
+  jit->threads_ = options.threads ? options.threads
+                                  : std::max(1u, std::min(kMaxThreads, std::thread::hardware_concurrency()));
+  if (jit->threads_ > 1) jit->pool_ = std::make_unique<ThreadPool>(jit->threads_ - 1);
   if (Status st = to_status(jit::init_llvm_targets(), StatusCode::kJitFailure, "LLVM targets"); !st.ok())
     return st;
   auto session = jit::JitSession::create();

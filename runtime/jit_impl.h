@@ -18,6 +18,7 @@
 #include "jit/jit_session.h"
 #include "jit/kernel_cache.h"
 #include "jit/pipeline.h"
+#include "runtime/thread_pool.h"
 
 namespace ecjit::runtime {
 
@@ -66,6 +67,11 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
 
   const ir::TargetInfo &target_info() const { return target_; }
 
+  // JitOptions::threads resolved (0 -> hardware threads), >= 1.
+  unsigned threads() const { return threads_; }
+  // The workers behind threads() > 1 (started on first use); null when threads() == 1.
+  ThreadPool *pool() const { return pool_.get(); }
+
  private:
   JitImpl() = default;
   JitOptions options_;
@@ -92,6 +98,8 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   mutable std::mutex stats_mutex_;
   double compile_seconds_ = 0;
   uint64_t private_compiles_ = 0;  // KernelMode::shared == false
+  unsigned threads_ = 1;
+  std::unique_ptr<ThreadPool> pool_;  // threads_ - 1 workers, joined when the Jit goes
 };
 
 }  // namespace ecjit::runtime

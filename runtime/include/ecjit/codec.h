@@ -44,6 +44,8 @@ constexpr unsigned kMaxSignatureComponents = 16;
 // Shards: k data shards (indices 0..k-1) and m parity shards (k..k+m-1), each `len` bytes,
 // len a multiple of symbol_bytes(). The caller owns every buffer; a Codec never allocates
 // shard memory. Obtained from Jit::codec(); safe to share and call from many threads.
+// With JitOptions::threads != 1, calls on large shards are split across the Jit's threads
+// and return when every piece is done, with byte-identical results.
 class Codec {
  public:
   virtual ~Codec() = default;

@@ -43,7 +43,26 @@ struct JitOptions {
   size_t streaming_min_len = size_t(4) << 20;
   // Its directory; empty = $ECJIT_CACHE_DIR, else $XDG_CACHE_HOME/ecjit, else ~/.cache/ecjit.
   std::string cache_dir;
+  // Threads per call for large buffers: encode, reconstruct, reconstruct_data,
+  // reconstruct_some, update, encode_partial and verify split the shard range [0, len) into
+  // pieces (boundaries multiples of 4096 bytes, the last piece takes the remainder) that run
+  // at once on a pool of threads - 1 workers owned by this Jit plus the calling thread.
+  // 1 (the default) = the calling thread only, no pool; 0 = one per hardware thread;
+  // N = at most N threads, the caller included. 0..1024 (kInvalidArgument otherwise).
+  // The workers are started on the first call that splits and joined when the Jit is
+  // destroyed. Codecs stay thread-safe: many threads may call one codec at once and share
+  // the pool (each caller always works on its own call, so calls never wait for each
+  // other's pieces). Output is byte-identical to the single-threaded result, and so is
+  // verify()'s mismatch offset; split calls do not allocate either.
+  unsigned threads = 1;
+  // Least input per thread: a call reading s shards of len bytes uses at most
+  // s x len / parallel_min_bytes threads (so calls below 2 x parallel_min_bytes never
+  // split), and each piece is at least 4096 bytes of every shard. 0 = no minimum beyond that.
+  size_t parallel_min_bytes = size_t(1) << 20;
 };
+
+// Upper bound of JitOptions::threads.
+constexpr unsigned kMaxThreads = 1024;
 
 struct JitStats {
   uint64_t kernels_compiled = 0;  // LLVM compiles run
@@ -60,7 +79,8 @@ struct JitStats {
 class Jit {
  public:
   // Errors: kUnsupportedTarget (unknown target string or one this CPU cannot run),
-  // kInvalidArgument (unknown strategy, opt_level > 3), kJitFailure (LLVM set-up failed).
+  // kInvalidArgument (unknown strategy, opt_level > 3, max_cached_kernels == 0,
+  // threads > kMaxThreads), kJitFailure (LLVM set-up failed).
   static Result<std::shared_ptr<Jit>> create(const JitOptions &options = JitOptions());
   virtual ~Jit() = default;
 
