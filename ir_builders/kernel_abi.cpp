@@ -1,6 +1,10 @@
 // kernel_abi: size type, function declaration and checks shared by the kernel builders.
 #include "ir_builders/kernel_abi.h"
 
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Metadata.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
@@ -49,6 +53,21 @@ llvm::Error verify_kernel_module(const llvm::Module &mod, const std::string &bui
                                    builder + ": generated IR does not verify: " + msg);
   }
   return llvm::Error::success();
+}
+
+void mark_loop_as_final(llvm::BranchInst *br) {
+  llvm::LLVMContext &ctx = br->getContext();
+  llvm::Metadata *no_unroll =
+      llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"));
+  llvm::Metadata *no_vec = llvm::MDNode::get(
+      ctx, {llvm::MDString::get(ctx, "llvm.loop.vectorize.enable"),
+            llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(ctx))});
+  llvm::Metadata *no_interleave = llvm::MDNode::get(
+      ctx, {llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
+            llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))});
+  llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, {nullptr, no_unroll, no_vec, no_interleave});
+  id->replaceOperandWith(0, id);
+  br->setMetadata(llvm::LLVMContext::MD_loop, id);
 }
 
 }  // namespace ecjit::ir

@@ -7,6 +7,7 @@
 #include "llvm/Support/Error.h"
 
 namespace llvm {
+class BranchInst;
 class Function;
 class FunctionType;
 class IntegerType;
@@ -29,6 +30,11 @@ llvm::Function *create_kernel_function(llvm::Module &mod, llvm::FunctionType *ft
 // ..." for `bits` > 8 on a known big-endian architecture, success otherwise.
 llvm::Error check_symbol_byte_order(unsigned bits, const TargetInfo &target,
                                     const std::string &builder);
+
+// Marks the loop whose latch branch is `br` as not to be unrolled, vectorized or interleaved
+// by LLVM: kernel loops are already vector code of the shape the builder chose, or exist to
+// keep the code small.
+void mark_loop_as_final(llvm::BranchInst *br);
 
 // Runs the IR verifier over `mod`: "<builder>: generated IR does not verify: <message>" on
 // failure, success otherwise.

@@ -88,7 +88,6 @@ class KernelEmitter {
   // iteration (no libc call).
   void emit_copy(const char *name, const Ptrs &dst, const Ptrs &src,
                  llvm::Value *count = nullptr);
-  llvm::MDNode *loop_metadata();
   // Places `done` (and kVerify's mismatch block) last and emits the returns.
   void finish(llvm::BasicBlock *done);
 
@@ -245,21 +244,6 @@ void KernelEmitter::emit_body(llvm::Type *ty, unsigned bytes, unsigned count, ll
   b_.SetInsertPoint(cont);
 }
 
-// Distinct loop ID: no LLVM unrolling or vectorization. The body is already vector code of the
-// shape the caller asked for (BuildOptions::unroll), and the other loops run a few bytes.
-llvm::MDNode *KernelEmitter::loop_metadata() {
-  llvm::Metadata *no_unroll = llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, "llvm.loop.unroll.disable"));
-  llvm::Metadata *no_vec = llvm::MDNode::get(
-      ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
-             llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(ctx_))});
-  llvm::Metadata *no_interleave = llvm::MDNode::get(
-      ctx_, {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
-             llvm::ConstantAsMetadata::get(b_.getInt32(1))});
-  llvm::MDNode *id = llvm::MDNode::getDistinct(ctx_, {nullptr, no_unroll, no_vec, no_interleave});
-  id->replaceOperandWith(0, id);
-  return id;
-}
-
 llvm::Value *KernelEmitter::emit_loop(const char *name, llvm::Value *start, uint64_t step,
                                       llvm::function_ref<void(llvm::Value *)> body,
                                       llvm::Value *end_bound) {
@@ -279,7 +263,7 @@ llvm::Value *KernelEmitter::emit_loop(const char *name, llvm::Value *start, uint
   llvm::BasicBlock *latch = b_.GetInsertBlock();
   llvm::Value *more = b_.CreateICmpUGE(b_.CreateSub(end_bound, next), step_c);
   llvm::BranchInst *br = b_.CreateCondBr(more, loop, exit);
-  br->setMetadata(llvm::LLVMContext::MD_loop, loop_metadata());
+  mark_loop_as_final(br);
   off->addIncoming(next, latch);
 
   b_.SetInsertPoint(exit);
@@ -428,7 +412,7 @@ void KernelEmitter::emit(unsigned vector_lanes, const BuildOptions &options) {
       llvm::Intrinsic::umin, b_.CreateAdd(off, vb, "", /*HasNUW=*/true), final_off, nullptr,
       "next");
   llvm::BranchInst *br = b_.CreateCondBr(b_.CreateICmpEQ(off, final_off), exit, loop);
-  br->setMetadata(llvm::LLVMContext::MD_loop, loop_metadata());
+  mark_loop_as_final(br);
   off->addIncoming(next, b_.GetInsertBlock());
 
   b_.SetInsertPoint(exit);

@@ -99,18 +99,6 @@ class TiledGfniEmitter {
     tables_->setAlignment(llvm::Align(64));
   }
 
-  // No unrolling or vectorization by LLVM: the loops exist to keep the code small.
-  void mark_loop(llvm::BranchInst *br) {
-    llvm::Metadata *no_unroll =
-        llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, "llvm.loop.unroll.disable"));
-    llvm::Metadata *no_vec = llvm::MDNode::get(
-        ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
-               llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(ctx_))});
-    llvm::MDNode *id = llvm::MDNode::getDistinct(ctx_, {nullptr, no_unroll, no_vec});
-    id->replaceOperandWith(0, id);
-    br->setMetadata(llvm::LLVMContext::MD_loop, id);
-  }
-
   // The shard vector by vector, every output tile per vector (the inputs' vectors stay in
   // cache across the tiles). Not staged: vectors at 0, VB, ..., the last one at n - VB
   // (overlapping; outputs are only written). Staged (n < VB): one vector through the stack.
@@ -125,7 +113,7 @@ class TiledGfniEmitter {
     llvm::BasicBlock *vexit = block("vloop.exit");
     llvm::Value *next = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateAdd(off, size(vb_)), last);
     off->addIncoming(next, b_.GetInsertBlock());
-    mark_loop(b_.CreateCondBr(b_.CreateICmpEQ(off, last), vexit, vloop));
+    mark_loop_as_final(b_.CreateCondBr(b_.CreateICmpEQ(off, last), vexit, vloop));
     b_.SetInsertPoint(vexit);
   }
 
@@ -144,7 +132,7 @@ class TiledGfniEmitter {
       llvm::Value *next = b_.CreateAdd(t, size(1));
       t->addIncoming(next, b_.GetInsertBlock());
       llvm::BasicBlock *exit = block("tiles.exit");
-      mark_loop(b_.CreateCondBr(b_.CreateICmpULT(next, size(full)), loop, exit));
+      mark_loop_as_final(b_.CreateCondBr(b_.CreateICmpULT(next, size(full)), loop, exit));
       b_.SetInsertPoint(exit);
     }
     if (rest) emit_tile(off, size(uint64_t(full) * rows_), rest, staged);
@@ -161,7 +149,7 @@ class TiledGfniEmitter {
     b_.CreateStore(b_.CreateLoad(i8, b_.CreateInBoundsGEP(i8, src, i)), b_.CreateInBoundsGEP(i8, dst, i));
     llvm::Value *next = b_.CreateAdd(i, size(1));
     i->addIncoming(next, loop);
-    mark_loop(b_.CreateCondBr(b_.CreateICmpULT(next, count), loop, exit));
+    mark_loop_as_final(b_.CreateCondBr(b_.CreateICmpULT(next, count), loop, exit));
     b_.SetInsertPoint(exit);
   }
 
@@ -211,7 +199,7 @@ class TiledGfniEmitter {
     llvm::BasicBlock *latch = b_.GetInsertBlock(), *cexit = block("inputs.exit");
     c->addIncoming(c_next, latch);
     for (unsigned r = 0; r < rows; ++r) acc[r]->addIncoming(sum[r], latch);
-    mark_loop(b_.CreateCondBr(b_.CreateICmpULT(c_next, size(k_)), cloop, cexit));
+    mark_loop_as_final(b_.CreateCondBr(b_.CreateICmpULT(c_next, size(k_)), cloop, cexit));
 
     b_.SetInsertPoint(cexit);
     for (unsigned r = 0; r < rows; ++r) {

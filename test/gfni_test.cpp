@@ -92,7 +92,7 @@ TEST(GfniSupport, PerTargetAndField) {
       {"x86_64-v3+gfni", true, true, true, false},  // 256-bit: up to 4-byte symbols
       {"x86_64-v2+gfni", true, true, false, false}, // 128-bit: up to 2-byte symbols
       {"x86_64-v4", false, false, false, false},    // no GFNI
-      {"x86_64+gfni", false, false, false, false},  // no vector unit beyond SSE2 tier? see below
+      {"x86_64+gfni", true, true, false, false},    // baseline x86-64: SSE2, 128-bit
       {"aarch64+neon", false, false, false, false},
   };
   for (const Row &r : rows) {
@@ -104,10 +104,7 @@ TEST(GfniSupport, PerTargetAndField) {
     const bool want[] = {r.gf8, r.gf16, r.gf32, r.gf64};
     unsigned i = 0;
     for (unsigned l : {8u, 16u, 32u, 64u}) {
-      bool expected = want[i++];
-      // x86-64 baseline has SSE2 128-bit vectors: with +gfni it is the 128-bit case.
-      if (std::string(r.target) == "x86_64+gfni") expected = l <= 16;
-      EXPECT_EQ(ir::gfni_supported(field(l), *info), expected)
+      EXPECT_EQ(ir::gfni_supported(field(l), *info), want[i++])
           << r.target << " gf" << l << " (" << info->vector_bits << "-bit)";
     }
   }
