@@ -42,16 +42,11 @@ std::string rs_spec(const char *family, unsigned gf) {
          ",gf=" + std::to_string(gf);
 }
 
-// Codecs compiled once per configuration and kept for the whole run, so no timed loop ever
-// includes JIT time. One Jit per (target, opt level).
-Result<std::shared_ptr<const Codec>> codec_for(const EcjitConfig &c) {
+// One Jit per (target, opt level, strategy, store mode), kept for the whole run.
+std::shared_ptr<Jit> &jit_for(const EcjitConfig &c, Status *error) {
   static std::map<std::string, std::shared_ptr<Jit>> jits;
-  static std::map<std::string, std::shared_ptr<const Codec>> codecs;
-  const std::string jit_key = c.target + "/O" + std::to_string(c.opt) + "/" + c.strategy +
-                              (c.streaming ? "" : "/cached-stores");
-  const std::string key = jit_key + "/" + c.spec;
-  if (auto it = codecs.find(key); it != codecs.end()) return it->second;
-  auto &jit = jits[jit_key];
+  auto &jit = jits[c.target + "/O" + std::to_string(c.opt) + "/" + c.strategy +
+                   (c.streaming ? "" : "/cached-stores")];
   if (!jit) {
     JitOptions o;
     o.target = c.target;
@@ -60,10 +55,24 @@ Result<std::shared_ptr<const Codec>> codec_for(const EcjitConfig &c) {
     o.disk_cache = false;  // every strategy compiled here, and "auto" tuned, in this run
     if (!c.streaming) o.streaming_min_len = 0;
     Result<std::shared_ptr<Jit>> j = Jit::create(o);
-    if (!j.ok()) return j.status();
-    jit = *j;
+    if (j.ok()) jit = *j;
+    else *error = j.status();
   }
+  return jit;
+}
+
+// Codecs compiled once per configuration and kept for the whole run, so no timed loop ever
+// includes JIT time; "auto" codecs are measured with the tuner's winner (wait_for_tuning).
+Result<std::shared_ptr<const Codec>> codec_for(const EcjitConfig &c) {
+  static std::map<std::string, std::shared_ptr<const Codec>> codecs;
+  const std::string key = c.target + "/O" + std::to_string(c.opt) + "/" + c.strategy +
+                          (c.streaming ? "" : "/cached-stores") + "/" + c.spec;
+  if (auto it = codecs.find(key); it != codecs.end()) return it->second;
+  Status error;
+  std::shared_ptr<Jit> &jit = jit_for(c, &error);
+  if (!jit) return error;
   Result<std::shared_ptr<const Codec>> codec = jit->codec(c.spec);
+  jit->wait_for_tuning();
   if (codec.ok()) codecs[key] = *codec;
   return codec;
 }
@@ -131,6 +140,8 @@ void bm_ecjit_reconstruct(benchmark::State &state, EcjitConfig c, size_t len) {
     std::memset(s.data()[i], 0, len);
   }
   Status st = cd.reconstruct(all, present, len);  // compiles the decoder, then checks it
+  Status jit_error;
+  if (std::shared_ptr<Jit> &jit = jit_for(c, &jit_error)) jit->wait_for_tuning();  // the decoder's too
   for (unsigned i = 0; i < kM && st.ok(); ++i)
     if (std::memcmp(s.data()[i], saved[i].data(), len) != 0)
       st = Status(StatusCode::kInternal, "shard " + std::to_string(i) + " rebuilt wrong");
@@ -144,22 +155,24 @@ void bm_ecjit_reconstruct(benchmark::State &state, EcjitConfig c, size_t len) {
     benchmark::ClobberMemory();
   }
   count_bytes(state, s);
-  state.SetLabel(cd.encoder_info().strategy);
+  state.SetLabel(cd.decoder_info(present).strategy);
 }
 
-// JitOptions for the compile benchmarks: the static choice of "auto" for this CPU (no
-// tuning), the disk cache in `dir` (off when empty).
-JitOptions compile_options(const std::string &dir, bool tune) {
+// JitOptions for the compile benchmarks: the defaults ("auto": the static choice now, tuned
+// in the background) or, with `sync_tuning`, codec() waiting for the tuner; the disk cache
+// in `dir` (off when empty).
+JitOptions compile_options(const std::string &dir, bool sync_tuning) {
   JitOptions o;
-  o.tune = tune;
+  o.tune_in_background = !sync_tuning;
   o.disk_cache = !dir.empty();
   o.cache_dir = dir;
   return o;
 }
 
 // Compile time of the encoder (Jit::codec), per mode:
-//   cold:   a fresh Jit, no disk cache: build IR, optimize, JIT-compile (the static strategy)
-//   tuned:  the same with the tuner: every candidate compiled and timed
+//   cold:   a fresh Jit with default options, no disk cache: build IR, optimize, JIT-compile
+//           the static strategy; codec() returns and the tuner starts in the background
+//   tuned:  the same with synchronous tuning: every candidate compiled and timed first
 //   disk:   a fresh Jit whose disk cache holds the kernel: load and link the object
 //   memory: the same Jit again while the first codec is alive (another user of the same code)
 //   kernel: the same Jit again after every codec was dropped: the code is rebuilt, the
@@ -179,6 +192,7 @@ void bm_compile(benchmark::State &state, std::string spec, std::string mode) {
       state.SkipWithError("warming the disk cache failed");
       return;
     }
+    (*warm)->wait_for_tuning();  // the tuning record and the winner's object are on disk
   }
   std::shared_ptr<Jit> same;
   std::shared_ptr<const Codec> first;
@@ -190,6 +204,7 @@ void bm_compile(benchmark::State &state, std::string spec, std::string mode) {
       return;
     }
     same = *j;
+    same->wait_for_tuning();  // no tuner thread running during the timing
     if (mode == "memory") first = *c;
   }
   if (same) {  // nothing to set up per iteration: no pauses (they cost about a microsecond)

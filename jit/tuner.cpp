@@ -69,30 +69,38 @@ std::vector<ir::Strategy> candidate_strategies(const ir::TargetInfo &target, uns
   return out;
 }
 
-llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest &req,
-                                       const DiskCache *disk, double budget_ms) {
+std::optional<TuneResult> recorded_kernel(JitSession &session, const CompileRequest &req,
+                                          const DiskCache *disk) {
+  if (!disk) return std::nullopt;
+  const std::optional<std::string> record = disk->load_text(tune_key(req));
+  if (!record) return std::nullopt;
+  const size_t nl = record->find('\n');
+  auto s = ir::parse_strategy(record->substr(0, nl));
+  if (!s || *s == ir::Strategy::kAuto) return std::nullopt;
   TuneResult result;
-  const std::string key = tune_key(req);
-  if (disk) {
-    if (auto record = disk->load_text(key)) {
-      const size_t nl = record->find('\n');
-      auto s = ir::parse_strategy(record->substr(0, nl));
-      if (s && *s != ir::Strategy::kAuto) {
-        CompileRequest r = req;
-        r.strategy = *s;
-        auto k = jit_kernel(session, r, nullptr, disk, &result.from_disk);
-        if (k) {
-          result.kernel = std::move(*k);
-          result.strategy = *s;
-          result.from_record = true;
-          result.why = "recorded: " + (nl == std::string::npos ? std::string() : record->substr(nl + 1));
-          result.kernel->describe(result.strategy, result.why);
-          return std::move(result);
-        }
-        llvm::consumeError(k.takeError());  // fall through and tune again
-      }
-    }
+  CompileRequest r = req;
+  r.strategy = *s;
+  auto k = jit_kernel(session, r, nullptr, disk, &result.from_disk);
+  if (!k) {
+    llvm::consumeError(k.takeError());  // the caller tunes again
+    return std::nullopt;
   }
+  result.kernel = std::move(*k);
+  result.strategy = *s;
+  result.from_record = true;
+  result.why = "recorded: " + (nl == std::string::npos ? std::string() : record->substr(nl + 1));
+  result.kernel->describe(result.strategy, result.why);
+  return result;
+}
+
+llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest &req,
+                                       const DiskCache *disk, const TuneOptions &options) {
+  if (std::optional<TuneResult> recorded = recorded_kernel(session, req, disk))
+    return std::move(*recorded);
+  auto canceled = [&] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
+  auto cancel_error = [] {
+    return llvm::createStringError(std::errc::operation_canceled, "tuning canceled");
+  };
   const std::vector<ir::Strategy> candidates = candidate_strategies(req.target, req.desc.field.bits());
   const unsigned inputs = req.desc.coeffs.cols, outputs = req.desc.coeffs.rows;
   const unsigned sb = req.desc.field.bytes();
@@ -101,29 +109,45 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
   len = std::max<size_t>(len / 64 * 64, 64) / sb * sb;
   struct Candidate {
     ir::Strategy strategy;
-    std::unique_ptr<CompiledKernel> kernel;
+    std::unique_ptr<CompiledKernel> kernel;  // null for the given candidate
+    void *address = nullptr;
     bool from_disk = false;
     double best = 0;
   };
   std::vector<Candidate> compiled;
   llvm::Error errors = llvm::Error::success();
   for (ir::Strategy s : candidates) {
+    if (canceled()) {
+      llvm::consumeError(std::move(errors));
+      return cancel_error();
+    }
+    Candidate c{s, nullptr};
+    if (s == options.given_strategy && options.given_address) {
+      c.address = options.given_address;
+      compiled.push_back(std::move(c));
+      continue;
+    }
     CompileRequest r = req;
     r.strategy = s;
-    Candidate c{s, nullptr};
     auto k = jit_kernel(session, r, nullptr, disk, &c.from_disk);
     if (!k) {
       errors = llvm::joinErrors(std::move(errors), k.takeError());
       continue;
     }
     c.kernel = std::move(*k);
+    c.address = c.kernel->address();
     compiled.push_back(std::move(c));
   }
   Bench bench(inputs, outputs, len);
-  for (Candidate &c : compiled) bench.slice(c.kernel->address(), len, 0);  // warm-up
+  for (Candidate &c : compiled) bench.slice(c.address, len, 0);  // warm-up
   for (int round = 0; round < kRounds && compiled.size() > 1; ++round)
-    for (Candidate &c : compiled)
-      c.best = std::max(c.best, bench.slice(c.kernel->address(), len, budget_ms / kRounds));
+    for (Candidate &c : compiled) {
+      if (canceled()) {
+        llvm::consumeError(std::move(errors));
+        return cancel_error();
+      }
+      c.best = std::max(c.best, bench.slice(c.address, len, options.budget_ms / kRounds));
+    }
   std::string why;
   Candidate *winner = nullptr;
   for (Candidate &c : compiled) {
@@ -132,20 +156,19 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
     why += (why.empty() ? "" : ", ") + std::string(buf);
     if (!winner || c.best > winner->best) winner = &c;
   }
-  if (winner) {
-    result.kernel = std::move(winner->kernel);
-    result.strategy = winner->strategy;
-    result.from_disk = winner->from_disk;
-  }
-  if (!result.kernel) {
+  if (!winner) {
     if (errors) return std::move(errors);
     return llvm::createStringError(std::errc::not_supported, "no strategy can lower this kernel");
   }
   llvm::consumeError(std::move(errors));
+  TuneResult result;
+  result.kernel = std::move(winner->kernel);
+  result.strategy = winner->strategy;
+  result.from_disk = winner->from_disk;
   result.why = std::string(ir::strategy_name(result.strategy)) + " fastest of: " + why + " (" +
                std::to_string(inputs + outputs) + " shards x " + std::to_string(len) + " B)";
-  result.kernel->describe(result.strategy, result.why);
-  if (disk) disk->store_text(key, std::string(ir::strategy_name(result.strategy)) + "\n" + result.why);
+  if (result.kernel) result.kernel->describe(result.strategy, result.why);
+  if (disk) disk->store_text(tune_key(req), std::string(ir::strategy_name(result.strategy)) + "\n" + result.why);
   return std::move(result);
 }
 

@@ -1,7 +1,9 @@
 // Tuner: compiles every applicable strategy for a kernel, times each, keeps the fastest.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,7 +15,8 @@
 namespace ecjit::jit {
 
 struct TuneResult {
-  std::unique_ptr<CompiledKernel> kernel;  // the winner (null when from_record and caller recompiles)
+  // The winner; null when the candidate handed in as TuneOptions::given won (reuse it).
+  std::unique_ptr<CompiledKernel> kernel;
   ir::Strategy strategy = ir::Strategy::kClmulShift;
   // One line on the decision, e.g. "split-table 15.1 GB/s > clmul-shift 5.2 GB/s
   // (64 KiB x 14 shards, 2 ms each)" or "recorded: ...".
@@ -22,15 +25,35 @@ struct TuneResult {
   bool from_disk = false;    // the winner's object came from the disk cache
 };
 
+struct TuneOptions {
+  // Timing per candidate, in milliseconds (split into rounds, after a warm-up).
+  double budget_ms = 5.0;
+  // A candidate compiled already (the kernel serving calls while the tuner runs): timed
+  // like the others but not compiled again. kAuto / null = none.
+  ir::Strategy given_strategy = ir::Strategy::kAuto;
+  void *given_address = nullptr;
+  // When set and true, tuning stops at the next compile or timing slice with an error
+  // (a Jit being destroyed does not wait for a whole tuning run).
+  const std::atomic<bool> *cancel = nullptr;
+};
+
+// The kernel of a tuning decision recorded in the disk cache for `req` (req.strategy must be
+// kAuto), compiled or loaded with the recorded strategy; nullopt when there is no valid
+// record (none, unreadable, or its kernel fails to build).
+std::optional<TuneResult> recorded_kernel(JitSession &session, const CompileRequest &req,
+                                          const DiskCache *disk);
+
 // Picks the strategy for `req` (req.strategy must be kAuto, req.desc a plain overwrite
 // kernel: out = coeffs * in). With a disk cache holding a tuning record for this kernel
 // the recorded strategy is compiled (or loaded) directly. Otherwise each strategy that can
-// lower this field on this target is JIT-compiled, run on L2-sized shards for about
-// `budget_ms` each after a warm-up, and the fastest by bytes per second wins; the decision
-// is recorded on disk. Output never depends on the choice: every candidate is the same
-// linear map. Errors: only when no candidate compiles.
+// lower this field on this target is JIT-compiled (except options.given_strategy, whose
+// kernel is handed in), run on L2-sized shards for about `budget_ms` each after a warm-up,
+// and the fastest by bytes per second wins; the decision is recorded on disk. Output never
+// depends on the choice: every candidate is the same linear map. Errors: only when no
+// candidate compiles, or when options.cancel is raised.
 llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest &req,
-                                       const DiskCache *disk, double budget_ms = 5.0);
+                                       const DiskCache *disk,
+                                       const TuneOptions &options = TuneOptions());
 
 // The strategies that can serve a field on a target (clmul-shift always).
 std::vector<ir::Strategy> candidate_strategies(const ir::TargetInfo &target, unsigned field_bits);

@@ -82,6 +82,9 @@ void ecjit_jit_options_init(ecjit_jit_options *o) {
   o->opt_level = d.opt_level;
   o->max_cached_kernels = d.max_cached_kernels;
   o->disk_cache = d.disk_cache ? 1 : 0;
+  o->threads = d.threads;
+  o->tune = d.tune ? 1 : 0;
+  o->tune_in_background = d.tune_in_background ? 1 : 0;
 }
 
 const char *ecjit_last_error(void) { return g_last_error.c_str(); }
@@ -101,6 +104,9 @@ int ecjit_jit_create(const ecjit_jit_options *options, ecjit_jit **out) {
     o.opt_level = options->opt_level;
     o.max_cached_kernels = options->max_cached_kernels;
     o.disk_cache = options->disk_cache != 0;
+    o.threads = options->threads;
+    o.tune = options->tune != 0;
+    o.tune_in_background = options->tune_in_background != 0;
   }
   auto jit = ecjit::Jit::create(o);
   if (!jit.ok()) return report(jit.status());
@@ -110,6 +116,10 @@ int ecjit_jit_create(const ecjit_jit_options *options, ecjit_jit **out) {
 }
 
 void ecjit_jit_destroy(ecjit_jit *jit) { delete jit; }
+
+void ecjit_jit_wait_for_tuning(ecjit_jit *jit) {
+  if (jit) jit->jit->wait_for_tuning();
+}
 
 int ecjit_codec_create(ecjit_jit *jit, const char *spec, ecjit_codec **out) {
   if (!out) return fail(StatusCode::kNullPointer, "out is null");

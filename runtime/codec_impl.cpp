@@ -48,7 +48,7 @@ Status CodecImpl::encode(Span<const uint8_t *const> data, Span<uint8_t *const> p
       return Status::Ok();
     }
   }
-  run_kernel(*jit_, encoder_.fn, data.data, k, parity.data, m, len);
+  run_kernel(*jit_, encoder_.entry(), data.data, k, parity.data, m, len);
   return Status::Ok();
 }
 
@@ -57,7 +57,7 @@ const Kernel *CodecImpl::streaming_encoder() const {
     if (jit_->target_info().triple.rfind("x86_64", 0) != 0) return;  // x86 only
     KernelMode mode;
     mode.streaming = true;
-    mode.strategy = encoder_.code->strategy();
+    mode.strategy = encoder_.strategy();  // the tuned one once the tuner has finished
     auto k = jit_->kernel(code_.spec, "encode_nt", code_.field, code_.parity, mode);
     if (k.ok()) streaming_encoder_ = std::move(*k);
   });
@@ -139,7 +139,7 @@ Status CodecImpl::rebuild(const char *what, Span<uint8_t *const> shards,
   }
   for (size_t i = 0; i < op.sources.size(); ++i) in[i] = shards[op.sources[i]];
   for (size_t i = 0; i < op.targets.size(); ++i) out[i] = shards[op.targets[i]];
-  run_kernel(*jit_, op.kernel.fn, in, op.sources.size(), out, op.targets.size(), len);
+  run_kernel(*jit_, op.kernel.entry(), in, op.sources.size(), out, op.targets.size(), len);
   return Status::Ok();
 }
 
@@ -168,9 +168,9 @@ KernelInfo CodecImpl::decoder_info(const std::vector<bool> &present) const {
   if (!prepare_reconstruct(present).ok()) return KernelInfo();
   const ShardSet have = ShardSet::from_mask(present);
   const ShardSet missing = ShardSet::first(code_.n()) - have;
-  if (missing.size() == 0) return encoder_.info;
+  if (missing.size() == 0) return encoder_.current_info();
   auto d = decoder(have, missing);
-  return d.ok() ? (*d)->kernel.info : KernelInfo();
+  return d.ok() ? (*d)->kernel.current_info() : KernelInfo();
 }
 
 KernelCacheStats CodecImpl::kernel_cache_stats() const {

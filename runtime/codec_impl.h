@@ -43,7 +43,7 @@ class CodecImpl final : public Codec {
 
   const CodeSpec &spec() const override { return code_.spec; }
   const std::vector<uint64_t> &parity_matrix() const override { return code_.parity.a; }
-  KernelInfo encoder_info() const override { return encoder_.info; }
+  KernelInfo encoder_info() const override { return encoder_.current_info(); }
 
   Status encode(Span<const uint8_t *const> data, Span<uint8_t *const> parity,
                 size_t len) const override;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "codes/linear_code.h"
 #include "jit/kernel_compiler.h"
@@ -94,6 +95,9 @@ Result<std::shared_ptr<JitImpl>> JitImpl::make(const JitOptions &options) {
     std::string dir = options.cache_dir.empty() ? jit::DiskCache::default_dir() : options.cache_dir;
     if (!dir.empty()) jit->disk_ = std::make_unique<jit::DiskCache>(dir);
   }
+  if (options.tune && options.tune_in_background && jit->strategy_ == ir::Strategy::kAuto &&
+      jit->tunable_fields_)
+    jit->tuner_ = std::make_unique<jit::BackgroundTuner>(*jit->session_, jit->disk_.get(), 5.0);
   return jit;
 }
 
@@ -102,11 +106,45 @@ JitStats JitImpl::stats() const {
   s.kernels_compiled = cache_.compiles();
   s.kernel_cache_hits = cache_.hits();
   s.kernels_cached = cache_.size();
+  s.tunings_pending = tuner_ ? tuner_->pending() : 0;
   std::lock_guard<std::mutex> lock(stats_mutex_);
   s.kernels_compiled += private_compiles_;
   s.compile_seconds = compile_seconds_;
   s.kernels_from_disk = from_disk_;
+  s.kernels_tuned = tunings_done_;
+  s.tuning_seconds = tuning_seconds_;
   return s;
+}
+
+void JitImpl::wait_for_tuning() {
+  if (tuner_) tuner_->wait_idle();
+}
+
+void JitImpl::tune_later(const jit::CompileRequest &req, const std::shared_ptr<KernelSlot> &slot,
+                         std::shared_ptr<const jit::CompiledKernel> running, bool optional) {
+  jit::BackgroundTuner::Job job{req, std::move(running), nullptr, nullptr, optional};
+  job.request.strategy = ir::Strategy::kAuto;
+  std::weak_ptr<KernelSlot> weak = slot;
+  job.still_wanted = [weak] { return !weak.expired(); };
+  const auto start = std::chrono::steady_clock::now();
+  job.done = [this, weak, start](llvm::Expected<jit::TuneResult> result) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!result) {  // the static choice keeps serving; say why in its description
+      const std::string error = llvm::toString(result.takeError());
+      if (auto s = weak.lock()) s->publish(nullptr, s->strategy(), "static choice (tuning failed: " + error + ")");
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(stats_mutex_);
+      ++tunings_done_;
+      tuning_seconds_ += seconds;
+      from_disk_ += result->from_disk;
+    }
+    if (auto s = weak.lock()) s->publish(std::move(result->kernel), result->strategy, "tuned: " + result->why);
+  };
+  if (!tuner_->submit(std::move(job)))
+    slot->publish(nullptr, slot->strategy(), "static choice for this field and target (tuner backlog full)");
 }
 
 Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
@@ -118,29 +156,38 @@ Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
                      mode.input, mode.streaming},
       target_, mode.strategy != ir::Strategy::kAuto ? mode.strategy : resolved(field.bits()), opt_};
   // Plain encode/decode kernels under "auto" are tuned: every candidate strategy is timed
-  // and the fastest kept (jit/tuner.h); other kernels take the static choice.
-  // Private kernels (decoders per erasure set, owned by a codec's LRU) are not tuned: in a
-  // storm of distinct erasure sets a first reconstruct must not pay for every candidate.
+  // and the fastest kept (jit/tuner.h); other kernels take the static choice. In the
+  // background (tiered) mode the static choice is compiled now and serves calls until the
+  // tuner swaps its winner into the kernel's slot.
+  // Private kernels (decoders per erasure set, owned by a codec's LRU) are tuned only in
+  // the background: in a storm of distinct erasure sets a first reconstruct must not wait
+  // for every candidate.
+  const bool background = tuner_ != nullptr;
   const bool tune = strategy_ == ir::Strategy::kAuto && mode.strategy == ir::Strategy::kAuto &&
-                    !mode.streaming && options_.tune && mode.shared &&
-                    mode.output == ir::OutputMode::kOverwrite && mode.input == ir::InputMode::kPlain &&
-                    tunable(field.bits());
+                    !mode.streaming && options_.tune && mode.output == ir::OutputMode::kOverwrite &&
+                    mode.input == ir::InputMode::kPlain && tunable(field.bits()) &&
+                    (mode.shared || background);
   // The cache key names everything the machine code depends on.
   const std::string key = req.desc.symbol + "|" + spec.to_string() + "|" + what + "|" +
                           options_.target + "|" +
                           (tune ? std::string("tuned") : ir::strategy_name(req.strategy)) + "|O" +
                           std::to_string(options_.opt_level) + "|mode" +
                           std::to_string(int(mode.output)) + std::to_string(int(mode.input));
-  auto compile = [this, &req, &mode, tune]() -> llvm::Expected<std::unique_ptr<jit::CompiledKernel>> {
+  bool queue_tuning = false;  // set by the one call that compiled the static stand-in
+  auto compile = [&]() -> llvm::Expected<std::unique_ptr<jit::CompiledKernel>> {
     double seconds = 0;
     bool from_disk = false;
     llvm::Expected<std::unique_ptr<jit::CompiledKernel>> k = nullptr;
-    if (tune) {
-      const auto t0 = std::chrono::steady_clock::now();
-      jit::CompileRequest auto_req = req;
-      auto_req.strategy = ir::Strategy::kAuto;
+    const auto t0 = std::chrono::steady_clock::now();
+    jit::CompileRequest auto_req = req;
+    auto_req.strategy = ir::Strategy::kAuto;
+    std::optional<jit::TuneResult> recorded;
+    if (tune) recorded = jit::recorded_kernel(*session_, auto_req, disk_.get());
+    if (recorded) {
+      from_disk = recorded->from_disk;
+      k = std::move(recorded->kernel);
+    } else if (tune && !background) {
       auto tuned = jit::tune_kernel(*session_, auto_req, disk_.get());
-      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (!tuned) {
         k = tuned.takeError();
       } else {
@@ -148,8 +195,10 @@ Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
         k = std::move(tuned->kernel);
       }
     } else {
-      k = jit::jit_kernel(*session_, req, &seconds, disk_.get(), &from_disk);
+      k = jit::jit_kernel(*session_, req, nullptr, disk_.get(), &from_disk);
+      queue_tuning = background && bool(k);
     }
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::lock_guard<std::mutex> lock(stats_mutex_);
     compile_seconds_ += seconds;
     from_disk_ += from_disk;
@@ -180,11 +229,23 @@ Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
   k.info.symbol = req.desc.symbol;
   k.info.strategy = ir::strategy_name(k.code->strategy());
   if (!k.code->why().empty()) k.info.why = "tuned: " + k.code->why();
+  else if (queue_tuning) k.info.why = "static choice for this field and target; tuning in the background";
   else if (options_.strategy == "auto") k.info.why = "static choice for this field and target";
   else k.info.why = "strategy forced by the caller";
   k.info.target = options_.target;
   k.info.cpu = target_.cpu;
   k.info.vector_bits = target_.vector_bits;
+  if (tune) {
+    if (mode.shared) {  // one slot per cache key, shared by every user of the kernel
+      std::lock_guard<std::mutex> lock(slots_mutex_);
+      std::shared_ptr<KernelSlot> &slot = slots_[key];
+      if (!slot) slot = std::make_shared<KernelSlot>(k.code, k.info);
+      k.slot = slot;
+    } else {
+      k.slot = std::make_shared<KernelSlot>(k.code, k.info);
+    }
+    if (queue_tuning) tune_later(req, k.slot, k.code, /*optional=*/!mode.shared);
+  }
   return k;
 }
 

@@ -14,16 +14,18 @@
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/strategy.h"
 #include "ir_builders/target_info.h"
+#include "jit/background_tuner.h"
 #include "jit/disk_cache.h"
 #include "jit/jit_session.h"
 #include "jit/kernel_cache.h"
 #include "jit/pipeline.h"
+#include "runtime/kernel_slot.h"
 #include "runtime/thread_pool.h"
 
 namespace ecjit::runtime {
 
-// The kernel ABI: void(const uint8_t *const *in, uint8_t *const *out, size_t len).
-using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
+// The kernel ABI (KernelFn, kernel_slot.h): void(const uint8_t *const *in,
+// uint8_t *const *out, size_t len).
 // ir::OutputMode::kVerify: size_t(const uint8_t *const *in, size_t len).
 using VerifyFn = size_t (*)(const uint8_t *const *, size_t);
 
@@ -34,6 +36,14 @@ struct Kernel {
   VerifyFn verify_fn = nullptr;   // kVerify
   KernelInfo info;
   unsigned vector_lanes = 0;      // symbols per vector (the signature lane layout)
+  // Tuned kernels (plain encode/decode under "auto"): the entry point the background tuner
+  // may replace; null for every other kernel (then fn and info are final).
+  std::shared_ptr<KernelSlot> slot;
+
+  // The entry point to call now, and what it is.
+  KernelFn entry() const { return slot ? slot->fn() : fn; }
+  KernelInfo current_info() const { return slot ? slot->info() : info; }
+  ir::Strategy strategy() const { return slot ? slot->strategy() : code->strategy(); }
 };
 
 // How JitImpl::kernel builds and keeps a kernel.
@@ -57,6 +67,7 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   Result<std::shared_ptr<const Codec>> codec(const CodeSpec &spec) override;
   const JitOptions &options() const override { return options_; }
   JitStats stats() const override;
+  void wait_for_tuning() override;
 
   // The kernel computing out = coeffs * in over `field`, compiled once per cache key.
   // `what` names the operation in the symbol ("encode", "decode_e0_3").
@@ -100,6 +111,17 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   uint64_t private_compiles_ = 0;  // KernelMode::shared == false
   unsigned threads_ = 1;
   std::unique_ptr<ThreadPool> pool_;  // threads_ - 1 workers, joined when the Jit goes
+  uint64_t tunings_done_ = 0;         // under stats_mutex_
+  double tuning_seconds_ = 0;         // under stats_mutex_
+  // Slots of the shared tuned kernels by cache key (every Kernel copy of one shares it).
+  std::mutex slots_mutex_;
+  std::unordered_map<std::string, std::shared_ptr<KernelSlot>> slots_;
+  // Compiled with the static choice, queued for tuning: `slot` gets the winner.
+  void tune_later(const jit::CompileRequest &req, const std::shared_ptr<KernelSlot> &slot,
+                  std::shared_ptr<const jit::CompiledKernel> running, bool optional);
+  // Background tuning (JitOptions::tune_in_background); declared last so that it is
+  // destroyed first: its worker uses the session, the disk cache and the stats above.
+  std::unique_ptr<jit::BackgroundTuner> tuner_;
 };
 
 }  // namespace ecjit::runtime

@@ -122,6 +122,30 @@ int main(void) {
   }
   CHECK(ecjit_encode(NULL, cshards, shards + K, LEN) == ECJIT_NULL_POINTER);
   CHECK(strcmp(ecjit_status_name(ECJIT_SHARD_SIZE), "shard-size") == 0);
+  { /* threads and tuning options reach the Jit; after tuning the parity is unchanged */
+    ecjit_jit_options o2;
+    ecjit_jit *j2 = NULL;
+    ecjit_codec *c2 = NULL;
+    uint8_t par[M][LEN];
+    uint8_t *pp[M];
+    ecjit_jit_options_init(&o2);
+    CHECK(o2.threads == 1 && o2.tune == 1 && o2.tune_in_background == 1);
+    o2.disk_cache = 0;
+    o2.threads = 5000;
+    CHECK(ecjit_jit_create(&o2, &j2) == ECJIT_INVALID_ARGUMENT);
+    CHECK(strstr(ecjit_last_error(), "threads 5000") != NULL);
+    o2.threads = 2;
+    CHECK(ecjit_jit_create(&o2, &j2) == ECJIT_OK);
+    CHECK(ecjit_codec_create(j2, "rs-vand:k=6,m=3,gf=8", &c2) == ECJIT_OK);
+    ecjit_jit_wait_for_tuning(j2);
+    ecjit_jit_wait_for_tuning(NULL);
+    for (i = 0; i < M; ++i) pp[i] = par[i];
+    CHECK(ecjit_encode(c2, cshards, pp, LEN) == ECJIT_OK);
+    CHECK(ecjit_encode(codec, cshards, shards + K, LEN) == ECJIT_OK);
+    for (i = 0; i < M; ++i) CHECK(memcmp(par[i], bufs[K + i], LEN) == 0);
+    ecjit_codec_destroy(c2);
+    ecjit_jit_destroy(j2);
+  }
 
   ecjit_codec_destroy(codec);
   ecjit_jit_destroy(jit);

@@ -33,6 +33,9 @@ typedef struct ecjit_jit_options {
   unsigned opt_level;        /* 0..3 */
   size_t max_cached_kernels; /* per codec, >= 1 (see ecjit::JitOptions) */
   int disk_cache;            /* nonzero: use the on-disk kernel cache */
+  unsigned threads;          /* threads per call for large buffers, 0 = per hardware thread */
+  int tune;                  /* nonzero: time the candidate strategies under "auto" */
+  int tune_in_background;    /* nonzero: tune on a background thread (tiered) */
 } ecjit_jit_options;
 
 /* Fills the defaults of ecjit::JitOptions. */
@@ -49,6 +52,9 @@ const char *ecjit_status_name(int code);
  * ECJIT_JIT_FAILURE. */
 int ecjit_jit_create(const ecjit_jit_options *options, ecjit_jit **out);
 void ecjit_jit_destroy(ecjit_jit *jit); /* NULL is ignored; live codecs keep the JIT alive */
+/* Blocks until background tunings queued so far have swapped their winners in
+ * (ecjit::Jit::wait_for_tuning). NULL is ignored. */
+void ecjit_jit_wait_for_tuning(ecjit_jit *jit);
 
 /* spec: e.g. "rs-vand:k=10,m=4,gf=8". Errors: ECJIT_NULL_POINTER, ECJIT_INVALID_SPEC,
  * ECJIT_JIT_FAILURE. */

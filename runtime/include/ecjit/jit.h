@@ -33,9 +33,18 @@ struct JitOptions {
   // disk_cache = false or the environment variable ECJIT_DISK_CACHE=0.
   bool disk_cache = true;
   // With strategy "auto": time every candidate strategy for each encode/decode kernel on
-  // first use and keep the fastest (the decision is kept in the disk cache too). false =
-  // a fixed choice per field and target, for reproducible runs.
+  // first use and keep the fastest (the decision is kept in the disk cache too, so a later
+  // process loads the winner directly). false = a fixed choice per field and target, for
+  // reproducible runs.
   bool tune = true;
+  // With tune: tiered compilation. codec() (and a decoder's first use) compiles the fixed
+  // choice and returns; a background thread owned by the Jit compiles the other candidates,
+  // times them against it and swaps the fastest in (calls in flight finish on the kernel
+  // they started with; output is identical either way). encoder_info()/decoder_info() say
+  // which kernel runs now; Jit::wait_for_tuning() waits for the swap. Decoders beyond a
+  // backlog of 8 waiting tunings keep the fixed choice. false = codec() returns only after
+  // tuning (about 3-5 compiles plus ~25 ms of timing per kernel).
+  bool tune_in_background = true;
   // encode() of shards at least this many bytes long writes the parity with non-temporal
   // (streaming) stores when every parity pointer is 64-byte aligned and len is a multiple
   // of 64 (x86 only; a second encoder, compiled on first such call). DRAM-sized shards then
@@ -69,7 +78,11 @@ struct JitStats {
   uint64_t kernel_cache_hits = 0;
   uint64_t kernels_cached = 0;
   uint64_t kernels_from_disk = 0;  // of kernels_compiled: linked from the disk cache
-  double compile_seconds = 0;     // total wall time spent compiling
+  double compile_seconds = 0;     // total wall time spent compiling (tuning included when
+                                  // synchronous, JitOptions::tune_in_background = false)
+  uint64_t kernels_tuned = 0;     // background tunings finished (their winner swapped in)
+  double tuning_seconds = 0;      // wall time of those, on the tuner's thread
+  uint64_t tunings_pending = 0;   // background tunings queued or running now
 };
 
 // Owns an LLVM JIT session and a kernel cache. Thread-safe: codecs may be requested and
@@ -91,6 +104,10 @@ class Jit {
 
   virtual const JitOptions &options() const = 0;
   virtual JitStats stats() const = 0;
+  // Blocks until every background tuning queued so far has finished and swapped its winner
+  // in (JitOptions::tune_in_background); returns at once when none is pending. For
+  // benchmarks and tools that want the tuned kernels before they measure.
+  virtual void wait_for_tuning() = 0;
 };
 
 }  // namespace ecjit

@@ -1,0 +1,76 @@
+// BackgroundTuner: one worker thread draining a queue of tuning jobs.
+#include "jit/background_tuner.h"
+
+#include <utility>
+
+namespace ecjit::jit {
+
+BackgroundTuner::BackgroundTuner(JitSession &session, const DiskCache *disk, double budget_ms,
+                                 size_t max_optional_backlog)
+    : session_(session), disk_(disk), budget_ms_(budget_ms),
+      max_optional_backlog_(max_optional_backlog) {}
+
+BackgroundTuner::~BackgroundTuner() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+    queue_.clear();
+  }
+  cancel_.store(true);
+  wake_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+bool BackgroundTuner::submit(Job job) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stop_) return false;
+    if (job.optional && queue_.size() >= max_optional_backlog_) return false;
+    queue_.push_back(std::move(job));
+    if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
+  }
+  wake_.notify_one();
+  return true;
+}
+
+void BackgroundTuner::wait_idle() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_.wait(lock, [this] { return stop_ || (queue_.empty() && !running_job_); });
+}
+
+size_t BackgroundTuner::pending() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return queue_.size() + (running_job_ ? 1 : 0);
+}
+
+void BackgroundTuner::run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (stop_) break;
+    Job job = std::move(queue_.front());
+    queue_.pop_front();
+    running_job_ = true;
+    lock.unlock();
+    if (!job.still_wanted || job.still_wanted()) {
+      TuneOptions options;
+      options.budget_ms = budget_ms_;
+      options.given_strategy = job.given ? job.given->strategy() : ir::Strategy::kAuto;
+      options.given_address = job.given ? job.given->address() : nullptr;
+      options.cancel = &cancel_;
+      llvm::Expected<TuneResult> result = tune_kernel(session_, job.request, disk_, options);
+      if (cancel_.load()) llvm::consumeError(result.takeError());
+      else job.done(std::move(result));
+    }
+    job.given.reset();  // release what the job held before reporting idle
+    job.done = nullptr;
+    job.still_wanted = nullptr;
+    lock.lock();
+    running_job_ = false;
+    if (queue_.empty()) idle_.notify_all();
+  }
+  running_job_ = false;
+  idle_.notify_all();
+}
+
+}  // namespace ecjit::jit

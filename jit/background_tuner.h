@@ -1,0 +1,71 @@
+// BackgroundTuner: runs tune_kernel on a worker thread while the static choice serves calls.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "jit/disk_cache.h"
+#include "jit/jit_session.h"
+#include "jit/kernel_compiler.h"
+#include "jit/tuner.h"
+
+namespace ecjit::jit {
+
+// Tiered compilation for kernels: the caller compiles the static strategy and returns at
+// once; this worker compiles the other candidates, times them against the running kernel
+// and hands the result to the job's `done` callback (on the worker thread), which swaps the
+// winner in. One worker per tuner, started on the first job, so tuning never takes more
+// than one core and never runs two timings at once (they would disturb each other).
+//
+// Thread-safe. Destruction raises the cancel flag (the job in progress stops at its next
+// compile or timing slice; its callback is not called), drops queued jobs and joins.
+class BackgroundTuner {
+ public:
+  struct Job {
+    CompileRequest request;                        // strategy kAuto
+    std::shared_ptr<const CompiledKernel> given;   // the kernel serving calls meanwhile
+    // Called once with the result unless the tuner is destroyed first. Must not submit.
+    std::function<void(llvm::Expected<TuneResult>)> done;
+    // Checked before the job starts: false skips it (e.g. the decoder was evicted).
+    std::function<bool()> still_wanted;
+    // Optional jobs are refused (submit returns false) while `max_optional_backlog` jobs
+    // wait, so that a storm of distinct erasure sets cannot queue unbounded work.
+    bool optional = false;
+  };
+
+  BackgroundTuner(JitSession &session, const DiskCache *disk, double budget_ms,
+                  size_t max_optional_backlog = 8);
+  ~BackgroundTuner();
+  BackgroundTuner(const BackgroundTuner &) = delete;
+  BackgroundTuner &operator=(const BackgroundTuner &) = delete;
+
+  // Queues a job; false when it was refused (optional and the backlog is full).
+  bool submit(Job job);
+  // Blocks until no job is queued or running.
+  void wait_idle();
+  // Jobs queued or running.
+  size_t pending() const;
+
+ private:
+  void run();
+
+  JitSession &session_;
+  const DiskCache *disk_;
+  const double budget_ms_;
+  const size_t max_optional_backlog_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::deque<Job> queue_;
+  bool running_job_ = false;
+  bool stop_ = false;
+  std::atomic<bool> cancel_{false};
+  std::thread worker_;  // started by the first submit
+};
+
+}  // namespace ecjit::jit

@@ -1,0 +1,127 @@
+// Tiered tuning through the public API: the static choice serves at once, the background
+// tuner swaps its winner in under running calls, output never changes, and a Jit dropped
+// mid-tuning cancels cleanly.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include "codes/linear_code.h"
+#include "codes/reference_codec.h"
+#include "ecjit/ecjit.h"
+#include "jit/target_spec.h"
+#include "jit/tuner.h"
+
+using namespace ecjit;
+
+namespace {
+
+ir::TargetInfo info(const std::string &t) {
+  auto spec = jit::TargetSpec::parse(t);
+  EXPECT_TRUE(bool(spec));
+  auto i = spec->resolve();
+  EXPECT_TRUE(bool(i));
+  return *i;
+}
+
+// Tiered compilation through the public API: codec() returns with the static choice, the
+// tuner swaps the winner in while another thread keeps encoding, and every parity written
+// before, during and after the swap is the reference codec's. Decoders are tuned too.
+TEST(TieredTuning, BackgroundTuningSwapsKernelsUnderRunningCalls) {
+  JitOptions o;
+  o.disk_cache = false;
+  auto jit = Jit::create(o);
+  ASSERT_TRUE(jit.ok()) << jit.status().to_string();
+  bool any = false;
+  for (unsigned gf : {8u, 16u, 32u, 64u}) {
+    if (jit::candidate_strategies(info("host"), gf).size() < 2) continue;
+    any = true;
+    const std::string spec = "rs-vand:k=10,m=4,gf=" + std::to_string(gf);
+    auto codec = (*jit)->codec(spec);
+    ASSERT_TRUE(codec.ok()) << codec.status().to_string();
+    const KernelInfo before = (*codec)->encoder_info();
+    codes::LinearCode code = *codes::build_code(spec);
+    const size_t len = 24 * 1024 + 8;
+    std::vector<std::vector<uint8_t>> d(code.k, std::vector<uint8_t>(len)), want(code.m, std::vector<uint8_t>(len));
+    std::mt19937 rng(gf);
+    for (auto &s : d)
+      for (auto &b : s) b = uint8_t(rng());
+    std::vector<const uint8_t *> in;
+    std::vector<uint8_t *> ref;
+    for (auto &s : d) in.push_back(s.data());
+    for (auto &s : want) ref.push_back(s.data());
+    ASSERT_TRUE(codes::ref_encode(code, in.data(), ref.data(), len).ok());
+    std::atomic<bool> stop{false};
+    std::atomic<int> wrong{0}, calls{0};
+    std::thread encoder([&] {
+      std::vector<std::vector<uint8_t>> p(code.m, std::vector<uint8_t>(len));
+      std::vector<uint8_t *> out;
+      for (auto &s : p) out.push_back(s.data());
+      while (!stop.load() || calls.load() < 3) {
+        for (auto &s : p) std::fill(s.begin(), s.end(), 0xA5);
+        if (!(*codec)->encode(Span<const uint8_t *const>(in.data(), code.k), Span<uint8_t *const>(out.data(), code.m), len).ok() ||
+            p != want)
+          ++wrong;
+        ++calls;
+      }
+    });
+    // The first reconstruct of an erasure set queues its decoder for tuning as well.
+    std::vector<std::vector<uint8_t>> shards(code.k + code.m, std::vector<uint8_t>(len));
+    for (unsigned i = 0; i < code.k; ++i) shards[i] = d[i];
+    for (unsigned i = 0; i < code.m; ++i) shards[code.k + i] = want[i];
+    std::vector<bool> present(code.k + code.m, true);
+    for (unsigned i = 0; i < code.m; ++i) present[i] = false, std::fill(shards[i].begin(), shards[i].end(), 0);
+    std::vector<uint8_t *> sp;
+    for (auto &s : shards) sp.push_back(s.data());
+    ASSERT_TRUE((*codec)->reconstruct(Span<uint8_t *const>(sp.data(), sp.size()), present, len).ok());
+    (*jit)->wait_for_tuning();
+    stop = true;
+    encoder.join();
+    EXPECT_EQ(wrong.load(), 0) << spec;
+    const KernelInfo after = (*codec)->encoder_info();
+    EXPECT_NE(before.why.find("tuning in the background"), std::string::npos) << before.why;
+    EXPECT_EQ(after.why.rfind("tuned: ", 0), 0u) << after.why;
+    EXPECT_NE(after.why.find("fastest of"), std::string::npos) << after.why;
+    const KernelInfo dec = (*codec)->decoder_info(present);
+    EXPECT_EQ(dec.why.rfind("tuned: ", 0), 0u) << dec.why;
+    for (unsigned i = 0; i < code.m; ++i) std::fill(shards[i].begin(), shards[i].end(), 0);
+    ASSERT_TRUE((*codec)->reconstruct(Span<uint8_t *const>(sp.data(), sp.size()), present, len).ok());
+    for (unsigned i = 0; i < code.m; ++i) EXPECT_EQ(shards[i], d[i]) << spec << " shard " << i;
+  }
+  if (!any) GTEST_SKIP() << "one candidate strategy per field on this CPU: nothing to tune";
+  const JitStats st = (*jit)->stats();
+  EXPECT_GE(st.kernels_tuned, 2u);
+  EXPECT_EQ(st.tunings_pending, 0u);
+}
+
+// Dropping the Jit while tunings are queued and running neither hangs nor runs a callback
+// into freed state (ASan/UBSan builds run this too).
+TEST(TieredTuning, DestroyingTheJitCancelsPendingTunings) {
+  for (int round = 0; round < 3; ++round) {
+    JitOptions o;
+    o.disk_cache = false;
+    auto jit = Jit::create(o);
+    ASSERT_TRUE(jit.ok());
+    for (unsigned gf : {8u, 16u, 32u}) {
+      auto codec = (*jit)->codec("rs-vand:k=6,m=3,gf=" + std::to_string(gf));
+      ASSERT_TRUE(codec.ok()) << codec.status().to_string();
+    }
+  }
+}
+
+// Synchronous tuning (tune_in_background = false): codec() returns the winner.
+TEST(TieredTuning, SynchronousModeReturnsTheWinner) {
+  JitOptions o;
+  o.disk_cache = false;
+  o.tune_in_background = false;
+  auto jit = Jit::create(o);
+  ASSERT_TRUE(jit.ok());
+  if (jit::candidate_strategies(info("host"), 8).size() < 2) GTEST_SKIP() << "nothing to tune";
+  auto codec = (*jit)->codec("rs-vand:k=10,m=4,gf=8");
+  ASSERT_TRUE(codec.ok());
+  EXPECT_EQ((*codec)->encoder_info().why.rfind("tuned: ", 0), 0u) << (*codec)->encoder_info().why;
+  EXPECT_EQ((*jit)->stats().tunings_pending, 0u);
+}
+
+}  // namespace
