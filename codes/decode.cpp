@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "codes/decode_schedule.h"
+
 namespace ecjit::codes {
 
 Result<DecodePlan> plan_decode(const LinearCode &code, const std::vector<bool> &present,
@@ -73,6 +75,7 @@ Result<DecodePlan> plan_decode(const LinearCode &code, const std::vector<bool> &
     for (unsigned c = 0; c < code.k; ++c) T.at(r, c) = row[c];
   }
   plan.coeffs = multiply(code.field, T, *inv);
+  schedule_decode(code, &plan);
   return plan;
 }
 

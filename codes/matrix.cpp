@@ -1,6 +1,7 @@
 // Dense matrix products and Gauss-Jordan inversion over GF(2^l).
 #include "codes/matrix.h"
 
+#include <cassert>
 #include <string>
 #include <utility>
 
@@ -26,6 +27,32 @@ Matrix multiply(const Field &f, const Matrix &A, const Matrix &B) {
       uint64_t s = 0;
       for (unsigned t = 0; t < A.cols; ++t) s ^= f.mul(A.at(i, t), B.at(t, j));
       C.at(i, j) = s;
+    }
+  return C;
+}
+
+size_t count_products(const Matrix &M) {
+  size_t n = 0;
+  for (uint64_t a : M.a) n += a > 1;
+  return n;
+}
+
+uint64_t product_cost(const Matrix &M, CostModel model) {
+  uint64_t n = 0;
+  for (uint64_t a : M.a)
+    if (a > 1) n += model == CostModel::kProducts ? 1 : uint64_t(__builtin_popcountll(a));
+  return n;
+}
+
+Matrix compose_stages(const Field &f, const Matrix &pre, const Matrix &post) {
+  assert(post.cols == pre.cols + pre.rows);
+  const unsigned k = pre.cols;
+  Matrix C(post.rows, k);
+  for (unsigned r = 0; r < post.rows; ++r)
+    for (unsigned c = 0; c < k; ++c) {
+      uint64_t s = post.at(r, c);
+      for (unsigned j = 0; j < pre.rows; ++j) s ^= f.mul(post.at(r, k + j), pre.at(j, c));
+      C.at(r, c) = s;
     }
   return C;
 }

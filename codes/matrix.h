@@ -1,6 +1,7 @@
 // Dense matrices over GF(2^l): products, inversion, sub-matrix selection.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -29,6 +30,21 @@ struct Matrix {
 
 // A * B over the field.
 Matrix multiply(const Field &f, const Matrix &A, const Matrix &B);
+
+// Entries other than 0 and 1: the constant multiplies a kernel for M performs (a 0 is
+// skipped, a 1 is a plain XOR).
+size_t count_products(const Matrix &M);
+
+// What a constant multiply costs a lowering: kProducts, the same for every constant (table
+// look-ups, GFNI, carry-less multiply instructions); kSetBits, one shift-and-XOR pair per set
+// bit of the constant (the dissertation's shift-and-XOR lowering). 0 and 1 cost nothing.
+enum class CostModel { kProducts, kSetBits };
+uint64_t product_cost(const Matrix &M, CostModel model);
+
+// The one-stage map of a two-stage one: post * [I; pre], where pre is t x k (intermediates
+// from k inputs) and post is r x (k + t) (outputs from the inputs and the intermediates).
+// Precondition (asserted): post.cols == pre.cols + pre.rows.
+Matrix compose_stages(const Field &f, const Matrix &pre, const Matrix &post);
 
 // Inverse of a square matrix by Gauss-Jordan elimination; kSingular when it has none.
 Result<Matrix> invert(const Field &f, const Matrix &A);

@@ -30,6 +30,8 @@ class ClmulShiftLowering final : public MultiplyLowering {
     }
   }
 
+  codes::CostModel cost_model() const override { return codes::CostModel::kSetBits; }
+
   llvm::Value *finish_output() override {
     assert(b_);
     llvm::Value *lo = lo_ ? lo_ : llvm::Constant::getNullValue(ty_);

@@ -2,6 +2,7 @@
 #include "ir_builders/kernel_builder.h"
 
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "ir_builders/kernel_abi.h"
@@ -58,9 +59,9 @@ class KernelEmitter {
         b_(ctx_),
         verify_(desc.output == OutputMode::kVerify),
         accumulate_(desc.output == OutputMode::kAccumulate),
-        streaming_(desc.streaming_stores),
         delta_(desc.input == InputMode::kDelta),
-        num_in_(desc.coeffs.cols * (delta_ ? 2 : 1) + (verify_ ? desc.coeffs.rows : 0)),
+        streaming_(desc.streaming_stores),
+        num_in_(desc.inputs()),
         num_out_(verify_ ? 0 : desc.coeffs.rows) {}
 
   void emit(unsigned vector_lanes, const BuildOptions &options);
@@ -78,7 +79,9 @@ class KernelEmitter {
   // input and branches to the mismatch block, leaving the builder in the matching path).
   void emit_body(llvm::Type *ty, unsigned bytes, unsigned count, llvm::Value *off,
                  const Ptrs &in, const Ptrs &out);
-  llvm::Value *emit_output(llvm::Type *ty, unsigned row, const std::vector<llvm::Value *> &x);
+  // sum_c M(row, c) * x[c] (M: desc_.coeffs, or desc_.pre for an intermediate).
+  llvm::Value *emit_output(llvm::Type *ty, const codes::Matrix &M, unsigned row,
+                           const std::vector<llvm::Value *> &x);
   // A guarded, rotated loop: while (n - off >= step) { body(off); off += step; }.
   // Returns the offset after the loop; the builder is left in the exit block.
   llvm::Value *emit_loop(const char *name, llvm::Value *start, uint64_t step,
@@ -169,12 +172,12 @@ void KernelEmitter::load_buffer_pointers() {
   if (!verify_) load_all(fn_->getArg(1), num_out_, "out", out_ptrs_);
 }
 
-llvm::Value *KernelEmitter::emit_output(llvm::Type *ty, unsigned row,
+llvm::Value *KernelEmitter::emit_output(llvm::Type *ty, const codes::Matrix &M, unsigned row,
                                         const std::vector<llvm::Value *> &x) {
   llvm::Value *plain = nullptr;  // sum of the inputs with coefficient 1
   bool lowered = false;
-  for (unsigned c = 0; c < desc_.coeffs.cols; ++c) {
-    const uint64_t a = desc_.coeffs.at(row, c);
+  for (unsigned c = 0; c < M.cols; ++c) {
+    const uint64_t a = M.at(row, c);
     if (a == 0) continue;
     if (a == 1) {
       plain = plain ? b_.CreateXor(plain, x[c]) : x[c];
@@ -191,7 +194,7 @@ llvm::Value *KernelEmitter::emit_output(llvm::Type *ty, unsigned row,
 
 void KernelEmitter::emit_body(llvm::Type *ty, unsigned bytes, unsigned count, llvm::Value *off,
                               const Ptrs &in, const Ptrs &out) {
-  const unsigned k = desc_.coeffs.cols, m = desc_.coeffs.rows;
+  const unsigned k = desc_.sources(), m = desc_.coeffs.rows;
   const llvm::Align align1(1);
   llvm::Type *i8 = b_.getInt8Ty();
   std::vector<std::vector<llvm::Value *>> x(count, std::vector<llvm::Value *>(k));
@@ -209,18 +212,22 @@ void KernelEmitter::emit_body(llvm::Type *ty, unsigned bytes, unsigned count, ll
     for (unsigned c = 0; c < k; ++c)
       x[u][c] = delta_ ? b_.CreateXor(load_in(2 * c, u), load_in(2 * c + 1, u)) : load_in(c, u);
   llvm::Value *diff = nullptr;  // kVerify: OR of (computed ^ expected)
+  // The first stage: intermediates, appended to each vector's inputs (coeffs' columns k..).
+  for (unsigned u = 0; u < count; ++u)
+    for (unsigned j = 0; j < desc_.pre.rows; ++j)
+      x[u].push_back(emit_output(ty, desc_.pre, j, x[u]));
   // Streaming: every value first, then the stores output by output (whole lines per output,
   // see emit()); otherwise each output is stored as soon as it is computed.
   std::vector<std::vector<llvm::Value *>> values;
   if (streaming_) {
     values.assign(m, std::vector<llvm::Value *>(count));
     for (unsigned u = 0; u < count; ++u)
-      for (unsigned r = 0; r < m; ++r) values[r][u] = emit_output(ty, r, x[u]);
+      for (unsigned r = 0; r < m; ++r) values[r][u] = emit_output(ty, desc_.coeffs, r, x[u]);
   }
   for (unsigned r0 = 0; r0 < (streaming_ ? m : count); ++r0)
     for (unsigned r1 = 0; r1 < (streaming_ ? count : m); ++r1) {
       const unsigned u = streaming_ ? r1 : r0, r = streaming_ ? r0 : r1;
-      llvm::Value *v = streaming_ ? values[r][u] : emit_output(ty, r, x[u]);
+      llvm::Value *v = streaming_ ? values[r][u] : emit_output(ty, desc_.coeffs, r, x[u]);
       if (verify_) {
         llvm::Value *d = b_.CreateXor(v, load_in(k * (delta_ ? 2 : 1) + r, u));
         diff = diff ? b_.CreateOr(diff, d) : d;
@@ -516,16 +523,33 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_kernel(llvm::LLVMContext &ct
   const unsigned l = desc.field.bits();
   const codes::Matrix &M = desc.coeffs;
   if (desc.symbol.empty()) return make_error("empty symbol name");
-  if (M.a.size() != size_t(M.rows) * M.cols)
-    return make_error("coefficient matrix has " + std::to_string(M.a.size()) +
-                      " entries, expected rows x cols = " + std::to_string(M.rows) + " x " +
-                      std::to_string(M.cols));
-  for (unsigned r = 0; r < M.rows; ++r)
-    for (unsigned c = 0; c < M.cols; ++c)
-      if ((M.at(r, c) & ~desc.field.mask()) != 0)
-        return make_error("coefficient (" + std::to_string(r) + ", " + std::to_string(c) +
-                          ") = " + std::to_string(M.at(r, c)) + " is not in GF(2^" +
-                          std::to_string(l) + ")");
+  auto check_matrix = [&](const codes::Matrix &A, const char *name) -> llvm::Error {
+    if (A.a.size() != size_t(A.rows) * A.cols)
+      return make_error(std::string(name) + " matrix has " + std::to_string(A.a.size()) +
+                        " entries, expected rows x cols = " + std::to_string(A.rows) + " x " +
+                        std::to_string(A.cols));
+    for (unsigned r = 0; r < A.rows; ++r)
+      for (unsigned c = 0; c < A.cols; ++c)
+        if ((A.at(r, c) & ~desc.field.mask()) != 0)
+          return make_error(std::string(name) + " (" + std::to_string(r) + ", " +
+                            std::to_string(c) + ") = " + std::to_string(A.at(r, c)) +
+                            " is not in GF(2^" + std::to_string(l) + ")");
+    return llvm::Error::success();
+  };
+  if (llvm::Error err = check_matrix(M, "coefficient")) return std::move(err);
+  if (desc.has_pre()) {
+    if (desc.output != OutputMode::kOverwrite || desc.input != InputMode::kPlain)
+      return make_error("a first stage (pre) is for plain overwrite kernels only");
+    if (desc.pre.rows == 0 || desc.pre.cols == 0)
+      return make_error("first stage (pre) of " + std::to_string(desc.pre.rows) + " x " +
+                        std::to_string(desc.pre.cols) + ": no intermediates or no inputs");
+    if (llvm::Error err = check_matrix(desc.pre, "first-stage (pre)")) return std::move(err);
+    if (M.cols != desc.pre.cols + desc.pre.rows)
+      return make_error("coefficient matrix has " + std::to_string(M.cols) +
+                        " columns; a first stage of " + std::to_string(desc.pre.rows) + " x " +
+                        std::to_string(desc.pre.cols) + " needs inputs + intermediates = " +
+                        std::to_string(desc.pre.cols + desc.pre.rows));
+  }
   if (target.vector_bits < l || target.vector_bits % l != 0 || target.vector_bits > 4096)
     return make_error("vector width " + std::to_string(target.vector_bits) +
                       " bits does not hold whole " + std::to_string(l) + "-bit symbols");
@@ -547,14 +571,29 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_kernel(llvm::LLVMContext &ct
   auto lowering = make_lowering(strategy, desc.field, target);
   if (!lowering) return lowering.takeError();
   if (kernel_is_tiled(desc, options)) return build_tiled_kernel(ctx, desc, target, strategy);
+  // A two-stage kernel runs as such only when its lowering finds it strictly cheaper (the
+  // shift-and-XOR lowering pays per set bit of a constant, the others per product);
+  // otherwise the composed one-stage map is emitted. Output is the same either way.
+  std::optional<KernelDesc> flat;
+  if (desc.has_pre()) {
+    const codes::CostModel model = (*lowering)->cost_model();
+    codes::Matrix direct = codes::compose_stages(desc.field, desc.pre, desc.coeffs);
+    if (codes::product_cost(desc.pre, model) + codes::product_cost(desc.coeffs, model) >=
+        codes::product_cost(direct, model)) {
+      flat = desc;
+      flat->coeffs = std::move(direct);
+      flat->pre = codes::Matrix();
+    }
+  }
+  const KernelDesc &built = flat ? *flat : desc;
 
-  auto mod = std::make_unique<llvm::Module>(desc.symbol, ctx);
+  auto mod = std::make_unique<llvm::Module>(built.symbol, ctx);
   mod->setTargetTriple(target.triple);
-  if (desc.output == OutputMode::kSignature)
-    emit_signature_kernel(*mod, desc, target, **lowering, kernel_vector_lanes(desc.field, target));
+  if (built.output == OutputMode::kSignature)
+    emit_signature_kernel(*mod, built, target, **lowering, kernel_vector_lanes(built.field, target));
   else
-    KernelEmitter(*mod, desc, target, **lowering)
-        .emit(kernel_vector_lanes(desc.field, target), options);
+    KernelEmitter(*mod, built, target, **lowering)
+        .emit(kernel_vector_lanes(built.field, target), options);
 
   if (llvm::Error err = verify_kernel_module(*mod, "build_kernel"))
     return std::move(err);

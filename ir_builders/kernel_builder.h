@@ -35,7 +35,7 @@ enum class InputMode {
 // out[r] = sum_c coeffs(r, c) * in[c] over `field`, symbol by symbol, in the default modes.
 struct KernelDesc {
   codes::Field field;
-  codes::Matrix coeffs;  // rows = outputs, cols = inputs
+  codes::Matrix coeffs;  // rows = outputs, cols = inputs (with pre: inputs + intermediates)
   std::string symbol;    // name of the emitted function
   OutputMode output = OutputMode::kOverwrite;
   InputMode input = InputMode::kPlain;
@@ -45,6 +45,22 @@ struct KernelDesc {
   // every output pointer aligned to the vector size and len a multiple of it (so every
   // store is a whole aligned vector); anything else is undefined behaviour.
   bool streaming_stores = false;
+  // Optional first stage (empty, 0 x 0, = none; kOverwrite + kPlain only): t x k, the
+  // intermediates t[j] = sum_c pre(j, c) * in[c], computed per vector and never stored.
+  // coeffs is then outputs x (k + t) over [in; t]: out[r] = sum_c coeffs(r, c) * in[c] +
+  // sum_j coeffs(r, k + j) * t[j]. A two-stage decode (codes/decode_schedule.h) has fewer
+  // constant multiplies than its one-stage map, codes::compose_stages(field, pre, coeffs).
+  codes::Matrix pre = codes::Matrix();
+
+  bool has_pre() const { return pre.rows != 0 || pre.cols != 0; }
+  // Input shards x[c] of the map: pre.cols with a first stage, else coeffs.cols.
+  unsigned sources() const { return has_pre() ? pre.cols : coeffs.cols; }
+  // Input pointers the kernel reads from `in`: sources(), twice that with InputMode::kDelta,
+  // plus coeffs.rows expected outputs with OutputMode::kVerify.
+  unsigned inputs() const {
+    return sources() * (input == InputMode::kDelta ? 2 : 1) +
+           (output == OutputMode::kVerify ? coeffs.rows : 0);
+  }
 };
 
 // Symbols per vector of the kernels build_kernel emits for `field` on `target` (the lanes N
@@ -61,7 +77,8 @@ struct BuildOptions {
   // (a second, scalar copy of the body).
   unsigned max_stack_tail_bytes = 64 * 1024;
   // Plain encode/decode kernels with more products than this (coefficients other than 0
-  // and 1, times (l / 8)^2) are emitted by build_tiled_kernel instead: coefficients as a
+  // and 1 in coeffs and pre, times (l / 8)^2) are emitted by build_tiled_kernel instead
+  // (a two-stage desc as its composed one-stage map): coefficients as a
   // table, loops instead of full unrolling, so that wide codes (k + m up to 256 on GF(2^8),
   // 1024 on GF(2^16)) compile in bounded time and code size. RS(64,64) GF(2^8) is 4096.
   uint64_t max_unrolled_products = 4096;
@@ -70,7 +87,7 @@ struct BuildOptions {
 // Emits (fully unrolled; wide plain kernels tiled, see BuildOptions::max_unrolled_products
 // and tiled_kernel.h)
 //   void <symbol>(const uint8_t *const *in, uint8_t *const *out, size_t len)
-// (size_t is i32 on 32-bit triples, i64 otherwise) where in has desc.coeffs.cols pointers,
+// (size_t is i32 on 32-bit triples, i64 otherwise) where in has desc.inputs() pointers,
 // out has desc.coeffs.rows pointers and len (bytes per shard) is any multiple of
 // field.bytes(): a vector main loop over the shard offset (<N x iL> values, N =
 // target.vector_bits / l, loaded and stored unaligned; vector_bits 64 means no vector unit
@@ -87,8 +104,15 @@ struct BuildOptions {
 // the call; input buffers may overlap each other.
 //
 // Modes (KernelDesc::output, KernelDesc::input). The number of input pointers is
-// coeffs.cols, twice that with InputMode::kDelta (x[c] = in[2c] ^ in[2c + 1], fused into the
-// loads: one pass over old, new and the outputs), plus coeffs.rows with kVerify.
+// KernelDesc::inputs(): coeffs.cols, twice that with InputMode::kDelta (x[c] = in[2c] ^
+// in[2c + 1], fused into the loads: one pass over old, new and the outputs), plus coeffs.rows
+// with kVerify.
+// - KernelDesc::pre (kOverwrite + kPlain only): the body loads the pre.cols inputs, computes
+//   the pre.rows intermediates from them (the same per-output lowering as any output, kept in
+//   registers) and then every output from inputs and intermediates. Same loops, tails and
+//   buffer contract as without. A desc past BuildOptions::max_unrolled_products (counting the
+//   products of pre and coeffs) is tiled with the composed one-stage map instead (see
+//   tiled_kernel.h).
 // - kAccumulate: out[r] ^= y[r]. Outputs are read, so the last partial vector cannot overlap
 //   the previous one: whole vectors run in the loop and the remainder (< one vector) is
 //   staged through zeroed stack buffers (or the scalar tail, see max_stack_tail_bytes), a
@@ -113,7 +137,9 @@ struct BuildOptions {
 // `target`; the data layout is left to the TargetMachine (jit/). Strategy::kAuto resolves to
 // clmul-shift. The module is always verified (verifyModule).
 // Errors (llvm::Error, never a crash): coefficient not in the field, bad vector width or
-// unroll, empty symbol, a strategy that cannot serve the field, a verifier failure (its
+// unroll, empty symbol, a strategy that cannot serve the field, a first stage (pre) with
+// another mode than kOverwrite + kPlain or with shapes that do not fit (pre.rows or pre.cols
+// 0, entries != rows x cols, coeffs.cols != pre.cols + pre.rows), a verifier failure (its
 // message). Thread-safe for distinct contexts; ctx must not be used concurrently.
 llvm::Expected<std::unique_ptr<llvm::Module>> build_kernel(llvm::LLVMContext &ctx,
                                                            const KernelDesc &desc,

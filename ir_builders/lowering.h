@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "codes/gf.h"
+#include "codes/matrix.h"
 #include "ir_builders/strategy.h"
 #include "ir_builders/target_info.h"
 
@@ -34,6 +35,9 @@ class MultiplyLowering {
   // constant: a field element in [2, 2^l).
   virtual void accumulate(llvm::Value *input, uint64_t constant) = 0;
   virtual llvm::Value *finish_output() = 0;
+  // How the cost of a constant multiply grows with the constant (two-stage kernels run as
+  // such only when cheaper under this model, see build_kernel).
+  virtual codes::CostModel cost_model() const { return codes::CostModel::kProducts; }
 };
 
 // Symbol-wise logical shifts of x (type as above) by `amount` in [1, l): a plain shl / lshr

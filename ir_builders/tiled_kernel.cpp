@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "codes/matrix.h"
 #include "ir_builders/generic_kernel.h"
 #include "ir_builders/gfni_affine.h"
 #include "ir_builders/kernel_abi.h"
@@ -262,18 +263,27 @@ void emit_generic_wrapper(llvm::Module &mod, const KernelDesc &desc, const Targe
 
 bool kernel_is_tiled(const KernelDesc &desc, const BuildOptions &options) {
   if (desc.output != OutputMode::kOverwrite || desc.input != InputMode::kPlain) return false;
-  uint64_t products = 0;
-  for (uint64_t a : desc.coeffs.a) products += a > 1;
+  const uint64_t products = codes::count_products(desc.coeffs) + codes::count_products(desc.pre);
   const uint64_t blocks = uint64_t(desc.field.bytes()) * desc.field.bytes();
   return products * blocks > options.max_unrolled_products;
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>> build_tiled_kernel(llvm::LLVMContext &ctx,
-                                                                 const KernelDesc &desc,
+                                                                 const KernelDesc &request,
                                                                  const TargetInfo &target,
                                                                  Strategy strategy) {
-  if (desc.output != OutputMode::kOverwrite || desc.input != InputMode::kPlain)
+  if (request.output != OutputMode::kOverwrite || request.input != InputMode::kPlain)
     return make_error("only plain overwrite kernels (encode, decode) are tiled");
+  // The tiled loops walk one coefficient table over the inputs: a first stage is composed in.
+  KernelDesc desc = request;
+  if (desc.has_pre()) {
+    if (desc.pre.rows == 0 || desc.pre.cols == 0 ||
+        desc.pre.a.size() != size_t(desc.pre.rows) * desc.pre.cols ||
+        desc.coeffs.cols != desc.pre.cols + desc.pre.rows)
+      return make_error("the first stage (pre) does not fit the coefficient matrix");
+    desc.coeffs = codes::compose_stages(desc.field, desc.pre, desc.coeffs);
+    desc.pre = codes::Matrix();
+  }
   if (desc.coeffs.rows == 0 || desc.coeffs.cols == 0)
     return make_error("an empty matrix has nothing to tile");
   std::unique_ptr<llvm::Module> mod;

@@ -17,7 +17,8 @@ namespace ecjit::ir {
 
 // Whether build_kernel emits `desc` tiled rather than fully unrolled: a plain overwrite
 // kernel (encode / decode) with more than options.max_unrolled_products products, counted
-// as coefficients other than 0 and 1 times (l / 8)^2 (the byte blocks of one product).
+// as coefficients other than 0 and 1 (in coeffs and the first stage, pre) times (l / 8)^2
+// (the byte blocks of one product).
 bool kernel_is_tiled(const KernelDesc &desc, const BuildOptions &options);
 
 // The same function and contract as build_kernel (kernel ABI, any len, nothing touched at or
@@ -33,7 +34,11 @@ bool kernel_is_tiled(const KernelDesc &desc, const BuildOptions &options);
 //   The same instruction count per product as the unrolled gfni kernel, plus the loads.
 // - any other strategy: build_generic_kernel's run-time-coefficient clmul-shift kernel,
 //   called with the coefficient table by a wrapper of the kernel ABI (portable, slower).
-// KernelDesc::streaming_stores is ignored (ordinary stores meet its contract too).
+// KernelDesc::streaming_stores is ignored (ordinary stores meet its contract too). A desc
+// with a first stage (KernelDesc::pre) is built as its composed one-stage map,
+// codes::compose_stages(field, pre, coeffs): the same function with the direct products
+// (the tiled loops walk one coefficient table; only decoders past the unroll limit lose the
+// two-stage saving).
 // Errors (llvm::Error): as build_kernel, and a desc that kernel_is_tiled rejects.
 llvm::Expected<std::unique_ptr<llvm::Module>> build_tiled_kernel(llvm::LLVMContext &ctx,
                                                                  const KernelDesc &desc,

@@ -76,6 +76,10 @@ std::string kernel_cache_key(const CompileRequest &req) {
        std::to_string(req.desc.field.poly()) + "|" + std::to_string(req.desc.coeffs.rows) + "x" +
        std::to_string(req.desc.coeffs.cols) + "|";
   for (uint64_t c : req.desc.coeffs.a) k += std::to_string(c) + ",";
+  if (req.desc.has_pre()) {  // a first stage changes the map coeffs is applied to
+    k += "|pre" + std::to_string(req.desc.pre.rows) + "x" + std::to_string(req.desc.pre.cols) + "|";
+    for (uint64_t c : req.desc.pre.a) k += std::to_string(c) + ",";
+  }
   k += "|mode" + std::to_string(int(req.desc.output)) + "." + std::to_string(int(req.desc.input));
   if (req.desc.streaming_stores) k += "|nt";
   k += "|" + req.desc.symbol;

@@ -50,7 +50,7 @@ llvm::Expected<std::string> kernel_code(const CompileRequest &req, EmitKind kind
 
 // Everything the machine code of `req` depends on, as one string (the disk-cache key):
 // ecjit build identity, LLVM version, target triple/CPU/features/widths, strategy, opt
-// level, field, coefficients, symbol.
+// level, field, coefficients (and the first stage, KernelDesc::pre), modes, symbol.
 std::string kernel_cache_key(const CompileRequest &req);
 
 // JIT-compiles the kernel into `session` (the target must be runnable by this process).

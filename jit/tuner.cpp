@@ -102,7 +102,7 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
     return llvm::createStringError(std::errc::operation_canceled, "tuning canceled");
   };
   const std::vector<ir::Strategy> candidates = candidate_strategies(req.target, req.desc.field.bits());
-  const unsigned inputs = req.desc.coeffs.cols, outputs = req.desc.coeffs.rows;
+  const unsigned inputs = req.desc.inputs(), outputs = req.desc.coeffs.rows;
   const unsigned sb = req.desc.field.bytes();
   // L2-sized working set: at most 64 KiB per shard, 256 KiB over all shards.
   size_t len = std::min<size_t>(64 * 1024, (256 * 1024) / std::max(1u, inputs + outputs));

@@ -79,7 +79,11 @@ Result<std::shared_ptr<const OpKernel>> CodecImpl::decoder(const ShardSet &prese
         "decode_t" + join_indices(plan->targets) + "_s" + join_indices(plan->sources);
     KernelMode mode;
     mode.shared = false;
-    auto kernel = jit_->kernel(code_.spec, what, code_.field, plan->coeffs, mode);
+    // The two-stage schedule when the planner found one with fewer products (same sources,
+    // same targets, same ABI: the intermediates live in registers).
+    auto kernel = plan->factored()
+                      ? jit_->kernel(code_.spec, what, code_.field, plan->post, mode, plan->pre)
+                      : jit_->kernel(code_.spec, what, code_.field, plan->coeffs, mode);
     if (!kernel.ok()) return kernel.status();
     return std::shared_ptr<const OpKernel>(std::make_shared<OpKernel>(
         OpKernel{std::move(plan->sources), std::move(plan->targets), std::move(*kernel)}));

@@ -149,12 +149,13 @@ void JitImpl::tune_later(const jit::CompileRequest &req, const std::shared_ptr<K
 
 Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
                                const codes::Field &field, const codes::Matrix &coeffs,
-                               const KernelMode &mode) {
+                               const KernelMode &mode, const codes::Matrix &pre) {
   jit::CompileRequest req{
       ir::KernelDesc{field, coeffs,
                      ir::kernel_symbol(what, spec.to_string(), options_.target), mode.output,
                      mode.input, mode.streaming},
       target_, mode.strategy != ir::Strategy::kAuto ? mode.strategy : resolved(field.bits()), opt_};
+  req.desc.pre = pre;
   // Plain encode/decode kernels under "auto" are tuned: every candidate strategy is timed
   // and the fastest kept (jit/tuner.h); other kernels take the static choice. In the
   // background (tiered) mode the static choice is compiled now and serves calls until the

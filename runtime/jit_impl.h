@@ -71,10 +71,12 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
 
   // The kernel computing out = coeffs * in over `field`, compiled once per cache key.
   // `what` names the operation in the symbol ("encode", "decode_e0_3").
+  // `pre` (empty: none): a first stage, ir::KernelDesc::pre (coeffs then applies to [in; pre * in]).
   // Errors: kJitFailure.
   Result<Kernel> kernel(const CodeSpec &spec, const std::string &what,
                         const codes::Field &field, const codes::Matrix &coeffs,
-                        const KernelMode &mode = KernelMode());
+                        const KernelMode &mode = KernelMode(),
+                        const codes::Matrix &pre = codes::Matrix());
 
   const ir::TargetInfo &target_info() const { return target_; }
 

@@ -166,6 +166,22 @@ TEST(DiskCache, KeyCoversWhatTheCodeDependsOn) {
   other = f.req;
   other.desc.output = ir::OutputMode::kAccumulate;
   EXPECT_NE(jit::kernel_cache_key(other), base);
+  // A first stage: same coeffs applied to other values (3 x 4 coeffs over 2 inputs + 2
+  // intermediates, or over 3 inputs + 1 intermediate).
+  jit::CompileRequest staged = f.req;
+  staged.desc.coeffs = codes::Matrix(3, 4);
+  staged.desc.pre = codes::Matrix(2, 2);
+  staged.desc.pre.a = {1, 2, 3, 1};
+  const std::string staged_key = jit::kernel_cache_key(staged);
+  EXPECT_NE(staged_key, base);
+  other = staged;
+  other.desc.pre.a[1] ^= 1;
+  EXPECT_NE(jit::kernel_cache_key(other), staged_key);
+  other = staged;
+  other.desc.pre = codes::Matrix(1, 3);
+  EXPECT_NE(jit::kernel_cache_key(other), staged_key);
+  other.desc.pre = codes::Matrix();
+  EXPECT_NE(jit::kernel_cache_key(other), staged_key);
   EXPECT_NE(base.find(jit::DiskCache::build_identity()), std::string::npos);
 }
 

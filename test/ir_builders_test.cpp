@@ -350,6 +350,80 @@ TEST(IrBuildersBuild, RejectsBadInput) {
   llvm::consumeError(bad_unroll.takeError());
 }
 
+// A first stage (KernelDesc::pre) only in plain overwrite kernels and only with shapes
+// that fit: each misuse gets its own message, never a crash.
+TEST(IrBuildersBuild, RejectsBadFirstStage) {
+  const Field f8 = field(8);
+  llvm::LLVMContext ctx;
+  const ir::TargetInfo t = fake_target("x86_64-unknown-linux-gnu", 128);
+  auto staged = [&](unsigned k, unsigned tr, unsigned m) {
+    ir::KernelDesc d{f8, random_matrix(f8, k + tr, m, 5), "k"};
+    d.pre = random_matrix(f8, k, tr, 6);
+    return d;
+  };
+  auto expect_error = [&](const ir::KernelDesc &d, const std::string &needle,
+                          const ir::BuildOptions &opts = {}) {
+    auto mod = ir::build_kernel(ctx, d, t, ir::Strategy::kClmulShift, opts);
+    ASSERT_FALSE(bool(mod)) << needle;
+    const std::string text = err_text(mod.takeError());
+    EXPECT_NE(text.find(needle), std::string::npos) << text;
+  };
+  ASSERT_TRUE(bool(ir::build_kernel(ctx, staged(4, 2, 3), t, ir::Strategy::kClmulShift)));
+
+  for (ir::OutputMode mode : {ir::OutputMode::kAccumulate, ir::OutputMode::kVerify}) {
+    ir::KernelDesc d = staged(4, 2, 3);
+    d.output = mode;
+    expect_error(d, "plain overwrite kernels only");
+  }
+  ir::KernelDesc delta = staged(4, 2, 3);
+  delta.input = ir::InputMode::kDelta;
+  expect_error(delta, "plain overwrite kernels only");
+
+  ir::KernelDesc cols = staged(4, 2, 3);
+  cols.coeffs = random_matrix(f8, 5, 3, 7);  // needs 4 + 2 columns
+  expect_error(cols, "needs inputs + intermediates = 6");
+  ir::BuildOptions tiled;
+  tiled.max_unrolled_products = 0;
+  expect_error(cols, "needs inputs + intermediates = 6", tiled);
+
+  ir::KernelDesc no_rows = staged(4, 2, 3);
+  no_rows.pre = Matrix(0, 4);
+  expect_error(no_rows, "no intermediates or no inputs");
+
+  ir::KernelDesc short_pre = staged(4, 2, 3);
+  short_pre.pre.a.pop_back();
+  expect_error(short_pre, "first-stage (pre) matrix has 7 entries");
+
+  ir::KernelDesc wide = staged(4, 2, 3);
+  wide.pre.at(1, 2) = 0x1FF;
+  expect_error(wide, "first-stage (pre) (1, 2) = 511 is not in GF(2^8)");
+}
+
+// The unrolled builder keeps the two stages: outputs that are copies of one intermediate
+// cost one product pair and one reduction in all, not one per output as the composed map.
+TEST(IrBuildersBuild, FirstStageComputedOncePerVector) {
+  const Field f = field(8);
+  const ir::TargetInfo t = fake_target("x86_64-unknown-linux-gnu", 128);
+  ir::KernelDesc staged{f, Matrix(3, 3), "staged"};
+  staged.pre = Matrix(1, 2);
+  staged.pre.a = {0x02, 0x04};
+  for (unsigned r = 0; r < 3; ++r) staged.coeffs.at(r, 2) = 1;  // out[r] = t0
+  ir::KernelDesc composed{f, codes::compose_stages(f, staged.pre, staged.coeffs), "composed"};
+  ASSERT_EQ(composed.coeffs.cols, 2u);
+  EXPECT_EQ(composed.coeffs.at(2, 0), 0x02u);
+  ir::IrStats counts[2];
+  for (int i = 0; i < 2; ++i) {
+    llvm::LLVMContext ctx;
+    auto mod = ir::build_kernel(ctx, i ? composed : staged, t, ir::Strategy::kClmulShift);
+    ASSERT_TRUE(bool(mod)) << err_text(mod.takeError());
+    counts[i] = ir::count_ir_ops(**mod, ir::kMainLoopBlock);
+  }
+  EXPECT_EQ(counts[0].loads, 2u);
+  EXPECT_EQ(counts[0].stores, 3u);
+  EXPECT_GT(counts[0].shifts, 0u);
+  EXPECT_EQ(counts[1].shifts, 3 * counts[0].shifts);
+}
+
 // Main-loop value types: vectors of iL, packed i64 without a vector unit, and i64 scalars for
 // symbols wider than the target's lanes.
 TEST(IrBuildersBuild, MainLoopValueTypes) {

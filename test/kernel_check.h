@@ -42,27 +42,29 @@ inline codes::Matrix random_matrix(const codes::Field &f, unsigned k, unsigned m
   return M;
 }
 
-// JIT-compiles out = M * in over f with `strategy` for `target_name` at `level`.
-inline void compile_kernel(const codes::Field &f, const codes::Matrix &M,
-                           const std::string &target_name, ir::Strategy strategy,
-                           jit::OptLevel level, Kernel *out, ir::BuildOptions options = {}) {
+// JIT-compiles `desc` (its symbol is made up here) with `strategy` for `target_name` at `level`.
+inline void compile_desc(ir::KernelDesc desc, const std::string &target_name,
+                         ir::Strategy strategy, jit::OptLevel level, Kernel *out,
+                         ir::BuildOptions options = {}) {
   init_session();
   auto info = resolve_target(target_name);
   ASSERT_TRUE(bool(info)) << target_name << ": " << err_text(info.takeError());
   static int counter = 0;
-  const std::string symbol = ir::kernel_symbol(
+  const codes::Matrix &M = desc.coeffs;
+  desc.symbol = ir::kernel_symbol(
       ir::strategy_name(strategy),
-      "gf" + std::to_string(f.bits()) + "_" + std::to_string(M.cols) + "x" +
-          std::to_string(M.rows) + "_" + std::to_string(counter++),
+      "gf" + std::to_string(desc.field.bits()) + "_" + std::to_string(M.cols) + "x" +
+          std::to_string(M.rows) + (desc.has_pre() ? "_pre" + std::to_string(desc.pre.rows) : "") +
+          "_" + std::to_string(counter++),
       target_name);
   auto ctx = std::make_unique<llvm::LLVMContext>();
-  auto mod = ir::build_kernel(*ctx, ir::KernelDesc{f, M, symbol}, *info, strategy, options);
+  auto mod = ir::build_kernel(*ctx, desc, *info, strategy, options);
   ASSERT_TRUE(bool(mod)) << err_text(mod.takeError());
   auto tm = jit::make_target_machine(*info, level);
   ASSERT_TRUE(bool(tm)) << err_text(tm.takeError());
   llvm::Error opt = jit::optimize(**mod, **tm, level);
   ASSERT_FALSE(bool(opt)) << err_text(std::move(opt));
-  auto compiled = session()->add(std::move(ctx), std::move(*mod), symbol);
+  auto compiled = session()->add(std::move(ctx), std::move(*mod), desc.symbol);
   ASSERT_TRUE(bool(compiled)) << err_text(compiled.takeError());
   out->compiled = std::move(*compiled);
   out->fn = reinterpret_cast<KernelFn>(out->compiled->address());
@@ -70,11 +72,21 @@ inline void compile_kernel(const codes::Field &f, const codes::Matrix &M,
   ASSERT_NE(out->fn, nullptr);
 }
 
+// JIT-compiles out = M * in over f with `strategy` for `target_name` at `level`.
+inline void compile_kernel(const codes::Field &f, const codes::Matrix &M,
+                           const std::string &target_name, ir::Strategy strategy,
+                           jit::OptLevel level, Kernel *out, ir::BuildOptions options = {}) {
+  compile_desc(ir::KernelDesc{f, M, ""}, target_name, strategy, level, out, options);
+}
+
 // Runs the kernel on buffers flush against a guard page (`gap` bytes before it) and compares
-// every output byte with codes::apply_matrix. Outputs start as 0xA5 (never read).
+// every output byte with codes::apply_matrix. Outputs start as 0xA5 (never read). With a
+// first stage `pre` (KernelDesc::pre), the expected outputs are computed in two scalar
+// steps: t = pre * in, then M * [in; t].
 inline void check_kernel(const codes::Field &f, const codes::Matrix &M, const Kernel &kernel,
-                         const std::string &what, size_t len, size_t gap, uint64_t seed) {
-  const unsigned k = M.cols, m = M.rows;
+                         const std::string &what, size_t len, size_t gap, uint64_t seed,
+                         const codes::Matrix &pre = codes::Matrix()) {
+  const unsigned k = pre.rows ? pre.cols : M.cols, m = M.rows;
   std::mt19937_64 rng(seed ^ (len * 0x9E3779B97F4A7C15ull));
   std::vector<std::unique_ptr<GuardedBuffer>> in, out;
   std::vector<const uint8_t *> in_ptrs;
@@ -94,7 +106,15 @@ inline void check_kernel(const codes::Field &f, const codes::Matrix &M, const Ke
   std::vector<std::vector<uint8_t>> want(m, std::vector<uint8_t>(len));
   std::vector<uint8_t *> want_ptrs;
   for (auto &w : want) want_ptrs.push_back(w.data());
-  codes::apply_matrix(f, M, in_ptrs.data(), want_ptrs.data(), len);
+  std::vector<std::vector<uint8_t>> t(pre.rows, std::vector<uint8_t>(len));
+  std::vector<const uint8_t *> x = in_ptrs;
+  if (pre.rows) {
+    std::vector<uint8_t *> t_ptrs;
+    for (auto &v : t) t_ptrs.push_back(v.data());
+    codes::apply_matrix(f, pre, in_ptrs.data(), t_ptrs.data(), len);
+    for (auto &v : t) x.push_back(v.data());
+  }
+  codes::apply_matrix(f, M, x.data(), want_ptrs.data(), len);
 
   kernel.fn(in_ptrs.data(), out_ptrs.data(), len);
 
@@ -103,6 +123,7 @@ inline void check_kernel(const codes::Field &f, const codes::Matrix &M, const Ke
     for (size_t i = 0; i < len && bad == len; ++i)
       if (out_ptrs[r][i] != want[r][i]) bad = i;
     ASSERT_EQ(bad, len) << what << ": gf(2^" << f.bits() << ") k=" << k << " m=" << m
+                        << (pre.rows ? " pre rows=" + std::to_string(pre.rows) : std::string())
                         << " (vector_bits " << kernel.info.vector_bits << ", cpu "
                         << kernel.info.cpu << ") len=" << len << " gap=" << gap << " output "
                         << r << " byte " << bad << ": got " << int(out_ptrs[r][bad])

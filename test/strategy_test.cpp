@@ -165,6 +165,47 @@ TEST_P(StrategyVsReference, TiledForm) {
   }
 }
 
+// A first stage (KernelDesc::pre, the two-stage decode): random pre (t x k) and coeffs
+// (m x (k + t)) with zeros and ones, against the scalar two-step evaluation: every odd length,
+// guard pages, a main loop unrolled to 2, and the tiled form (which composes the stages).
+TEST_P(StrategyVsReference, TwoStageForm) {
+  const StrategyCase &c = GetParam();
+  const Field f = field(c.l);
+  const std::string what = std::string(ir::strategy_name(c.strategy)) + " two-stage " + c.target;
+  struct Shape {
+    unsigned k, t, m;
+  };
+  for (const Shape s : {Shape{1, 1, 1}, Shape{10, 4, 4}, Shape{6, 2, 7}}) {
+    const uint64_t seed = 7300 + 100 * s.k + 10 * s.t + s.m + c.l;
+    ir::KernelDesc desc{f, test::random_matrix(f, s.k + s.t, s.m, seed), ""};
+    desc.pre = test::random_matrix(f, s.k, s.t, seed + 1);
+    Kernel kernel;
+    ASSERT_NO_FATAL_FAILURE(
+        test::compile_desc(desc, c.target, c.strategy, jit::OptLevel::kO3, &kernel));
+    for (size_t raw : test::kLengths)
+      ASSERT_NO_FATAL_FAILURE(test::check_kernel(f, desc.coeffs, kernel, what,
+                                                 test::symbol_len(raw, c.l), 0, seed, desc.pre));
+    ASSERT_NO_FATAL_FAILURE(test::check_kernel(f, desc.coeffs, kernel, what,
+                                               test::symbol_len(4651, c.l), 1, seed + 1, desc.pre));
+  }
+  ir::KernelDesc desc{f, test::random_matrix(f, 13, 3, 61 + c.l), ""};
+  desc.pre = test::random_matrix(f, 10, 3, 62 + c.l);
+  ir::BuildOptions unrolled;
+  unrolled.unroll = 2;
+  ir::BuildOptions tiled;
+  tiled.max_unrolled_products = 0;
+  ASSERT_TRUE(ir::kernel_is_tiled(desc, tiled));
+  for (const ir::BuildOptions &opts : {unrolled, tiled}) {
+    Kernel kernel;
+    ASSERT_NO_FATAL_FAILURE(
+        test::compile_desc(desc, c.target, c.strategy, jit::OptLevel::kO3, &kernel, opts));
+    const std::string how = what + (opts.unroll > 1 ? " unroll 2" : " tiled");
+    for (size_t raw : test::kLengths)
+      ASSERT_NO_FATAL_FAILURE(test::check_kernel(f, desc.coeffs, kernel, how,
+                                                 test::symbol_len(raw, c.l), 0, 8, desc.pre));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Host, StrategyVsReference, testing::ValuesIn(cases()), test::case_name<StrategyCase>);
 
 // The sweep is not empty: clmul-shift everywhere, more where the CPU has them.

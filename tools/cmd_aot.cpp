@@ -176,8 +176,11 @@ int cmd_aot(int argc, char **argv) {
     if (!plan.ok())
       return usage_error(def.name, "--decoders: erasure set {" + join_indices(erased) +
                                        "}: " + plan.status().to_string());
+    // AOT decoders keep the direct map: the two-stage one (plan->pre / plan->post) has the
+    // same ABI but is not yet run by the emulated foreign-ISA tests (test/aot).
     jit::CompileRequest req = enc->req;
     req.desc.coeffs = plan->coeffs;
+    req.desc.pre = codes::Matrix();
     req.desc.symbol = ir::kernel_symbol("decode_e" + join_indices(plan->targets, "_"), spec, target);
     contents.decoders.push_back({plan->targets, plan->sources, req.desc.symbol});
     request.kernels.push_back(std::move(req));

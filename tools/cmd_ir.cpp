@@ -16,7 +16,8 @@ CommandDef ir_def() {
       "Builds the kernel for the code and target and prints its LLVM IR after the optimization\n"
       "pipeline at --opt (default O3). --no-opt prints the builder's raw IR, the dissertation's\n"
       "redundant shift-and-XOR form. For --op decode the kernel rebuilds the --erased shards from\n"
-      "the first k present ones (codes::plan_reconstruct).";
+      "the first k present ones (codes::plan_reconstruct), in two stages when the planner factors\n"
+      "the decode (codes/decode_schedule.h), as the runtime's decoder does.";
   d.options = kernel_options();
   d.options.push_back({"no-opt", "", "print the IR as the builder emits it, before any pass"});
   return d;

@@ -82,7 +82,7 @@ int run_one(const Args &args) {
   const AsmFamily family = asm_family(r.req.target.triple);
   const AsmStats as = count_asm(*text, family, ir::kMainLoopBlock);
   std::printf("%s\n  kernel %s, %u outputs x %u inputs\n\n", describe(r).c_str(),
-              r.req.desc.symbol.c_str(), r.req.desc.coeffs.rows, r.req.desc.coeffs.cols);
+              r.req.desc.symbol.c_str(), r.req.desc.coeffs.rows, r.req.desc.inputs());
   std::printf("  %-26s %-13s %8s %8s %8s %8s\n", "", "", "xor", "shift", "and", "all");
   print_row("IR raw (builder)", "main loop", raw_loop);
   print_row("", "whole kernel", raw_all);

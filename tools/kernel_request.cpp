@@ -168,8 +168,12 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
     *error = "decode of shards " + join_indices(erased) + ": " + plan.status().to_string();
     return std::nullopt;
   }
-  return assemble(std::move(*code), "decode_e" + join_indices(plan->targets, "_"),
-                  std::move(erased), std::move(*target), *strategy, opt, plan->coeffs);
+  // The runtime's decoder: the two-stage schedule when the planner chose one.
+  KernelRequest r = assemble(std::move(*code), "decode_e" + join_indices(plan->targets, "_"),
+                             std::move(erased), std::move(*target), *strategy, opt,
+                             plan->factored() ? plan->post : plan->coeffs);
+  r.req.desc.pre = plan->pre;
+  return r;
 }
 
 llvm::Expected<std::string> assembly_of(const KernelRequest &r, jit::BuiltModule &built) {
