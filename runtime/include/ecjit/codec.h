@@ -57,6 +57,8 @@ class Codec {
   unsigned symbol_bytes() const { return spec().symbol_bytes(); }
   // The m x k parity matrix, row-major (parity i = sum_j a[i*k + j] * data j).
   virtual const std::vector<uint64_t> &parity_matrix() const = 0;
+  // The encoder running now: under strategy "auto" the static choice until the background
+  // tuner swaps in its winner (JitOptions::tune_in_background, Jit::wait_for_tuning).
   virtual KernelInfo encoder_info() const = 0;
 
   // Computes all m parity shards from the k data shards. The parity shards are always
@@ -80,6 +82,8 @@ class Codec {
   // Compiles (or finds) the decoder for an erasure set ahead of time, so the first
   // reconstruct() of that set does not pay for it. Errors as reconstruct().
   virtual Status prepare_reconstruct(const std::vector<bool> &present) const = 0;
+  // The decoder for an erasure set (compiled if needed, as prepare_reconstruct), as running
+  // now; empty when the set cannot be decoded.
   virtual KernelInfo decoder_info(const std::vector<bool> &present) const = 0;
 
   // --- Partial reconstruction (Ceph's ErasureCodeInterface) ---

@@ -43,7 +43,8 @@ struct JitOptions {
   // they started with; output is identical either way). encoder_info()/decoder_info() say
   // which kernel runs now; Jit::wait_for_tuning() waits for the swap. Decoders beyond a
   // backlog of 8 waiting tunings keep the fixed choice. false = codec() returns only after
-  // tuning (about 3-5 compiles plus ~25 ms of timing per kernel).
+  // tuning (about 3-5 compiles plus ~25 ms of timing per kernel), and decoders keep the
+  // fixed choice (a failure storm must not wait for every candidate of every erasure set).
   bool tune_in_background = true;
   // encode() of shards at least this many bytes long writes the parity with non-temporal
   // (streaming) stores when every parity pointer is 64-byte aligned and len is a multiple
