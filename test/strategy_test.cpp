@@ -15,6 +15,7 @@
 #include "jit/tuner.h"
 #include "jit_test_util.h"
 #include "kernel_check.h"
+#include "strategy_cases.h"
 
 namespace ecjit {
 namespace {
@@ -22,51 +23,12 @@ namespace {
 using codes::Field;
 using codes::Matrix;
 using test::Kernel;
+using test::host_tiers;
+using test::StrategyCase;
 
-// The host tiers: the full CPU, then masked down to 256-bit, 128-bit and no vector unit
-// (one entry per distinct vector width this machine has).
-std::vector<std::string> host_tiers() {
-  std::vector<std::string> out;
-  std::set<unsigned> widths;
-  for (const char *t : {"host", "host-avx512f", "host-avx2", "host-sse2"}) {
-    auto info = test::resolve_target(t);
-    if (!info) {
-      llvm::consumeError(info.takeError());
-      continue;
-    }
-    if (widths.insert(info->vector_bits).second) out.push_back(t);
-  }
-  return out;
-}
 
 Field field(unsigned l) { return *Field::make(l); }
 
-struct StrategyCase {
-  ir::Strategy strategy;
-  unsigned l;
-  std::string target;
-};
-
-void PrintTo(const StrategyCase &c, std::ostream *os) {
-  *os << ir::strategy_name(c.strategy) << "_gf" << c.l << "_" << c.target;
-}
-
-
-// Every (strategy, field, tier) that jit::candidate_strategies offers on this machine: the
-// set the tuner chooses from.
-std::vector<StrategyCase> cases() {
-  std::vector<StrategyCase> out;
-  for (const std::string &t : host_tiers()) {
-    auto info = test::resolve_target(t);
-    if (!info) {
-      llvm::consumeError(info.takeError());
-      continue;
-    }
-    for (unsigned l : {8u, 16u, 32u, 64u})
-      for (ir::Strategy s : jit::candidate_strategies(*info, l)) out.push_back({s, l, t});
-  }
-  return out;
-}
 
 class StrategyVsReference : public testing::TestWithParam<StrategyCase> {};
 
@@ -206,7 +168,7 @@ TEST_P(StrategyVsReference, TwoStageForm) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Host, StrategyVsReference, testing::ValuesIn(cases()), test::case_name<StrategyCase>);
+INSTANTIATE_TEST_SUITE_P(Host, StrategyVsReference, testing::ValuesIn(test::strategy_cases()), test::case_name<StrategyCase>);
 
 // The sweep is not empty: clmul-shift everywhere, more where the CPU has them.
 TEST(StrategyCases, EveryFieldAndTierHasACandidate) {
@@ -219,7 +181,7 @@ TEST(StrategyCases, EveryFieldAndTierHasACandidate) {
       EXPECT_EQ(s.front(), ir::Strategy::kClmulShift) << t << " gf" << l;
     }
   }
-  std::printf("%zu strategy x field x tier cases on this machine\n", cases().size());
+  std::printf("%zu strategy x field x tier cases on this machine\n", test::strategy_cases().size());
 }
 
 }  // namespace

@@ -10,19 +10,17 @@
 #include "codes/linear_code.h"
 #include "codes/reference_codec.h"
 #include "ecjit/ecjit.h"
-#include "jit/target_spec.h"
 #include "jit/tuner.h"
+#include "jit_test_util.h"
 
 using namespace ecjit;
 
 namespace {
 
 ir::TargetInfo info(const std::string &t) {
-  auto spec = jit::TargetSpec::parse(t);
-  EXPECT_TRUE(bool(spec));
-  auto i = spec->resolve();
+  auto i = test::resolve_target(t);
   EXPECT_TRUE(bool(i));
-  return *i;
+  return i ? *i : ir::TargetInfo();
 }
 
 // Tiered compilation through the public API: codec() returns with the static choice, the

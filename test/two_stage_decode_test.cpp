@@ -18,6 +18,7 @@
 #include "ir_builders/strategy.h"
 #include "jit/tuner.h"
 #include "jit_test_util.h"
+#include "strategy_cases.h"
 
 namespace ecjit {
 namespace {
@@ -43,19 +44,6 @@ std::string factored_code(unsigned l) {
   }
 }
 
-std::vector<std::string> host_tiers() {
-  std::vector<std::string> out;
-  std::set<unsigned> widths;
-  for (const char *t : {"host", "host-avx512f", "host-avx2", "host-sse2"}) {
-    auto info = test::resolve_target(t);
-    if (!info) {
-      llvm::consumeError(info.takeError());
-      continue;
-    }
-    if (widths.insert(info->vector_bits).second) out.push_back(t);
-  }
-  return out;
-}
 
 std::shared_ptr<Jit> make_jit(const std::string &target, const std::string &strategy,
                               unsigned opt) {
@@ -175,30 +163,8 @@ size_t check_sets(Jit &jit, const std::string &spec, const std::vector<uint32_t>
   return factored;
 }
 
-struct DecodeCase {
-  ir::Strategy strategy;
-  unsigned l;
-  std::string target;
-};
 
-void PrintTo(const DecodeCase &c, std::ostream *os) {
-  *os << ir::strategy_name(c.strategy) << "_gf" << c.l << "_" << c.target;
-}
-
-// Every (strategy, field, tier) the tuner could pick on this machine.
-std::vector<DecodeCase> cases() {
-  std::vector<DecodeCase> out;
-  for (const std::string &t : host_tiers()) {
-    auto info = test::resolve_target(t);
-    if (!info) {
-      llvm::consumeError(info.takeError());
-      continue;
-    }
-    for (unsigned l : {8u, 16u, 32u, 64u})
-      for (ir::Strategy s : jit::candidate_strategies(*info, l)) out.push_back({s, l, t});
-  }
-  return out;
-}
+using DecodeCase = test::StrategyCase;
 
 class TwoStageDecode : public testing::TestWithParam<DecodeCase> {};
 
@@ -227,7 +193,7 @@ TEST_P(TwoStageDecode, SampleSetsEveryStrategyFieldTier) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Host, TwoStageDecode, testing::ValuesIn(cases()),
+INSTANTIATE_TEST_SUITE_P(Host, TwoStageDecode, testing::ValuesIn(test::strategy_cases()),
                          test::case_name<DecodeCase>);
 
 // Every erasure set of up to m = 4 shards of the factored code of a field (1,470 sets, with
