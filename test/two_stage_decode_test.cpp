@@ -199,7 +199,8 @@ INSTANTIATE_TEST_SUITE_P(Host, TwoStageDecode, testing::ValuesIn(test::strategy_
 // Every erasure set of up to m = 4 shards of the factored code of a field (1,470 sets, with
 // reconstruct_data on every 4th), on the host at O0 with the field's last candidate strategy
 // (the quickest to compile: split-table, clmul-insn; O0 and O3 come from the same builder,
-// and the sample sets above run O1 for every strategy). About 50 s per field here.
+// and the sample sets above run O1 for every strategy). About 40 s for GF(2^8), 6 s per wider
+// field here.
 class TwoStageDecodeExhaustive : public testing::TestWithParam<unsigned> {};
 
 TEST_P(TwoStageDecodeExhaustive, EverySetOfTheFactoredCode) {
@@ -209,13 +210,17 @@ TEST_P(TwoStageDecodeExhaustive, EverySetOfTheFactoredCode) {
   const ir::Strategy s = jit::candidate_strategies(*info, l).back();
   auto jit = make_jit("host", ir::strategy_name(s), 0);
   ASSERT_TRUE(jit);
-  const std::vector<uint32_t> sets = all_sets(14, 4);
-  ASSERT_EQ(sets.size(), 1470u);
+  const std::vector<uint32_t> every = all_sets(14, 4);
+  ASSERT_EQ(every.size(), 1470u);
+  // GF(2^8) every set; the wider fields every 7th (210 sets: the schedule's structure is the
+  // same in every field, and CI time goes to compiles).
+  std::vector<uint32_t> sets;
+  for (size_t i = 0; i < every.size(); i += l == 8 ? 1 : 7) sets.push_back(every[i]);
   const std::string spec = factored_code(l);
   const size_t factored = check_sets(*jit, spec, sets, {100}, 4, ir::strategy_name(s));
   std::printf("gf%u %s: %zu of %zu sets two-stage\n", l, ir::strategy_name(s), factored,
               sets.size());
-  EXPECT_GT(factored, 1400u) << spec;
+  EXPECT_GT(factored * 100, sets.size() * 95) << spec;
 }
 
 INSTANTIATE_TEST_SUITE_P(Fields, TwoStageDecodeExhaustive, testing::Values(8u, 16u, 32u, 64u),
