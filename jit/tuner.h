@@ -48,9 +48,10 @@ std::optional<TuneResult> recorded_kernel(JitSession &session, const CompileRequ
 // the recorded strategy is compiled (or loaded) directly. Otherwise each strategy that can
 // lower this field on this target is JIT-compiled (except options.given_strategy, whose
 // kernel is handed in), run on L2-sized shards for about `budget_ms` each after a warm-up,
-// and the fastest by bytes per second wins; the decision is recorded on disk. Output never
-// depends on the choice: every candidate is the same linear map. Errors: only when no
-// candidate compiles, or when options.cancel is raised.
+// and the fastest by bytes per second wins - unless it is within 5% of the static choice
+// (options.given_strategy, else resolve_strategy(kAuto)), which then stays; the decision
+// is recorded on disk. Output never depends on the choice: every candidate is the same
+// linear map. Errors: only when no candidate compiles, or when options.cancel is raised.
 llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest &req,
                                        const DiskCache *disk,
                                        const TuneOptions &options = TuneOptions());
