@@ -24,6 +24,13 @@ if [ "${ECJIT_SKIP_SANITIZE:-0}" != "1" ]; then
     ctest --test-dir build-asan --output-on-failure -j "$JOBS" -LE slow
   echo "== fuzz: JIT kernels against the reference codec for ${ECJIT_FUZZ_SECONDS:-60} s"
   mkdir -p build-asan/fuzz-corpus
-  ASAN_OPTIONS=detect_leaks=0 build-asan/test/fuzz/codec_fuzz build-asan/fuzz-corpus \
-    -max_total_time="${ECJIT_FUZZ_SECONDS:-60}" -rss_limit_mb=8192 -print_final_stats=1 2>&1 | tail -n 12
+  # The whole log is kept (build-asan/fuzz.log); on a failure its sanitizer report is printed.
+  if ! ASAN_OPTIONS=detect_leaks=0 build-asan/test/fuzz/codec_fuzz build-asan/fuzz-corpus \
+      -max_total_time="${ECJIT_FUZZ_SECONDS:-60}" -rss_limit_mb=8192 -print_final_stats=1 \
+      > build-asan/fuzz.log 2>&1; then
+    grep -n -A60 "ERROR: AddressSanitizer\|runtime error\|ERROR: libFuzzer" build-asan/fuzz.log | head -n 120
+    tail -n 12 build-asan/fuzz.log
+    exit 1
+  fi
+  tail -n 12 build-asan/fuzz.log
 fi
