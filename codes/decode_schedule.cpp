@@ -71,9 +71,7 @@ bool cheapest_schedule(const LinearCode &code, const DecodePlan &plan, CostModel
       !two_stage_form(code, plan, &pre, &post))
     return false;
   const unsigned e = pre.rows, T = post.rows;
-  auto cost = [model](uint64_t a) -> uint64_t {
-    return a <= 1 ? 0 : model == CostModel::kProducts ? 1 : uint64_t(__builtin_popcountll(a));
-  };
+  auto cost = [model](uint64_t a) { return constant_cost(a, model); };
 
   // Target by target, the cheaper of the two-stage and the direct row (ties: direct).
   std::vector<bool> used(e, false);

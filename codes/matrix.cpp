@@ -31,16 +31,11 @@ Matrix multiply(const Field &f, const Matrix &A, const Matrix &B) {
   return C;
 }
 
-size_t count_products(const Matrix &M) {
-  size_t n = 0;
-  for (uint64_t a : M.a) n += a > 1;
-  return n;
-}
+size_t count_products(const Matrix &M) { return size_t(product_cost(M, CostModel::kProducts)); }
 
 uint64_t product_cost(const Matrix &M, CostModel model) {
   uint64_t n = 0;
-  for (uint64_t a : M.a)
-    if (a > 1) n += model == CostModel::kProducts ? 1 : uint64_t(__builtin_popcountll(a));
+  for (uint64_t a : M.a) n += constant_cost(a, model);
   return n;
 }
 

@@ -39,6 +39,10 @@ size_t count_products(const Matrix &M);
 // look-ups, GFNI, carry-less multiply instructions); kSetBits, one shift-and-XOR pair per set
 // bit of the constant (the dissertation's shift-and-XOR lowering). 0 and 1 cost nothing.
 enum class CostModel { kProducts, kSetBits };
+inline uint64_t constant_cost(uint64_t a, CostModel model) {
+  return a <= 1 ? 0 : model == CostModel::kProducts ? 1 : uint64_t(__builtin_popcountll(a));
+}
+// Sum of constant_cost over M's entries (count_products = product_cost(M, kProducts)).
 uint64_t product_cost(const Matrix &M, CostModel model);
 
 // The one-stage map of a two-stage one: post * [I; pre], where pre is t x k (intermediates

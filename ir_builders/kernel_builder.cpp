@@ -216,37 +216,36 @@ void KernelEmitter::emit_body(llvm::Type *ty, unsigned bytes, unsigned count, ll
   for (unsigned u = 0; u < count; ++u)
     for (unsigned j = 0; j < desc_.pre.rows; ++j)
       x[u].push_back(emit_output(ty, desc_.pre, j, x[u]));
-  // Streaming: every value first, then the stores output by output (whole lines per output,
-  // see emit()); otherwise each output is stored as soon as it is computed.
-  std::vector<std::vector<llvm::Value *>> values;
-  if (streaming_) {
-    values.assign(m, std::vector<llvm::Value *>(count));
+  auto finish = [&](unsigned r, unsigned u, llvm::Value *v) {  // verify, or store output r
+    if (verify_) {
+      llvm::Value *d = b_.CreateXor(v, load_in(k * (delta_ ? 2 : 1) + r, u));
+      diff = diff ? b_.CreateOr(diff, d) : d;
+      return;
+    }
+    llvm::Value *ptr = b_.CreateInBoundsGEP(i8, out[r], offs[u]);
+    if (accumulate_) {
+      llvm::LoadInst *old = b_.CreateAlignedLoad(ty, ptr, align1);
+      old->setMetadata(llvm::LLVMContext::MD_alias_scope, store_scope_[r]);
+      old->setMetadata(llvm::LLVMContext::MD_noalias, store_noalias_[r]);
+      v = b_.CreateXor(old, v);
+    }
+    llvm::StoreInst *st = b_.CreateAlignedStore(v, ptr, streaming_ ? llvm::Align(bytes) : align1);
+    st->setMetadata(llvm::LLVMContext::MD_alias_scope, store_scope_[r]);
+    st->setMetadata(llvm::LLVMContext::MD_noalias, store_noalias_[r]);
+    if (streaming_)
+      st->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                      llvm::MDNode::get(ctx_, llvm::ConstantAsMetadata::get(b_.getInt32(1))));
+  };
+  if (!streaming_) {  // each output stored as soon as it is computed
+    for (unsigned u = 0; u < count; ++u)
+      for (unsigned r = 0; r < m; ++r) finish(r, u, emit_output(ty, desc_.coeffs, r, x[u]));
+  } else {  // every value first, then the stores output by output: whole lines (see emit())
+    std::vector<std::vector<llvm::Value *>> values(m, std::vector<llvm::Value *>(count));
     for (unsigned u = 0; u < count; ++u)
       for (unsigned r = 0; r < m; ++r) values[r][u] = emit_output(ty, desc_.coeffs, r, x[u]);
+    for (unsigned r = 0; r < m; ++r)
+      for (unsigned u = 0; u < count; ++u) finish(r, u, values[r][u]);
   }
-  for (unsigned r0 = 0; r0 < (streaming_ ? m : count); ++r0)
-    for (unsigned r1 = 0; r1 < (streaming_ ? count : m); ++r1) {
-      const unsigned u = streaming_ ? r1 : r0, r = streaming_ ? r0 : r1;
-      llvm::Value *v = streaming_ ? values[r][u] : emit_output(ty, desc_.coeffs, r, x[u]);
-      if (verify_) {
-        llvm::Value *d = b_.CreateXor(v, load_in(k * (delta_ ? 2 : 1) + r, u));
-        diff = diff ? b_.CreateOr(diff, d) : d;
-        continue;
-      }
-      llvm::Value *ptr = b_.CreateInBoundsGEP(i8, out[r], offs[u]);
-      if (accumulate_) {
-        llvm::LoadInst *old = b_.CreateAlignedLoad(ty, ptr, align1);
-        old->setMetadata(llvm::LLVMContext::MD_alias_scope, store_scope_[r]);
-        old->setMetadata(llvm::LLVMContext::MD_noalias, store_noalias_[r]);
-        v = b_.CreateXor(old, v);
-      }
-      llvm::StoreInst *st = b_.CreateAlignedStore(v, ptr, streaming_ ? llvm::Align(bytes) : align1);
-      st->setMetadata(llvm::LLVMContext::MD_alias_scope, store_scope_[r]);
-      st->setMetadata(llvm::LLVMContext::MD_noalias, store_noalias_[r]);
-      if (streaming_)
-        st->setMetadata(llvm::LLVMContext::MD_nontemporal,
-                        llvm::MDNode::get(ctx_, llvm::ConstantAsMetadata::get(b_.getInt32(1))));
-    }
   if (!verify_) return;
   llvm::Value *any = llvm::ConstantInt::getFalse(ctx_);
   if (diff) {
@@ -577,13 +576,10 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_kernel(llvm::LLVMContext &ct
   std::optional<KernelDesc> flat;
   if (desc.has_pre()) {
     const codes::CostModel model = (*lowering)->cost_model();
-    codes::Matrix direct = codes::compose_stages(desc.field, desc.pre, desc.coeffs);
-    if (codes::product_cost(desc.pre, model) + codes::product_cost(desc.coeffs, model) >=
-        codes::product_cost(direct, model)) {
-      flat = desc;
-      flat->coeffs = std::move(direct);
-      flat->pre = codes::Matrix();
-    }
+    flat = one_stage(desc);
+    if (codes::product_cost(desc.pre, model) + codes::product_cost(desc.coeffs, model) <
+        codes::product_cost(flat->coeffs, model))
+      flat.reset();
   }
   const KernelDesc &built = flat ? *flat : desc;
 
@@ -598,6 +594,14 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_kernel(llvm::LLVMContext &ct
   if (llvm::Error err = verify_kernel_module(*mod, "build_kernel"))
     return std::move(err);
   return std::move(mod);
+}
+
+KernelDesc one_stage(const KernelDesc &desc) {
+  KernelDesc out = desc;
+  if (!desc.has_pre()) return out;
+  out.coeffs = codes::compose_stages(desc.field, desc.pre, desc.coeffs);
+  out.pre = codes::Matrix();
+  return out;
 }
 
 unsigned kernel_vector_lanes(const codes::Field &field, const TargetInfo &target) {

@@ -67,6 +67,11 @@ struct KernelDesc {
 // of the signature layout below).
 unsigned kernel_vector_lanes(const codes::Field &field, const TargetInfo &target);
 
+// `desc` without its first stage: coeffs = codes::compose_stages(field, pre, coeffs), the
+// same linear map in one stage (desc itself when it has none). Precondition: pre fits coeffs
+// (coeffs.cols == pre.cols + pre.rows), as build_kernel checks.
+KernelDesc one_stage(const KernelDesc &desc);
+
 // Code-shape parameters of one kernel (chosen by the tuner; the defaults are always valid).
 struct BuildOptions {
   // Vectors per input processed by one iteration of the main loop (1..8). With unroll > 1

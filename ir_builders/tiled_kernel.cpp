@@ -281,8 +281,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_tiled_kernel(llvm::LLVMConte
         desc.pre.a.size() != size_t(desc.pre.rows) * desc.pre.cols ||
         desc.coeffs.cols != desc.pre.cols + desc.pre.rows)
       return make_error("the first stage (pre) does not fit the coefficient matrix");
-    desc.coeffs = codes::compose_stages(desc.field, desc.pre, desc.coeffs);
-    desc.pre = codes::Matrix();
+    desc = one_stage(desc);
   }
   if (desc.coeffs.rows == 0 || desc.coeffs.cols == 0)
     return make_error("an empty matrix has nothing to tile");

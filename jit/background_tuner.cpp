@@ -58,9 +58,12 @@ void BackgroundTuner::run() {
       options.given_strategy = job.given ? job.given->strategy() : ir::Strategy::kAuto;
       options.given_address = job.given ? job.given->address() : nullptr;
       options.cancel = &cancel_;
+      const auto start = std::chrono::steady_clock::now();
       llvm::Expected<TuneResult> result = tune_kernel(session_, job.request, disk_, options);
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (cancel_.load()) llvm::consumeError(result.takeError());
-      else job.done(std::move(result));
+      else job.done(std::move(result), seconds);
     }
     job.given.reset();  // release what the job held before reporting idle
     job.done = nullptr;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -30,8 +31,9 @@ class BackgroundTuner {
   struct Job {
     CompileRequest request;                        // strategy kAuto
     std::shared_ptr<const CompiledKernel> given;   // the kernel serving calls meanwhile
-    // Called once with the result unless the tuner is destroyed first. Must not submit.
-    std::function<void(llvm::Expected<TuneResult>)> done;
+    // Called once with the result and the job's wall time on the worker (compiles and
+    // timing, not the wait in the queue), unless the tuner is destroyed first. Must not submit.
+    std::function<void(llvm::Expected<TuneResult>, double seconds)> done;
     // Checked before the job starts: false skips it (e.g. the decoder was evicted).
     std::function<bool()> still_wanted;
     // Optional jobs are refused (submit returns false) while `max_optional_backlog` jobs

@@ -166,12 +166,12 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
                                      ? options.given_strategy
                                      : resolve_strategy(ir::Strategy::kAuto, req.target,
                                                         req.desc.field.bits());
-  for (Candidate &c : compiled)
-    if (winner && c.strategy == incumbent && &c != winner && winner->best < c.best * kMargin) {
-      winner = &c;
-      why += " (within " + std::to_string(int((kMargin - 1) * 100 + 0.5)) +
-             "%: the static choice stays)";
-    }
+  auto stays = std::find_if(compiled.begin(), compiled.end(),
+                            [&](const Candidate &c) { return c.strategy == incumbent; });
+  if (winner && stays != compiled.end() && &*stays != winner && winner->best < stays->best * kMargin) {
+    winner = &*stays;
+    why += " (within " + std::to_string(int((kMargin - 1) * 100 + 0.5)) + "%: the static choice stays)";
+  }
   if (!winner) {
     if (errors) return std::move(errors);
     return llvm::createStringError(std::errc::not_supported, "no strategy can lower this kernel");

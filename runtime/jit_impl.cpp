@@ -126,10 +126,7 @@ void JitImpl::tune_later(const jit::CompileRequest &req, const std::shared_ptr<K
   job.request.strategy = ir::Strategy::kAuto;
   std::weak_ptr<KernelSlot> weak = slot;
   job.still_wanted = [weak] { return !weak.expired(); };
-  const auto start = std::chrono::steady_clock::now();
-  job.done = [this, weak, start](llvm::Expected<jit::TuneResult> result) {
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  job.done = [this, weak](llvm::Expected<jit::TuneResult> result, double seconds) {
     if (!result) {  // the static choice keeps serving; say why in its description
       const std::string error = llvm::toString(result.takeError());
       if (auto s = weak.lock()) s->publish(nullptr, s->strategy(), "static choice (tuning failed: " + error + ")");
@@ -180,15 +177,18 @@ Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
     bool from_disk = false;
     llvm::Expected<std::unique_ptr<jit::CompiledKernel>> k = nullptr;
     const auto t0 = std::chrono::steady_clock::now();
-    jit::CompileRequest auto_req = req;
-    auto_req.strategy = ir::Strategy::kAuto;
+    std::optional<jit::CompileRequest> auto_req;  // the request the tuner sees
     std::optional<jit::TuneResult> recorded;
-    if (tune) recorded = jit::recorded_kernel(*session_, auto_req, disk_.get());
+    if (tune) {
+      auto_req = req;
+      auto_req->strategy = ir::Strategy::kAuto;
+      recorded = jit::recorded_kernel(*session_, *auto_req, disk_.get());
+    }
     if (recorded) {
       from_disk = recorded->from_disk;
       k = std::move(recorded->kernel);
     } else if (tune && !background) {
-      auto tuned = jit::tune_kernel(*session_, auto_req, disk_.get());
+      auto tuned = jit::tune_kernel(*session_, *auto_req, disk_.get());
       if (!tuned) {
         k = tuned.takeError();
       } else {

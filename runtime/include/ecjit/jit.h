@@ -82,7 +82,7 @@ struct JitStats {
   double compile_seconds = 0;     // total wall time spent compiling (tuning included when
                                   // synchronous, JitOptions::tune_in_background = false)
   uint64_t kernels_tuned = 0;     // background tunings finished (their winner swapped in)
-  double tuning_seconds = 0;      // wall time of those, on the tuner's thread
+  double tuning_seconds = 0;      // wall time of those on the tuner's thread (queueing excluded)
   uint64_t tunings_pending = 0;   // background tunings queued or running now
 };
 
