@@ -21,8 +21,11 @@ namespace ecjit::ir {
 //   u = L^l(p* x t)            = XOR_{j in p*} (t << j)
 //   result = lo ^ u
 // Emitted in the redundant form on purpose: repeated shifts of the same input are left to
-// LLVM's CSE (dissertation Fig. 5-4). Works for every field (8, 16, 32, 64) and target.
-std::unique_ptr<MultiplyLowering> make_clmul_shift_lowering(const codes::Field &field);
+// LLVM's CSE (dissertation Fig. 5-4). The terms are ordered input by input, shift by shift,
+// across the outputs of a pass ((vector_regs - 4) / 2 outputs: two accumulators each), so a
+// shift is used up where it is made. Works for every field (8, 16, 32, 64) and target.
+std::unique_ptr<MultiplyLowering> make_clmul_shift_lowering(const codes::Field &field,
+                                                            unsigned vector_regs = 16);
 
 // The reduction above on its own: lo ^ L^l(p* x (hi ^ M^l(hi x q+_low))) symbol by symbol,
 // where (hi:lo) is an unreduced 2l-bit carry-less sum split into its low and high l bits.

@@ -79,9 +79,10 @@ class KernelEmitter {
   // input and branches to the mismatch block, leaving the builder in the matching path).
   void emit_body(llvm::Type *ty, unsigned bytes, unsigned count, llvm::Value *off,
                  const Ptrs &in, const Ptrs &out);
-  // sum_c M(row, c) * x[c] (M: desc_.coeffs, or desc_.pre for an intermediate).
-  llvm::Value *emit_output(llvm::Type *ty, const codes::Matrix &M, unsigned row,
-                           const std::vector<llvm::Value *> &x);
+  // For every row r of M: sum_c M(r, c) * x[c] (M: desc_.coeffs, or desc_.pre for the
+  // intermediates), emitted together by the lowering.
+  std::vector<llvm::Value *> emit_outputs(llvm::Type *ty, const codes::Matrix &M,
+                                          const std::vector<llvm::Value *> &x);
   // A guarded, rotated loop: while (n - off >= step) { body(off); off += step; }.
   // Returns the offset after the loop; the builder is left in the exit block.
   llvm::Value *emit_loop(const char *name, llvm::Value *start, uint64_t step,
@@ -172,24 +173,13 @@ void KernelEmitter::load_buffer_pointers() {
   if (!verify_) load_all(fn_->getArg(1), num_out_, "out", out_ptrs_);
 }
 
-llvm::Value *KernelEmitter::emit_output(llvm::Type *ty, const codes::Matrix &M, unsigned row,
-                                        const std::vector<llvm::Value *> &x) {
-  llvm::Value *plain = nullptr;  // sum of the inputs with coefficient 1
-  bool lowered = false;
-  for (unsigned c = 0; c < M.cols; ++c) {
-    const uint64_t a = M.at(row, c);
-    if (a == 0) continue;
-    if (a == 1) {
-      plain = plain ? b_.CreateXor(plain, x[c]) : x[c];
-      continue;
-    }
-    if (!lowered) lowering_.begin_output(b_, ty);
-    lowered = true;
-    lowering_.accumulate(x[c], a);
-  }
-  llvm::Value *v = lowered ? lowering_.finish_output() : nullptr;
-  if (plain) v = v ? b_.CreateXor(v, plain) : plain;
-  return v ? v : llvm::Constant::getNullValue(ty);
+std::vector<llvm::Value *> KernelEmitter::emit_outputs(llvm::Type *ty, const codes::Matrix &M,
+                                                       const std::vector<llvm::Value *> &x) {
+  std::vector<std::vector<Product>> products(M.rows);
+  for (unsigned r = 0; r < M.rows; ++r)
+    for (unsigned c = 0; c < M.cols; ++c)
+      if (const uint64_t a = M.at(r, c)) products[r].push_back(Product{x[c], a});
+  return lowering_.emit_outputs(b_, ty, products);
 }
 
 void KernelEmitter::emit_body(llvm::Type *ty, unsigned bytes, unsigned count, llvm::Value *off,
@@ -213,9 +203,11 @@ void KernelEmitter::emit_body(llvm::Type *ty, unsigned bytes, unsigned count, ll
       x[u][c] = delta_ ? b_.CreateXor(load_in(2 * c, u), load_in(2 * c + 1, u)) : load_in(c, u);
   llvm::Value *diff = nullptr;  // kVerify: OR of (computed ^ expected)
   // The first stage: intermediates, appended to each vector's inputs (coeffs' columns k..).
-  for (unsigned u = 0; u < count; ++u)
-    for (unsigned j = 0; j < desc_.pre.rows; ++j)
-      x[u].push_back(emit_output(ty, desc_.pre, j, x[u]));
+  if (desc_.pre.rows)
+    for (unsigned u = 0; u < count; ++u) {
+      const std::vector<llvm::Value *> mid = emit_outputs(ty, desc_.pre, x[u]);
+      x[u].insert(x[u].end(), mid.begin(), mid.end());
+    }
   auto finish = [&](unsigned r, unsigned u, llvm::Value *v) {  // verify, or store output r
     if (verify_) {
       llvm::Value *d = b_.CreateXor(v, load_in(k * (delta_ ? 2 : 1) + r, u));
@@ -236,15 +228,16 @@ void KernelEmitter::emit_body(llvm::Type *ty, unsigned bytes, unsigned count, ll
       st->setMetadata(llvm::LLVMContext::MD_nontemporal,
                       llvm::MDNode::get(ctx_, llvm::ConstantAsMetadata::get(b_.getInt32(1))));
   };
-  if (!streaming_) {  // each output stored as soon as it is computed
-    for (unsigned u = 0; u < count; ++u)
-      for (unsigned r = 0; r < m; ++r) finish(r, u, emit_output(ty, desc_.coeffs, r, x[u]));
+  if (!streaming_) {  // each vector's outputs stored as soon as they are computed
+    for (unsigned u = 0; u < count; ++u) {
+      const std::vector<llvm::Value *> v = emit_outputs(ty, desc_.coeffs, x[u]);
+      for (unsigned r = 0; r < m; ++r) finish(r, u, v[r]);
+    }
   } else {  // every value first, then the stores output by output: whole lines (see emit())
-    std::vector<std::vector<llvm::Value *>> values(m, std::vector<llvm::Value *>(count));
-    for (unsigned u = 0; u < count; ++u)
-      for (unsigned r = 0; r < m; ++r) values[r][u] = emit_output(ty, desc_.coeffs, r, x[u]);
+    std::vector<std::vector<llvm::Value *>> values(count);
+    for (unsigned u = 0; u < count; ++u) values[u] = emit_outputs(ty, desc_.coeffs, x[u]);
     for (unsigned r = 0; r < m; ++r)
-      for (unsigned u = 0; u < count; ++u) finish(r, u, values[r][u]);
+      for (unsigned u = 0; u < count; ++u) finish(r, u, values[u][r]);
   }
   if (!verify_) return;
   llvm::Value *any = llvm::ConstantInt::getFalse(ctx_);

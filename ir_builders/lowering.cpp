@@ -31,6 +31,29 @@ uint64_t low_bits(unsigned n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << 
 
 MultiplyLowering::~MultiplyLowering() = default;
 
+std::vector<llvm::Value *> MultiplyLowering::emit_outputs(
+    llvm::IRBuilderBase &b, llvm::Type *ty, const std::vector<std::vector<Product>> &products) {
+  std::vector<llvm::Value *> values;
+  values.reserve(products.size());
+  for (const std::vector<Product> &terms : products) {
+    llvm::Value *plain = nullptr;  // sum of the inputs with constant 1
+    bool lowered = false;
+    for (const Product &p : terms) {
+      if (p.constant == 1) {
+        plain = plain ? b.CreateXor(plain, p.input) : p.input;
+        continue;
+      }
+      if (!lowered) begin_output(b, ty);
+      lowered = true;
+      accumulate(p.input, p.constant);
+    }
+    llvm::Value *v = lowered ? finish_output() : nullptr;
+    if (plain) v = v ? b.CreateXor(v, plain) : plain;
+    values.push_back(v ? v : llvm::Constant::getNullValue(ty));
+  }
+  return values;
+}
+
 llvm::Value *lane_shl(llvm::IRBuilderBase &b, llvm::Value *x, unsigned amount, unsigned l) {
   llvm::Type *ty = x->getType();
   llvm::Value *s = b.CreateShl(x, llvm::ConstantInt::get(ty, amount));
@@ -50,7 +73,7 @@ llvm::Expected<std::unique_ptr<MultiplyLowering>> make_lowering(Strategy strateg
                                                                 const TargetInfo &target) {
   switch (strategy) {
     case Strategy::kClmulShift:
-      return make_clmul_shift_lowering(field);
+      return make_clmul_shift_lowering(field, target.vector_regs);
     case Strategy::kSplitTable:
       return make_split_table_lowering(field, target);
     case Strategy::kGfni:

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "codes/gf.h"
 #include "codes/matrix.h"
@@ -18,19 +19,33 @@ template <typename T> class Expected;
 
 namespace ecjit::ir {
 
-// The kernel skeleton (kernel_builder.cpp) owns loops, loads and stores, and handles the
-// coefficients 0 (skipped) and 1 (plain XOR) itself. For each output value it needs that has
-// at least one other coefficient it calls, at the builder's insertion point:
+// One term of an output: constant * input, constant a field element in [1, 2^l).
+struct Product {
+  llvm::Value *input;
+  uint64_t constant;
+};
+
+// The kernel skeleton (kernel_builder.cpp) owns loops, loads and stores. It asks for the
+// outputs of one vector position together, at the builder's insertion point:
+//   values = emit_outputs(b, ty, products)
+// products[r] lists output r's terms (coefficients 0 already dropped); values[r] must hold,
+// symbol by symbol, the field sum of a * x over them (ty's zero for an empty list). ty is
+// the skeleton's data type, l = field.bits(): <N x iL> in the vector loops, iL in the scalar
+// tail, or, on targets without a vector unit (TargetInfo::vector_bits == 64, l < 64), i64
+// holding 64 / l packed symbols (SWAR). Every input has type ty. The lane_* helpers below
+// give symbol-wise shifts for all three forms.
+//
+// The default emit_outputs takes the constants 1 as plain XORs and, for each output with
+// another constant, calls, in output order:
 //   begin_output(b, ty);  accumulate(x, a) ...;  v = finish_output();
-// ty is the skeleton's data type, l = field.bits(): <N x iL> in the vector loops, iL in the
-// scalar tail, or, on targets without a vector unit (TargetInfo::vector_bits == 64, l < 64),
-// i64 holding 64 / l packed symbols (SWAR). Every input x has type ty, and v must have type
-// ty and hold, symbol by symbol, the field sum of a * x over all accumulate calls. The
-// lane_* helpers below give symbol-wise shifts for all three forms. One object serves one build_kernel call
-// (not thread-safe); it may keep per-output state between begin_output and finish_output.
+// A lowering that wants another order of the terms (all outputs' uses of one input's shift
+// next to each other: clmul-shift) overrides emit_outputs instead. One object serves one
+// build_kernel call (not thread-safe); it may keep state between the calls.
 class MultiplyLowering {
  public:
   virtual ~MultiplyLowering();
+  virtual std::vector<llvm::Value *> emit_outputs(llvm::IRBuilderBase &b, llvm::Type *ty,
+                                                  const std::vector<std::vector<Product>> &products);
   virtual void begin_output(llvm::IRBuilderBase &b, llvm::Type *ty) = 0;
   // constant: a field element in [2, 2^l).
   virtual void accumulate(llvm::Value *input, uint64_t constant) = 0;

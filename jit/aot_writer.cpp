@@ -86,7 +86,8 @@ llvm::Expected<std::string> aot_emit(const AotRequest &request, AotEmit kind, bo
     if (!module) return module.takeError();
     auto tm = make_target_machine(request.target, request.opt);
     if (!tm) return tm.takeError();
-    if (llvm::Error e = optimize(**module, **tm, request.opt)) return std::move(e);
+    if (llvm::Error e = optimize(**module, **tm, request.opt, Passes::kDefault))
+      return std::move(e);
     if (llvm::Error e = link_in(std::move(*module))) return std::move(e);
   }
 

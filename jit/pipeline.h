@@ -27,13 +27,20 @@ llvm::Error init_llvm_targets();
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> make_target_machine(
     const ir::TargetInfo &target, OptLevel level);
 
-// Sets the module's triple and data layout from `tm`, verifies it, then runs the
-// new-PassManager default pipeline at `level` (O0 keeps the redundant form), with the
-// TargetMachine's TTI so costs are real. The loop and SLP vectorizers and the loop unroller
-// are off at every level: the builders' IR is already vector code, unrolled as asked.
-// Errors: std::errc::invalid_argument when the module fails verification (with the
-// verifier's message). Thread-safe for distinct modules and TargetMachines.
-llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &tm, OptLevel level);
+// Which IR passes optimize() runs above O0: kKernel for the builders' unrolled kernels (CSE
+// and CFG clean-up only, keeping the order the builder chose), kDefault for loop code such as
+// the generic kernel (LLVM's default pipeline at the level).
+enum class Passes { kKernel, kDefault };
+
+// Sets the module's triple and data layout from `tm`, verifies it, then runs the passes of
+// `kind` at `level` (O0 keeps the redundant form), with the TargetMachine's TTI so costs
+// are real. The loop and SLP vectorizers and the loop unroller never run: the builders' IR
+// is already vector code, unrolled as asked. The level also sets code generation's level
+// (make_target_machine). Errors: std::errc::invalid_argument when the module fails
+// verification (with the verifier's message). Thread-safe for distinct modules and
+// TargetMachines.
+llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &tm, OptLevel level,
+                     Passes kind = Passes::kKernel);
 
 enum class EmitKind { kAssembly, kObject };
 // Code generation to a memory buffer: assembly text or an ELF/COFF/Mach-O object. Runs the

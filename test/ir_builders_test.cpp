@@ -2,6 +2,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -502,6 +503,62 @@ TEST(IrBuildersBuild, O3RemovesRedundantShifts) {
   // Per input at most 2(l-1) distinct shifts (lo and hi), per output a bounded reduction;
   // once: the body exists only in the vector loop (no scalar tail).
   EXPECT_LE(at[1].shifts, 10 * 2 * 7 + 4 * 7);
+}
+
+// The most shift results live at once in the optimized main loop: clmul-shift orders its
+// terms input by input, shift by shift across the outputs of a pass, so a shift is used up
+// next to where it is made, and the pipeline must keep that order (LLVM's default O3
+// reassociates the XOR trees and hoists every shift ahead of them: dozens live, spilled).
+size_t max_live_shifts(llvm::Module &mod) {
+  for (llvm::Function &fn : mod)
+    for (llvm::BasicBlock &bb : fn) {
+      if (!bb.getName().starts_with(ir::kMainLoopBlock)) continue;
+      std::vector<llvm::Instruction *> order;
+      for (llvm::Instruction &inst : bb) order.push_back(&inst);
+      std::vector<int> delta(order.size() + 1, 0);
+      auto index = [&](llvm::Instruction *inst) {
+        return size_t(std::find(order.begin(), order.end(), inst) - order.begin());
+      };
+      for (size_t i = 0; i < order.size(); ++i) {
+        if (!order[i]->isShift()) continue;
+        size_t last = i;
+        for (llvm::User *u : order[i]->users())
+          if (auto *ui = llvm::dyn_cast<llvm::Instruction>(u); ui && ui->getParent() == &bb)
+            last = std::max(last, index(ui));
+        ++delta[i];
+        --delta[last];
+      }
+      size_t live = 0, most = 0;
+      for (size_t i = 0; i < order.size(); ++i) {
+        live += delta[i];
+        most = std::max(most, live);
+      }
+      return most;
+    }
+  return 0;
+}
+
+TEST(IrBuildersBuild, ClmulShiftKeepsShiftsShortLived) {
+  init_session();
+  auto info = resolve_target("x86_64-v3");
+  ASSERT_TRUE(bool(info)) << err_text(info.takeError());
+  for (unsigned l : {8u, 16u, 32u}) {
+    const Field f = field(l);
+    const Matrix M = codes::rs_vandermonde_parity(f, 10, 4);
+    llvm::LLVMContext ctx;
+    auto mod = ir::build_kernel(ctx, ir::KernelDesc{f, M, "rs10x4"}, *info,
+                                ir::Strategy::kClmulShift);
+    ASSERT_TRUE(bool(mod)) << err_text(mod.takeError());
+    auto tm = jit::make_target_machine(*info, jit::OptLevel::kO3);
+    ASSERT_TRUE(bool(tm)) << err_text(tm.takeError());
+    llvm::Error e = jit::optimize(**mod, **tm, jit::OptLevel::kO3);
+    ASSERT_FALSE(bool(e)) << err_text(std::move(e));
+    const size_t live = max_live_shifts(**mod);
+    std::printf("GF(2^%u) RS(14,10) clmul-shift, x86-64-v3, O3: at most %zu shift results live\n",
+                l, live);
+    EXPECT_GT(live, 0u);
+    EXPECT_LE(live, 3u);
+  }
 }
 
 // The k x m body is emitted once per unroll variant: loads of the data type appear k times
