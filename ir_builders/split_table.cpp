@@ -256,7 +256,7 @@ bool split_table_supported(const codes::Field &field, const TargetInfo &target) 
 bool split_table_preferred(const codes::Field &field, const TargetInfo &target) {
   const ByteShuffle s = split_table_shuffle(target);
   if (field.bits() == 8) return s != ByteShuffle::kNone;
-  return field.bits() == 16 && (s == ByteShuffle::kAvx2 || s == ByteShuffle::kAvx512bw);
+  return field.bits() == 16 && s == ByteShuffle::kAvx512bw;
 }
 
 llvm::Expected<std::unique_ptr<MultiplyLowering>> make_split_table_lowering(

@@ -31,10 +31,11 @@ ByteShuffle split_table_shuffle(const TargetInfo &target);
 bool split_table_supported(const codes::Field &field, const TargetInfo &target);
 
 // Whether split-table is the better default than clmul-shift (what "auto" picks): GF(2^8)
-// wherever it is supported; GF(2^16) only with per-lane tables on x86 (AVX2, AVX-512BW).
-// Measured on RS(10,4), 64 KiB shards, Zen 3: GF(2^16) split-table 1.45x clmul-shift with
-// AVX2 but 0.6x on SSSE3 (eight lookups per product); on NEON (TBL2) llvm-mca puts it
-// behind clmul-shift for Neoverse N1/V1 and Apple M1.
+// wherever it is supported; GF(2^16) only with AVX-512BW. Measured on RS(10,4), 64 KiB
+// shards, Zen 3: GF(2^16) split-table 0.6x clmul-shift with AVX2 since clmul-shift orders its
+// terms input by input (before that: 1.45x), 0.6x on SSSE3 (eight lookups per product); on
+// NEON (TBL2) llvm-mca puts it behind clmul-shift for Neoverse N1/V1 and Apple M1. The
+// AVX-512BW choice predates the clmul-shift change (and was 2x it then on the Xeon).
 bool split_table_preferred(const codes::Field &field, const TargetInfo &target);
 
 // GF(2^8), for each constant c: T_lo[v] = c * v, T_hi[v] = c * (v << 4), v in 0..15, as
