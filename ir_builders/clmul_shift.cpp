@@ -12,9 +12,10 @@ namespace ecjit::ir {
 namespace {
 
 // Outputs whose lo/hi accumulators stay live at once: two registers per output; about four
-// go to the current input and the shift in flight.
+// go to the current input and the shift in flight. At most 64: a pass's output patterns are
+// 64-bit masks.
 unsigned pass_outputs(unsigned vector_regs) {
-  return vector_regs > 4 + 2 ? (vector_regs - 4) / 2 : 1;
+  return vector_regs > 4 + 2 ? std::min(64u, (vector_regs - 4) / 2) : 1;
 }
 
 class ClmulShiftLowering final : public MultiplyLowering {
