@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <unordered_map>
 #include <vector>
 
 #include "llvm/IR/Constants.h"
@@ -67,16 +68,19 @@ class ClmulShiftLowering final : public MultiplyLowering {
   void emit_pass(llvm::IRBuilderBase &b, llvm::Type *ty, const std::vector<Product> *outputs,
                  size_t count, std::vector<llvm::Value *> &values) {
     const unsigned l = field_.bits();
-    // The pass's inputs in order of first use; coeff[r][j]: output r's constant for input j.
+    // The pass's inputs in order of first use; coeff[j][r]: output r's constant for input j.
     std::vector<llvm::Value *> inputs;
-    std::vector<std::vector<uint64_t>> coeff(count);
+    std::vector<std::vector<uint64_t>> coeff;
+    std::unordered_map<llvm::Value *, size_t> index;
     for (size_t r = 0; r < count; ++r)
       for (const Product &p : outputs[r]) {
         assert(p.input->getType() == ty && p.constant != 0 && (p.constant & ~field_.mask()) == 0);
-        size_t j = std::find(inputs.begin(), inputs.end(), p.input) - inputs.begin();
-        if (j == inputs.size()) inputs.push_back(p.input);
-        for (auto &row : coeff) row.resize(inputs.size());
-        coeff[r][j] ^= p.constant;
+        auto [it, added] = index.try_emplace(p.input, inputs.size());
+        if (added) {
+          inputs.push_back(p.input);
+          coeff.emplace_back(count, 0);
+        }
+        coeff[it->second][r] ^= p.constant;
       }
     // nullptr stands for 0: the first term is used as is, no "xor 0".
     std::vector<llvm::Value *> lo(count), hi(count);
@@ -90,7 +94,7 @@ class ClmulShiftLowering final : public MultiplyLowering {
       std::vector<std::pair<uint64_t, std::vector<unsigned>>> groups;
       for (unsigned i = 0; i < l; ++i) {
         uint64_t pattern = 0;
-        for (size_t r = 0; r < count; ++r) pattern |= ((coeff[r][j] >> i) & 1) << r;
+        for (size_t r = 0; r < count; ++r) pattern |= ((coeff[j][r] >> i) & 1) << r;
         if (!pattern) continue;
         auto g = std::find_if(groups.begin(), groups.end(),
                               [&](const auto &e) { return e.first == pattern; });
