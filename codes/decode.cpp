@@ -9,7 +9,7 @@
 namespace ecjit::codes {
 
 Result<DecodePlan> plan_decode(const LinearCode &code, const std::vector<bool> &present,
-                               const std::vector<unsigned> &wanted) {
+                               const std::vector<unsigned> &wanted, CostModel lowering) {
   const unsigned n = code.n();
   if (present.size() != n)
     return Status(StatusCode::kShardCount, "present has " + std::to_string(present.size()) +
@@ -75,15 +75,16 @@ Result<DecodePlan> plan_decode(const LinearCode &code, const std::vector<bool> &
     for (unsigned c = 0; c < code.k; ++c) T.at(r, c) = row[c];
   }
   plan.coeffs = multiply(code.field, T, *inv);
-  schedule_decode(code, &plan);
+  schedule_decode(code, &plan, lowering);
   return plan;
 }
 
-Result<DecodePlan> plan_reconstruct(const LinearCode &code, const std::vector<bool> &present) {
+Result<DecodePlan> plan_reconstruct(const LinearCode &code, const std::vector<bool> &present,
+                                    CostModel lowering) {
   std::vector<unsigned> missing;
   for (unsigned s = 0; s < present.size() && s < code.n(); ++s)
     if (!present[s]) missing.push_back(s);
-  return plan_decode(code, present, missing);
+  return plan_decode(code, present, missing, lowering);
 }
 
 }  // namespace ecjit::codes

@@ -31,10 +31,13 @@ struct DecodePlan {
 // Errors: kShardCount (present has the wrong size), kInvalidArgument (a wanted index out
 // of range or duplicated), kTooManyErasures (fewer than k shards present), kSingular (the
 // chosen k shards do not determine the data: the code is not MDS for this set).
+// `lowering`: the cost model of the lowering that will run the plan (schedule_decode).
 Result<DecodePlan> plan_decode(const LinearCode &code, const std::vector<bool> &present,
-                               const std::vector<unsigned> &wanted);
+                               const std::vector<unsigned> &wanted,
+                               CostModel lowering = CostModel::kProducts);
 
 // Plans the rebuild of every shard not present.
-Result<DecodePlan> plan_reconstruct(const LinearCode &code, const std::vector<bool> &present);
+Result<DecodePlan> plan_reconstruct(const LinearCode &code, const std::vector<bool> &present,
+                                    CostModel lowering = CostModel::kProducts);
 
 }  // namespace ecjit::codes

@@ -60,10 +60,164 @@ bool two_stage_form(const LinearCode &code, const DecodePlan &plan, Matrix *pre,
 
 namespace {
 
+// Greedy change of basis of the intermediates under CostModel::kSetBits (see schedule_decode):
+// t' = E t for an elementary E, pre' = E pre, post' = post E^-1, so compose_stages(pre, post)
+// is unchanged. Moves: t_a += lambda t_b (pre row a += lambda pre row b, post column b +=
+// lambda post column a) and t_a *= lambda (pre row a *= lambda, post column a *= 1 / lambda).
+// Each candidate lambda turns one entry the move changes (its anchor) into 0 or a single bit
+// X^i; every entry then reads "base ^ w X^(+-i)", so a sweep over i costs two multiplies per
+// entry and anchor and one multiply or divide by X per entry and bit. Each round takes the
+// move that saves the most set bits without adding a product (ties: more products saved).
+// Entry evaluations one basis search may spend; a round that would exceed it is not started,
+// so wide decodes (e = 16 of RS(48,16): 3.3M per round) keep the basis they have.
+constexpr uint64_t kBasisSearchBudget = 1000000;
+
+// Greedy change of basis of the intermediates under CostModel::kSetBits (see schedule_decode):
+// t' = E t for an elementary E, pre' = E pre, post' = post E^-1, so compose_stages(pre, post)
+// is unchanged. Moves: t_a += lambda t_b (pre row a += lambda pre row b, post column b +=
+// lambda post column a) and t_a *= lambda (pre row a *= lambda, post column a *= 1 / lambda).
+// Each candidate lambda turns one entry the move changes (its anchor) into 0 or 1 (anchors
+// X^i as well found nothing more on (10,4) codes at 16 times the work). A round takes the
+// move that saves the most set bits without adding a product (ties: more products saved).
+class BasisSearch {
+ public:
+  BasisSearch(const Field &f, unsigned k, Matrix &pre, Matrix &post)
+      : f_(f), k_(k), t_(pre.rows), rows_(post.rows), pre_(pre), post_(post) {}
+
+  void run(uint64_t budget) {
+    const uint64_t width = k_ + rows_;  // entries one move changes, at most
+    const uint64_t round = uint64_t(t_) * t_ * width * width;
+    for (uint64_t spent = round; spent <= budget; spent += round) {
+      best_ = Move();
+      cache_inverses();
+      for (unsigned a = 0; a < t_; ++a) {
+        for (unsigned b = 0; b < t_; ++b)
+          if (a != b) try_adds(a, b);
+        try_scales(a);
+      }
+      if (best_.bits <= 0) return;
+      apply(best_);
+    }
+  }
+
+ private:
+  struct Move {
+    int64_t bits = 0;      // set bits saved
+    int64_t products = 0;  // products saved (never negative)
+    bool scale = false;
+    unsigned a = 0, b = 0;
+    uint64_t lambda = 0;   // t_a += lambda t_b, or t_a *= lambda
+  };
+
+  static int64_t bits(uint64_t v) { return v <= 1 ? 0 : __builtin_popcountll(v); }
+  static int64_t product(uint64_t v) { return v > 1; }
+
+  // inv_pre_(j, c) = 1 / pre(j, c), inv_post_(r, j) = 1 / post(r, k + j) (0 for 0): an
+  // inverse costs 2l multiplies and every move anchored at the entry needs it.
+  void cache_inverses() {
+    inv_pre_ = Matrix(t_, k_);
+    inv_post_ = Matrix(rows_, t_);
+    for (unsigned j = 0; j < t_; ++j)
+      for (unsigned c = 0; c < k_; ++c) inv_pre_.at(j, c) = f_.inv(pre_.at(j, c));
+    for (unsigned r = 0; r < rows_; ++r)
+      for (unsigned j = 0; j < t_; ++j) inv_post_.at(r, j) = f_.inv(post_.at(r, k_ + j));
+  }
+
+  // A candidate: the entries it changes, old -> new; kept when it beats the best so far.
+  void offer(const std::vector<uint64_t> &old, const std::vector<uint64_t> &now, bool scale,
+             unsigned a, unsigned b, uint64_t lambda) {
+    int64_t saved_bits = 0, saved_products = 0;
+    for (size_t e = 0; e < old.size(); ++e) {
+      saved_bits += bits(old[e]) - bits(now[e]);
+      saved_products += product(old[e]) - product(now[e]);
+    }
+    if (saved_products < 0 || saved_bits < best_.bits ||
+        (saved_bits == best_.bits && saved_products <= best_.products))
+      return;
+    best_ = Move{saved_bits, saved_products, scale, a, b, lambda};
+  }
+
+  // t_a += lambda t_b: the entries of pre row a and post column b change by lambda times
+  // those of pre row b and post column a. lambda = (x ^ s) / y for an anchor y (an entry
+  // added) landing on x, s = 0 or 1.
+  void try_adds(unsigned a, unsigned b) {
+    old_.clear();
+    add_.clear();
+    inv_.clear();
+    for (unsigned c = 0; c < k_; ++c) {
+      old_.push_back(pre_.at(a, c));
+      add_.push_back(pre_.at(b, c));
+      inv_.push_back(inv_pre_.at(b, c));
+    }
+    for (unsigned r = 0; r < rows_; ++r) {
+      old_.push_back(post_.at(r, k_ + b));
+      add_.push_back(post_.at(r, k_ + a));
+      inv_.push_back(inv_post_.at(r, a));
+    }
+    const size_t n = old_.size();
+    zero_.resize(n);
+    one_.resize(n);
+    for (size_t anchor = 0; anchor < n; ++anchor) {
+      if (!add_[anchor]) continue;
+      const uint64_t iy = inv_[anchor];
+      const uint64_t lambda0 = f_.mul(old_[anchor], iy);
+      for (size_t e = 0; e < n; ++e) {
+        zero_[e] = old_[e] ^ f_.mul(lambda0, add_[e]);
+        one_[e] = zero_[e] ^ f_.mul(iy, add_[e]);
+      }
+      if (lambda0) offer(old_, zero_, false, a, b, lambda0);
+      offer(old_, one_, false, a, b, lambda0 ^ iy);
+    }
+  }
+
+  // t_a *= lambda turning an anchor x (of pre row a or post column a) into 1: its side is
+  // multiplied by 1 / x, the other side by x.
+  void try_scales(unsigned a) {
+    old_.clear();
+    inv_.clear();
+    for (unsigned c = 0; c < k_; ++c) {
+      old_.push_back(pre_.at(a, c));
+      inv_.push_back(inv_pre_.at(a, c));
+    }
+    for (unsigned r = 0; r < rows_; ++r) {
+      old_.push_back(post_.at(r, k_ + a));
+      inv_.push_back(inv_post_.at(r, a));
+    }
+    const size_t n = old_.size();
+    one_.resize(n);
+    for (size_t anchor = 0; anchor < n; ++anchor) {
+      const uint64_t x = old_[anchor];
+      if (x <= 1) continue;
+      const bool in_pre = anchor < k_;
+      for (size_t e = 0; e < n; ++e)
+        one_[e] = f_.mul(old_[e], ((e < k_) == in_pre) ? inv_[anchor] : x);
+      offer(old_, one_, true, a, 0, in_pre ? inv_[anchor] : x);  // lambda: pre's factor
+    }
+  }
+
+  void apply(const Move &m) {
+    if (m.scale) {
+      const uint64_t inv = f_.inv(m.lambda);
+      for (unsigned c = 0; c < k_; ++c) pre_.at(m.a, c) = f_.mul(m.lambda, pre_.at(m.a, c));
+      for (unsigned r = 0; r < rows_; ++r) post_.at(r, k_ + m.a) = f_.mul(inv, post_.at(r, k_ + m.a));
+      return;
+    }
+    for (unsigned c = 0; c < k_; ++c) pre_.at(m.a, c) ^= f_.mul(m.lambda, pre_.at(m.b, c));
+    for (unsigned r = 0; r < rows_; ++r) post_.at(r, k_ + m.b) ^= f_.mul(m.lambda, post_.at(r, k_ + m.a));
+  }
+
+  const Field &f_;
+  const unsigned k_, t_, rows_;
+  Matrix &pre_, &post_;
+  Matrix inv_pre_, inv_post_;
+  std::vector<uint64_t> old_, add_, inv_, zero_, one_;  // one candidate's entries
+  Move best_;
+};
+
 // The two-stage schedule cheapest under `model` (see schedule_decode); false when it is not
 // strictly cheaper than the direct map under that model.
 bool cheapest_schedule(const LinearCode &code, const DecodePlan &plan, CostModel model,
-                       Matrix *pre_out, Matrix *post_out) {
+                       bool search_basis, Matrix *pre_out, Matrix *post_out) {
   const unsigned k = code.k;
   const Matrix &direct = plan.coeffs;
   Matrix pre, post;
@@ -75,17 +229,14 @@ bool cheapest_schedule(const LinearCode &code, const DecodePlan &plan, CostModel
 
   // Target by target, the cheaper of the two-stage and the direct row (ties: direct).
   std::vector<bool> used(e, false);
-  uint64_t total = 0;
   for (unsigned r = 0; r < T; ++r) {
     uint64_t direct_cost = 0, staged_cost = 0;
     for (unsigned c = 0; c < k; ++c) direct_cost += cost(direct.at(r, c));
     for (unsigned c = 0; c < k + e; ++c) staged_cost += cost(post.at(r, c));
     if (staged_cost < direct_cost) {
       for (unsigned j = 0; j < e; ++j) used[j] = used[j] || post.at(r, k + j) != 0;
-      total += staged_cost;
     } else {
       for (unsigned c = 0; c < k + e; ++c) post.at(r, c) = c < k ? direct.at(r, c) : 0;
-      total += direct_cost;
     }
   }
 
@@ -102,8 +253,12 @@ bool cheapest_schedule(const LinearCode &code, const DecodePlan &plan, CostModel
     for (unsigned c = 0; c < k; ++c) post_kept.at(r, c) = post.at(r, c);
     for (unsigned i = 0; i < t; ++i) post_kept.at(r, k + i) = post.at(r, k + keep[i]);
   }
-  total += product_cost(pre_kept, model);
-  if (total >= product_cost(direct, model)) return false;
+  // Set bits: a cheaper basis for the intermediates (it never adds a product, so the
+  // product-count lowerings lose nothing).
+  if (search_basis)
+    BasisSearch(code.field, k, pre_kept, post_kept).run(kBasisSearchBudget);
+  if (product_cost(pre_kept, model) + product_cost(post_kept, model) >= product_cost(direct, model))
+    return false;
   *pre_out = std::move(pre_kept);
   *post_out = std::move(post_kept);
   return true;
@@ -111,14 +266,15 @@ bool cheapest_schedule(const LinearCode &code, const DecodePlan &plan, CostModel
 
 }  // namespace
 
-void schedule_decode(const LinearCode &code, DecodePlan *plan) {
+void schedule_decode(const LinearCode &code, DecodePlan *plan, CostModel lowering) {
   plan->pre = Matrix();
   plan->post = Matrix();
   // Cheaper under the shift-and-XOR cost first (the lowering decides at build time whether a
   // two-stage kernel pays for it, ir::build_kernel), else under the product count.
   Matrix pre, post;
-  if (!cheapest_schedule(code, *plan, CostModel::kSetBits, &pre, &post) &&
-      !cheapest_schedule(code, *plan, CostModel::kProducts, &pre, &post))
+  const bool search = lowering == CostModel::kSetBits;
+  if (!cheapest_schedule(code, *plan, CostModel::kSetBits, search, &pre, &post) &&
+      !cheapest_schedule(code, *plan, CostModel::kProducts, false, &pre, &post))
     return;
   plan->pre = std::move(pre);
   plan->post = std::move(post);

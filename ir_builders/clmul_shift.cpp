@@ -62,7 +62,7 @@ class ClmulShiftLowering final : public MultiplyLowering {
     return v[0];
   }
 
-  codes::CostModel cost_model() const override { return codes::CostModel::kSetBits; }
+  codes::CostModel cost_model() const override { return strategy_cost_model(Strategy::kClmulShift); }
 
  private:
   void emit_pass(llvm::IRBuilderBase &b, llvm::Type *ty, const std::vector<Product> *outputs,

@@ -88,4 +88,8 @@ llvm::Expected<std::unique_ptr<MultiplyLowering>> make_lowering(Strategy strateg
                                  strategy_name(strategy));
 }
 
+codes::CostModel strategy_cost_model(Strategy strategy) {
+  return strategy == Strategy::kClmulShift ? codes::CostModel::kSetBits : codes::CostModel::kProducts;
+}
+
 }  // namespace ecjit::ir

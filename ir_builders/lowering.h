@@ -61,6 +61,11 @@ class MultiplyLowering {
 llvm::Value *lane_shl(llvm::IRBuilderBase &b, llvm::Value *x, unsigned amount, unsigned l);
 llvm::Value *lane_lshr(llvm::IRBuilderBase &b, llvm::Value *x, unsigned amount, unsigned l);
 
+// MultiplyLowering::cost_model of a strategy's lowering, without building one: what a decode
+// plan for a kernel of that strategy is optimized for (codes::plan_decode). kSetBits for
+// clmul-shift, kProducts for the others (and kAuto).
+codes::CostModel strategy_cost_model(Strategy strategy);
+
 // The lowering for a concrete strategy (kAuto must be resolved by the caller first). Fails
 // with an llvm::Error when the strategy cannot serve this field or target.
 llvm::Expected<std::unique_ptr<MultiplyLowering>> make_lowering(Strategy strategy,

@@ -1,5 +1,7 @@
 // CodecImpl: argument checks, then a call into the JIT-compiled encoder or a cached decoder.
 #include "runtime/codec_impl.h"
+
+#include "ir_builders/lowering.h"
 #include "runtime/parallel_kernel.h"
 #include "runtime/shard_checks.h"
 
@@ -73,7 +75,10 @@ Result<std::shared_ptr<const OpKernel>> CodecImpl::decoder(const ShardSet &prese
   return ops_.get(key, [&]() -> Result<std::shared_ptr<const OpKernel>> {
     std::vector<bool> mask(code_.n());
     for (unsigned s = 0; s < code_.n(); ++s) mask[s] = present.contains(s);
-    auto plan = codes::plan_decode(code_, mask, targets.to_vector());
+    // Planned for the lowering the decoder starts with (the static choice; a tuned one may
+    // follow, running the same plan).
+    auto plan = codes::plan_decode(code_, mask, targets.to_vector(),
+                                   ir::strategy_cost_model(jit_->resolved(code_.field.bits())));
     if (!plan.ok()) return plan.status();
     const std::string what =
         "decode_t" + join_indices(plan->targets) + "_s" + join_indices(plan->sources);

@@ -79,6 +79,11 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
                         const codes::Matrix &pre = codes::Matrix());
 
   const ir::TargetInfo &target_info() const { return target_; }
+  // The strategy kernels of a field start with (JitOptions::strategy resolved for target_;
+  // the tuner may replace it later).
+  ir::Strategy resolved(unsigned field_bits) const {
+    return resolved_[__builtin_ctz(field_bits) - 3];
+  }
 
   // JitOptions::threads resolved (0 -> hardware threads), >= 1.
   unsigned threads() const { return threads_; }
@@ -100,9 +105,6 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   // strategy_ resolved for GF(2^8), GF(2^16), GF(2^32), GF(2^64) on target_, once at
   // creation (the feature queries behind it cost tens of microseconds).
   ir::Strategy resolved_[4] = {};
-  ir::Strategy resolved(unsigned field_bits) const {
-    return resolved_[__builtin_ctz(field_bits) - 3];
-  }
   // Codecs handed out and still alive, by spec string: a repeated request returns the same
   // immutable codec without rebuilding the code or looking up its encoder.
   std::mutex codecs_mutex_;

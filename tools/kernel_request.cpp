@@ -5,6 +5,8 @@
 
 #include "codes/decode.h"
 #include "ir_builders/kernel_builder.h"
+#include "ir_builders/lowering.h"
+#include "jit/kernel_compiler.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"
@@ -163,7 +165,9 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
     *error = "--erased: no shard is missing; nothing to decode";
     return std::nullopt;
   }
-  Result<codes::DecodePlan> plan = codes::plan_reconstruct(*code, present);
+  Result<codes::DecodePlan> plan = codes::plan_reconstruct(
+      *code, present,
+      ir::strategy_cost_model(jit::resolve_strategy(*strategy, target->info, code->field.bits())));
   if (!plan.ok()) {
     *error = "decode of shards " + join_indices(erased) + ": " + plan.status().to_string();
     return std::nullopt;
