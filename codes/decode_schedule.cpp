@@ -60,17 +60,11 @@ bool two_stage_form(const LinearCode &code, const DecodePlan &plan, Matrix *pre,
 
 namespace {
 
-// Greedy change of basis of the intermediates under CostModel::kSetBits (see schedule_decode):
-// t' = E t for an elementary E, pre' = E pre, post' = post E^-1, so compose_stages(pre, post)
-// is unchanged. Moves: t_a += lambda t_b (pre row a += lambda pre row b, post column b +=
-// lambda post column a) and t_a *= lambda (pre row a *= lambda, post column a *= 1 / lambda).
-// Each candidate lambda turns one entry the move changes (its anchor) into 0 or a single bit
-// X^i; every entry then reads "base ^ w X^(+-i)", so a sweep over i costs two multiplies per
-// entry and anchor and one multiply or divide by X per entry and bit. Each round takes the
-// move that saves the most set bits without adding a product (ties: more products saved).
-// Entry evaluations one basis search may spend; a round that would exceed it is not started,
-// so wide decodes (e = 16 of RS(48,16): 3.3M per round) keep the basis they have.
-constexpr uint64_t kBasisSearchBudget = 1000000;
+// Entry evaluations one basis search may spend, t^2 (k + targets)^2 per round (each two or
+// three field multiplies); a round that would exceed it is not started. RS(10,4) losing 4:
+// 3,136 per round, it stops on its own after about 5; RS(20,8) losing 8: 50,176, 5 rounds
+// (about 10 ms); RS(48,16) losing 16: 1.05M, wide decodes keep the basis they have.
+constexpr uint64_t kBasisSearchBudget = 250000;
 
 // Greedy change of basis of the intermediates under CostModel::kSetBits (see schedule_decode):
 // t' = E t for an elementary E, pre' = E pre, post' = post E^-1, so compose_stages(pre, post)
@@ -87,9 +81,14 @@ class BasisSearch {
   void run(uint64_t budget) {
     const uint64_t width = k_ + rows_;  // entries one move changes, at most
     const uint64_t round = uint64_t(t_) * t_ * width * width;
+    inv_pre_ = Matrix(t_, k_);
+    inv_post_ = Matrix(rows_, t_);
+    for (unsigned j = 0; j < t_; ++j) {
+      invert_pre_row(j);
+      invert_post_column(j);
+    }
     for (uint64_t spent = round; spent <= budget; spent += round) {
       best_ = Move();
-      cache_inverses();
       for (unsigned a = 0; a < t_; ++a) {
         for (unsigned b = 0; b < t_; ++b)
           if (a != b) try_adds(a, b);
@@ -113,14 +112,13 @@ class BasisSearch {
   static int64_t product(uint64_t v) { return v > 1; }
 
   // inv_pre_(j, c) = 1 / pre(j, c), inv_post_(r, j) = 1 / post(r, k + j) (0 for 0): an
-  // inverse costs 2l multiplies and every move anchored at the entry needs it.
-  void cache_inverses() {
-    inv_pre_ = Matrix(t_, k_);
-    inv_post_ = Matrix(rows_, t_);
-    for (unsigned j = 0; j < t_; ++j)
-      for (unsigned c = 0; c < k_; ++c) inv_pre_.at(j, c) = f_.inv(pre_.at(j, c));
-    for (unsigned r = 0; r < rows_; ++r)
-      for (unsigned j = 0; j < t_; ++j) inv_post_.at(r, j) = f_.inv(post_.at(r, k_ + j));
+  // inverse costs 2l multiplies and every move anchored at the entry needs it; a move
+  // changes one pre row and one post column, apply() refreshes just those.
+  void invert_pre_row(unsigned j) {
+    for (unsigned c = 0; c < k_; ++c) inv_pre_.at(j, c) = f_.inv(pre_.at(j, c));
+  }
+  void invert_post_column(unsigned j) {
+    for (unsigned r = 0; r < rows_; ++r) inv_post_.at(r, j) = f_.inv(post_.at(r, k_ + j));
   }
 
   // A candidate: the entries it changes, old -> new; kept when it beats the best so far.
@@ -196,14 +194,17 @@ class BasisSearch {
   }
 
   void apply(const Move &m) {
+    const unsigned column = m.scale ? m.a : m.b;  // the post column that changes
     if (m.scale) {
       const uint64_t inv = f_.inv(m.lambda);
       for (unsigned c = 0; c < k_; ++c) pre_.at(m.a, c) = f_.mul(m.lambda, pre_.at(m.a, c));
       for (unsigned r = 0; r < rows_; ++r) post_.at(r, k_ + m.a) = f_.mul(inv, post_.at(r, k_ + m.a));
-      return;
+    } else {
+      for (unsigned c = 0; c < k_; ++c) pre_.at(m.a, c) ^= f_.mul(m.lambda, pre_.at(m.b, c));
+      for (unsigned r = 0; r < rows_; ++r) post_.at(r, k_ + m.b) ^= f_.mul(m.lambda, post_.at(r, k_ + m.a));
     }
-    for (unsigned c = 0; c < k_; ++c) pre_.at(m.a, c) ^= f_.mul(m.lambda, pre_.at(m.b, c));
-    for (unsigned r = 0; r < rows_; ++r) post_.at(r, k_ + m.b) ^= f_.mul(m.lambda, post_.at(r, k_ + m.a));
+    invert_pre_row(m.a);
+    invert_post_column(column);
   }
 
   const Field &f_;
@@ -214,10 +215,10 @@ class BasisSearch {
   Move best_;
 };
 
-// The two-stage schedule cheapest under `model` (see schedule_decode); false when it is not
-// strictly cheaper than the direct map under that model.
+// The two-stage schedule cheapest under `model` (see schedule_decode; `lowering`: the plan's
+// lowering); false when it is not strictly cheaper than the direct map under that model.
 bool cheapest_schedule(const LinearCode &code, const DecodePlan &plan, CostModel model,
-                       bool search_basis, Matrix *pre_out, Matrix *post_out) {
+                       CostModel lowering, Matrix *pre_out, Matrix *post_out) {
   const unsigned k = code.k;
   const Matrix &direct = plan.coeffs;
   Matrix pre, post;
@@ -253,9 +254,8 @@ bool cheapest_schedule(const LinearCode &code, const DecodePlan &plan, CostModel
     for (unsigned c = 0; c < k; ++c) post_kept.at(r, c) = post.at(r, c);
     for (unsigned i = 0; i < t; ++i) post_kept.at(r, k + i) = post.at(r, k + keep[i]);
   }
-  // Set bits: a cheaper basis for the intermediates (it never adds a product, so the
-  // product-count lowerings lose nothing).
-  if (search_basis)
+  // A basis of fewer set bits for a shift-and-XOR lowering (it never adds a product).
+  if (model == CostModel::kSetBits && lowering == CostModel::kSetBits)
     BasisSearch(code.field, k, pre_kept, post_kept).run(kBasisSearchBudget);
   if (product_cost(pre_kept, model) + product_cost(post_kept, model) >= product_cost(direct, model))
     return false;
@@ -272,9 +272,8 @@ void schedule_decode(const LinearCode &code, DecodePlan *plan, CostModel lowerin
   // Cheaper under the shift-and-XOR cost first (the lowering decides at build time whether a
   // two-stage kernel pays for it, ir::build_kernel), else under the product count.
   Matrix pre, post;
-  const bool search = lowering == CostModel::kSetBits;
-  if (!cheapest_schedule(code, *plan, CostModel::kSetBits, search, &pre, &post) &&
-      !cheapest_schedule(code, *plan, CostModel::kProducts, false, &pre, &post))
+  if (!cheapest_schedule(code, *plan, CostModel::kSetBits, lowering, &pre, &post) &&
+      !cheapest_schedule(code, *plan, CostModel::kProducts, lowering, &pre, &post))
     return;
   plan->pre = std::move(pre);
   plan->post = std::move(post);

@@ -25,19 +25,21 @@ bool two_stage_form(const LinearCode &code, const DecodePlan &plan, Matrix *pre,
 // Sets plan->pre / plan->post to the cheapest schedule of the two-stage family: each target
 // takes the cheaper of its two-stage row and its direct row (coeffs; ties: direct),
 // intermediates no row uses are dropped, and the result is kept only when stage 1 plus
-// stage 2 is strictly cheaper than coeffs. With `lowering` == kSetBits (the plan will run on
-// the shift-and-XOR lowering) the intermediates may be any basis of the syndromes, t' = E t:
-// a greedy search over elementary changes of basis (t_a += lambda t_b, t_a *= lambda, each
-// turning one entry into 0 or 1) takes the one saving the most set bits without adding a
-// product, round by round, within a fixed work budget (deterministic; about 1-3 ms for
-// RS(10,4), nothing for wide decodes). rs-vand RS(10,4) losing data 0..3: GF(2^16) 154 ->
-// 117 set bits (the encoder has 152), GF(2^32) 212 -> 167, GF(2^64) 374 -> 286. Cheaper is tried first under CostModel::kSetBits
+// stage 2 is strictly cheaper than coeffs. Cheaper is tried first under CostModel::kSetBits
 // (the shift-and-XOR lowering pays per set bit: rs-vand's encoder coefficients are short,
 // its decode coefficients random, so its two-stage form is a tie in products but 1.5-4.8x
 // faster with clmul-shift), then under kProducts (ones and zeros in P: isal-rs losing data
 // 0..3 of RS(10,4) costs 34 products instead of 40). The kernel builder runs the schedule
 // only when it is strictly cheaper under its own lowering's model and emits coeffs
 // otherwise. Sources, targets and coeffs never change. `plan`: from plan_decode for `code`.
+//
+// With `lowering` == kSetBits (the plan will run on the shift-and-XOR lowering) the
+// intermediates may be any basis of the syndromes, t' = E t: a greedy search over elementary
+// changes of basis (t_a += lambda t_b, t_a *= lambda, each turning one entry into 0 or 1)
+// takes the one saving the most set bits without adding a product, round by round, within a
+// fixed work budget (deterministic; about 0.6-1.8 ms for RS(10,4), nothing for wide decodes).
+// rs-vand RS(10,4) losing data 0..3: GF(2^16) 154 -> 117 set bits (the encoder has 152),
+// GF(2^32) 212 -> 167, GF(2^64) 374 -> 286.
 void schedule_decode(const LinearCode &code, DecodePlan *plan,
                      CostModel lowering = CostModel::kProducts);
 

@@ -1,10 +1,9 @@
 // GF(2^l) arithmetic: Algorithm 3-1 carry-less multiply and the Barrett reduction of eq. 3.21.
 #include "codes/gf.h"
 
-#include <utility>
-
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "ecjit/code_spec.h"
 
