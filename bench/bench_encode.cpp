@@ -26,7 +26,7 @@ const char *const kTiers[] = {
     "host-sse2",           // no vector unit (64-bit SWAR)
 };
 const unsigned kFields[] = {8, 16, 32, 64};
-const char *const kStrategies[] = {"clmul-shift", "split-table", "gfni", "clmul-insn"};
+const char *const kStrategies[] = {"clmul-shift", "split-table", "gfni", "clmul-insn", "clmul-mixed"};
 
 struct EcjitConfig {
   std::string code;  // name part, e.g. "gf8"
@@ -265,9 +265,18 @@ void register_ecjit(size_t len) {
     if (len >= (1u << 20)) add(cached);
     // The dissertation's redundant form as emitted (Figures 5-5 / 5-6: O0 vs O3).
     add({code, rs_spec("rs-vand", gf), "host", 0, "clmul-shift"});
+    // Reconstruct with the tuner's choice and with every strategy forced (decoders are planned
+    // for the strategy that runs them: docs/operations.md).
     EcjitConfig r{code, rs_spec("rs-vand", gf), "host", 3, "auto"};
     benchmark::RegisterBenchmark(("BM_ecjit_reconstruct/" + code + "/host/auto/O3" + sz).c_str(),
                                  bm_ecjit_reconstruct, r, len);
+    for (const char *strategy : kStrategies) {
+      EcjitConfig rs{code, rs_spec("rs-vand", gf), "host", 3, strategy};
+      if (!codec_for(rs).ok()) continue;
+      benchmark::RegisterBenchmark(
+          ("BM_ecjit_reconstruct/" + code + "/host/" + strategy + "/O3" + sz).c_str(),
+          bm_ecjit_reconstruct, rs, len);
+    }
   }
   // ISA-L's own matrix, for a comparison on identical coefficients.
   add({"gf8-isal-cauchy", rs_spec("isal-cauchy", 8), "host", 3, "auto"});

@@ -104,7 +104,7 @@ def main():
                 base_name = "ISA-L " + ("ec_encode_data" if base == ISAL else "ec_encode_data_" + base_name)
             r = ratio(name, base)
             others = ", ".join("%s %s" % (s, gbps("BM_ecjit/gf%d/%s/%s/O3" % (gf, tier, s)))
-                               for s in ("gfni", "split-table", "clmul-insn", "clmul-shift")
+                               for s in ("gfni", "split-table", "clmul-insn", "clmul-mixed", "clmul-shift")
                                if ("BM_ecjit/gf%d/%s/%s/O3" % (gf, tier, s), KIB64) in rates)
             rows.append(["GF(2^%d)" % gf, "%s (%s)" % (tier, what), strategy_of(labels.get(name)), gbps(name),
                          "%.2fx %s" % (r, base_name) if r else "-", others])

@@ -66,17 +66,19 @@ namespace {
 // (about 10 ms); RS(48,16) losing 16: 1.05M, wide decodes keep the basis they have.
 constexpr uint64_t kBasisSearchBudget = 250000;
 
-// Greedy change of basis of the intermediates under CostModel::kSetBits (see schedule_decode):
+// Greedy change of basis of the intermediates under a lowering's cost model with set bits
+// (cap > 1, see schedule_decode):
 // t' = E t for an elementary E, pre' = E pre, post' = post E^-1, so compose_stages(pre, post)
 // is unchanged. Moves: t_a += lambda t_b (pre row a += lambda pre row b, post column b +=
 // lambda post column a) and t_a *= lambda (pre row a *= lambda, post column a *= 1 / lambda).
 // Each candidate lambda turns one entry the move changes (its anchor) into 0 or 1 (anchors
 // X^i as well found nothing more on (10,4) codes at 16 times the work). A round takes the
-// move that saves the most set bits without adding a product (ties: more products saved).
+// move that saves the most cost (set bits up to the model's cap) without adding a product
+// (ties: more products saved).
 class BasisSearch {
  public:
-  BasisSearch(const Field &f, unsigned k, Matrix &pre, Matrix &post)
-      : f_(f), k_(k), t_(pre.rows), rows_(post.rows), pre_(pre), post_(post) {}
+  BasisSearch(const Field &f, CostModel model, unsigned k, Matrix &pre, Matrix &post)
+      : f_(f), model_(model), k_(k), t_(pre.rows), rows_(post.rows), pre_(pre), post_(post) {}
 
   void run(uint64_t budget) {
     const uint64_t width = k_ + rows_;  // entries one move changes, at most
@@ -101,14 +103,14 @@ class BasisSearch {
 
  private:
   struct Move {
-    int64_t bits = 0;      // set bits saved
+    int64_t bits = 0;      // cost saved (set bits, capped)
     int64_t products = 0;  // products saved (never negative)
     bool scale = false;
     unsigned a = 0, b = 0;
     uint64_t lambda = 0;   // t_a += lambda t_b, or t_a *= lambda
   };
 
-  static int64_t bits(uint64_t v) { return v <= 1 ? 0 : __builtin_popcountll(v); }
+  int64_t bits(uint64_t v) const { return int64_t(constant_cost(v, model_)); }
   static int64_t product(uint64_t v) { return v > 1; }
 
   // inv_pre_(j, c) = 1 / pre(j, c), inv_post_(r, j) = 1 / post(r, k + j) (0 for 0): an
@@ -208,6 +210,7 @@ class BasisSearch {
   }
 
   const Field &f_;
+  const CostModel model_;
   const unsigned k_, t_, rows_;
   Matrix &pre_, &post_;
   Matrix inv_pre_, inv_post_;
@@ -254,9 +257,10 @@ bool cheapest_schedule(const LinearCode &code, const DecodePlan &plan, CostModel
     for (unsigned c = 0; c < k; ++c) post_kept.at(r, c) = post.at(r, c);
     for (unsigned i = 0; i < t; ++i) post_kept.at(r, k + i) = post.at(r, k + keep[i]);
   }
-  // A basis of fewer set bits for a shift-and-XOR lowering (it never adds a product).
-  if (model == CostModel::kSetBits && lowering == CostModel::kSetBits)
-    BasisSearch(code.field, k, pre_kept, post_kept).run(kBasisSearchBudget);
+  // A cheaper basis for a lowering that pays per set bit (clmul-shift; clmul-mixed up to its
+  // cap); it never adds a product.
+  if (model == CostModel::kSetBits && lowering.cap > 1)
+    BasisSearch(code.field, lowering, k, pre_kept, post_kept).run(kBasisSearchBudget);
   if (product_cost(pre_kept, model) + product_cost(post_kept, model) >= product_cost(direct, model))
     return false;
   *pre_out = std::move(pre_kept);

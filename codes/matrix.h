@@ -35,12 +35,23 @@ Matrix multiply(const Field &f, const Matrix &A, const Matrix &B);
 // skipped, a 1 is a plain XOR).
 size_t count_products(const Matrix &M);
 
-// What a constant multiply costs a lowering: kProducts, the same for every constant (table
-// look-ups, GFNI, carry-less multiply instructions); kSetBits, one shift-and-XOR pair per set
-// bit of the constant (the dissertation's shift-and-XOR lowering). 0 and 1 cost nothing.
-enum class CostModel { kProducts, kSetBits };
+// What a constant multiply costs a lowering: its set bits, up to `cap` (0 and 1 cost nothing).
+// kProducts (cap 1): the same for every constant (table look-ups, GFNI, carry-less multiply
+// instructions); kSetBits (cap 64): one shift-and-XOR pair per set bit (the dissertation's
+// shift-and-XOR lowering); a cap between: shifts and XORs for short constants, an instruction
+// costing `cap` set bits for the others (clmul-mixed).
+struct CostModel {
+  unsigned cap = 1;
+  static const CostModel kProducts, kSetBits;
+  friend constexpr bool operator==(CostModel a, CostModel b) { return a.cap == b.cap; }
+  friend constexpr bool operator!=(CostModel a, CostModel b) { return a.cap != b.cap; }
+};
+inline constexpr CostModel CostModel::kProducts{1};
+inline constexpr CostModel CostModel::kSetBits{64};
 inline uint64_t constant_cost(uint64_t a, CostModel model) {
-  return a <= 1 ? 0 : model == CostModel::kProducts ? 1 : uint64_t(__builtin_popcountll(a));
+  if (a <= 1) return 0;
+  const unsigned bits = unsigned(__builtin_popcountll(a));
+  return bits < model.cap ? bits : model.cap;
 }
 // Sum of constant_cost over M's entries (count_products = product_cost(M, kProducts)).
 uint64_t product_cost(const Matrix &M, CostModel model);

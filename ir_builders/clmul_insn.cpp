@@ -47,19 +47,54 @@ llvm::Intrinsic::ID clmul_intrinsic(const TargetInfo &target) {
 
 class ClmulInsnLowering final : public MultiplyLowering {
  public:
+  // short_bits 0: every constant other than 1 by the instruction (clmul-insn); else those
+  // with at most short_bits set bits by shifts and XORs (clmul-mixed).
   ClmulInsnLowering(const codes::Field &field, llvm::Intrinsic::ID clmul, unsigned vector_bits,
-                    unsigned vector_regs)
+                    unsigned vector_regs, unsigned short_bits)
       : field_(field), clmul_(clmul), qwords_(vector_bits / 64),
-        accs_(field.bits() == 64 ? 2 : 4), fallback_(make_clmul_shift_lowering(field)),
+        accs_(field.bits() == 64 ? 2 : 4), vector_regs_(vector_regs), short_bits_(short_bits),
+        fallback_(make_clmul_shift_lowering(field, vector_regs)),
         // Accumulators per output; the current input's halves, the constant and two
         // temporaries take about four registers.
         order_(vector_regs > accs_ + 4 ? (vector_regs - 4) / accs_ : 1) {}
+
+  // clmul-mixed: per pass of outputs (clmul-shift's pass size), first the short constants'
+  // unreduced sums of every output of the pass (input by input, shift by shift: the shifts of
+  // an input are shared across the outputs), then each output's dense constants by the
+  // instruction, added to its short sum before the one reduction. clmul-insn: the default
+  // (ones as XORs, the rest output by output).
+  std::vector<llvm::Value *> emit_outputs(
+      llvm::IRBuilderBase &b, llvm::Type *ty,
+      const std::vector<std::vector<Product>> &products) override {
+    if (short_bits_ == 0) return MultiplyLowering::emit_outputs(b, ty, products);
+    if (!is_direct(ty)) return fallback_->emit_outputs(b, ty, products);
+    std::vector<llvm::Value *> values;
+    values.reserve(products.size());
+    const size_t pass = clmul_shift_pass_outputs(vector_regs_);
+    for (size_t first = 0; first < products.size(); first += pass) {
+      const size_t count = std::min(pass, products.size() - first);
+      std::vector<std::vector<Product>> few(count), many(count);
+      for (size_t r = 0; r < count; ++r)
+        for (const Product &p : products[first + r])
+          (is_short(p.constant) ? few : many)[r].push_back(p);
+      const std::vector<CarrylessSum> sums = emit_shift_sums(b, field_, ty, few.data(), count);
+      for (size_t r = 0; r < count; ++r) {
+        begin_output(b, ty);
+        for (const Product &p : many[r]) accumulate(p.input, p.constant);
+        values.push_back(finish(sums[r]));
+      }
+    }
+    return values;
+  }
+
+  // clmul-mixed: set bits, a product by the instruction costing as much as short_bits_ + 1.
+  codes::CostModel cost_model() const override { return codes::CostModel{short_bits_ + 1}; }
 
   void begin_output(llvm::IRBuilderBase &b, llvm::Type *ty) override {
     b_ = &b;
     ty_ = ty;
     acc_.fill(nullptr);
-    direct_ = ty->isVectorTy() && ty->getPrimitiveSizeInBits() == 64 * qwords_;
+    direct_ = is_direct(ty);
     if (!direct_) return fallback_->begin_output(b, ty);
     q_ty_ = llvm::FixedVectorType::get(b.getInt64Ty(), qwords_);
     order_.begin_output(b);
@@ -85,7 +120,29 @@ class ClmulInsnLowering final : public MultiplyLowering {
   llvm::Value *finish_output() override {
     assert(b_);
     if (!direct_) return fallback_->finish_output();
-    if (!acc_[0]) return llvm::Constant::getNullValue(ty_);
+    return finish(CarrylessSum{});
+  }
+
+ private:
+  bool is_direct(llvm::Type *ty) const {
+    return ty->isVectorTy() && ty->getPrimitiveSizeInBits() == 64 * qwords_;
+  }
+  bool is_short(uint64_t c) const { return unsigned(__builtin_popcountll(c)) <= short_bits_; }
+
+  // The output begun by begin_output, with `extra` (an unreduced sum in clmul-shift's
+  // symbol-order layout, see emit_shift_sums) added before the reduction.
+  llvm::Value *finish(const CarrylessSum &extra) {
+    auto add = [&](llvm::Value *v, llvm::Value *e) {  // v ^ e as ty_, nullptr standing for 0
+      if (v) v = b_->CreateBitCast(v, ty_);
+      if (!e) return v;
+      e = b_->CreateBitCast(e, ty_);
+      return v ? b_->CreateXor(v, e) : e;
+    };
+    if (!acc_[0]) {
+      llvm::Value *lo = add(nullptr, extra.lo);
+      if (!lo) lo = llvm::Constant::getNullValue(ty_);
+      return extra.hi ? barrett_reduce(*b_, field_, lo, add(nullptr, extra.hi)) : lo;
+    }
     const unsigned n = qwords_;  // lanes of q_ty_
     // Interleave two qword vectors lane pair by lane pair: result qword 2g + t is qword
     // 2g + sel of a (t = 0) or of b (t = 1).
@@ -99,9 +156,9 @@ class ClmulInsnLowering final : public MultiplyLowering {
     };
     if (field_.bits() == 64) {
       // acc_[h], lane g: the 128-bit sum of symbol 2g + h, (low qword, high qword).
-      llvm::Value *lo = pairs(acc_[0], acc_[1], 0);
-      llvm::Value *hi = pairs(acc_[0], acc_[1], 1);
-      return b_->CreateBitCast(barrett_reduce(*b_, field_, lo, hi), ty_);
+      llvm::Value *lo = add(pairs(acc_[0], acc_[1], 0), extra.lo);
+      llvm::Value *hi = add(pairs(acc_[0], acc_[1], 1), extra.hi);
+      return barrett_reduce(*b_, field_, lo, hi);
     }
     // GF(2^32): acc_[2s + h], lane g, low qword: the 63-bit sum of symbol 4g + 2h + s.
     // e / o: qwords holding the sums of the even / odd symbols in symbol order.
@@ -116,12 +173,11 @@ class ClmulInsnLowering final : public MultiplyLowering {
       hi_mask.push_back(int(2 * i + 1));
       hi_mask.push_back(int(2 * n + 2 * i + 1));
     }
-    llvm::Value *lo = b_->CreateShuffleVector(ed, od, lo_mask);
-    llvm::Value *hi = b_->CreateShuffleVector(ed, od, hi_mask);
-    return b_->CreateBitCast(barrett_reduce(*b_, field_, lo, hi), ty_);
+    llvm::Value *lo = add(b_->CreateShuffleVector(ed, od, lo_mask), extra.lo);
+    llvm::Value *hi = add(b_->CreateShuffleVector(ed, od, hi_mask), extra.hi);
+    return barrett_reduce(*b_, field_, lo, hi);
   }
 
- private:
   // The 128-bit products of qword h of every 128-bit lane of `src` with c, as qwords.
   llvm::Value *multiply(llvm::Value *src, uint64_t c, unsigned h) {
     if (clmul_ != llvm::Intrinsic::aarch64_neon_pmull64)
@@ -145,6 +201,8 @@ class ClmulInsnLowering final : public MultiplyLowering {
   llvm::Intrinsic::ID clmul_;
   unsigned qwords_;  // 64-bit lanes per vector
   unsigned accs_;    // accumulators per output
+  unsigned vector_regs_;
+  unsigned short_bits_;  // see the constructor
   std::unique_ptr<MultiplyLowering> fallback_;
   InputOrder order_;
   llvm::IRBuilderBase *b_ = nullptr;
@@ -161,23 +219,43 @@ bool clmul_insn_supported(const codes::Field &field, const TargetInfo &target) {
          clmul_intrinsic(target) != llvm::Intrinsic::not_intrinsic;
 }
 
-llvm::Expected<std::unique_ptr<MultiplyLowering>> make_clmul_insn_lowering(
-    const codes::Field &field, const TargetInfo &target) {
+namespace {
+
+llvm::Expected<std::unique_ptr<MultiplyLowering>> make_lowering(const char *name,
+                                                                const codes::Field &field,
+                                                                const TargetInfo &target,
+                                                                unsigned short_bits) {
   if (field.bits() != 32 && field.bits() != 64)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "strategy 'clmul-insn' serves GF(2^32) and GF(2^64), not "
+                                   "strategy '%s' serves GF(2^32) and GF(2^64), not "
                                    "GF(2^%u); use gfni, split-table or clmul-shift",
-                                   field.bits());
+                                   name, field.bits());
   const llvm::Intrinsic::ID clmul = clmul_intrinsic(target);
   if (clmul == llvm::Intrinsic::not_intrinsic)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "strategy 'clmul-insn' needs x86 PCLMULQDQ at 128 bits or VPCLMULQDQ at 256 / 512 "
+        "strategy '%s' needs x86 PCLMULQDQ at 128 bits or VPCLMULQDQ at 256 / 512 "
         "bits, or AArch64 PMULL (+aes); target '%s' (cpu '%s', %u-bit vectors) has none; use "
         "clmul-shift",
-        target.triple.c_str(), target.cpu.c_str(), target.vector_bits);
-  return std::unique_ptr<MultiplyLowering>(
-      std::make_unique<ClmulInsnLowering>(field, clmul, target.vector_bits, target.vector_regs));
+        name, target.triple.c_str(), target.cpu.c_str(), target.vector_bits);
+  return std::unique_ptr<MultiplyLowering>(std::make_unique<ClmulInsnLowering>(
+      field, clmul, target.vector_bits, target.vector_regs, short_bits));
+}
+
+}  // namespace
+
+unsigned clmul_mixed_short_bits(const codes::Field &field) {
+  return field.bits() == 64 ? 8 : 10;
+}
+
+llvm::Expected<std::unique_ptr<MultiplyLowering>> make_clmul_insn_lowering(
+    const codes::Field &field, const TargetInfo &target) {
+  return make_lowering("clmul-insn", field, target, 0);
+}
+
+llvm::Expected<std::unique_ptr<MultiplyLowering>> make_clmul_mixed_lowering(
+    const codes::Field &field, const TargetInfo &target) {
+  return make_lowering("clmul-mixed", field, target, clmul_mixed_short_bits(field));
 }
 
 }  // namespace ecjit::ir

@@ -33,4 +33,16 @@ bool clmul_insn_supported(const codes::Field &field, const TargetInfo &target);
 llvm::Expected<std::unique_ptr<MultiplyLowering>> make_clmul_insn_lowering(
     const codes::Field &field, const TargetInfo &target);
 
+// clmul-mixed: the same instruction for constants with more than clmul_mixed_short_bits(field)
+// set bits, clmul-shift's shifts and XORs (emit_shift_sums) for the others; both kinds of
+// product go into one unreduced sum per output and one reduction. Where an instruction product
+// costs about as much as that many set bits of shifts and XORs (Zen 3: one 256-bit
+// VPCLMULQDQ per 2 cycles), a code's short constants (an rs-vand encoder's, a two-stage
+// decoder's syndromes) go by shifts and its dense ones (the inverse stage) by the instruction,
+// with both execution-port groups busy. Same fields, targets and errors as clmul-insn.
+llvm::Expected<std::unique_ptr<MultiplyLowering>> make_clmul_mixed_lowering(
+    const codes::Field &field, const TargetInfo &target);
+// Set bits up to which clmul-mixed multiplies by shifts and XORs.
+unsigned clmul_mixed_short_bits(const codes::Field &field);
+
 }  // namespace ecjit::ir

@@ -62,64 +62,15 @@ class ClmulShiftLowering final : public MultiplyLowering {
     return v[0];
   }
 
-  codes::CostModel cost_model() const override { return strategy_cost_model(Strategy::kClmulShift); }
+  codes::CostModel cost_model() const override { return strategy_cost_model(Strategy::kClmulShift, field_); }
 
  private:
   void emit_pass(llvm::IRBuilderBase &b, llvm::Type *ty, const std::vector<Product> *outputs,
                  size_t count, std::vector<llvm::Value *> &values) {
-    const unsigned l = field_.bits();
-    // The pass's inputs in order of first use; coeff[j][r]: output r's constant for input j.
-    std::vector<llvm::Value *> inputs;
-    std::vector<std::vector<uint64_t>> coeff;
-    std::unordered_map<llvm::Value *, size_t> index;
-    for (size_t r = 0; r < count; ++r)
-      for (const Product &p : outputs[r]) {
-        assert(p.input->getType() == ty && p.constant != 0 && (p.constant & ~field_.mask()) == 0);
-        auto [it, added] = index.try_emplace(p.input, inputs.size());
-        if (added) {
-          inputs.push_back(p.input);
-          coeff.emplace_back(count, 0);
-        }
-        coeff[it->second][r] ^= p.constant;
-      }
-    // nullptr stands for 0: the first term is used as is, no "xor 0".
-    std::vector<llvm::Value *> lo(count), hi(count);
-    auto xor_into = [&](llvm::Value *&acc, llvm::Value *v) { acc = acc ? b.CreateXor(acc, v) : v; };
-    for (size_t j = 0; j < inputs.size(); ++j) {
-      llvm::Value *d = inputs[j];
-      // The bits i of d's constants, grouped by which outputs have them set (the pattern):
-      // the shifts of one group are summed once and the sum goes into each output of the
-      // pattern, sum(n_p - 1 + |p|) XORs instead of sum(n_p |p|) (dense decode constants
-      // over four outputs: about 30% fewer). Groups in order of their lowest bit.
-      std::vector<std::pair<uint64_t, std::vector<unsigned>>> groups;
-      for (unsigned i = 0; i < l; ++i) {
-        uint64_t pattern = 0;
-        for (size_t r = 0; r < count; ++r) pattern |= ((coeff[j][r] >> i) & 1) << r;
-        if (!pattern) continue;
-        auto g = std::find_if(groups.begin(), groups.end(),
-                              [&](const auto &e) { return e.first == pattern; });
-        if (g == groups.end()) groups.push_back({pattern, {i}});
-        else g->second.push_back(i);
-      }
-      // Every output builds the group's sum itself, fresh shifts and all: the dissertation's
-      // redundant form (Fig. 5-4), left to LLVM's CSE, which merges the copies standing next
-      // to each other. lo takes d << i, hi d >> (l - i) for i > 0.
-      for (bool high : {false, true})
-        for (const auto &[pattern, bits] : groups)
-          for (size_t r = 0; r < count; ++r) {
-            if (!((pattern >> r) & 1)) continue;
-            llvm::Value *sum = nullptr;
-            for (unsigned i : bits) {
-              if (high && i == 0) continue;
-              xor_into(sum, !high ? (i == 0 ? d : lane_shl(b, d, i, l)) : lane_lshr(b, d, l - i, l));
-            }
-            if (sum) xor_into(high ? hi[r] : lo[r], sum);
-          }
-    }
-    for (size_t r = 0; r < count; ++r) {
-      llvm::Value *v = lo[r] ? lo[r] : llvm::Constant::getNullValue(ty);
+    for (const CarrylessSum &sum : emit_shift_sums(b, field_, ty, outputs, count)) {
+      llvm::Value *v = sum.lo ? sum.lo : llvm::Constant::getNullValue(ty);
       // No hi: only bit 0 was ever set, nothing above X^(l-1).
-      values.push_back(hi[r] ? barrett_reduce(b, field_, v, hi[r]) : v);
+      values.push_back(sum.hi ? barrett_reduce(b, field_, v, sum.hi) : v);
     }
   }
 
@@ -131,6 +82,64 @@ class ClmulShiftLowering final : public MultiplyLowering {
 };
 
 }  // namespace
+
+unsigned clmul_shift_pass_outputs(unsigned vector_regs) { return pass_outputs(vector_regs); }
+
+std::vector<CarrylessSum> emit_shift_sums(llvm::IRBuilderBase &b, const codes::Field &field,
+                                          llvm::Type *ty, const std::vector<Product> *outputs,
+                                          size_t count) {
+  assert(count <= 64);
+  const unsigned l = field.bits();
+  // The pass's inputs in order of first use; coeff[j][r]: output r's constant for input j.
+  std::vector<llvm::Value *> inputs;
+  std::vector<std::vector<uint64_t>> coeff;
+  std::unordered_map<llvm::Value *, size_t> index;
+  for (size_t r = 0; r < count; ++r)
+    for (const Product &p : outputs[r]) {
+      assert(p.input->getType() == ty && p.constant != 0 && (p.constant & ~field.mask()) == 0);
+      auto [it, added] = index.try_emplace(p.input, inputs.size());
+      if (added) {
+        inputs.push_back(p.input);
+        coeff.emplace_back(count, 0);
+      }
+      coeff[it->second][r] ^= p.constant;
+    }
+  // nullptr stands for 0: the first term is used as is, no "xor 0".
+  std::vector<CarrylessSum> sums(count);
+  auto xor_into = [&](llvm::Value *&acc, llvm::Value *v) { acc = acc ? b.CreateXor(acc, v) : v; };
+  for (size_t j = 0; j < inputs.size(); ++j) {
+    llvm::Value *d = inputs[j];
+    // The bits i of d's constants, grouped by which outputs have them set (the pattern):
+    // the shifts of one group are summed once and the sum goes into each output of the
+    // pattern, sum(n_p - 1 + |p|) XORs instead of sum(n_p |p|) (dense decode constants
+    // over four outputs: about 30% fewer). Groups in order of their lowest bit.
+    std::vector<std::pair<uint64_t, std::vector<unsigned>>> groups;
+    for (unsigned i = 0; i < l; ++i) {
+      uint64_t pattern = 0;
+      for (size_t r = 0; r < count; ++r) pattern |= ((coeff[j][r] >> i) & 1) << r;
+      if (!pattern) continue;
+      auto g = std::find_if(groups.begin(), groups.end(),
+                            [&](const auto &e) { return e.first == pattern; });
+      if (g == groups.end()) groups.push_back({pattern, {i}});
+      else g->second.push_back(i);
+    }
+    // Every output builds the group's sum itself, fresh shifts and all: the dissertation's
+    // redundant form (Fig. 5-4), left to LLVM's CSE, which merges the copies standing next
+    // to each other. lo takes d << i, hi d >> (l - i) for i > 0.
+    for (bool high : {false, true})
+      for (const auto &[pattern, bits] : groups)
+        for (size_t r = 0; r < count; ++r) {
+          if (!((pattern >> r) & 1)) continue;
+          llvm::Value *sum = nullptr;
+          for (unsigned i : bits) {
+            if (high && i == 0) continue;
+            xor_into(sum, !high ? (i == 0 ? d : lane_shl(b, d, i, l)) : lane_lshr(b, d, l - i, l));
+          }
+          if (sum) xor_into(high ? sums[r].hi : sums[r].lo, sum);
+        }
+  }
+  return sums;
+}
 
 llvm::Value *barrett_reduce(llvm::IRBuilderBase &b, const codes::Field &field, llvm::Value *lo,
                             llvm::Value *hi) {

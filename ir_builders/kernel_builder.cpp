@@ -564,7 +564,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_kernel(llvm::LLVMContext &ct
   if (!lowering) return lowering.takeError();
   if (kernel_is_tiled(desc, options)) return build_tiled_kernel(ctx, desc, target, strategy);
   // A two-stage kernel runs as such only when its lowering finds it strictly cheaper (the
-  // shift-and-XOR lowering pays per set bit of a constant, the others per product);
+  // shift-and-XOR lowering pays per set bit of a constant, clmul-mixed per set bit up to a
+  // cap, the others per product: MultiplyLowering::cost_model);
   // otherwise the composed one-stage map is emitted. Output is the same either way.
   std::optional<KernelDesc> flat;
   if (desc.has_pre()) {

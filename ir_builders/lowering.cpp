@@ -80,6 +80,8 @@ llvm::Expected<std::unique_ptr<MultiplyLowering>> make_lowering(Strategy strateg
       return make_gfni_lowering(field, target);
     case Strategy::kClmulInsn:
       return make_clmul_insn_lowering(field, target);
+    case Strategy::kClmulMixed:
+      return make_clmul_mixed_lowering(field, target);
     case Strategy::kAuto:
       break;
   }
@@ -88,8 +90,15 @@ llvm::Expected<std::unique_ptr<MultiplyLowering>> make_lowering(Strategy strateg
                                  strategy_name(strategy));
 }
 
-codes::CostModel strategy_cost_model(Strategy strategy) {
-  return strategy == Strategy::kClmulShift ? codes::CostModel::kSetBits : codes::CostModel::kProducts;
+codes::CostModel strategy_cost_model(Strategy strategy, const codes::Field &field) {
+  switch (strategy) {
+    case Strategy::kClmulShift:
+      return codes::CostModel::kSetBits;
+    case Strategy::kClmulMixed:
+      return codes::CostModel{clmul_mixed_short_bits(field) + 1};
+    default:
+      return codes::CostModel::kProducts;
+  }
 }
 
 }  // namespace ecjit::ir

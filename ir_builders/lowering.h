@@ -61,10 +61,11 @@ class MultiplyLowering {
 llvm::Value *lane_shl(llvm::IRBuilderBase &b, llvm::Value *x, unsigned amount, unsigned l);
 llvm::Value *lane_lshr(llvm::IRBuilderBase &b, llvm::Value *x, unsigned amount, unsigned l);
 
-// MultiplyLowering::cost_model of a strategy's lowering, without building one: what a decode
-// plan for a kernel of that strategy is optimized for (codes::plan_decode). kSetBits for
-// clmul-shift, kProducts for the others (and kAuto).
-codes::CostModel strategy_cost_model(Strategy strategy);
+// MultiplyLowering::cost_model of a strategy's lowering for `field`, without building one:
+// what a decode plan for a kernel of that strategy is optimized for (codes::plan_decode).
+// kSetBits for clmul-shift, set bits capped at clmul_mixed_short_bits + 1 for clmul-mixed,
+// kProducts for the others (and kAuto).
+codes::CostModel strategy_cost_model(Strategy strategy, const codes::Field &field);
 
 // The lowering for a concrete strategy (kAuto must be resolved by the caller first). Fails
 // with an llvm::Error when the strategy cannot serve this field or target.

@@ -16,6 +16,7 @@ constexpr StrategyRow kStrategies[] = {
     {Strategy::kSplitTable, "split-table"},
     {Strategy::kGfni, "gfni"},
     {Strategy::kClmulInsn, "clmul-insn"},
+    {Strategy::kClmulMixed, "clmul-mixed"},
 };
 
 }  // namespace

@@ -17,6 +17,8 @@ enum class Strategy {
                 // fields as 8x8 bit-matrix blocks on byte planes)
   kClmulInsn,   // carry-less multiply instruction, PCLMULQDQ / VPCLMULQDQ (x86; GF(2^32),
                 // GF(2^64)), unreduced sums reduced once per output
+  kClmulMixed,  // clmul-insn for constants with many set bits, clmul-shift's shifts and XORs
+                // for the others, summed unreduced and reduced once per output
 };
 
 const char *strategy_name(Strategy s);

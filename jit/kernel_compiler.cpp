@@ -11,6 +11,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
 
 namespace ecjit::jit {
 
@@ -27,9 +28,14 @@ ir::Strategy resolve_strategy(ir::Strategy requested, const ir::TargetInfo &targ
   if (field_bits <= 32 && ir::gfni_supported(*field, target)) return ir::Strategy::kGfni;
   // clmul-insn with 512-bit VPCLMULQDQ for GF(2^64) (2x gfni and clmul-shift on the Xeon)
   // and GF(2^32) without GFNI. Not with 256 bits: on Zen 3 clmul-shift is 2.7x clmul-insn
-  // on GF(2^32) and 1.5x on GF(2^64) (RS(10,4), 64 KiB).
-  if (target.vector_bits >= 512 && ir::clmul_insn_supported(*field, target))
-    return ir::Strategy::kClmulInsn;
+  // on GF(2^32) and 1.5x on GF(2^64) (RS(10,4), 64 KiB). There (x86, 128 / 256 bits)
+  // clmul-mixed: rs-vand's short encoder constants by shifts (the same kernel as
+  // clmul-shift), dense ones (Cauchy matrices, decoders' inverses) by the instruction;
+  // RS(10,4) reconstruct of 4 data shards 2x clmul-shift on GF(2^64), 1.1x on GF(2^32).
+  if (ir::clmul_insn_supported(*field, target)) {
+    if (target.vector_bits >= 512) return ir::Strategy::kClmulInsn;
+    if (llvm::Triple(target.triple).isX86()) return ir::Strategy::kClmulMixed;
+  }
   if (ir::split_table_preferred(*field, target)) return ir::Strategy::kSplitTable;
   return ir::Strategy::kClmulShift;
 }

@@ -78,7 +78,7 @@ Result<std::shared_ptr<const OpKernel>> CodecImpl::decoder(const ShardSet &prese
     // Planned for the lowering the decoder starts with (the static choice; a tuned one may
     // follow, running the same plan).
     auto plan = codes::plan_decode(code_, mask, targets.to_vector(),
-                                   ir::strategy_cost_model(jit_->resolved(code_.field.bits())));
+                                   ir::strategy_cost_model(jit_->resolved(code_.field.bits()), code_.field));
     if (!plan.ok()) return plan.status();
     const std::string what =
         "decode_t" + join_indices(plan->targets) + "_s" + join_indices(plan->sources);

@@ -1,4 +1,5 @@
-// clmul-insn tests: which targets have it, the instruction in the assembly, errors.
+// clmul-insn and clmul-mixed tests: which targets have them, the instruction in the assembly,
+// errors (outputs against the reference: strategy_test, two_stage_decode_test).
 #include <cstdint>
 #include <random>
 #include <string>
@@ -75,15 +76,70 @@ TEST(ClmulInsnAsm, MultipliesPerProductAndOneReductionPerOutput) {
     }
 }
 
+// clmul-mixed on RS(10,4) shapes: constants with at most clmul_mixed_short_bits set bits go
+// by shifts (no multiply instruction), the others by the instruction (as many as clmul-insn
+// takes for them), and a matrix of both takes the instruction for its dense half only.
+TEST(ClmulMixedAsm, ShortConstantsByShiftsDenseByTheInstruction) {
+  auto info = test::resolve_target("x86_64-v3+vpclmulqdq");
+  ASSERT_TRUE(bool(info)) << err_text(info.takeError());
+  for (unsigned l : {32u, 64u}) {
+    const Field f = field(l);
+    const unsigned short_bits = ir::clmul_mixed_short_bits(f);
+    ASSERT_GE(short_bits, 2u);
+    ASSERT_LT(short_bits, l);
+    std::mt19937_64 rng(l);
+    auto constant = [&](bool dense) {
+      for (;;) {
+        const uint64_t a = 2 + rng() % (f.mask() - 1);
+        const unsigned bits = unsigned(__builtin_popcountll(a));
+        if (dense ? bits > short_bits : bits <= short_bits) return a;
+        if (!dense) {  // uniform constants are rarely short: keep the low bits of one
+          uint64_t b = a & ((uint64_t(1) << short_bits) - 1);
+          if (b >= 2) return b;
+        }
+      }
+    };
+    const unsigned per_product = l == 64 ? 2 : 4;
+    for (unsigned dense_rows : {0u, 2u, 4u}) {
+      codes::Matrix M(4, 10);
+      for (unsigned r = 0; r < 4; ++r)
+        for (unsigned c = 0; c < 10; ++c) M.at(r, c) = constant(r < dense_rows);
+      jit::CompileRequest req{ir::KernelDesc{f, M, "k"}, *info, ir::Strategy::kClmulMixed,
+                              jit::OptLevel::kO3};
+      auto text = jit::kernel_code(req, jit::EmitKind::kAssembly);
+      ASSERT_TRUE(bool(text)) << err_text(text.takeError());
+      // The main loop and the overlapping last vector share one body; the scalar tail goes to
+      // clmul-shift. So the count is a multiple of the dense products' multiplies.
+      const size_t n = count(*text, "pclmulqdq\t");
+      if (dense_rows == 0) EXPECT_EQ(n, 0u) << "gf" << l;
+      else {
+        EXPECT_GE(n, 10u * dense_rows * per_product) << "gf" << l << " dense rows " << dense_rows;
+        EXPECT_EQ(n % (10u * dense_rows * per_product), 0u) << "gf" << l << " dense rows " << dense_rows;
+      }
+    }
+    // The cost it plans with: set bits for short constants, one more than the limit otherwise.
+    auto low = ir::make_lowering(ir::Strategy::kClmulMixed, f, *info);
+    ASSERT_TRUE(bool(low)) << err_text(low.takeError());
+    const codes::CostModel model = (*low)->cost_model();
+    EXPECT_EQ(model, ir::strategy_cost_model(ir::Strategy::kClmulMixed, f));
+    EXPECT_EQ(codes::constant_cost(0, model), 0u);
+    EXPECT_EQ(codes::constant_cost(1, model), 0u);
+    EXPECT_EQ(codes::constant_cost(0b1011, model), 3u);
+    EXPECT_EQ(codes::constant_cost(f.mask(), model), short_bits + 1);
+  }
+}
+
 TEST(ClmulInsnErrors, FieldsAndTargetsItCannotServe) {
   auto v4 = test::resolve_target("x86_64-v4+vpclmulqdq");
   ASSERT_TRUE(bool(v4));
-  for (unsigned l : {8u, 16u}) {
-    auto low = ir::make_lowering(ir::Strategy::kClmulInsn, field(l), *v4);
-    ASSERT_FALSE(bool(low));
-    const std::string msg = err_text(low.takeError());
-    EXPECT_NE(msg.find("GF(2^" + std::to_string(l) + ")"), std::string::npos) << msg;
-  }
+  for (ir::Strategy s : {ir::Strategy::kClmulInsn, ir::Strategy::kClmulMixed})
+    for (unsigned l : {8u, 16u}) {
+      auto low = ir::make_lowering(s, field(l), *v4);
+      ASSERT_FALSE(bool(low));
+      const std::string msg = err_text(low.takeError());
+      EXPECT_NE(msg.find("GF(2^" + std::to_string(l) + ")"), std::string::npos) << msg;
+      EXPECT_NE(msg.find(ir::strategy_name(s)), std::string::npos) << msg;
+    }
   for (const char *name : {"x86_64-v4", "aarch64+neon", "armv7", "host-sse2"}) {
     auto info = test::resolve_target(name);
     if (!info) {
@@ -97,8 +153,9 @@ TEST(ClmulInsnErrors, FieldsAndTargetsItCannotServe) {
   }
 }
 
-// The static choice of "auto" (tuning off): clmul-insn for GF(2^64) wherever it exists,
-// for GF(2^32) only without GFNI.
+// The static choice of "auto" (tuning off): with 512-bit VPCLMULQDQ clmul-insn for GF(2^64),
+// for GF(2^32) only without GFNI; clmul-mixed on x86 at 128 and 256 bits; clmul-shift on
+// AArch64 (PMULL not measured).
 TEST(ClmulInsnAuto, StaticChoice) {
   auto both = test::resolve_target("x86_64-v4+vpclmulqdq,+gfni");
   auto no_gfni = test::resolve_target("x86_64-v4+vpclmulqdq");
@@ -107,6 +164,18 @@ TEST(ClmulInsnAuto, StaticChoice) {
   EXPECT_EQ(jit::resolve_strategy(ir::Strategy::kAuto, *both, 32), ir::Strategy::kGfni);
   EXPECT_EQ(jit::resolve_strategy(ir::Strategy::kAuto, *no_gfni, 32), ir::Strategy::kClmulInsn);
   EXPECT_EQ(jit::resolve_strategy(ir::Strategy::kAuto, *no_gfni, 64), ir::Strategy::kClmulInsn);
+  for (const char *name : {"x86_64-v3+vpclmulqdq", "x86_64-v2+pclmul"}) {
+    auto narrow = test::resolve_target(name);
+    ASSERT_TRUE(bool(narrow)) << name;
+    for (unsigned l : {32u, 64u})
+      EXPECT_EQ(jit::resolve_strategy(ir::Strategy::kAuto, *narrow, l), ir::Strategy::kClmulMixed)
+          << name << " gf" << l;
+    EXPECT_EQ(jit::resolve_strategy(ir::Strategy::kAuto, *narrow, 16), ir::Strategy::kClmulShift)
+        << name;
+  }
+  auto arm = test::resolve_target("aarch64+aes");
+  ASSERT_TRUE(bool(arm));
+  EXPECT_EQ(jit::resolve_strategy(ir::Strategy::kAuto, *arm, 64), ir::Strategy::kClmulShift);
 }
 
 }  // namespace

@@ -270,6 +270,41 @@ TEST(DecodeSchedule, BasisSearchForShiftAndXorSavesSetBits) {
   }
 }
 
+uint64_t plan_cost(const DecodePlan &plan, CostModel model) {
+  return plan.factored() ? product_cost(plan.pre, model) + product_cost(plan.post, model)
+                         : product_cost(plan.coeffs, model);
+}
+
+// Planned for a lowering that pays set bits up to a cap (clmul-mixed: a dense constant costs
+// one instruction product, as much as `cap` set bits), the search runs under that cost:
+// no more capped cost and no more products than the syndrome basis, fewer capped cost on
+// RS(10,4) losing data 0..3, the same map decoding a ref_encode stripe. A cap of 1 is
+// kProducts (no search: the plan equals the unsearched one).
+TEST(DecodeSchedule, BasisSearchUnderACappedCost) {
+  for (unsigned l : {32u, 64u}) {
+    const std::string spec = "rs-vand:k=10,m=4,gf=" + std::to_string(l);
+    const LinearCode c = code(spec);
+    const std::vector<bool> present = present_without(14, {0, 1, 2, 3});
+    const CostModel capped{l == 64 ? 9u : 11u};
+    auto plain = plan_reconstruct(c, present);
+    auto searched = plan_reconstruct(c, present, capped);
+    auto products = plan_reconstruct(c, present, CostModel{1});
+    ASSERT_TRUE(plain.ok() && searched.ok() && products.ok()) << spec;
+    ASSERT_TRUE(searched->factored()) << spec;
+    EXPECT_EQ(products->pre, plain->pre) << spec;
+    EXPECT_EQ(products->post, plain->post) << spec;
+    EXPECT_EQ(searched->coeffs, plain->coeffs) << spec;
+    check_plan(c, *searched, spec + " capped");
+    ASSERT_NO_FATAL_FAILURE(check_stages_decode(c, *searched, spec + " capped"));
+    EXPECT_LT(plan_cost(*searched, capped), plan_cost(*plain, capped)) << spec;
+    EXPECT_LE(decode_products(*searched), decode_products(*plain)) << spec;
+    std::printf("%s losing 0..3, cap %u: cost %llu -> %llu, %zu -> %zu products\n", spec.c_str(),
+                capped.cap, (unsigned long long)plan_cost(*plain, capped),
+                (unsigned long long)plan_cost(*searched, capped), decode_products(*plain),
+                decode_products(*searched));
+  }
+}
+
 // Every erasure set of two (10,4) codes, planned for shift-and-XOR: the invariants of every
 // plan, the stages decode (a share of the sets), and never more set bits than without the
 // search.

@@ -31,13 +31,23 @@ inline size_t symbol_len(size_t len, unsigned l) {
   return len < s ? s : len - len % s;
 }
 
-// m x k, fixed seed; about 15% zeros and 15% ones so the skeleton's special cases are hit.
+// m x k, fixed seed; about 15% zeros and 15% ones so the skeleton's special cases are hit,
+// 25% with 2..4 set bits (short constants: clmul-mixed takes them by shifts, the dense rest
+// by the instruction, both kinds in one output), the rest uniform over [2, 2^l).
 inline codes::Matrix random_matrix(const codes::Field &f, unsigned k, unsigned m, uint64_t seed) {
   std::mt19937_64 rng(seed);
   codes::Matrix M(m, k);
   for (uint64_t &a : M.a) {
     const unsigned pick = unsigned(rng() % 100);
-    a = pick < 15 ? 0 : pick < 30 ? 1 : 2 + rng() % (f.mask() - 1);
+    if (pick < 15) a = 0;
+    else if (pick < 30) a = 1;
+    else if (pick < 55) {  // a few set bits (an encoder's short constants): 2..4 random bits
+      a = 0;
+      const unsigned bits = 2 + unsigned(rng() % 3);
+      for (unsigned i = 0; i < bits; ++i) a |= uint64_t(1) << (rng() % f.bits());
+      if (a < 2) a = 2;
+    } else
+      a = 2 + rng() % (f.mask() - 1);
   }
   return M;
 }

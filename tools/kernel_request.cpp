@@ -167,7 +167,8 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
   }
   Result<codes::DecodePlan> plan = codes::plan_reconstruct(
       *code, present,
-      ir::strategy_cost_model(jit::resolve_strategy(*strategy, target->info, code->field.bits())));
+      ir::strategy_cost_model(jit::resolve_strategy(*strategy, target->info, code->field.bits()),
+                              code->field));
   if (!plan.ok()) {
     *error = "decode of shards " + join_indices(erased) + ": " + plan.status().to_string();
     return std::nullopt;

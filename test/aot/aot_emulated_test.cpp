@@ -29,7 +29,7 @@ struct Case {
   std::string decoders;  // --decoders
   Runner runner;
   std::string strategy = "auto";
-  const char *native_feature = nullptr;  // kNative: __builtin_cpu_supports name, if any
+  const char *native_feature = nullptr;  // kNative: what the CPU needs (see MatchesReferenceCodec)
 };
 
 std::string case_name(const Case &c) {
@@ -77,6 +77,16 @@ std::vector<Case> cases() {
   // PMULL (AArch64 AES extension) for the wide fields, under qemu.
   v.push_back({"aarch64+aes", "rs-vand:k=5,m=3,gf=64", "0,4;1,2,6", Runner::kAArch64, "clmul-insn"});
   v.push_back({"aarch64+aes", "rs-cauchy:k=6,m=3,gf=32", "2;0,5,7", Runner::kAArch64, "clmul-insn"});
+  // clmul-mixed: every parity row mixes short constants (shifts) and dense ones (the
+  // instruction) in one sum; MDS (ecjit check-mds).
+  const char *mixed64 =
+      "matrix:k=4,m=2,gf=64,a=13.9e3779b97f4a7c15.105.c2b2ae3d27d4eb4f/"
+      "9.d6e8feb86659fd93.87c37b91114253d5.3";
+  const char *mixed32 = "matrix:k=4,m=2,gf=32,a=13.9e3779b9.105.c2b2ae3d/9.d6e8feb8.87c37b91.3";
+  v.push_back({"aarch64+aes", mixed64, "0,4;1,2", Runner::kAArch64, "clmul-mixed"});
+  v.push_back({"aarch64+aes", mixed32, "3;0,5", Runner::kAArch64, "clmul-mixed"});
+  v.push_back({"x86_64-v3+vpclmulqdq", mixed64, "0,4;1,2", Runner::kNative, "clmul-mixed",
+               "vpclmulqdq-avx2"});
   // Wider fields: packed into 64-bit registers (riscv64), 32-bit HVX lanes, 64-bit NEON lanes.
   v.push_back({"riscv64", "rs-vand:k=4,m=2,gf=32", "1;0,5", Runner::kRiscv});
   v.push_back({"hexagon-v68+hvx", "rs-vand:k=4,m=2,gf=32", "1;0,5", Runner::kHexagon});
@@ -318,7 +328,9 @@ TEST_P(AotEmulated, MatchesReferenceCodec) {
                                                __builtin_cpu_supports("avx512bw")
                      : f == "vpclmulqdq" ? __builtin_cpu_supports("vpclmulqdq") &&
                                                __builtin_cpu_supports("avx512bw")
-                                         : false;
+                     : f == "vpclmulqdq-avx2" ? __builtin_cpu_supports("vpclmulqdq") &&
+                                                    __builtin_cpu_supports("avx2")
+                                              : false;
     if (!has) GTEST_SKIP() << "this CPU lacks " << c.native_feature << " to run " << c.target;
   }
   std::string why;

@@ -17,8 +17,8 @@ struct JitOptions {
   // this process can run are accepted (kUnsupportedTarget otherwise).
   std::string target = "host";
   // Lowering strategy: "auto" (picked per field and target, tuned unless tune = false),
-  // "clmul-shift", "split-table", "gfni", "clmul-insn" (kJitFailure at codec() when the
-  // strategy cannot serve the field on the target).
+  // "clmul-shift", "split-table", "gfni", "clmul-insn", "clmul-mixed" (kJitFailure at
+  // codec() when the strategy cannot serve the field on the target).
   std::string strategy = "auto";
   // LLVM optimization level 0..3 (0 keeps the dissertation's redundant shift form).
   unsigned opt_level = 3;
