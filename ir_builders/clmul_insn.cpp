@@ -87,7 +87,8 @@ class ClmulInsnLowering final : public MultiplyLowering {
     return values;
   }
 
-  // clmul-mixed: set bits, a product by the instruction costing as much as short_bits_ + 1.
+  // Set bits, a product by the instruction costing as much as short_bits_ + 1 (clmul-insn:
+  // cap 1, every product the same, CostModel::kProducts).
   codes::CostModel cost_model() const override { return codes::CostModel{short_bits_ + 1}; }
 
   void begin_output(llvm::IRBuilderBase &b, llvm::Type *ty) override {

@@ -355,7 +355,10 @@ TEST(StreamingStores, AlignedLargeShardsUseTheStreamingEncoderAndMatchReference)
     ASSERT_NO_FATAL_FAILURE(check_encode(**codec, *code, big + 8, 0, 3, spec));  // len % 64
     EXPECT_EQ((*j)->stats().kernels_compiled, before) << spec << ": no streaming encoder yet";
     ASSERT_NO_FATAL_FAILURE(check_encode(**codec, *code, big, 0, 4, spec));   // streaming
-    ASSERT_NO_FATAL_FAILURE(check_encode(**codec, *code, 4 * big, 0, 5, spec));
+    // Several main-loop iterations of the streaming kernel; not for the tiled RS(140,80),
+    // whose reference encode of 4 x 80 shards is most of this test's time under ASan.
+    if (code->k <= 10)
+      ASSERT_NO_FATAL_FAILURE(check_encode(**codec, *code, 4 * big, 0, 5, spec));
     EXPECT_EQ((*j)->stats().kernels_compiled, before + (x86 ? 1 : 0)) << spec;
   }
 }
