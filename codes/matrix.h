@@ -44,7 +44,6 @@ struct CostModel {
   unsigned cap = 1;
   static const CostModel kProducts, kSetBits;
   friend constexpr bool operator==(CostModel a, CostModel b) { return a.cap == b.cap; }
-  friend constexpr bool operator!=(CostModel a, CostModel b) { return a.cap != b.cap; }
 };
 inline constexpr CostModel CostModel::kProducts{1};
 inline constexpr CostModel CostModel::kSetBits{64};

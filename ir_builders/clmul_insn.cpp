@@ -47,12 +47,13 @@ llvm::Intrinsic::ID clmul_intrinsic(const TargetInfo &target) {
 
 class ClmulInsnLowering final : public MultiplyLowering {
  public:
-  // short_bits 0: every constant other than 1 by the instruction (clmul-insn); else those
-  // with at most short_bits set bits by shifts and XORs (clmul-mixed).
-  ClmulInsnLowering(const codes::Field &field, llvm::Intrinsic::ID clmul, unsigned vector_bits,
-                    unsigned vector_regs, unsigned short_bits)
-      : field_(field), clmul_(clmul), qwords_(vector_bits / 64),
-        accs_(field.bits() == 64 ? 2 : 4), vector_regs_(vector_regs), short_bits_(short_bits),
+  // strategy kClmulInsn: every constant other than 1 by the instruction; kClmulMixed: those
+  // with at most clmul_mixed_short_bits set bits by shifts and XORs.
+  ClmulInsnLowering(Strategy strategy, const codes::Field &field, llvm::Intrinsic::ID clmul,
+                    unsigned vector_bits, unsigned vector_regs)
+      : strategy_(strategy), field_(field), clmul_(clmul), qwords_(vector_bits / 64),
+        accs_(field.bits() == 64 ? 2 : 4), vector_regs_(vector_regs),
+        short_bits_(strategy == Strategy::kClmulMixed ? clmul_mixed_short_bits(field) : 0),
         fallback_(make_clmul_shift_lowering(field, vector_regs)),
         // Accumulators per output; the current input's halves, the constant and two
         // temporaries take about four registers.
@@ -87,9 +88,7 @@ class ClmulInsnLowering final : public MultiplyLowering {
     return values;
   }
 
-  // Set bits, a product by the instruction costing as much as short_bits_ + 1 (clmul-insn:
-  // cap 1, every product the same, CostModel::kProducts).
-  codes::CostModel cost_model() const override { return codes::CostModel{short_bits_ + 1}; }
+  codes::CostModel cost_model() const override { return strategy_cost_model(strategy_, field_); }
 
   void begin_output(llvm::IRBuilderBase &b, llvm::Type *ty) override {
     b_ = &b;
@@ -198,12 +197,13 @@ class ClmulInsnLowering final : public MultiplyLowering {
             b_->CreateLShr(q, llvm::ConstantInt::get(q_ty_, 32))};
   }
 
+  Strategy strategy_;
   codes::Field field_;
   llvm::Intrinsic::ID clmul_;
   unsigned qwords_;  // 64-bit lanes per vector
   unsigned accs_;    // accumulators per output
   unsigned vector_regs_;
-  unsigned short_bits_;  // see the constructor
+  unsigned short_bits_;  // 0 for clmul-insn, see the constructor
   std::unique_ptr<MultiplyLowering> fallback_;
   InputOrder order_;
   llvm::IRBuilderBase *b_ = nullptr;
@@ -222,10 +222,11 @@ bool clmul_insn_supported(const codes::Field &field, const TargetInfo &target) {
 
 namespace {
 
-llvm::Expected<std::unique_ptr<MultiplyLowering>> make_lowering(const char *name,
-                                                                const codes::Field &field,
-                                                                const TargetInfo &target,
-                                                                unsigned short_bits) {
+// clmul-insn or clmul-mixed for `field` on `target`, or why not.
+llvm::Expected<std::unique_ptr<MultiplyLowering>> make_clmul_lowering(Strategy strategy,
+                                                                      const codes::Field &field,
+                                                                      const TargetInfo &target) {
+  const char *name = strategy_name(strategy);
   if (field.bits() != 32 && field.bits() != 64)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "strategy '%s' serves GF(2^32) and GF(2^64), not "
@@ -240,7 +241,7 @@ llvm::Expected<std::unique_ptr<MultiplyLowering>> make_lowering(const char *name
         "clmul-shift",
         name, target.triple.c_str(), target.cpu.c_str(), target.vector_bits);
   return std::unique_ptr<MultiplyLowering>(std::make_unique<ClmulInsnLowering>(
-      field, clmul, target.vector_bits, target.vector_regs, short_bits));
+      strategy, field, clmul, target.vector_bits, target.vector_regs));
 }
 
 }  // namespace
@@ -251,12 +252,12 @@ unsigned clmul_mixed_short_bits(const codes::Field &field) {
 
 llvm::Expected<std::unique_ptr<MultiplyLowering>> make_clmul_insn_lowering(
     const codes::Field &field, const TargetInfo &target) {
-  return make_lowering("clmul-insn", field, target, 0);
+  return make_clmul_lowering(Strategy::kClmulInsn, field, target);
 }
 
 llvm::Expected<std::unique_ptr<MultiplyLowering>> make_clmul_mixed_lowering(
     const codes::Field &field, const TargetInfo &target) {
-  return make_lowering("clmul-mixed", field, target, clmul_mixed_short_bits(field));
+  return make_clmul_lowering(Strategy::kClmulMixed, field, target);
 }
 
 }  // namespace ecjit::ir

@@ -12,17 +12,10 @@
 namespace ecjit::ir {
 namespace {
 
-// Outputs whose lo/hi accumulators stay live at once: two registers per output; about four
-// go to the current input and the shift in flight. At most 64: a pass's output patterns are
-// 64-bit masks.
-unsigned pass_outputs(unsigned vector_regs) {
-  return vector_regs > 4 + 2 ? std::min(64u, (vector_regs - 4) / 2) : 1;
-}
-
 class ClmulShiftLowering final : public MultiplyLowering {
  public:
   ClmulShiftLowering(const codes::Field &field, unsigned vector_regs)
-      : field_(field), pass_(pass_outputs(vector_regs)) {}
+      : field_(field), pass_(clmul_shift_pass_outputs(vector_regs)) {}
 
   // Term by term: input by input, shift by shift, every output of a pass that uses the
   // shift XORs it in next to the others, so each shift dies at once and only the
@@ -83,7 +76,10 @@ class ClmulShiftLowering final : public MultiplyLowering {
 
 }  // namespace
 
-unsigned clmul_shift_pass_outputs(unsigned vector_regs) { return pass_outputs(vector_regs); }
+// At most 64: a pass's output patterns (emit_shift_sums) are 64-bit masks.
+unsigned clmul_shift_pass_outputs(unsigned vector_regs) {
+  return vector_regs > 4 + 2 ? std::min(64u, (vector_regs - 4) / 2) : 1;
+}
 
 std::vector<CarrylessSum> emit_shift_sums(llvm::IRBuilderBase &b, const codes::Field &field,
                                           llvm::Type *ty, const std::vector<Product> *outputs,
