@@ -77,6 +77,11 @@ Result<std::shared_ptr<const Codec>> codec_for(const EcjitConfig &c) {
   return codec;
 }
 
+// The kernel's strategy, with "+u<N>" when the tuner unrolled its main loop N vectors deep.
+std::string kernel_label(const KernelInfo &info) {
+  return info.strategy + (info.unroll > 1 ? "+u" + std::to_string(info.unroll) : "");
+}
+
 void bm_ecjit(benchmark::State &state, EcjitConfig c, size_t len) {
   Result<std::shared_ptr<const Codec>> codec = codec_for(c);
   if (!codec.ok()) {
@@ -112,7 +117,7 @@ void bm_ecjit(benchmark::State &state, EcjitConfig c, size_t len) {
   }
   count_bytes(state, s);
   const KernelInfo info = cd.encoder_info();
-  state.SetLabel(info.cpu + " " + std::to_string(info.vector_bits) + "-bit " + info.strategy);
+  state.SetLabel(info.cpu + " " + std::to_string(info.vector_bits) + "-bit " + kernel_label(info));
 }
 
 // Reconstruct of the first kM data shards (all parity kept): the decoder for that erasure set
@@ -155,7 +160,7 @@ void bm_ecjit_reconstruct(benchmark::State &state, EcjitConfig c, size_t len) {
     benchmark::ClobberMemory();
   }
   count_bytes(state, s);
-  state.SetLabel(cd.decoder_info(present).strategy);
+  state.SetLabel(kernel_label(cd.decoder_info(present)));
 }
 
 // JitOptions for the compile benchmarks: the defaults ("auto": the static choice now, tuned

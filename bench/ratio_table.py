@@ -32,10 +32,16 @@ def load(path):
     with open(path) as f:
         doc = json.load(f)
     rates, labels, errors, times = {}, {}, [], OrderedDict()
-    for b in doc.get("benchmarks", []):
-        if b.get("run_type", "iteration") != "iteration":
+    # With --benchmark_repetitions the medians stand for each benchmark; without, the runs.
+    benches = doc.get("benchmarks", [])
+    medians = any(b.get("aggregate_name") == "median" for b in benches)
+    for b in benches:
+        if medians:
+            if b.get("run_type") != "aggregate" or b.get("aggregate_name") != "median":
+                continue
+        elif b.get("run_type", "iteration") != "iteration":
             continue
-        name = b["name"]
+        name = b.get("run_name", b["name"]) if medians else b["name"]
         if b.get("error_occurred"):
             errors.append("%s: %s" % (name, b.get("error_message", "error")))
             continue
@@ -51,7 +57,7 @@ def load(path):
 
 
 def strategy_of(label):
-    return label.split()[-1] if label else "?"
+    return label.split()[-1] if label else "?"  # e.g. "gfni", or "gfni+u2": main loop unrolled 2x
 
 
 class Report:

@@ -2,11 +2,14 @@
 # bench/run.sh: builds bench_encode, runs it with short min times, prints ecjit / ISA-L ratio tables from its JSON.
 #   bench/run.sh [extra bench_encode flags, e.g. --ecjit_large or --benchmark_filter=gf8]
 #   env: BUILD (build dir, default build-tools), MIN_TIME (seconds per benchmark, default 0.2),
-#        OUT (JSON file, default $BUILD/bench_encode.json)
+#        REPS (repetitions, default 3: the tables show medians; the repetitions run in random
+#        order so that a burst of load on a shared VM spreads over every benchmark instead of
+#        singling one out), OUT (JSON file, default $BUILD/bench_encode.json)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build-tools}
 MIN_TIME=${MIN_TIME:-0.2}
+REPS=${REPS:-3}
 OUT=${OUT:-$BUILD/bench_encode.json}
 
 if [[ ! -f "$BUILD/build.ninja" ]]; then
@@ -15,6 +18,7 @@ if [[ ! -f "$BUILD/build.ninja" ]]; then
 fi
 ninja -C "$BUILD" -j2 bench_encode
 "$BUILD/bench/bench_encode" --benchmark_min_time="$MIN_TIME" \
+  --benchmark_repetitions="$REPS" --benchmark_enable_random_interleaving=true \
   --benchmark_out="$OUT" --benchmark_out_format=json "$@"
 echo
 python3 "$ROOT/bench/ratio_table.py" "$OUT"

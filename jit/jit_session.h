@@ -36,13 +36,15 @@ class CompiledKernel {
   void *address() const { return address_; }
   // The name the kernel was added under (inside the JIT it carries a unique suffix).
   const std::string &symbol() const { return symbol_; }
-  // The lowering strategy the code was built with, and why it was chosen (the tuner's
-  // measurements, or empty for a fixed choice). Set once by whoever compiled the kernel,
-  // before it is shared.
+  // The lowering strategy and main-loop unroll depth the code was built with, and why
+  // they were chosen (the tuner's measurements, or empty for a fixed choice). Set once by
+  // whoever compiled the kernel, before it is shared.
   ir::Strategy strategy() const { return strategy_; }
+  unsigned unroll() const { return unroll_; }
   const std::string &why() const { return why_; }
-  void describe(ir::Strategy strategy, std::string why) {
+  void describe(ir::Strategy strategy, unsigned unroll, std::string why) {
     strategy_ = strategy;
+    unroll_ = unroll;
     why_ = std::move(why);
   }
 
@@ -55,6 +57,7 @@ class CompiledKernel {
   void *address_ = nullptr;
   std::string symbol_;
   ir::Strategy strategy_ = ir::Strategy::kAuto;
+  unsigned unroll_ = 1;
   std::string why_;
 };
 

@@ -45,7 +45,9 @@ llvm::Expected<BuiltModule> build_module(const CompileRequest &req, bool optimiz
   BuiltModule out;
   out.ctx = std::make_unique<llvm::LLVMContext>();
   const ir::Strategy strategy = resolve_strategy(req.strategy, req.target, req.desc.field.bits());
-  auto module = ir::build_kernel(*out.ctx, req.desc, req.target, strategy);
+  ir::BuildOptions options;
+  options.unroll = req.unroll;
+  auto module = ir::build_kernel(*out.ctx, req.desc, req.target, strategy, options);
   if (!module) return module.takeError();
   out.module = std::move(*module);
   if (optimize_it) {
@@ -80,8 +82,9 @@ std::string kernel_cache_key(const CompileRequest &req) {
   k += "|" + req.target.triple + "|" + req.target.cpu + "|" + req.target.features + "|v" +
        std::to_string(req.target.vector_bits) + "|r" + std::to_string(req.target.vector_regs) +
        "|lane" + std::to_string(req.target.max_lane_bits) + "|" + ir::strategy_name(strategy) +
-       "|O" + std::to_string(int(req.opt)) + "|gf" + std::to_string(req.desc.field.bits()) + "/" +
-       std::to_string(req.desc.field.poly()) + "|" + std::to_string(req.desc.coeffs.rows) + "x" +
+       "|O" + std::to_string(int(req.opt)) + "|u" + std::to_string(req.unroll) + "|gf" +
+       std::to_string(req.desc.field.bits()) + "/" + std::to_string(req.desc.field.poly()) + "|" +
+       std::to_string(req.desc.coeffs.rows) + "x" +
        std::to_string(req.desc.coeffs.cols) + "|";
   for (uint64_t c : req.desc.coeffs.a) k += std::to_string(c) + ",";
   if (req.desc.has_pre()) {  // a first stage changes the map coeffs is applied to
@@ -100,7 +103,8 @@ llvm::Expected<std::unique_ptr<CompiledKernel>> jit_kernel(JitSession &session,
                                                            const DiskCache *disk, bool *from_disk) {
   const auto t0 = std::chrono::steady_clock::now();
   auto done = [&](llvm::Expected<std::unique_ptr<CompiledKernel>> k) {
-    if (k) (*k)->describe(resolve_strategy(req.strategy, req.target, req.desc.field.bits()), "");
+    if (k) (*k)->describe(resolve_strategy(req.strategy, req.target, req.desc.field.bits()), req.unroll,
+                            "");
     if (compile_seconds)
       *compile_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -27,6 +27,8 @@ struct CompileRequest {
   ir::TargetInfo target;
   ir::Strategy strategy = ir::Strategy::kClmulShift;
   OptLevel opt = OptLevel::kO3;
+  // Vectors per input in one step of the main loop (ir::BuildOptions::unroll, 1..8).
+  unsigned unroll = 1;
 };
 
 // The strategy `kAuto` stands for on a target, for a field of `field_bits`.
@@ -50,7 +52,8 @@ llvm::Expected<std::string> kernel_code(const CompileRequest &req, EmitKind kind
 
 // Everything the machine code of `req` depends on, as one string (the disk-cache key):
 // ecjit build identity, LLVM version, target triple/CPU/features/widths, strategy, opt
-// level, field, coefficients (and the first stage, KernelDesc::pre), modes, symbol.
+// level, unroll depth, field, coefficients (and the first stage, KernelDesc::pre), modes,
+// symbol.
 std::string kernel_cache_key(const CompileRequest &req);
 
 // JIT-compiles the kernel into `session` (the target must be runnable by this process).

@@ -18,6 +18,7 @@ struct TuneResult {
   // The winner; null when the candidate handed in as TuneOptions::given won (reuse it).
   std::unique_ptr<CompiledKernel> kernel;
   ir::Strategy strategy = ir::Strategy::kClmulShift;
+  unsigned unroll = 1;  // vectors per input in one step of the winner's main loop
   // One line on the decision, e.g. "split-table 15.1 GB/s > clmul-shift 5.2 GB/s
   // (64 KiB x 14 shards, 2 ms each)" or "recorded: ...".
   std::string why;
@@ -49,12 +50,21 @@ std::optional<TuneResult> recorded_kernel(JitSession &session, const CompileRequ
 // lower this field on this target is JIT-compiled (except options.given_strategy, whose
 // kernel is handed in), run on L2-sized shards for about `budget_ms` each after a warm-up,
 // and the fastest by bytes per second wins - unless it is within 5% of the static choice
-// (options.given_strategy, else resolve_strategy(kAuto)), which then stays; the decision
-// is recorded on disk. Output never depends on the choice: every candidate is the same
-// linear map. Errors: only when no candidate compiles, or when options.cancel is raised.
+// (options.given_strategy, else resolve_strategy(kAuto)), which then stays. When the
+// kernel's loop body is short (at most 48 nonzero coefficients), the winner is then
+// compiled with its main loop unrolled 2x (and 4x, up to 24 coefficients) and timed against
+// itself; a depth at least 5% faster replaces it. Timing runs on page-aligned shards (the
+// layout of O_DIRECT / mmap buffers). The decision is recorded on disk. Output never depends on the choice: every candidate is the same
+// linear map. Errors: only when no candidate compiles, the timing buffers cannot be
+// allocated, or options.cancel is raised.
 llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest &req,
                                        const DiskCache *disk,
                                        const TuneOptions &options = TuneOptions());
+
+// The disk-cache key of `req`'s tuning record (the same for every strategy and unroll depth
+// of req). The record's text: "<strategy>[ unroll=<2..8>]\n<why>"; recorded_kernel ignores
+// one it cannot parse.
+std::string tuning_record_key(const CompileRequest &req);
 
 // The strategies that can serve a field on a target (clmul-shift always).
 std::vector<ir::Strategy> candidate_strategies(const ir::TargetInfo &target, unsigned field_bits);

@@ -38,10 +38,11 @@ class KernelSlot {
   }
   // `code` null: the running kernel won; only the description changes.
   void publish(std::shared_ptr<const jit::CompiledKernel> code, ir::Strategy strategy,
-               const std::string &why) {
+               unsigned unroll, const std::string &why) {
     std::lock_guard<std::mutex> lock(mutex_);
     strategy_ = strategy;
     info_.strategy = ir::strategy_name(strategy);
+    info_.unroll = unroll;
     info_.why = why;
     if (!code) return;
     const KernelFn fn = reinterpret_cast<KernelFn>(code->address());

@@ -9,6 +9,7 @@
 #include "codes/linear_code.h"
 #include "codes/reference_codec.h"
 #include "jit/target_spec.h"
+#include "ir_builders/kernel_builder.h"
 #include "jit/tuner.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -78,7 +79,8 @@ TEST(Tuner, PicksRecordsAndReusesTheDecision) {
 }
 
 // The kernel already serving calls is timed, not recompiled: when it wins the result
-// carries no kernel, otherwise a different strategy's kernel; both are right.
+// carries no kernel, otherwise a different strategy's kernel (or the given strategy
+// unrolled); both are right.
 TEST(Tuner, TimesAGivenCandidateWithoutRecompilingIt) {
   auto session = jit::JitSession::create();
   ASSERT_TRUE(bool(session));
@@ -98,13 +100,85 @@ TEST(Tuner, TimesAGivenCandidateWithoutRecompilingIt) {
     auto r = jit::tune_kernel(**session, req, nullptr, o);
     ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
     EXPECT_NE(r->why.find("clmul-shift"), std::string::npos) << r->why;
-    if (r->strategy == ir::Strategy::kClmulShift) {
+    if (r->strategy == ir::Strategy::kClmulShift && r->unroll == 1) {
       EXPECT_EQ(r->kernel, nullptr) << "the given kernel won; nothing new to hand back";
-    } else {
+    } else {  // another strategy, or the given one unrolled
       ASSERT_NE(r->kernel, nullptr);
       EXPECT_TRUE(same_as_reference(code, r->kernel->address(), 4656)) << r->why;
     }
   }
+}
+
+// Short loop bodies get unrolled candidates of the winning strategy, long ones do not; the
+// kernel handed back (at whatever depth) computes the reference parity, and its depth is
+// recorded and reused by the next process.
+TEST(Tuner, UnrollsOnlyShortLoopBodies) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ecjit-tuner-unroll", dir));
+  jit::DiskCache disk{std::string(dir)};
+  auto session = jit::JitSession::create();
+  ASSERT_TRUE(bool(session));
+  jit::TuneOptions quick;
+  quick.budget_ms = 1.0;
+  struct Case {
+    const char *spec;
+    bool unrolled_candidates;
+  } cases[] = {{"rs-vand:k=4,m=2,gf=8", true},     // 8 terms: depths 2 and 4
+               {"rs-vand:k=4,m=2,gf=32", true},
+               {"rs-vand:k=10,m=4,gf=16", true},   // 40 terms: depth 2
+               {"rs-vand:k=12,m=6,gf=8", false}};  // 72 terms: none
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.spec);
+    codes::LinearCode code = *codes::build_code(c.spec);
+    jit::CompileRequest req{ir::KernelDesc{code.field, code.parity,
+                                           ir::kernel_symbol("encode", c.spec, "tuner_unroll")},
+                            info("host"), ir::Strategy::kAuto, jit::OptLevel::kO3};
+    auto r = jit::tune_kernel(**session, req, &disk, quick);
+    ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+    EXPECT_EQ(r->why.find("unroll") != std::string::npos, c.unrolled_candidates) << r->why;
+    EXPECT_TRUE(r->unroll == 1 || r->unroll == 2 || (r->unroll == 4 && code.k * code.m <= 24))
+        << r->unroll;
+    ASSERT_NE(r->kernel, nullptr);
+    EXPECT_EQ(r->kernel->unroll(), r->unroll);
+    for (size_t len : {size_t(8), size_t(4656), size_t(100000)})
+      EXPECT_TRUE(same_as_reference(code, r->kernel->address(), len)) << r->why;
+    auto again = jit::tune_kernel(**session, req, &disk, quick);
+    ASSERT_TRUE(bool(again));
+    EXPECT_TRUE(again->from_record);
+    EXPECT_EQ(again->strategy, r->strategy);
+    EXPECT_EQ(again->unroll, r->unroll);
+    EXPECT_EQ(again->kernel->unroll(), r->unroll);
+  }
+  llvm::sys::fs::remove_directories(dir);
+}
+
+// A record names the strategy and depth; the recorded kernel is built with both. A record
+// that does not parse is ignored (the caller tunes again), never half-applied.
+TEST(Tuner, RecordedDepthIsBuiltAndBadRecordsAreIgnored) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ecjit-tuner-record", dir));
+  jit::DiskCache disk{std::string(dir)};
+  auto session = jit::JitSession::create();
+  ASSERT_TRUE(bool(session));
+  codes::LinearCode code = *codes::build_code("rs-vand:k=5,m=3,gf=16");
+  jit::CompileRequest req{ir::KernelDesc{code.field, code.parity, "ecjit_tuner_record_gf16"},
+                          info("host"), ir::Strategy::kAuto, jit::OptLevel::kO3};
+  const std::string key = jit::tuning_record_key(req);
+  disk.store_text(key, "clmul-shift unroll=4\npinned by the test");
+  auto r = jit::recorded_kernel(**session, req, &disk);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->strategy, ir::Strategy::kClmulShift);
+  EXPECT_EQ(r->unroll, 4u);
+  EXPECT_EQ(r->kernel->unroll(), 4u);
+  EXPECT_NE(r->why.find("pinned by the test"), std::string::npos) << r->why;
+  for (size_t len : {size_t(2), size_t(4650), size_t(100002)})
+    EXPECT_TRUE(same_as_reference(code, r->kernel->address(), len)) << len;
+  for (const char *bad : {"clmul-shift unroll=9\n", "clmul-shift unroll=0\n", "clmul-shift unrolled\n",
+                          "clmul-shift unroll=4 more\n", "auto\n", "nonsense unroll=2\n"}) {
+    disk.store_text(key, bad);
+    EXPECT_FALSE(jit::recorded_kernel(**session, req, &disk).has_value()) << bad;
+  }
+  llvm::sys::fs::remove_directories(dir);
 }
 
 TEST(Tuner, StopsWhenCanceled) {

@@ -87,7 +87,10 @@ std::string gbps(double bytes_per_call, double seconds_per_call) {
 }
 
 void print_kernel(const char *label, const KernelInfo &info) {
-  std::printf("%-13s %s (strategy %s)\n", label, info.symbol.c_str(), info.strategy.c_str());
+  const std::string unroll =
+      info.unroll > 1 ? ", main loop unrolled " + std::to_string(info.unroll) + "x" : "";
+  std::printf("%-13s %s (strategy %s%s)\n", label, info.symbol.c_str(), info.strategy.c_str(),
+              unroll.c_str());
   if (!info.why.empty()) std::printf("%-13s %s\n", "", info.why.c_str());
 }
 

@@ -27,6 +27,7 @@ std::vector<Option> kernel_options() {
        "riscv64, ... (default host)"},
       {"strategy", "X", "lowering strategy: " + strategy_list() + " (default auto)"},
       {"opt", "O", "optimization level O0, O1, O2 or O3 (default O3)"},
+      {"unroll", "U", "vectors per input in one step of the main loop, 1..8 (default 1)"},
       {"op", "OP", "encode or decode (default encode)"},
       {"erased", "LIST",
        "decode only: missing shards, e.g. 0,3 (default: the first m shards)"},
@@ -130,6 +131,12 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
     *error = "--opt '" + args.get("opt") + "' is not one of O0, O1, O2, O3";
     return std::nullopt;
   }
+  const std::string unroll_text = args.get("unroll", "1");
+  if (unroll_text.size() != 1 || unroll_text[0] < '1' || unroll_text[0] > '8') {
+    *error = "--unroll '" + unroll_text + "' is not a number of vectors 1..8";
+    return std::nullopt;
+  }
+  const unsigned unroll = unsigned(unroll_text[0] - '0');
 
   const std::string op = args.get("op", "encode");
   if (op == "encode") {
@@ -138,7 +145,10 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
       return std::nullopt;
     }
     const codes::Matrix parity = code->parity;
-    return assemble(std::move(*code), "encode", {}, std::move(*target), *strategy, opt, parity);
+    KernelRequest r =
+        assemble(std::move(*code), "encode", {}, std::move(*target), *strategy, opt, parity);
+    r.req.unroll = unroll;
+    return r;
   }
   if (op != "decode") {
     *error = "--op '" + op + "' is not encode or decode";
@@ -178,6 +188,7 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
                              std::move(erased), std::move(*target), *strategy, opt,
                              plan->factored() ? plan->post : plan->coeffs);
   r.req.desc.pre = plan->pre;
+  r.req.unroll = unroll;
   return r;
 }
 
@@ -200,6 +211,7 @@ std::string describe(const KernelRequest &r) {
        r.req.target.cpu + ", " + std::to_string(r.req.target.vector_bits) + "-bit vectors)";
   s += ", strategy " + std::string(ir::strategy_name(r.resolved_strategy));
   s += ", " + std::string(opt_level_name(r.req.opt));
+  if (r.req.unroll > 1) s += ", unroll " + std::to_string(r.req.unroll);
   return s;
 }
 

@@ -23,6 +23,7 @@ struct KernelInfo {
   std::string target;    // target string, e.g. "host" or "host-avx2"
   std::string cpu;       // LLVM CPU name the code was compiled for, e.g. "znver3"
   unsigned vector_bits = 0;  // widest vector the kernel uses (64 = no vector unit)
+  unsigned unroll = 1;       // vectors per shard in one step of the main loop (tuned for short kernels)
   std::string why;           // why this strategy: the tuner's measurements, or forced/static
 };
 
