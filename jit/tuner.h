@@ -53,8 +53,9 @@ std::optional<TuneResult> recorded_kernel(JitSession &session, const CompileRequ
 // (options.given_strategy, else resolve_strategy(kAuto)), which then stays. When the
 // kernel's loop body is short (at most 48 nonzero coefficients), the winner is then
 // compiled with its main loop unrolled 2x (and 4x, up to 24 coefficients) and timed against
-// itself; a depth at least 5% faster replaces it. Timing runs on page-aligned shards (the
-// layout of O_DIRECT / mmap buffers). The decision is recorded on disk. Output never depends on the choice: every candidate is the same
+// itself; a depth at least 5% faster replaces it. Each candidate is timed on page-aligned
+// shards (O_DIRECT / mmap buffers) and on shards at staggered page offsets (heap buffers)
+// and scored by the harmonic mean of the two rates. The decision is recorded on disk. Output never depends on the choice: every candidate is the same
 // linear map. Errors: only when no candidate compiles, the timing buffers cannot be
 // allocated, or options.cancel is raised.
 llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest &req,
