@@ -19,6 +19,12 @@ struct TargetInfo {
   // vectors, because the backend would scalarize such vectors lane by lane (slow to compile
   // and to run).
   unsigned max_lane_bits = 64;
+  // What one carry-less multiply of vector width costs in vector XORs (reciprocal
+  // throughputs in the CPU's scheduling model): at 512 bits 4 on Zen 4 and Zen 5 (one
+  // VPCLMULQDQ per 2 cycles, two XORs per cycle), 2 on Ice Lake to Granite Rapids. 0 =
+  // unknown (no such instruction in the tier, or no per-instruction model, as for the
+  // generic x86-64-v4). Steers the static strategy choice (jit::resolve_strategy).
+  double clmul_cost_xors = 0;
 };
 
 }  // namespace ecjit::ir

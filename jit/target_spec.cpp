@@ -12,6 +12,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/MC/MCInstrInfo.h"
+#include "llvm/MC/MCSchedule.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/TargetParser/Host.h"
@@ -51,11 +53,17 @@ struct VectorTier {
   const char *features;  // checked with MCSubtargetInfo::checkFeatures (implications honoured)
   unsigned bits;
   unsigned regs;
+  // LLVM opcode names of the tier's carry-less multiply and vector XOR, whose costs in the
+  // CPU's scheduling model give TargetInfo::clmul_cost_xors (nullptr: no such instruction).
+  const char *clmul = nullptr;
+  const char *vxor = nullptr;
 };
 
 constexpr VectorTier kX86Tiers[] = {
-    {"+avx512bw,+avx512f", 512, 32}, {"+avx2", 256, 16}, {"+sse2", 128, 16}};
-constexpr VectorTier kNeonTiers[] = {{"+neon", 128, 32}};
+    {"+avx512bw,+avx512f", 512, 32, "VPCLMULQDQZrri", "VPXORQZrr"},
+    {"+avx2", 256, 16, "VPCLMULQDQYrri", "VPXORYrr"},
+    {"+sse2", 128, 16, "PCLMULQDQrri", "PXORrr"}};
+constexpr VectorTier kNeonTiers[] = {{"+neon", 128, 32, "PMULLv1i64", "EORv16i8"}};
 constexpr VectorTier kArmTiers[] = {{"+neon", 128, 16}};
 constexpr VectorTier kHexagonTiers[] = {{"+hvx-length128b", 1024, 32},
                                         {"+hvx-length64b", 512, 32}};
@@ -125,6 +133,36 @@ llvm::Expected<std::unique_ptr<llvm::MCSubtargetInfo>> make_subtarget(const std:
                                    cpu.c_str());
   }
   return std::move(sti);
+}
+
+// Reciprocal throughput in cycles of the opcode called `name` on sti's CPU, from LLVM's
+// scheduling model; 0 when the model has no number for it (no per-instruction model, an
+// unknown name, or a variant class that needs the operands to resolve).
+double reciprocal_throughput(const llvm::MCSubtargetInfo &sti, const llvm::MCInstrInfo &mii,
+                             llvm::StringRef name) {
+  const llvm::MCSchedModel &model = sti.getSchedModel();
+  if (!model.hasInstrSchedModel()) return 0;
+  for (unsigned op = 0; op < mii.getNumOpcodes(); ++op) {
+    if (mii.getName(op) != name) continue;
+    const llvm::MCSchedClassDesc *desc = model.getSchedClassDesc(mii.get(op).getSchedClass());
+    if (!desc || !desc->isValid() || desc->isVariant()) return 0;
+    return llvm::MCSchedModel::getReciprocalThroughput(sti, *desc);
+  }
+  return 0;
+}
+
+// TargetInfo::clmul_cost_xors for a tier on sti's CPU (0 = unknown).
+double clmul_cost_xors(const std::string &triple, const llvm::MCSubtargetInfo &sti,
+                       const VectorTier &tier) {
+  if (!tier.clmul || !tier.vxor) return 0;
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) return 0;
+  std::unique_ptr<llvm::MCInstrInfo> mii(target->createMCInstrInfo());
+  if (!mii) return 0;
+  const double clmul = reciprocal_throughput(sti, *mii, tier.clmul);
+  const double vxor = reciprocal_throughput(sti, *mii, tier.vxor);
+  return clmul > 0 && vxor > 0 ? clmul / vxor : 0;
 }
 
 // Checks every change's feature name against the feature table of the base's target.
@@ -289,6 +327,7 @@ llvm::Expected<ir::TargetInfo> TargetSpec::resolve() const {
       if ((*sti)->checkFeatures(tier.features)) {
         info.vector_bits = tier.bits;
         info.vector_regs = tier.regs;
+        info.clmul_cost_xors = clmul_cost_xors(info.triple, **sti, tier);
         break;
       }
     }

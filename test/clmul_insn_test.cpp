@@ -4,6 +4,7 @@
 #include <random>
 #include <string>
 
+#include <cstdio>
 #include <gtest/gtest.h>
 
 #include "codes/gf.h"
@@ -153,8 +154,9 @@ TEST(ClmulInsnErrors, FieldsAndTargetsItCannotServe) {
   }
 }
 
-// The static choice of "auto" (tuning off): with 512-bit VPCLMULQDQ clmul-insn for GF(2^64),
-// for GF(2^32) only without GFNI; clmul-mixed on x86 at 128 and 256 bits; clmul-shift on
+// The static choice of "auto" (tuning off): with 512-bit VPCLMULQDQ (and a CPU whose model
+// does not say it is dear; the generic x86-64-v4 has none) clmul-insn for GF(2^64), for
+// GF(2^32) only without GFNI; clmul-mixed on x86 at 128 and 256 bits; clmul-shift on
 // AArch64 (PMULL not measured).
 TEST(ClmulInsnAuto, StaticChoice) {
   auto both = test::resolve_target("x86_64-v4+vpclmulqdq,+gfni");
@@ -176,6 +178,38 @@ TEST(ClmulInsnAuto, StaticChoice) {
   auto arm = test::resolve_target("aarch64+aes");
   ASSERT_TRUE(bool(arm));
   EXPECT_EQ(jit::resolve_strategy(ir::Strategy::kAuto, *arm, 64), ir::Strategy::kClmulShift);
+}
+
+// The cost of a carry-less multiply comes from the CPU's scheduling model and steers the
+// 512-bit choice: clmul-insn where the multiply costs at most 3 XORs (Intel: 2; unknown: 0),
+// clmul-mixed where it costs more (Zen 4 / Zen 5: 4).
+TEST(ClmulInsnAuto, MultiplyCostFromTheSchedulingModel) {
+  auto v4 = test::resolve_target("x86_64-v4+vpclmulqdq");
+  ASSERT_TRUE(bool(v4));
+  EXPECT_EQ(v4->clmul_cost_xors, 0.0) << "the generic x86-64-v4 CPU has no per-instruction model";
+  auto arm = test::resolve_target("aarch64+aes");
+  ASSERT_TRUE(bool(arm));
+  EXPECT_GT(arm->clmul_cost_xors, 0.0) << "PMULL against EOR in the generic AArch64 model";
+  for (auto [cost, want] : {std::pair{0.0, ir::Strategy::kClmulInsn},
+                            std::pair{2.0, ir::Strategy::kClmulInsn},
+                            std::pair{4.0, ir::Strategy::kClmulMixed}}) {
+    ir::TargetInfo t = *v4;
+    t.clmul_cost_xors = cost;
+    for (unsigned l : {32u, 64u})
+      EXPECT_EQ(jit::resolve_strategy(ir::Strategy::kAuto, t, l), want) << cost << " gf" << l;
+    t.vector_bits = 256;  // below 512 bits x86 takes clmul-mixed whatever the cost
+    EXPECT_EQ(jit::resolve_strategy(ir::Strategy::kAuto, t, 64), ir::Strategy::kClmulMixed) << cost;
+  }
+  // This machine's CPU, where its model is one of the measured ones.
+  auto host = test::resolve_target("host");
+  ASSERT_TRUE(bool(host));
+  std::printf("host: cpu %s, %u-bit, a carry-less multiply costs %.2f XORs\n", host->cpu.c_str(),
+              host->vector_bits, host->clmul_cost_xors);
+  if (host->vector_bits == 512 && (host->cpu == "znver4" || host->cpu == "znver5"))
+    EXPECT_EQ(host->clmul_cost_xors, 4.0);
+  if (host->vector_bits == 512 && (host->cpu == "icelake-server" || host->cpu == "sapphirerapids" ||
+                                   host->cpu == "tigerlake" || host->cpu == "graniterapids"))
+    EXPECT_EQ(host->clmul_cost_xors, 2.0);
 }
 
 }  // namespace
