@@ -31,13 +31,14 @@ struct DecodePlan {
 // Errors: kShardCount (present has the wrong size), kInvalidArgument (a wanted index out
 // of range or duplicated), kTooManyErasures (fewer than k shards present), kSingular (the
 // chosen k shards do not determine the data: the code is not MDS for this set).
-// `lowering`: the cost model of the lowering that will run the plan (schedule_decode).
+// `lowering`: the cost model of the lowering that will run the plan (schedule_decode);
+// kNoSearch (the default) when the caller runs the direct map or names no lowering.
 Result<DecodePlan> plan_decode(const LinearCode &code, const std::vector<bool> &present,
                                const std::vector<unsigned> &wanted,
-                               CostModel lowering = CostModel::kProducts);
+                               CostModel lowering = CostModel::kNoSearch);
 
 // Plans the rebuild of every shard not present.
 Result<DecodePlan> plan_reconstruct(const LinearCode &code, const std::vector<bool> &present,
-                                    CostModel lowering = CostModel::kProducts);
+                                    CostModel lowering = CostModel::kNoSearch);
 
 }  // namespace ecjit::codes

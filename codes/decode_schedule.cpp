@@ -66,8 +66,8 @@ namespace {
 // (about 10 ms); RS(48,16) losing 16: 1.05M, wide decodes keep the basis they have.
 constexpr uint64_t kBasisSearchBudget = 250000;
 
-// Greedy change of basis of the intermediates under a lowering's cost model with set bits
-// (cap > 1, see schedule_decode):
+// Greedy change of basis of the intermediates under a lowering's cost model (set bits up to
+// its cap; products for cap 1; see schedule_decode):
 // t' = E t for an elementary E, pre' = E pre, post' = post E^-1, so compose_stages(pre, post)
 // is unchanged. Moves: t_a += lambda t_b (pre row a += lambda pre row b, post column b +=
 // lambda post column a) and t_a *= lambda (pre row a *= lambda, post column a *= 1 / lambda).
@@ -257,10 +257,12 @@ bool cheapest_schedule(const LinearCode &code, const DecodePlan &plan, CostModel
     for (unsigned c = 0; c < k; ++c) post_kept.at(r, c) = post.at(r, c);
     for (unsigned i = 0; i < t; ++i) post_kept.at(r, k + i) = post.at(r, k + keep[i]);
   }
-  // A cheaper basis for a lowering that pays per set bit (clmul-shift; clmul-mixed up to its
-  // cap); it never adds a product.
-  if (model == CostModel::kSetBits && lowering.cap > 1)
-    BasisSearch(code.field, lowering, k, pre_kept, post_kept).run(kBasisSearchBudget);
+  // A cheaper basis under the lowering's own cost, in the pass that judges by it: set bits
+  // for clmul-shift and clmul-mixed (cap > 1), products for the per-product lowerings
+  // (cap 1). It never adds a product.
+  const bool search = lowering.cap > 1 ? model == CostModel::kSetBits
+                                       : lowering == CostModel::kProducts && model == lowering;
+  if (search) BasisSearch(code.field, lowering, k, pre_kept, post_kept).run(kBasisSearchBudget);
   if (product_cost(pre_kept, model) + product_cost(post_kept, model) >= product_cost(direct, model))
     return false;
   *pre_out = std::move(pre_kept);
@@ -274,9 +276,12 @@ void schedule_decode(const LinearCode &code, DecodePlan *plan, CostModel lowerin
   plan->pre = Matrix();
   plan->post = Matrix();
   // Cheaper under the shift-and-XOR cost first (the lowering decides at build time whether a
-  // two-stage kernel pays for it, ir::build_kernel), else under the product count.
+  // two-stage kernel pays for it, ir::build_kernel), else under the product count. A
+  // lowering that pays per product judges by products alone: a schedule that only saves set
+  // bits ties for it, and the builder would emit the direct map anyway.
   Matrix pre, post;
-  if (!cheapest_schedule(code, *plan, CostModel::kSetBits, lowering, &pre, &post) &&
+  const bool per_product = lowering == CostModel::kProducts;
+  if ((per_product || !cheapest_schedule(code, *plan, CostModel::kSetBits, lowering, &pre, &post)) &&
       !cheapest_schedule(code, *plan, CostModel::kProducts, lowering, &pre, &post))
     return;
   plan->pre = std::move(pre);

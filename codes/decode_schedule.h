@@ -33,16 +33,18 @@ bool two_stage_form(const LinearCode &code, const DecodePlan &plan, Matrix *pre,
 // only when it is strictly cheaper under its own lowering's model and emits coeffs
 // otherwise. Sources, targets and coeffs never change. `plan`: from plan_decode for `code`.
 //
-// With a `lowering` that pays per set bit (cap > 1: the plan will run on clmul-shift, or on
-// clmul-mixed, which pays per set bit up to its cap) the intermediates may be any basis of the
-// syndromes, t' = E t: a greedy search over elementary changes of basis (t_a += lambda t_b,
-// t_a *= lambda, each turning one entry into 0 or 1) takes the one saving the most of that
-// cost without adding a product, round by round, within a
-// fixed work budget (deterministic; about 0.6-1.8 ms for RS(10,4), nothing for wide decodes).
-// rs-vand RS(10,4) losing data 0..3: GF(2^16) 154 -> 117 set bits (the encoder has 152),
-// GF(2^32) 212 -> 167, GF(2^64) 374 -> 286.
+// With the cost model of the lowering that will run the plan, the intermediates may be any
+// basis of the syndromes, t' = E t: a greedy search over elementary changes of basis (t_a +=
+// lambda t_b, t_a *= lambda, each turning one entry into 0 or 1) takes the one saving the most
+// of that cost without adding a product, round by round, within a fixed work budget
+// (deterministic; about 0.6-1.8 ms for RS(10,4), nothing for wide decodes). A lowering that
+// pays per set bit (cap > 1: clmul-shift; clmul-mixed up to its cap) is searched under the
+// set-bit pass: rs-vand RS(10,4) losing data 0..3, GF(2^16) 154 -> 117 set bits (the encoder
+// has 152), GF(2^32) 212 -> 167, GF(2^64) 374 -> 286. One that pays per product (kProducts:
+// GFNI, split tables, clmul-insn) is planned under the product count only, searched there:
+// RS(10,4) losing data 0..3, 40 -> 33 products. kNoSearch: both passes, no search.
 void schedule_decode(const LinearCode &code, DecodePlan *plan,
-                     CostModel lowering = CostModel::kProducts);
+                     CostModel lowering = CostModel::kNoSearch);
 
 // Constant multiplies a decoder for `plan` performs: count_products of pre plus post when
 // the plan is factored, of coeffs otherwise.

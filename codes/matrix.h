@@ -39,12 +39,15 @@ size_t count_products(const Matrix &M);
 // kProducts (cap 1): the same for every constant (table look-ups, GFNI, carry-less multiply
 // instructions); kSetBits (cap 64): one shift-and-XOR pair per set bit (the dissertation's
 // shift-and-XOR lowering); a cap between: shifts and XORs for short constants, an instruction
-// costing `cap` set bits for the others (clmul-mixed).
+// costing `cap` set bits for the others (clmul-mixed). kNoSearch (cap 0, every constant
+// free) names no lowering: decode planning keeps the syndromes as its intermediates and
+// searches no cheaper basis (schedule_decode), for callers that run the direct map.
 struct CostModel {
   unsigned cap = 1;
-  static const CostModel kProducts, kSetBits;
+  static const CostModel kNoSearch, kProducts, kSetBits;
   friend constexpr bool operator==(CostModel a, CostModel b) { return a.cap == b.cap; }
 };
+inline constexpr CostModel CostModel::kNoSearch{0};
 inline constexpr CostModel CostModel::kProducts{1};
 inline constexpr CostModel CostModel::kSetBits{64};
 inline uint64_t constant_cost(uint64_t a, CostModel model) {

@@ -278,8 +278,7 @@ uint64_t plan_cost(const DecodePlan &plan, CostModel model) {
 // Planned for a lowering that pays set bits up to a cap (clmul-mixed: a dense constant costs
 // one instruction product, as much as `cap` set bits), the search runs under that cost:
 // no more capped cost and no more products than the syndrome basis, fewer capped cost on
-// RS(10,4) losing data 0..3, the same map decoding a ref_encode stripe. A cap of 1 is
-// kProducts (no search: the plan equals the unsearched one).
+// RS(10,4) losing data 0..3, the same map decoding a ref_encode stripe.
 TEST(DecodeSchedule, BasisSearchUnderACappedCost) {
   for (unsigned l : {32u, 64u}) {
     const std::string spec = "rs-vand:k=10,m=4,gf=" + std::to_string(l);
@@ -288,11 +287,8 @@ TEST(DecodeSchedule, BasisSearchUnderACappedCost) {
     const CostModel capped{l == 64 ? 9u : 11u};
     auto plain = plan_reconstruct(c, present);
     auto searched = plan_reconstruct(c, present, capped);
-    auto products = plan_reconstruct(c, present, CostModel{1});
-    ASSERT_TRUE(plain.ok() && searched.ok() && products.ok()) << spec;
+    ASSERT_TRUE(plain.ok() && searched.ok()) << spec;
     ASSERT_TRUE(searched->factored()) << spec;
-    EXPECT_EQ(products->pre, plain->pre) << spec;
-    EXPECT_EQ(products->post, plain->post) << spec;
     EXPECT_EQ(searched->coeffs, plain->coeffs) << spec;
     check_plan(c, *searched, spec + " capped");
     ASSERT_NO_FATAL_FAILURE(check_stages_decode(c, *searched, spec + " capped"));
@@ -329,6 +325,63 @@ TEST(DecodeSchedule, BasisSearchEveryErasureSet) {
     EXPECT_EQ(sets, 14u + 91u + 364u + 1001u) << spec;
     EXPECT_GT(fewer, sets / 2) << spec;
     std::printf("%s: %zu of %zu erasure sets with fewer set bits\n", spec, fewer, sets);
+  }
+}
+
+// Planned for a lowering that pays per product (GFNI, split tables, clmul-insn: kProducts),
+// the search runs under the product count and the plan is judged by it alone: every field's
+// RS(10,4) losing data 0..3 needs at most 34 products instead of the direct 40, the stages
+// decode a ref_encode stripe, sources / targets / coeffs are those of the unsearched plan.
+// The default (kNoSearch) keeps the syndrome basis.
+TEST(DecodeSchedule, BasisSearchUnderTheProductCount) {
+  for (unsigned l : {8u, 16u, 32u, 64u}) {
+    const std::string spec = "rs-vand:k=10,m=4,gf=" + std::to_string(l);
+    const LinearCode c = code(spec);
+    const std::vector<bool> present = present_without(14, {0, 1, 2, 3});
+    auto plain = plan_reconstruct(c, present);
+    auto products = plan_reconstruct(c, present, CostModel::kProducts);
+    ASSERT_TRUE(plain.ok() && products.ok()) << spec;
+    ASSERT_TRUE(products->factored()) << spec;
+    EXPECT_EQ(products->coeffs, plain->coeffs) << spec;
+    EXPECT_EQ(products->sources, plain->sources) << spec;
+    EXPECT_EQ(products->targets, plain->targets) << spec;
+    EXPECT_EQ(decode_products(*plain), 40u) << spec << ": the syndrome basis ties the direct map";
+    EXPECT_LE(decode_products(*products), 34u) << spec;
+    check_plan(c, *products, spec + " products");
+    ASSERT_NO_FATAL_FAILURE(check_stages_decode(c, *products, spec + " products"));
+    std::printf("%s losing 0..3, per product: %zu -> %zu products\n", spec.c_str(),
+                decode_products(*plain), decode_products(*products));
+  }
+}
+
+// Every erasure set of a (10,4) code planned per product: the invariants of every plan, the
+// stages decode (a share of the sets), never more products than the direct map, and a
+// factored plan only when strictly fewer. rs-vand gains on 1126 of the 1470 sets, Cauchy
+// GF(2^16) on 252 (measured; the bounds leave room).
+TEST(DecodeSchedule, ProductSearchEveryErasureSet) {
+  const std::pair<const char *, size_t> cases[] = {{"rs-vand:k=10,m=4,gf=8", 1000},
+                                                   {"rs-cauchy:k=10,m=4,gf=16", 200}};
+  for (auto [spec, at_least] : cases) {
+    const LinearCode c = code(spec);
+    size_t sets = 0, fewer = 0;
+    for (uint32_t mask = 1; mask < (1u << 14); ++mask) {
+      if (__builtin_popcount(mask) > 4) continue;
+      std::vector<bool> present(14);
+      for (unsigned s = 0; s < 14; ++s) present[s] = !((mask >> s) & 1);
+      auto plan = plan_reconstruct(c, present, CostModel::kProducts);
+      ASSERT_TRUE(plan.ok()) << spec << " mask " << mask;
+      const std::string what = std::string(spec) + " per product, lost mask " + std::to_string(mask);
+      ++sets;
+      const size_t direct = count_products(plan->coeffs);
+      ASSERT_LE(decode_products(*plan), direct) << what;
+      if (plan->factored()) ASSERT_LT(decode_products(*plan), direct) << what;
+      fewer += decode_products(*plan) < direct;
+      if (check_plan(c, *plan, what) && sets % 4 == 0)
+        ASSERT_NO_FATAL_FAILURE(check_stages_decode(c, *plan, what));
+    }
+    EXPECT_EQ(sets, 14u + 91u + 364u + 1001u) << spec;
+    EXPECT_GE(fewer, at_least) << spec;
+    std::printf("%s: %zu of %zu erasure sets with fewer products\n", spec, fewer, sets);
   }
 }
 
