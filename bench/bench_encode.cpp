@@ -121,7 +121,8 @@ void bm_ecjit(benchmark::State &state, EcjitConfig c, size_t len) {
 }
 
 // Reconstruct of the first kM data shards (all parity kept): the decoder for that erasure set
-// is compiled (and tuned, with "auto") before timing; its cold set-up is BM_decode_setup.
+// is compiled (and tuned, with "auto") before timing; its cold set-up (a new erasure set:
+// plan + compile) is bench_ops reconstruct/ecjit_cold.
 // Bytes counted as for encode: k x shard bytes per call.
 void bm_ecjit_reconstruct(benchmark::State &state, EcjitConfig c, size_t len) {
   Result<std::shared_ptr<const Codec>> codec = codec_for(c);
