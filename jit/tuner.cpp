@@ -77,9 +77,10 @@ constexpr int kRounds = 5;
 // unrolled kernel than the winner's one-vector loop).
 constexpr double kMargin = 1.05;
 // Unroll depths tried for the winning strategy, while its loop body (nonzero coefficients
-// times depth) stays within kMaxUnrolledTerms: a narrow code's short body leaves the loop's
-// pointer loads and control on the critical path (gfni RS(2,1) 58 -> 75 GB/s unrolled 4x on
-// Zen 4, RS(4,2) 69 -> 75), a long one hides them (RS(10,4): within 2% in every field).
+// times depth) stays within kMaxUnrolledTerms, which bounds code size and compile time. What
+// a depth buys depends on the shards' layout (Bench): on page-aligned shards Zen 4 runs
+// RS(4,2) gfni at 60 GB/s one vector per step and 74 unrolled 4x, RS(10,4) AVX2 split tables
+// 14.1 -> 15.9 unrolled 2x; on staggered shards the depths tie or lose (17.7 -> 16.6).
 constexpr unsigned kUnrollDepths[] = {2, 4};
 constexpr uint64_t kMaxUnrolledTerms = 96;
 

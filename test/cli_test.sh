@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# cli_test: the ecjit command's kernel options - bad values exit 2 with a message naming the
+# option, and --unroll N really unrolls the main loop (N times the affine products per step).
+#   cli_test.sh path/to/ecjit
+set -uo pipefail
+ECJIT=$1
+fails=0
+
+# expect_error <message fragment> <ecjit args...>: exit status 2, fragment on stderr, no stdout.
+expect_error() {
+  local want=$1
+  shift
+  local out err status
+  err=$(mktemp)
+  out=$("$ECJIT" "$@" 2>"$err")
+  status=$?
+  if [[ $status -ne 2 || -n $out ]] || ! grep -qF -- "$want" "$err"; then
+    echo "FAIL: ecjit $* -> exit $status, stderr: $(cat "$err"), want exit 2 and '$want'"
+    fails=$((fails + 1))
+  fi
+  rm -f "$err"
+}
+
+# Affine instructions in the %vloop block of `ecjit asm` for RS(4,2) on a fixed GFNI target.
+affine_in_loop() {
+  "$ECJIT" asm --spec rs-vand:k=4,m=2,gf=8 --target x86_64-v4+gfni --strategy gfni "$@" |
+    awk '/^[.$A-Za-z_0-9]+:/ { inside = ($0 ~ /%vloop *$/); next }
+         inside && /vgf2p8affineqb/ { n++ } END { print n + 0 }'
+}
+
+for bad in 0 9 x 12; do
+  expect_error "--unroll '$bad' is not a number of vectors 1..8" ir --spec rs-vand:k=4,m=2,gf=8 --unroll "$bad"
+done
+expect_error "option '--unroll' has an empty value" ir --spec rs-vand:k=4,m=2,gf=8 --unroll ""
+expect_error "--opt 'O7' is not one of O0, O1, O2, O3" asm --spec rs-vand:k=4,m=2,gf=8 --opt O7
+expect_error "unknown strategy 'bogus'" stats --spec rs-vand:k=4,m=2,gf=8 --strategy bogus
+
+one=$(affine_in_loop)
+for u in 2 4; do
+  got=$(affine_in_loop --unroll $u)
+  if [[ $one -eq 0 || $got -ne $((u * one)) ]]; then
+    echo "FAIL: --unroll $u: $got affine instructions in the main loop, want $u x $one"
+    fails=$((fails + 1))
+  fi
+done
+header=$("$ECJIT" ir --spec rs-vand:k=4,m=2,gf=8 --unroll 2 | head -1)
+if [[ $header != *", unroll 2"* ]]; then
+  echo "FAIL: ir header does not name the depth: $header"
+  fails=$((fails + 1))
+fi
+
+if [[ $fails -ne 0 ]]; then
+  echo "$fails check(s) failed"
+  exit 1
+fi
+echo "cli_test: all checks passed ($one affine products per step at depth 1)"
