@@ -218,6 +218,12 @@ class BasisSearch {
   Move best_;
 };
 
+// The planning pass that judges a schedule by a lowering's own cost: set bits for those that
+// pay per set bit (clmul-shift, clmul-mixed: cap > 1), products for the others.
+CostModel judging_pass(CostModel lowering) {
+  return lowering.cap > 1 ? CostModel::kSetBits : CostModel::kProducts;
+}
+
 // The two-stage schedule cheapest under `model` (see schedule_decode; `lowering`: the plan's
 // lowering); false when it is not strictly cheaper than the direct map under that model.
 bool cheapest_schedule(const LinearCode &code, const DecodePlan &plan, CostModel model,
@@ -257,12 +263,10 @@ bool cheapest_schedule(const LinearCode &code, const DecodePlan &plan, CostModel
     for (unsigned c = 0; c < k; ++c) post_kept.at(r, c) = post.at(r, c);
     for (unsigned i = 0; i < t; ++i) post_kept.at(r, k + i) = post.at(r, k + keep[i]);
   }
-  // A cheaper basis under the lowering's own cost, in the pass that judges by it: set bits
-  // for clmul-shift and clmul-mixed (cap > 1), products for the per-product lowerings
-  // (cap 1). It never adds a product.
-  const bool search = lowering.cap > 1 ? model == CostModel::kSetBits
-                                       : lowering == CostModel::kProducts && model == lowering;
-  if (search) BasisSearch(code.field, lowering, k, pre_kept, post_kept).run(kBasisSearchBudget);
+  // A cheaper basis under the lowering's own cost, in the pass that judges by it. It never
+  // adds a product.
+  if (lowering.cap > 0 && model == judging_pass(lowering))  // kNoSearch (cap 0): none
+    BasisSearch(code.field, lowering, k, pre_kept, post_kept).run(kBasisSearchBudget);
   if (product_cost(pre_kept, model) + product_cost(post_kept, model) >= product_cost(direct, model))
     return false;
   *pre_out = std::move(pre_kept);
@@ -280,10 +284,13 @@ void schedule_decode(const LinearCode &code, DecodePlan *plan, CostModel lowerin
   // lowering that pays per product judges by products alone: a schedule that only saves set
   // bits ties for it, and the builder would emit the direct map anyway.
   Matrix pre, post;
-  const bool per_product = lowering == CostModel::kProducts;
-  if ((per_product || !cheapest_schedule(code, *plan, CostModel::kSetBits, lowering, &pre, &post)) &&
-      !cheapest_schedule(code, *plan, CostModel::kProducts, lowering, &pre, &post))
-    return;
+  auto cheapest = [&](CostModel model) {
+    return cheapest_schedule(code, *plan, model, lowering, &pre, &post);
+  };
+  const bool found = lowering == CostModel::kProducts
+                         ? cheapest(CostModel::kProducts)
+                         : cheapest(CostModel::kSetBits) || cheapest(CostModel::kProducts);
+  if (!found) return;
   plan->pre = std::move(pre);
   plan->post = std::move(post);
   assert(compose_stages(code.field, plan->pre, plan->post) == plan->coeffs);

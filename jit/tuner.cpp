@@ -94,9 +94,11 @@ struct Candidate {
   double best = 0;                           // their harmonic mean: the score
 };
 
+// A candidate's name, "gfni" or "gfni unroll=4": in the why texts, and the first line of
+// a tuning record (parse_label reads it back).
 std::string label(ir::Strategy s, unsigned unroll) {
   std::string out = ir::strategy_name(s);
-  if (unroll > 1) out += " unroll " + std::to_string(unroll);
+  if (unroll > 1) out += " unroll=" + std::to_string(unroll);
   return out;
 }
 
@@ -119,14 +121,7 @@ uint64_t loop_terms(const ir::KernelDesc &desc) {
   return n;
 }
 
-// The first line of a tuning record: "gfni" or "gfni unroll=4".
-std::string record_head(ir::Strategy s, unsigned unroll) {
-  std::string out = ir::strategy_name(s);
-  if (unroll > 1) out += " unroll=" + std::to_string(unroll);
-  return out;
-}
-
-bool parse_record_head(const std::string &head, ir::Strategy *s, unsigned *unroll) {
+bool parse_label(const std::string &head, ir::Strategy *s, unsigned *unroll) {
   const size_t sp = head.find(' ');
   auto parsed = ir::parse_strategy(head.substr(0, sp));
   if (!parsed || *parsed == ir::Strategy::kAuto) return false;
@@ -170,7 +165,7 @@ std::optional<TuneResult> recorded_kernel(JitSession &session, const CompileRequ
   if (!record) return std::nullopt;
   const size_t nl = record->find('\n');
   TuneResult result;
-  if (!parse_record_head(record->substr(0, nl), &result.strategy, &result.unroll))
+  if (!parse_label(record->substr(0, nl), &result.strategy, &result.unroll))
     return std::nullopt;
   CompileRequest r = req;
   r.strategy = result.strategy;
@@ -192,7 +187,10 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
   if (std::optional<TuneResult> recorded = recorded_kernel(session, req, disk))
     return std::move(*recorded);
   auto canceled = [&] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
-  auto cancel_error = [] {
+  llvm::Error errors = llvm::Error::success();
+  // Stopping early drops the compile errors gathered so far.
+  auto stop = [&errors] {
+    llvm::consumeError(std::move(errors));
     return llvm::createStringError(std::errc::operation_canceled, "tuning canceled");
   };
   const std::vector<ir::Strategy> strategies = candidate_strategies(req.target, req.desc.field.bits());
@@ -201,7 +199,6 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
   // L2-sized working set: at most 64 KiB per shard, 256 KiB over all shards.
   size_t len = std::min<size_t>(64 * 1024, (256 * 1024) / std::max(1u, inputs + outputs));
   len = std::max<size_t>(len / 64 * 64, 64) / sb * sb;
-  llvm::Error errors = llvm::Error::success();
   auto compile = [&](ir::Strategy s, unsigned unroll, std::vector<Candidate> *into) {
     Candidate c;
     c.strategy = s;
@@ -252,10 +249,7 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
   // Phase 1: every strategy, one vector per step.
   std::vector<Candidate> compiled;
   for (ir::Strategy s : strategies) {
-    if (canceled()) {
-      llvm::consumeError(std::move(errors));
-      return cancel_error();
-    }
+    if (canceled()) return stop();
     if (s == options.given_strategy && options.given_address) {
       Candidate c;
       c.strategy = s;
@@ -267,10 +261,7 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
   }
   std::vector<Candidate *> phase1;
   for (Candidate &c : compiled) phase1.push_back(&c);
-  if (!time(phase1)) {
-    llvm::consumeError(std::move(errors));
-    return cancel_error();
-  }
+  if (!time(phase1)) return stop();
   Candidate *winner = nullptr;
   for (Candidate *c : phase1)
     if (!winner || c->best > winner->best) winner = c;
@@ -301,19 +292,13 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
   const uint64_t terms = loop_terms(req.desc);
   for (unsigned u : kUnrollDepths) {
     if (terms * u > kMaxUnrolledTerms) break;
-    if (canceled()) {
-      llvm::consumeError(std::move(errors));
-      return cancel_error();
-    }
+    if (canceled()) return stop();
     compile(winner->strategy, u, &unrolled);
   }
   if (!unrolled.empty()) {
     std::vector<Candidate *> phase2{winner};
     for (Candidate &c : unrolled) phase2.push_back(&c);
-    if (!time(phase2)) {
-      llvm::consumeError(std::move(errors));
-      return cancel_error();
-    }
+    if (!time(phase2)) return stop();
     Candidate *deepest = winner;
     for (Candidate &c : unrolled)
       if (c.best > deepest->best) deepest = &c;
@@ -333,7 +318,7 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
   result.from_disk = winner->from_disk;
   result.why = why + " (" + std::to_string(inputs + outputs) + " shards x " + std::to_string(len) + " B)";
   if (result.kernel) result.kernel->describe(result.strategy, result.unroll, result.why);
-  if (disk) disk->store_text(tuning_record_key(req), record_head(result.strategy, result.unroll) + "\n" + result.why);
+  if (disk) disk->store_text(tuning_record_key(req), label(result.strategy, result.unroll) + "\n" + result.why);
   return std::move(result);
 }
 

@@ -129,7 +129,7 @@ void JitImpl::tune_later(const jit::CompileRequest &req, const std::shared_ptr<K
   job.done = [this, weak](llvm::Expected<jit::TuneResult> result, double seconds) {
     if (!result) {  // the static choice keeps serving; say why in its description
       const std::string error = llvm::toString(result.takeError());
-      if (auto s = weak.lock()) s->publish(nullptr, s->strategy(), 1, "static choice (tuning failed: " + error + ")");
+      if (auto s = weak.lock()) s->publish(nullptr, s->strategy(), "static choice (tuning failed: " + error + ")");
       return;
     }
     {
@@ -138,12 +138,10 @@ void JitImpl::tune_later(const jit::CompileRequest &req, const std::shared_ptr<K
       tuning_seconds_ += seconds;
       from_disk_ += result->from_disk;
     }
-    if (auto s = weak.lock()) s->publish(std::move(result->kernel), result->strategy, result->unroll,
-                                     "tuned: " + result->why);
+    if (auto s = weak.lock()) s->publish(std::move(result->kernel), result->strategy, "tuned: " + result->why);
   };
   if (!tuner_->submit(std::move(job)))
-    slot->publish(nullptr, slot->strategy(), 1,
-                  "static choice for this field and target (tuner backlog full)");
+    slot->publish(nullptr, slot->strategy(), "static choice for this field and target (tuner backlog full)");
 }
 
 Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,

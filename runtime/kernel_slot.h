@@ -36,15 +36,16 @@ class KernelSlot {
     std::lock_guard<std::mutex> lock(mutex_);
     return strategy_;
   }
-  // `code` null: the running kernel won; only the description changes.
+  // `code` null: the running kernel won; only the description changes. Otherwise the new
+  // kernel's unroll depth (CompiledKernel::unroll) is described too.
   void publish(std::shared_ptr<const jit::CompiledKernel> code, ir::Strategy strategy,
-               unsigned unroll, const std::string &why) {
+               const std::string &why) {
     std::lock_guard<std::mutex> lock(mutex_);
     strategy_ = strategy;
     info_.strategy = ir::strategy_name(strategy);
-    info_.unroll = unroll;
     info_.why = why;
     if (!code) return;
+    info_.unroll = code->unroll();
     const KernelFn fn = reinterpret_cast<KernelFn>(code->address());
     codes_.push_back(std::move(code));
     fn_.store(fn, std::memory_order_release);

@@ -27,6 +27,23 @@ std::vector<bool> present_without(unsigned n, const std::vector<unsigned> &lost)
   return p;
 }
 
+// Every erasure set of an n-shard code with 1..max_lost shards lost, in mask order: the mask
+// of lost shards (bit s = shard s) and the matching present vector.
+struct ErasureSet {
+  uint32_t mask;
+  std::vector<bool> present;
+};
+std::vector<ErasureSet> erasure_sets(unsigned n, unsigned max_lost) {
+  std::vector<ErasureSet> out;
+  for (uint32_t mask = 1; mask < (1u << n); ++mask) {
+    if (unsigned(__builtin_popcount(mask)) > max_lost) continue;
+    std::vector<bool> present(n);
+    for (unsigned s = 0; s < n; ++s) present[s] = !((mask >> s) & 1);
+    out.push_back({mask, std::move(present)});
+  }
+  return out;
+}
+
 // Runs the plan's two stages with the scalar apply_matrix on a random stripe and compares
 // the targets with the stripe's shards (the stripe itself comes from ref_encode).
 void check_stages_decode(const LinearCode &c, const DecodePlan &plan, const std::string &what) {
@@ -165,11 +182,7 @@ TEST(DecodeSchedule, EveryErasureSetOfTenFourCodes) {
       const std::string spec = family + ":k=10,m=4,gf=" + std::to_string(l);
       const LinearCode c = code(spec);
       size_t sets = 0, staged = 0, factored = 0;
-      for (uint32_t mask = 1; mask < (1u << 14); ++mask) {
-        const unsigned lost = unsigned(__builtin_popcount(mask));
-        if (lost > 4) continue;
-        std::vector<bool> present(14);
-        for (unsigned s = 0; s < 14; ++s) present[s] = !((mask >> s) & 1);
+      for (const auto &[mask, present] : erasure_sets(14, 4)) {
         auto plan = plan_reconstruct(c, present);
         ASSERT_TRUE(plan.ok()) << spec << " mask " << mask;
         ++sets;
@@ -219,10 +232,7 @@ TEST(DecodeSchedule, PartialTargetsAndPresentTargets) {
 TEST(DecodeSchedule, MatrixCodeWithZerosAndOnes) {
   const LinearCode c = code("matrix:k=4,m=3,a=1.1.1.1/1.2.0.3/5.0.7.1");
   unsigned factored = 0;
-  for (uint32_t mask = 1; mask < (1u << 7); ++mask) {
-    if (__builtin_popcount(mask) > 3) continue;
-    std::vector<bool> present(7);
-    for (unsigned s = 0; s < 7; ++s) present[s] = !((mask >> s) & 1);
+  for (const auto &[mask, present] : erasure_sets(7, 3)) {
     auto plan = plan_reconstruct(c, present);
     if (!plan.ok()) {
       EXPECT_EQ(plan.status().code(), StatusCode::kSingular) << mask;
@@ -308,10 +318,7 @@ TEST(DecodeSchedule, BasisSearchEveryErasureSet) {
   for (const char *spec : {"rs-vand:k=10,m=4,gf=32", "rs-cauchy:k=10,m=4,gf=16"}) {
     const LinearCode c = code(spec);
     size_t sets = 0, fewer = 0;
-    for (uint32_t mask = 1; mask < (1u << 14); ++mask) {
-      if (__builtin_popcount(mask) > 4) continue;
-      std::vector<bool> present(14);
-      for (unsigned s = 0; s < 14; ++s) present[s] = !((mask >> s) & 1);
+    for (const auto &[mask, present] : erasure_sets(14, 4)) {
       auto plain = plan_reconstruct(c, present);
       auto searched = plan_reconstruct(c, present, CostModel::kSetBits);
       ASSERT_TRUE(plain.ok() && searched.ok()) << spec << " mask " << mask;
@@ -364,10 +371,7 @@ TEST(DecodeSchedule, ProductSearchEveryErasureSet) {
   for (auto [spec, at_least] : cases) {
     const LinearCode c = code(spec);
     size_t sets = 0, fewer = 0;
-    for (uint32_t mask = 1; mask < (1u << 14); ++mask) {
-      if (__builtin_popcount(mask) > 4) continue;
-      std::vector<bool> present(14);
-      for (unsigned s = 0; s < 14; ++s) present[s] = !((mask >> s) & 1);
+    for (const auto &[mask, present] : erasure_sets(14, 4)) {
       auto plan = plan_reconstruct(c, present, CostModel::kProducts);
       ASSERT_TRUE(plan.ok()) << spec << " mask " << mask;
       const std::string what = std::string(spec) + " per product, lost mask " + std::to_string(mask);

@@ -42,6 +42,26 @@ bool same_as_reference(const codes::LinearCode &code, void *address, size_t len)
   return p == want;
 }
 
+// A disk cache in a fresh directory, removed with it (also when an ASSERT returns early).
+struct ScratchDisk {
+  llvm::SmallString<128> dir;
+  std::unique_ptr<jit::DiskCache> disk;
+  explicit ScratchDisk(const char *prefix) {
+    if (!llvm::sys::fs::createUniqueDirectory(prefix, dir))
+      disk = std::make_unique<jit::DiskCache>(std::string(dir));
+  }
+  ~ScratchDisk() {
+    if (disk) llvm::sys::fs::remove_directories(dir);
+  }
+};
+
+// Tuning options that keep the tests quick: 1 ms of timing per candidate.
+jit::TuneOptions quick_tuning() {
+  jit::TuneOptions o;
+  o.budget_ms = 1.0;
+  return o;
+}
+
 TEST(Tuner, CandidatesFollowTheTarget) {
   auto scalar = jit::candidate_strategies(info("host-sse2"), 8);
   EXPECT_EQ(scalar, std::vector<ir::Strategy>{ir::Strategy::kClmulShift});
@@ -52,13 +72,12 @@ TEST(Tuner, CandidatesFollowTheTarget) {
 }
 
 TEST(Tuner, PicksRecordsAndReusesTheDecision) {
-  llvm::SmallString<128> dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ecjit-tuner", dir));
-  jit::DiskCache disk{std::string(dir)};
+  ScratchDisk scratch("ecjit-tuner");
+  ASSERT_TRUE(scratch.disk);
+  const jit::DiskCache &disk = *scratch.disk;
   auto session = jit::JitSession::create();
   ASSERT_TRUE(bool(session));
-  jit::TuneOptions quick;
-  quick.budget_ms = 1.0;
+  const jit::TuneOptions quick = quick_tuning();
   for (unsigned gf : {8u, 16u, 32u}) {
     codes::LinearCode code = *codes::build_code("rs-vand:k=10,m=4,gf=" + std::to_string(gf));
     jit::CompileRequest req{ir::KernelDesc{code.field, code.parity, "ecjit_tuner_test_gf" + std::to_string(gf)},
@@ -75,7 +94,6 @@ TEST(Tuner, PicksRecordsAndReusesTheDecision) {
     EXPECT_EQ(second->strategy, first->strategy);
     EXPECT_TRUE(same_as_reference(code, second->kernel->address(), 4656));
   }
-  llvm::sys::fs::remove_directories(dir);
 }
 
 // The kernel already serving calls is timed, not recompiled: when it wins the result
@@ -93,8 +111,7 @@ TEST(Tuner, TimesAGivenCandidateWithoutRecompilingIt) {
     auto given = jit::jit_kernel(**session, req);
     ASSERT_TRUE(bool(given)) << llvm::toString(given.takeError());
     req.strategy = ir::Strategy::kAuto;
-    jit::TuneOptions o;
-    o.budget_ms = 1.0;
+    jit::TuneOptions o = quick_tuning();
     o.given_strategy = ir::Strategy::kClmulShift;
     o.given_address = (*given)->address();
     auto r = jit::tune_kernel(**session, req, nullptr, o);
@@ -113,13 +130,12 @@ TEST(Tuner, TimesAGivenCandidateWithoutRecompilingIt) {
 // kernel handed back (at whatever depth) computes the reference parity, and its depth is
 // recorded and reused by the next process.
 TEST(Tuner, UnrollsOnlyShortLoopBodies) {
-  llvm::SmallString<128> dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ecjit-tuner-unroll", dir));
-  jit::DiskCache disk{std::string(dir)};
+  ScratchDisk scratch("ecjit-tuner-unroll");
+  ASSERT_TRUE(scratch.disk);
+  const jit::DiskCache &disk = *scratch.disk;
   auto session = jit::JitSession::create();
   ASSERT_TRUE(bool(session));
-  jit::TuneOptions quick;
-  quick.budget_ms = 1.0;
+  const jit::TuneOptions quick = quick_tuning();
   struct Case {
     const char *spec;
     bool unrolled_candidates;
@@ -149,15 +165,14 @@ TEST(Tuner, UnrollsOnlyShortLoopBodies) {
     EXPECT_EQ(again->unroll, r->unroll);
     EXPECT_EQ(again->kernel->unroll(), r->unroll);
   }
-  llvm::sys::fs::remove_directories(dir);
 }
 
 // A record names the strategy and depth; the recorded kernel is built with both. A record
 // that does not parse is ignored (the caller tunes again), never half-applied.
 TEST(Tuner, RecordedDepthIsBuiltAndBadRecordsAreIgnored) {
-  llvm::SmallString<128> dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ecjit-tuner-record", dir));
-  jit::DiskCache disk{std::string(dir)};
+  ScratchDisk scratch("ecjit-tuner-record");
+  ASSERT_TRUE(scratch.disk);
+  const jit::DiskCache &disk = *scratch.disk;
   auto session = jit::JitSession::create();
   ASSERT_TRUE(bool(session));
   codes::LinearCode code = *codes::build_code("rs-vand:k=5,m=3,gf=16");
@@ -178,7 +193,6 @@ TEST(Tuner, RecordedDepthIsBuiltAndBadRecordsAreIgnored) {
     disk.store_text(key, bad);
     EXPECT_FALSE(jit::recorded_kernel(**session, req, &disk).has_value()) << bad;
   }
-  llvm::sys::fs::remove_directories(dir);
 }
 
 TEST(Tuner, StopsWhenCanceled) {

@@ -131,12 +131,11 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
     *error = "--opt '" + args.get("opt") + "' is not one of O0, O1, O2, O3";
     return std::nullopt;
   }
-  const std::string unroll_text = args.get("unroll", "1");
-  if (unroll_text.size() != 1 || unroll_text[0] < '1' || unroll_text[0] > '8') {
-    *error = "--unroll '" + unroll_text + "' is not a number of vectors 1..8";
+  uint64_t unroll = 1;
+  if (!parse_u64(args.get("unroll", "1"), &unroll) || unroll < 1 || unroll > 8) {
+    *error = "--unroll '" + args.get("unroll") + "' is not a number of vectors 1..8";
     return std::nullopt;
   }
-  const unsigned unroll = unsigned(unroll_text[0] - '0');
 
   const std::string op = args.get("op", "encode");
   if (op == "encode") {
@@ -147,7 +146,7 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
     const codes::Matrix parity = code->parity;
     KernelRequest r =
         assemble(std::move(*code), "encode", {}, std::move(*target), *strategy, opt, parity);
-    r.req.unroll = unroll;
+    r.req.unroll = unsigned(unroll);
     return r;
   }
   if (op != "decode") {
@@ -188,7 +187,7 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
                              std::move(erased), std::move(*target), *strategy, opt,
                              plan->factored() ? plan->post : plan->coeffs);
   r.req.desc.pre = plan->pre;
-  r.req.unroll = unroll;
+  r.req.unroll = unsigned(unroll);
   return r;
 }
 
