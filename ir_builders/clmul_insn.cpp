@@ -8,6 +8,7 @@
 #include "ir_builders/clmul_shift.h"
 #include "ir_builders/input_order.h"
 #include "ir_builders/target_features.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"
@@ -103,18 +104,17 @@ class ClmulInsnLowering final : public MultiplyLowering {
   void accumulate(llvm::Value *x, uint64_t c) override {
     assert(b_ && x->getType() == ty_ && c > 1 && (c & ~field_.mask()) == 0);
     if (!direct_) return fallback_->accumulate(x, c);
-    llvm::IRBuilderBase::InsertPointGuard guard(*b_);
-    order_.place(*b_, x, {acc_[0], acc_[1], acc_[2], acc_[3]});
-    const std::vector<llvm::Value *> &src = order_.derived(x, [&] { return sources(x); });
-    // acc_[2s + h]: products of source s with the low (h = 0) / high (h = 1) qword of each
-    // 128-bit lane.
-    for (unsigned s = 0; s < src.size(); ++s)
-      for (unsigned h = 0; h < 2; ++h) {
-        llvm::Value *p = multiply(src[s], c, h);
-        llvm::Value *&a = acc_[2 * s + h];
-        a = a ? b_->CreateXor(a, p) : p;
-      }
-    order_.end_group(*b_, x);
+    accumulate_constant(x, [&] { return b_->getInt64(c); });
+  }
+
+  bool runtime_coeffs(llvm::Type *ty) const override { return is_direct(ty); }
+
+  // codes::CoeffLayout::kClmulConstant at `coeff`: the constant as a qword.
+  void accumulate_data(llvm::Value *x, llvm::Value *coeff) override {
+    assert(b_ && direct_);
+    accumulate_constant(x, [&]() -> llvm::Value * {
+      return b_->CreateAlignedLoad(b_->getInt64Ty(), coeff, llvm::Align(1));
+    });
   }
 
   llvm::Value *finish_output() override {
@@ -178,13 +178,30 @@ class ClmulInsnLowering final : public MultiplyLowering {
     return barrett_reduce(*b_, field_, lo, hi);
   }
 
-  // The 128-bit products of qword h of every 128-bit lane of `src` with c, as qwords.
-  llvm::Value *multiply(llvm::Value *src, uint64_t c, unsigned h) {
+  // acc += c * x for the i64 value constant() (a constant, or loaded where the product is
+  // placed).
+  void accumulate_constant(llvm::Value *x, llvm::function_ref<llvm::Value *()> constant) {
+    llvm::IRBuilderBase::InsertPointGuard guard(*b_);
+    order_.place(*b_, x, {acc_[0], acc_[1], acc_[2], acc_[3]});
+    llvm::Value *c = constant();
+    const std::vector<llvm::Value *> &src = order_.derived(x, [&] { return sources(x); });
+    // acc_[2s + h]: products of source s with the low (h = 0) / high (h = 1) qword of each
+    // 128-bit lane.
+    for (unsigned s = 0; s < src.size(); ++s)
+      for (unsigned h = 0; h < 2; ++h) {
+        llvm::Value *p = multiply(src[s], c, h);
+        llvm::Value *&a = acc_[2 * s + h];
+        a = a ? b_->CreateXor(a, p) : p;
+      }
+    order_.end_group(*b_, x);
+  }
+
+  // The 128-bit products of qword h of every 128-bit lane of `src` with c (i64), as qwords.
+  llvm::Value *multiply(llvm::Value *src, llvm::Value *c, unsigned h) {
     if (clmul_ != llvm::Intrinsic::aarch64_neon_pmull64)
-      return b_->CreateIntrinsic(clmul_, {}, {src, llvm::ConstantInt::get(q_ty_, c), b_->getInt8(h)});
+      return b_->CreateIntrinsic(clmul_, {}, {src, b_->CreateVectorSplat(qwords_, c), b_->getInt8(h)});
     // AArch64: one 128-bit lane; PMULL (h = 0) / PMULL2 (h = 1) of the lane's qword h.
-    llvm::Value *p = b_->CreateIntrinsic(clmul_, {},
-                                         {b_->CreateExtractElement(src, uint64_t(h)), b_->getInt64(c)});
+    llvm::Value *p = b_->CreateIntrinsic(clmul_, {}, {b_->CreateExtractElement(src, uint64_t(h)), c});
     return b_->CreateBitCast(p, q_ty_);
   }
 

@@ -1,6 +1,9 @@
 // gfni lowering: one VGF2P8AFFINEQB per GF(2^8) product; wider fields as byte-plane blocks.
 #include "ir_builders/gfni_affine.h"
 
+#include "codes/coeff_layout.h"
+
+#include <algorithm>
 #include <cassert>
 #include <string>
 #include <vector>
@@ -8,6 +11,7 @@
 #include "ir_builders/clmul_shift.h"
 #include "ir_builders/input_order.h"
 #include "ir_builders/target_features.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"
@@ -60,15 +64,26 @@ class GfniLowering final : public MultiplyLowering {
   void accumulate(llvm::Value *x, uint64_t c) override {
     assert(b_ && x->getType() == ty_ && c > 1 && (c & ~field_.mask()) == 0);
     if (!direct_) return fallback_->accumulate(x, c);
-    llvm::IRBuilderBase::InsertPointGuard guard(*b_);
-    order_.place(*b_, x, {acc_});
-    const std::vector<llvm::Value *> &rot = order_.derived(x, [&] { return rotations(x); });
-    for (unsigned r = 0; r < planes_; ++r) {
-      llvm::Value *p =
-          b_->CreateIntrinsic(affine_, {}, {rot[r], matrix(c, r), b_->getInt8(0)});
-      acc_ = acc_ ? b_->CreateXor(acc_, p) : p;
-    }
-    order_.end_group(*b_, x);
+    accumulate_matrices(x, [&](unsigned r) { return matrix(c, r); });
+  }
+
+  bool runtime_coeffs(llvm::Type *ty) const override {
+    return ty->isVectorTy() && ty->getPrimitiveSizeInBits() == 8 * bytes_;
+  }
+
+  // codes::CoeffLayout::kGfniMatrices at `coeff`: per rotation a pattern of P qwords,
+  // broadcast to the vector (its own load, never an EVEX {1to8} operand: see tiled_kernel).
+  void accumulate_data(llvm::Value *x, llvm::Value *coeff) override {
+    assert(b_ && direct_);
+    const unsigned pattern = std::max(planes_, 2u);
+    auto *pattern_ty = llvm::FixedVectorType::get(b_->getInt64Ty(), pattern);
+    std::vector<int> splat(bytes_ / 8);
+    for (unsigned i = 0; i < splat.size(); ++i) splat[i] = int(i % pattern);
+    accumulate_matrices(x, [&](unsigned r) {
+      llvm::Value *at = b_->CreateConstInBoundsGEP1_64(b_->getInt8Ty(), coeff, 8ull * r * pattern);
+      llvm::Value *pat = b_->CreateAlignedLoad(pattern_ty, at, llvm::Align(1));
+      return b_->CreateBitCast(b_->CreateShuffleVector(pat, splat), byte_ty_);
+    });
   }
 
   llvm::Value *finish_output() override {
@@ -80,6 +95,18 @@ class GfniLowering final : public MultiplyLowering {
   }
 
  private:
+  // acc += c * x, matrix(r) the vector of A_{j, (j + r) mod L}(c) patterns (bytes).
+  void accumulate_matrices(llvm::Value *x, llvm::function_ref<llvm::Value *(unsigned)> matrix) {
+    llvm::IRBuilderBase::InsertPointGuard guard(*b_);
+    order_.place(*b_, x, {acc_});
+    const std::vector<llvm::Value *> &rot = order_.derived(x, [&] { return rotations(x); });
+    for (unsigned r = 0; r < planes_; ++r) {
+      llvm::Value *p = b_->CreateIntrinsic(affine_, {}, {rot[r], matrix(r), b_->getInt8(0)});
+      acc_ = acc_ ? b_->CreateXor(acc_, p) : p;
+    }
+    order_.end_group(*b_, x);
+  }
+
   std::vector<llvm::Value *> rotations(llvm::Value *x) {
     return gfni_rotations(*b_, b_->CreateBitCast(x, byte_ty_), planes_);
   }
@@ -89,7 +116,7 @@ class GfniLowering final : public MultiplyLowering {
     std::vector<uint64_t> q(bytes_ / 8);
     for (unsigned i = 0; i < q.size(); ++i) {
       const unsigned j = i % planes_;
-      q[i] = gfni_block_matrix(field_, c, j, (j + r) % planes_);
+      q[i] = ir::gfni_block_matrix(field_, c, j, (j + r) % planes_);
     }
     return b_->CreateBitCast(llvm::ConstantDataVector::get(b_->getContext(), q), byte_ty_);
   }
@@ -157,13 +184,7 @@ llvm::Value *gfni_untranspose(llvm::IRBuilderBase &b, llvm::Value *acc, unsigned
 unsigned gfni_affine_intrinsic(const TargetInfo &target) { return affine_intrinsic(target); }
 
 uint64_t gfni_block_matrix(const codes::Field &field, uint64_t c, unsigned i, unsigned j) {
-  uint64_t a = 0;
-  for (unsigned b = 0; b < 8; ++b) {
-    const uint64_t p = field.mul(c, uint64_t(1) << (8 * j + b));
-    for (unsigned t = 0; t < 8; ++t)
-      if ((p >> (8 * i + t)) & 1) a |= uint64_t(1) << (8 * (7 - t) + b);
-  }
-  return a;
+  return codes::gfni_block_matrix(field, c, i, j);
 }
 
 bool gfni_supported(const codes::Field &field, const TargetInfo &target) {

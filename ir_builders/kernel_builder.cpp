@@ -54,8 +54,9 @@ class KernelEmitter {
  public:
   using Ptrs = std::vector<llvm::Value *>;
   KernelEmitter(llvm::Module &mod, const KernelDesc &desc, const TargetInfo &target,
-                MultiplyLowering &lowering)
+                MultiplyLowering &lowering, size_t coeff_bytes = 0)
       : ctx_(mod.getContext()), mod_(mod), desc_(desc), target_(target), lowering_(lowering),
+        coeff_bytes_(coeff_bytes),
         b_(ctx_),
         verify_(desc.output == OutputMode::kVerify),
         accumulate_(desc.output == OutputMode::kAccumulate),
@@ -100,6 +101,7 @@ class KernelEmitter {
   const KernelDesc &desc_;
   const TargetInfo &target_;
   MultiplyLowering &lowering_;
+  const size_t coeff_bytes_;  // KernelDesc::runtime_coeffs: bytes per prepared coefficient
   llvm::IRBuilder<> b_;
   const bool verify_, accumulate_, delta_;
   const bool streaming_;  // non-temporal output stores (KernelDesc::streaming_stores)
@@ -110,6 +112,7 @@ class KernelEmitter {
   llvm::PHINode *mismatch_off_ = nullptr;
   llvm::IntegerType *size_ty_ = nullptr;
   llvm::Value *len_ = nullptr;
+  llvm::Value *coeffs_ = nullptr;  // KernelDesc::runtime_coeffs: the prepared coefficients
   llvm::Value *n_ = nullptr;  // len rounded down to whole symbols
   Ptrs in_ptrs_, out_ptrs_;
   llvm::MDNode *load_scope_ = nullptr, *load_noalias_ = nullptr;
@@ -119,24 +122,38 @@ class KernelEmitter {
 void KernelEmitter::declare_function() {
   size_ty_ = kernel_size_type(ctx_, target_);
   llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx_);
-  auto *fty = verify_ ? llvm::FunctionType::get(size_ty_, {ptr, size_ty_}, false)
-                     : llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr, ptr, size_ty_},
-                                               false);
+  std::vector<llvm::Type *> params{ptr};
+  std::vector<const char *> names{"in"};
+  if (!verify_) {
+    params.push_back(ptr);
+    names.push_back("out");
+  }
+  params.push_back(size_ty_);
+  names.push_back("len");
+  if (desc_.runtime_coeffs) {
+    params.push_back(ptr);
+    names.push_back("coeffs");
+  }
+  auto *fty = llvm::FunctionType::get(verify_ ? static_cast<llvm::Type *>(size_ty_)
+                                              : llvm::Type::getVoidTy(ctx_),
+                                      params, false);
   // No memcpy / memset builtins: the byte-copy loops of the short-shard path stay loops.
   fn_ = create_kernel_function(mod_, fty, desc_.symbol, target_);
-  static const char *const kArgNames[] = {"in", "out", "len"};
-  const unsigned nargs = fn_->arg_size();
-  for (unsigned i = 0; i < nargs; ++i) {
+  for (unsigned i = 0; i < fn_->arg_size(); ++i) {
     llvm::Argument *arg = fn_->getArg(i);
-    arg->setName(i + 1 == nargs ? "len" : kArgNames[i]);
+    arg->setName(names[i]);
     arg->addAttr(llvm::Attribute::NoUndef);
-    if (i + 1 < nargs) {  // the pointer arrays: only read, never kept, not aliased by any store
+    if (arg->getType()->isPointerTy()) {
+      // The pointer arrays and the coefficient data: only read, never kept, not aliased
+      // by any store.
       arg->addAttr(llvm::Attribute::NoAlias);
       arg->addAttr(llvm::Attribute::NoCapture);
       arg->addAttr(llvm::Attribute::ReadOnly);
+    } else {
+      len_ = arg;
     }
   }
-  len_ = fn_->getArg(nargs - 1);
+  if (desc_.runtime_coeffs) coeffs_ = fn_->getArg(fn_->arg_size() - 1);
 }
 
 // One scope for all input buffers and one per output buffer, so that the optimizer may
@@ -176,6 +193,15 @@ void KernelEmitter::load_buffer_pointers() {
 std::vector<llvm::Value *> KernelEmitter::emit_outputs(llvm::Type *ty, const codes::Matrix &M,
                                                        const std::vector<llvm::Value *> &x) {
   std::vector<std::vector<Product>> products(M.rows);
+  if (coeffs_) {  // every product, its data at (r * cols + c) * coefficient bytes
+    for (unsigned r = 0; r < M.rows; ++r)
+      for (unsigned c = 0; c < M.cols; ++c)
+        products[r].push_back(Product{
+            x[c], 2,
+            b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), coeffs_,
+                                          (uint64_t(r) * M.cols + c) * coeff_bytes_)});
+    return lowering_.emit_outputs(b_, ty, products);
+  }
   for (unsigned r = 0; r < M.rows; ++r)
     for (unsigned c = 0; c < M.cols; ++c)
       if (const uint64_t a = M.at(r, c)) products[r].push_back(Product{x[c], a});
@@ -318,8 +344,10 @@ void KernelEmitter::emit(unsigned vector_lanes, const BuildOptions &options) {
   const uint64_t vec_bytes = uint64_t(vector_lanes) * sym_bytes;
   // 0 < n < VB is possible only with more than one symbol per vector.
   const bool short_shards = vec_bytes > sym_bytes;
+  // Shape kernels have no scalar form of their products: always through the stack.
   const bool stack_tail =
-      short_shards && uint64_t(num_in_ + num_out_) * vec_bytes <= options.max_stack_tail_bytes;
+      short_shards && (desc_.runtime_coeffs ||
+                       uint64_t(num_in_ + num_out_) * vec_bytes <= options.max_stack_tail_bytes);
 
   llvm::Constant *zero = llvm::ConstantInt::get(size_ty_, 0);
   llvm::Constant *vb = llvm::ConstantInt::get(size_ty_, vec_bytes);
@@ -562,6 +590,25 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_kernel(llvm::LLVMContext &ct
   if (strategy == Strategy::kAuto) strategy = Strategy::kClmulShift;
   auto lowering = make_lowering(strategy, desc.field, target);
   if (!lowering) return lowering.takeError();
+  if (desc.runtime_coeffs) {
+    if (desc.has_pre() || desc.input != InputMode::kPlain || desc.streaming_stores ||
+        (desc.output != OutputMode::kOverwrite && desc.output != OutputMode::kAccumulate))
+      return make_error("a shape kernel (runtime_coeffs) is a plain overwrite or accumulate "
+                        "kernel without a first stage or streaming stores");
+    if (desc.coeffs.rows == 0 || desc.coeffs.cols == 0)
+      return make_error("a shape kernel needs at least one input and one output");
+    if (!shape_kernel_supported(strategy, desc.field, target))
+      return make_error(std::string("strategy '") + strategy_name(strategy) +
+                        "' has no run-time-coefficient form for GF(2^" + std::to_string(l) +
+                        ") on this target (shape kernels: split-table, gfni, clmul-insn)");
+    auto mod = std::make_unique<llvm::Module>(desc.symbol, ctx);
+    mod->setTargetTriple(target.triple);
+    KernelEmitter(*mod, desc, target, **lowering,
+                  codes::coeff_bytes(runtime_layout(strategy), desc.field))
+        .emit(kernel_vector_lanes(desc.field, target), options);
+    if (llvm::Error err = verify_kernel_module(*mod, "build_kernel")) return std::move(err);
+    return std::move(mod);
+  }
   if (kernel_is_tiled(desc, options)) return build_tiled_kernel(ctx, desc, target, strategy);
   // A two-stage kernel runs as such only when its lowering finds it strictly cheaper (the
   // shift-and-XOR lowering pays per set bit of a constant, clmul-mixed per set bit up to a

@@ -51,6 +51,13 @@ struct KernelDesc {
   // sum_j coeffs(r, k + j) * t[j]. A two-stage decode (codes/decode_schedule.h) has fewer
   // constant multiplies than its one-stage map, codes::compose_stages(field, pre, coeffs).
   codes::Matrix pre = codes::Matrix();
+  // A shape kernel: the coefficients are not compiled in but read at run time from a
+  // fourth argument, `const uint8_t *coeffs`, prepared once per matrix by
+  // codes::prepare_matrix(runtime_layout(strategy), field, M) (row-major, rows x cols).
+  // coeffs then gives only the shape (rows x cols; its entries are ignored: every product is
+  // emitted, a zero coefficient's tables give zero). kPlain with kOverwrite or kAccumulate
+  // only, no first stage, no streaming stores, and a strategy with shape_kernel_supported.
+  bool runtime_coeffs = false;
 
   bool has_pre() const { return pre.rows != 0 || pre.cols != 0; }
   // Input shards x[c] of the map: pre.cols with a first stage, else coeffs.cols.
@@ -138,6 +145,13 @@ struct BuildOptions {
 //   the shard, zero-padded to whole vectors (Horner's rule from the last vector down, one
 //   constant multiply per vector and component). The caller finishes the signature as
 //   sig_i = sum_t alpha_i^t * acc_i[t] (dissertation eq. 2.34). Output is overwritten.
+// - runtime_coeffs (a shape kernel): emits
+//     void <symbol>(const uint8_t *const *in, uint8_t *const *out, size_t len,
+//                   const uint8_t *coeffs)
+//   with the products read from `coeffs` (KernelDesc::runtime_coeffs), never tiled. Shards
+//   shorter than a vector always go through the stack buffers (no scalar tail), so every
+//   product is a full-vector one. The coefficient data is only read and must not overlap
+//   an output; it may be at any alignment.
 // Module triple and the "target-cpu" / "target-features" function attributes come from
 // `target`; the data layout is left to the TargetMachine (jit/). Strategy::kAuto resolves to
 // clmul-shift. The module is always verified (verifyModule).

@@ -1,12 +1,17 @@
 // make_lowering: the one place that maps a Strategy to its MultiplyLowering class.
 #include "ir_builders/lowering.h"
 
+#include <cassert>
+
 #include "ir_builders/clmul_insn.h"
 #include "ir_builders/clmul_shift.h"
 #include "ir_builders/gfni_affine.h"
+#include "ir_builders/kernel_builder.h"
 #include "ir_builders/split_table.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/Error.h"
 
 namespace ecjit::ir {
@@ -31,6 +36,10 @@ uint64_t low_bits(unsigned n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << 
 
 MultiplyLowering::~MultiplyLowering() = default;
 
+void MultiplyLowering::accumulate_data(llvm::Value *, llvm::Value *) {
+  assert(false && "accumulate_data on a lowering without a run-time form");
+}
+
 std::vector<llvm::Value *> MultiplyLowering::emit_outputs(
     llvm::IRBuilderBase &b, llvm::Type *ty, const std::vector<std::vector<Product>> &products) {
   std::vector<llvm::Value *> values;
@@ -39,6 +48,12 @@ std::vector<llvm::Value *> MultiplyLowering::emit_outputs(
     llvm::Value *plain = nullptr;  // sum of the inputs with constant 1
     bool lowered = false;
     for (const Product &p : terms) {
+      if (p.coeff) {
+        if (!lowered) begin_output(b, ty);
+        lowered = true;
+        accumulate_data(p.input, p.coeff);
+        continue;
+      }
       if (p.constant == 1) {
         plain = plain ? b.CreateXor(plain, p.input) : p.input;
         continue;
@@ -88,6 +103,46 @@ llvm::Expected<std::unique_ptr<MultiplyLowering>> make_lowering(Strategy strateg
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  "strategy '%s' has no lowering (resolve 'auto' first)",
                                  strategy_name(strategy));
+}
+
+std::optional<Strategy> shape_strategy(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::kSplitTable:
+    case Strategy::kGfni:
+    case Strategy::kClmulInsn:
+      return strategy;
+    case Strategy::kClmulMixed:
+      return Strategy::kClmulInsn;
+    default:
+      return std::nullopt;
+  }
+}
+
+codes::CoeffLayout runtime_layout(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::kGfni:
+      return codes::CoeffLayout::kGfniMatrices;
+    case Strategy::kClmulInsn:
+    case Strategy::kClmulMixed:
+      return codes::CoeffLayout::kClmulConstant;
+    default:
+      return codes::CoeffLayout::kNibbleTables;
+  }
+}
+
+bool shape_kernel_supported(Strategy strategy, const codes::Field &field, const TargetInfo &target) {
+  const std::optional<Strategy> s = shape_strategy(strategy);
+  if (!s || *s != strategy) return false;
+  auto lowering = make_lowering(strategy, field, target);
+  if (!lowering) {
+    llvm::consumeError(lowering.takeError());
+    return false;
+  }
+  const unsigned lanes = kernel_vector_lanes(field, target);
+  if (lanes * field.bits() <= 64) return false;  // packed symbols, no vector unit
+  llvm::LLVMContext ctx;
+  llvm::Type *ty = llvm::FixedVectorType::get(llvm::IntegerType::get(ctx, field.bits()), lanes);
+  return (*lowering)->runtime_coeffs(ty);
 }
 
 codes::CostModel strategy_cost_model(Strategy strategy, const codes::Field &field) {

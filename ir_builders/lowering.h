@@ -3,8 +3,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "codes/coeff_layout.h"
 #include "codes/gf.h"
 #include "codes/matrix.h"
 #include "ir_builders/strategy.h"
@@ -20,9 +22,12 @@ template <typename T> class Expected;
 namespace ecjit::ir {
 
 // One term of an output: constant * input, constant a field element in [1, 2^l).
+// In a shape kernel (KernelDesc::runtime_coeffs) the constant is not known: `coeff` points
+// at its prepared data (codes::CoeffLayout of the strategy) and `constant` is ignored.
 struct Product {
   llvm::Value *input;
   uint64_t constant;
+  llvm::Value *coeff = nullptr;
 };
 
 // The kernel skeleton (kernel_builder.cpp) owns loops, loads and stores. It asks for the
@@ -50,6 +55,13 @@ class MultiplyLowering {
   // constant: a field element in [2, 2^l).
   virtual void accumulate(llvm::Value *input, uint64_t constant) = 0;
   virtual llvm::Value *finish_output() = 0;
+  // Shape kernels: whether accumulate_data serves outputs of type ty (full vectors of a
+  // strategy with a run-time form; never the scalar or packed forms).
+  virtual bool runtime_coeffs(llvm::Type *ty) const { return false; }
+  // acc += c * input for a coefficient known only at run time, its prepared data at `coeff`
+  // (an i8 pointer; codes::CoeffLayout runtime_layout(strategy)). Called between
+  // begin_output and finish_output, only when runtime_coeffs(ty).
+  virtual void accumulate_data(llvm::Value *input, llvm::Value *coeff);
   // How the cost of a constant multiply grows with the constant (two-stage kernels run as
   // such only when cheaper under this model, see build_kernel).
   virtual codes::CostModel cost_model() const { return codes::CostModel::kProducts; }
@@ -66,6 +78,16 @@ llvm::Value *lane_lshr(llvm::IRBuilderBase &b, llvm::Value *x, unsigned amount, 
 // kSetBits for clmul-shift, set bits capped at clmul_mixed_short_bits + 1 for clmul-mixed,
 // kProducts for the others (and kAuto).
 codes::CostModel strategy_cost_model(Strategy strategy, const codes::Field &field);
+
+// The strategy whose run-time form serves shape kernels of `strategy` (the lowering that
+// reads prepared coefficients): split-table and gfni themselves, clmul-insn for clmul-insn and
+// clmul-mixed; nullopt for clmul-shift and kAuto (their run-time form is the generic kernel).
+std::optional<Strategy> shape_strategy(Strategy strategy);
+// The prepared-coefficient layout a shape kernel of `strategy` (a shape_strategy) reads.
+codes::CoeffLayout runtime_layout(Strategy strategy);
+// Whether a shape kernel of `strategy` can be built for `field` on `target`: a shape
+// strategy whose lowering exists there and takes run-time coefficients in full vectors.
+bool shape_kernel_supported(Strategy strategy, const codes::Field &field, const TargetInfo &target);
 
 // The lowering for a concrete strategy (kAuto must be resolved by the caller first). Fails
 // with an llvm::Error when the strategy cannot serve this field or target.

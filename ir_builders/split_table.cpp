@@ -1,6 +1,8 @@
 // split-table lowering: nibble tables per constant, looked up with PSHUFB / VPSHUFB / TBL.
 #include "ir_builders/split_table.h"
 
+#include "codes/coeff_layout.h"
+
 #include <array>
 #include <cassert>
 #include <iterator>
@@ -10,6 +12,7 @@
 #include "ir_builders/clmul_shift.h"
 #include "ir_builders/input_order.h"
 #include "ir_builders/target_features.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"
@@ -39,21 +42,12 @@ unsigned shuffle_bytes(ByteShuffle s) {
   return 0;
 }
 
-// 16-entry tables of one constant: for GF(2^8) tables[0] = c * v, tables[1] = c * (v << 4);
-// for GF(2^16) tables[2k + h] = byte h (0 low, 1 high) of c * (v << 4k).
+// 16-entry tables of one constant (codes::nibble_tables): for GF(2^8) tables[0] = c * v,
+// tables[1] = c * (v << 4); for GF(2^16) tables[2k + h] = byte h (0 low, 1 high) of c * (v << 4k).
 std::vector<std::array<uint8_t, kLaneBytes>> nibble_tables(const codes::Field &f, uint64_t c) {
   const unsigned bytes = f.bits() / 8;
   std::vector<std::array<uint8_t, kLaneBytes>> t(2 * bytes * bytes);
-  for (unsigned k = 0; k < 2 * bytes; ++k)
-    for (uint64_t v = 0; v < kLaneBytes; ++v) {
-      const uint64_t p = f.mul(c, v << (4 * k));
-      if (bytes == 1) {
-        t[k][v] = uint8_t(p);
-      } else {
-        t[2 * k][v] = uint8_t(p);
-        t[2 * k + 1][v] = uint8_t(p >> 8);
-      }
-    }
+  codes::nibble_tables(f, c, t[0].data());
   return t;
 }
 
@@ -81,9 +75,7 @@ class SplitTableLowering final : public MultiplyLowering {
   void begin_output(llvm::IRBuilderBase &b, llvm::Type *ty) override {
     b_ = &b;
     ty_ = ty;
-    auto *vty = llvm::dyn_cast<llvm::FixedVectorType>(ty);
-    tables_ = vty && vty->getPrimitiveSizeInBits() == 8 * bytes_ &&
-              vty->getScalarSizeInBits() == field_.bits();
+    tables_ = full_vector(ty);
     if (!tables_) return fallback_->begin_output(b, ty);
     byte_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), bytes_);
     for (llvm::Value *&a : acc_) a = nullptr;
@@ -93,33 +85,24 @@ class SplitTableLowering final : public MultiplyLowering {
   void accumulate(llvm::Value *x, uint64_t c) override {
     assert(b_ && x->getType() == ty_ && c > 1 && (c & ~field_.mask()) == 0);
     if (!tables_) return fallback_->accumulate(x, c);
-    llvm::IRBuilderBase::InsertPointGuard guard(*b_);
-    order_.place(*b_, x, {acc_[0], acc_[1], acc_[2], acc_[3]});
     const auto t = nibble_tables(field_, c);
-    const Nibbles n = nibbles(x);
-    if (field_.bits() == 8) {
-      xor_into(acc_[0], b_->CreateXor(lookup(t[0], t[0], n.lo), lookup(t[1], t[1], n.hi)));
-      order_.end_group(*b_, x);
-      return;
-    }
-    // GF(2^16): region 0 of the plane vector holds low bytes (nibbles n0, n1), region 1
-    // high bytes (n2, n3). t[2k + h]: byte h of the products of nibble k.
-    for (unsigned h = 0; h < 2; ++h) {
-      if (split_lookup()) {
-        // One table per region in one shuffle: region 0 sums n0/n1 terms, region 1 n2/n3.
-        llvm::Value *p = b_->CreateXor(lookup(t[0 + h], t[4 + h], n.lo),
-                                       lookup(t[2 + h], t[6 + h], n.hi));
-        xor_into(acc_[2 * h], p);
-      } else {
-        // One table per shuffle: region 0 of the first pair and region 1 of the second are
-        // the valid halves; the others are discarded in finish_output.
-        xor_into(acc_[2 * h], b_->CreateXor(lookup(t[0 + h], t[0 + h], n.lo),
-                                            lookup(t[2 + h], t[2 + h], n.hi)));
-        xor_into(acc_[2 * h + 1], b_->CreateXor(lookup(t[4 + h], t[4 + h], n.lo),
-                                                lookup(t[6 + h], t[6 + h], n.hi)));
-      }
-    }
-    order_.end_group(*b_, x);
+    llvm::LLVMContext &ctx = b_->getContext();
+    accumulate_tables(x, [&](unsigned i) -> llvm::Value * {
+      return llvm::ConstantDataVector::get(ctx, llvm::ArrayRef<uint8_t>(t[i]));
+    });
+  }
+
+  bool runtime_coeffs(llvm::Type *ty) const override { return full_vector(ty); }
+
+  // The tables of codes::CoeffLayout::kNibbleTables at `coeff`, loaded where first used.
+  void accumulate_data(llvm::Value *x, llvm::Value *coeff) override {
+    assert(b_ && x->getType() == ty_ && tables_);
+    auto *t16 = llvm::FixedVectorType::get(b_->getInt8Ty(), kLaneBytes);
+    accumulate_tables(x, [&](unsigned i) -> llvm::Value * {
+      return b_->CreateAlignedLoad(
+          t16, b_->CreateConstInBoundsGEP1_64(b_->getInt8Ty(), coeff, kLaneBytes * i),
+          llvm::Align(1));
+    });
   }
 
   llvm::Value *finish_output() override {
@@ -154,6 +137,45 @@ class SplitTableLowering final : public MultiplyLowering {
   };
 
   bool split_lookup() const { return ecjit::ir::split_lookup(shuffle_); }
+
+  bool full_vector(llvm::Type *ty) const {
+    auto *vty = llvm::dyn_cast<llvm::FixedVectorType>(ty);
+    return vty && vty->getPrimitiveSizeInBits() == 8 * bytes_ &&
+           vty->getScalarSizeInBits() == field_.bits();
+  }
+
+  // acc += c * x with table(i) the <16 x i8> nibble table i of c (nibble_tables order).
+  void accumulate_tables(llvm::Value *x, llvm::function_ref<llvm::Value *(unsigned)> table) {
+    llvm::IRBuilderBase::InsertPointGuard guard(*b_);
+    order_.place(*b_, x, {acc_[0], acc_[1], acc_[2], acc_[3]});
+    const Nibbles n = nibbles(x);
+    if (field_.bits() == 8) {
+      llvm::Value *t0 = table(0), *t1 = table(1);
+      xor_into(acc_[0], b_->CreateXor(lookup(t0, t0, n.lo), lookup(t1, t1, n.hi)));
+      order_.end_group(*b_, x);
+      return;
+    }
+    llvm::Value *t[8];
+    for (unsigned i = 0; i < 8; ++i) t[i] = table(i);
+    // GF(2^16): region 0 of the plane vector holds low bytes (nibbles n0, n1), region 1
+    // high bytes (n2, n3). t[2k + h]: byte h of the products of nibble k.
+    for (unsigned h = 0; h < 2; ++h) {
+      if (split_lookup()) {
+        // One table per region in one shuffle: region 0 sums n0/n1 terms, region 1 n2/n3.
+        llvm::Value *p = b_->CreateXor(lookup(t[0 + h], t[4 + h], n.lo),
+                                       lookup(t[2 + h], t[6 + h], n.hi));
+        xor_into(acc_[2 * h], p);
+      } else {
+        // One table per shuffle: region 0 of the first pair and region 1 of the second are
+        // the valid halves; the others are discarded in finish_output.
+        xor_into(acc_[2 * h], b_->CreateXor(lookup(t[0 + h], t[0 + h], n.lo),
+                                            lookup(t[2 + h], t[2 + h], n.hi)));
+        xor_into(acc_[2 * h + 1], b_->CreateXor(lookup(t[4 + h], t[4 + h], n.lo),
+                                                lookup(t[6 + h], t[6 + h], n.hi)));
+      }
+    }
+    order_.end_group(*b_, x);
+  }
 
   // The table indices of input x (its byte planes for GF(2^16)), computed once per block.
   // The first product of x computes them; every later one is placed after it.
@@ -190,26 +212,23 @@ class SplitTableLowering final : public MultiplyLowering {
     return n;
   }
 
-  // shuffle(table, idx): table `t0` in region 0 (first half) and `t1` in region 1, each
-  // repeated per 128-bit lane. Only AVX2 / AVX-512 / NEON may be given t0 != t1.
-  llvm::Value *lookup(const std::array<uint8_t, kLaneBytes> &t0,
-                      const std::array<uint8_t, kLaneBytes> &t1, llvm::Value *idx) {
-    llvm::LLVMContext &ctx = b_->getContext();
+  // shuffle(table, idx): table `t0` (<16 x i8>) in region 0 (first half) and `t1` in
+  // region 1, each repeated per 128-bit lane. Only AVX2 / AVX-512 / NEON may be given
+  // t0 != t1. Constant tables fold into one constant vector; loaded ones become a broadcast.
+  llvm::Value *lookup(llvm::Value *t0, llvm::Value *t1, llvm::Value *idx) {
     if (shuffle_ == ByteShuffle::kNeonTbl) {
-      llvm::Constant *c0 = llvm::ConstantDataVector::get(ctx, llvm::ArrayRef<uint8_t>(t0));
       if (t0 == t1)
-        return b_->CreateIntrinsic(llvm::Intrinsic::aarch64_neon_tbl1, {byte_ty_}, {c0, idx});
-      llvm::Constant *c1 = llvm::ConstantDataVector::get(ctx, llvm::ArrayRef<uint8_t>(t1));
-      return b_->CreateIntrinsic(llvm::Intrinsic::aarch64_neon_tbl2, {byte_ty_}, {c0, c1, idx});
+        return b_->CreateIntrinsic(llvm::Intrinsic::aarch64_neon_tbl1, {byte_ty_}, {t0, idx});
+      return b_->CreateIntrinsic(llvm::Intrinsic::aarch64_neon_tbl2, {byte_ty_}, {t0, t1, idx});
     }
-    std::vector<uint8_t> table(bytes_);
+    std::vector<int> mask(bytes_);
     for (unsigned i = 0; i < bytes_; ++i)
-      table[i] = (i < bytes_ / 2 ? t0 : t1)[i % kLaneBytes];
-    llvm::Constant *c = llvm::ConstantDataVector::get(ctx, table);
+      mask[i] = int(i % kLaneBytes + (i < bytes_ / 2 ? 0 : kLaneBytes));
+    llvm::Value *table = b_->CreateShuffleVector(t0, t1, mask);
     llvm::Intrinsic::ID id = llvm::Intrinsic::x86_ssse3_pshuf_b_128;
     if (shuffle_ == ByteShuffle::kAvx2) id = llvm::Intrinsic::x86_avx2_pshuf_b;
     if (shuffle_ == ByteShuffle::kAvx512bw) id = llvm::Intrinsic::x86_avx512_pshuf_b_512;
-    return b_->CreateIntrinsic(id, {}, {c, idx});
+    return b_->CreateIntrinsic(id, {}, {table, idx});
   }
 
   void xor_into(llvm::Value *&acc, llvm::Value *v) { acc = acc ? b_->CreateXor(acc, v) : v; }

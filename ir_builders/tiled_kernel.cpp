@@ -91,7 +91,7 @@ class TiledGfniEmitter {
       for (unsigned c = 0; c < k_; ++c)
         for (unsigned t = 0; t < planes_; ++t)
           for (unsigned j = 0; j < pattern_; ++j)
-            q.push_back(gfni_block_matrix(desc_.field, desc_.coeffs.at(r, c), j % planes_,
+            q.push_back(ir::gfni_block_matrix(desc_.field, desc_.coeffs.at(r, c), j % planes_,
                                           (j + t) % planes_));
     llvm::Constant *init = llvm::ConstantDataArray::get(ctx_, q);
     tables_ = new llvm::GlobalVariable(mod_, init->getType(), /*isConstant=*/true,

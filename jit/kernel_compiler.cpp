@@ -100,6 +100,7 @@ std::string kernel_cache_key(const CompileRequest &req) {
   }
   k += "|mode" + std::to_string(int(req.desc.output)) + "." + std::to_string(int(req.desc.input));
   if (req.desc.streaming_stores) k += "|nt";
+  if (req.desc.runtime_coeffs) k += "|shape";  // coefficients as data (entries unused)
   k += "|" + req.desc.symbol;
   return k;
 }

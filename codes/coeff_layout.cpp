@@ -1,0 +1,107 @@
+// Prepared coefficients: nibble tables, GFNI block matrices and clmul constants from c * X^i.
+#include "codes/coeff_layout.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+
+namespace ecjit::codes {
+namespace {
+
+// base[i] = c * X^i for i < l: each from the previous by one multiply by X (shift, and the
+// reduction polynomial where X^l falls out).
+void powers_of_x(const Field &f, uint64_t c, uint64_t *base) {
+  const unsigned l = f.bits();
+  for (unsigned i = 0; i < l; ++i) {
+    base[i] = c;
+    const bool carry = (c >> (l - 1)) & 1;
+    c = ((c << 1) & f.mask()) ^ (carry ? f.poly() : 0);
+  }
+}
+
+// sum of base[off + b] over the set bits b of v (v < 2^width).
+uint64_t combine(const uint64_t *base, unsigned off, unsigned v) {
+  uint64_t s = 0;
+  for (; v; v &= v - 1) s ^= base[off + __builtin_ctz(v)];
+  return s;
+}
+
+uint64_t block_from_powers(const uint64_t *base, unsigned i, unsigned j) {
+  uint64_t a = 0;
+  for (unsigned b = 0; b < 8; ++b) {
+    const uint64_t p = base[8 * j + b];  // c * x^(8j + b)
+    for (unsigned t = 0; t < 8; ++t)
+      if ((p >> (8 * i + t)) & 1) a |= uint64_t(1) << (8 * (7 - t) + b);
+  }
+  return a;
+}
+
+}  // namespace
+
+size_t coeff_bytes(CoeffLayout layout, const Field &field) {
+  const unsigned planes = field.bytes();
+  switch (layout) {
+    case CoeffLayout::kNibbleTables:
+      return size_t(32) * planes * planes;
+    case CoeffLayout::kGfniMatrices:
+      return size_t(8) * planes * std::max(planes, 2u);
+    case CoeffLayout::kClmulConstant:
+      return 8;
+  }
+  return 0;
+}
+
+void nibble_tables(const Field &field, uint64_t c, uint8_t *out) {
+  assert(field.bits() == 8 || field.bits() == 16);
+  uint64_t base[16];
+  powers_of_x(field, c, base);
+  const unsigned bytes = field.bytes();
+  for (unsigned n = 0; n < 2 * bytes; ++n)  // nibble n of the input
+    for (unsigned v = 0; v < 16; ++v) {
+      const uint64_t p = combine(base, 4 * n, v);
+      if (bytes == 1) {
+        out[16 * n + v] = uint8_t(p);
+      } else {
+        out[16 * (2 * n) + v] = uint8_t(p);
+        out[16 * (2 * n + 1) + v] = uint8_t(p >> 8);
+      }
+    }
+}
+
+uint64_t gfni_block_matrix(const Field &field, uint64_t c, unsigned i, unsigned j) {
+  uint64_t base[64];
+  powers_of_x(field, c, base);
+  return block_from_powers(base, i, j);
+}
+
+void prepare_coeff(CoeffLayout layout, const Field &field, uint64_t c, uint8_t *out) {
+  switch (layout) {
+    case CoeffLayout::kNibbleTables:
+      nibble_tables(field, c, out);
+      return;
+    case CoeffLayout::kGfniMatrices: {
+      uint64_t base[64];
+      powers_of_x(field, c, base);
+      const unsigned planes = field.bytes(), pattern = std::max(planes, 2u);
+      for (unsigned t = 0; t < planes; ++t)
+        for (unsigned j = 0; j < pattern; ++j) {
+          const unsigned i = j % planes;
+          const uint64_t q = block_from_powers(base, i, (i + t) % planes);
+          for (unsigned b = 0; b < 8; ++b) out[8 * (t * pattern + j) + b] = uint8_t(q >> (8 * b));
+        }
+      return;
+    }
+    case CoeffLayout::kClmulConstant:
+      for (unsigned b = 0; b < 8; ++b) out[b] = uint8_t(c >> (8 * b));
+      return;
+  }
+}
+
+void prepare_matrix(CoeffLayout layout, const Field &field, const Matrix &M,
+                    std::vector<uint8_t> *out) {
+  const size_t cb = coeff_bytes(layout, field);
+  out->resize(size_t(M.rows) * M.cols * cb);
+  for (size_t i = 0; i < M.a.size(); ++i) prepare_coeff(layout, field, M.a[i], out->data() + i * cb);
+}
+
+}  // namespace ecjit::codes
