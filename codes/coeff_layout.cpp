@@ -19,13 +19,6 @@ void powers_of_x(const Field &f, uint64_t c, uint64_t *base) {
   }
 }
 
-// sum of base[off + b] over the set bits b of v (v < 2^width).
-uint64_t combine(const uint64_t *base, unsigned off, unsigned v) {
-  uint64_t s = 0;
-  for (; v; v &= v - 1) s ^= base[off + __builtin_ctz(v)];
-  return s;
-}
-
 uint64_t block_from_powers(const uint64_t *base, unsigned i, unsigned j) {
   uint64_t a = 0;
   for (unsigned b = 0; b < 8; ++b) {
@@ -56,9 +49,12 @@ void nibble_tables(const Field &field, uint64_t c, uint8_t *out) {
   uint64_t base[16];
   powers_of_x(field, c, base);
   const unsigned bytes = field.bytes();
-  for (unsigned n = 0; n < 2 * bytes; ++n)  // nibble n of the input
+  uint64_t t[16];
+  t[0] = 0;
+  for (unsigned n = 0; n < 2 * bytes; ++n) {  // nibble n of the input
+    for (unsigned v = 1; v < 16; ++v) t[v] = t[v & (v - 1)] ^ base[4 * n + __builtin_ctz(v)];
     for (unsigned v = 0; v < 16; ++v) {
-      const uint64_t p = combine(base, 4 * n, v);
+      const uint64_t p = t[v];
       if (bytes == 1) {
         out[16 * n + v] = uint8_t(p);
       } else {
@@ -66,6 +62,7 @@ void nibble_tables(const Field &field, uint64_t c, uint8_t *out) {
         out[16 * (2 * n + 1) + v] = uint8_t(p >> 8);
       }
     }
+  }
 }
 
 uint64_t gfni_block_matrix(const Field &field, uint64_t c, unsigned i, unsigned j) {

@@ -33,9 +33,11 @@ struct DecodePlan {
 // chosen k shards do not determine the data: the code is not MDS for this set).
 // `lowering`: the cost model of the lowering that will run the plan (schedule_decode);
 // kNoSearch (the default) when the caller runs the direct map or names no lowering.
+// `schedule` false: the direct map only (no two-stage schedule is looked for; pre and post
+// stay empty), for callers that run coeffs as data (shape kernels).
 Result<DecodePlan> plan_decode(const LinearCode &code, const std::vector<bool> &present,
                                const std::vector<unsigned> &wanted,
-                               CostModel lowering = CostModel::kNoSearch);
+                               CostModel lowering = CostModel::kNoSearch, bool schedule = true);
 
 // Plans the rebuild of every shard not present.
 Result<DecodePlan> plan_reconstruct(const LinearCode &code, const std::vector<bool> &present,

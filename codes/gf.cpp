@@ -1,6 +1,10 @@
 // GF(2^l) arithmetic: Algorithm 3-1 carry-less multiply and the Barrett reduction of eq. 3.21.
 #include "codes/gf.h"
 
+#include <map>
+#include <mutex>
+#include <utility>
+
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -96,8 +100,36 @@ bool is_primitive(unsigned l, uint64_t pstar) {
   return true;
 }
 
+namespace {
+
+// The tables of GF(2^l) mod X^l + pstar (l <= 16, primitive), built once per polynomial.
+std::shared_ptr<const Field::LogTables> log_tables(unsigned l, uint64_t pstar) {
+  static std::mutex mutex;
+  static std::map<std::pair<unsigned, uint64_t>, std::shared_ptr<const Field::LogTables>> built;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto &t = built[{l, pstar}];
+  if (t) return t;
+  auto tables = std::make_shared<Field::LogTables>();
+  const uint64_t order = mask_for(l);
+  tables->log.assign(size_t(order) + 1, 0);
+  tables->exp.resize(2 * size_t(order));
+  uint64_t x = 1;
+  for (uint64_t i = 0; i < order; ++i) {
+    tables->exp[i] = tables->exp[i + order] = uint32_t(x);
+    tables->log[x] = uint32_t(i);
+    x <<= 1;
+    if (x >> l) x = (x & order) ^ pstar;
+  }
+  t = std::move(tables);
+  return t;
+}
+
+}  // namespace
+
 Field::Field(unsigned l, uint64_t pstar)
-    : l_(l), pstar_(pstar), qplus_low_(compute_qplus_low(l, pstar)), mask_(mask_for(l)) {}
+    : l_(l), pstar_(pstar), qplus_low_(compute_qplus_low(l, pstar)), mask_(mask_for(l)) {
+  if (l <= 16) tables_ = log_tables(l, pstar);
+}
 
 Result<Field> Field::make(unsigned l, uint64_t poly) {
   if (l != 8 && l != 16 && l != 32 && l != 64)
@@ -145,6 +177,7 @@ uint64_t Field::reduce(Clmul128 c) const {
 uint64_t Field::mul(uint64_t a, uint64_t b) const {
   a &= mask_;
   b &= mask_;
+  if (tables_) return a && b ? tables_->exp[size_t(tables_->log[a]) + tables_->log[b]] : 0;
   // clmul64 loops over the set bits of its first operand: give it the sparser one.
   if (__builtin_popcountll(a) > __builtin_popcountll(b)) std::swap(a, b);
   return reduce(clmul64(a, b));
@@ -167,6 +200,7 @@ uint64_t Field::pow(uint64_t a, uint64_t e) const {
 
 uint64_t Field::inv(uint64_t a) const {
   if ((a & mask_) == 0) return 0;
+  if (tables_) return tables_->exp[mask_ - tables_->log[a & mask_]];
   return pow(a, mask_ - 1);  // a^(2^l - 2)
 }
 

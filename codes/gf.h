@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "ecjit/status.h"
 
@@ -51,8 +53,17 @@ class Field {
 
   bool operator==(const Field &o) const { return l_ == o.l_ && pstar_ == o.pstar_; }
 
+  // Log / antilog tables of GF(2^8) and GF(2^16) (X generates the group: the polynomial is
+  // primitive), shared by every Field of the same polynomial. mul and inv use them; the
+  // Barrett path (mul of l > 16, and mul_plain) stays the independent twin of the tests.
+  struct LogTables {
+    std::vector<uint32_t> log;  // log[a] for a in [1, 2^l); log[0] unused
+    std::vector<uint32_t> exp;  // exp[i] = X^i for i < 2 (2^l - 1), so log a + log b indexes it
+  };
+
  private:
   Field(unsigned l, uint64_t pstar);
+  std::shared_ptr<const LogTables> tables_;  // l <= 16
   unsigned l_ = 8;
   uint64_t pstar_ = 0;
   uint64_t qplus_low_ = 0;

@@ -18,7 +18,13 @@ BackgroundTuner::~BackgroundTuner() {
   }
   cancel_.store(true);
   wake_.notify_all();
-  if (worker_.joinable()) worker_.join();
+  if (!worker_.joinable()) return;
+  if (worker_.get_id() == std::this_thread::get_id()) {
+    *orphaned_ = true;  // read by run() after the task that destroyed us returns
+    worker_.detach();
+    return;
+  }
+  worker_.join();
 }
 
 bool BackgroundTuner::submit(Job job) {
@@ -52,14 +58,24 @@ void BackgroundTuner::run() {
     queue_.pop_front();
     running_job_ = true;
     lock.unlock();
-    if (!job.still_wanted || job.still_wanted()) {
+    if (job.task) {
+      if (!job.still_wanted || job.still_wanted()) {
+        std::shared_ptr<bool> orphaned = orphaned_;  // outlives this tuner
+        std::function<void()> task = std::move(job.task);
+        job.task = nullptr;
+        job.still_wanted = nullptr;
+        task();
+        task = nullptr;
+        if (*orphaned) return;  // the task destroyed this tuner: nothing of it is left
+      }
+    } else if (job.request && (!job.still_wanted || job.still_wanted())) {
       TuneOptions options;
       options.budget_ms = budget_ms_;
       options.given_strategy = job.given ? job.given->strategy() : ir::Strategy::kAuto;
       options.given_address = job.given ? job.given->address() : nullptr;
       options.cancel = &cancel_;
       const auto start = std::chrono::steady_clock::now();
-      llvm::Expected<TuneResult> result = tune_kernel(session_, job.request, disk_, options);
+      llvm::Expected<TuneResult> result = tune_kernel(session_, *job.request, disk_, options);
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (cancel_.load()) llvm::consumeError(result.takeError());

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "jit/disk_cache.h"
@@ -25,17 +26,23 @@ namespace ecjit::jit {
 // than one core and never runs two timings at once (they would disturb each other).
 //
 // Thread-safe. Destruction raises the cancel flag (the job in progress stops at its next
-// compile or timing slice; its callback is not called), drops queued jobs and joins.
+// compile or timing slice; its callback is not called), drops queued jobs and joins (a
+// tuner destroyed from its own worker, by a task that dropped the last reference to its
+// owner, detaches instead; the worker then touches nothing of the tuner after the task).
 class BackgroundTuner {
  public:
   struct Job {
-    CompileRequest request;                        // strategy kAuto
+    std::optional<CompileRequest> request;         // strategy kAuto (unset for a task)
     std::shared_ptr<const CompiledKernel> given;   // the kernel serving calls meanwhile
     // Called once with the result and the job's wall time on the worker (compiles and
     // timing, not the wait in the queue), unless the tuner is destroyed first. Must not submit.
     std::function<void(llvm::Expected<TuneResult>, double seconds)> done;
     // Checked before the job starts: false skips it (e.g. the decoder was evicted).
     std::function<bool()> still_wanted;
+    // When set, the job is this task instead of a tuning (request, given and done are
+    // ignored): work that must not run on a caller's thread, e.g. compiling a promoted
+    // decoder. It runs on the worker like a tuning, one job at a time.
+    std::function<void()> task;
     // Optional jobs are refused (submit returns false) while `max_optional_backlog` jobs
     // wait, so that a storm of distinct erasure sets cannot queue unbounded work.
     bool optional = false;
@@ -68,6 +75,8 @@ class BackgroundTuner {
   bool stop_ = false;
   std::atomic<bool> cancel_{false};
   std::thread worker_;  // started by the first submit
+  // Set when the tuner is destroyed from its own worker (see the class comment).
+  std::shared_ptr<bool> orphaned_ = std::make_shared<bool>(false);
 };
 
 }  // namespace ecjit::jit

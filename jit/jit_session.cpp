@@ -88,11 +88,16 @@ llvm::Expected<std::unique_ptr<CompiledKernel>> JitSession::add(
     return llvm::createStringError(std::errc::invalid_argument,
                                    "JitSession::add: null context or module");
   }
-  llvm::Function *fn = module->getFunction(symbol);
+  // Tie their lifetimes first: the module must go before its context on every path (as
+  // parameters their destruction order is the compiler's choice; GCC destroyed the context
+  // first and the module's destructor then crashed in LLVMContext::removeModule).
+  llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(ctx));
+  llvm::Module *mod = tsm.getModuleUnlocked();
+  llvm::Function *fn = mod->getFunction(symbol);
   if (!fn || fn->isDeclaration()) {
     return llvm::createStringError(std::errc::invalid_argument,
                                    "module '%s' does not define '%s'",
-                                   module->getName().str().c_str(), symbol.c_str());
+                                   mod->getName().str().c_str(), symbol.c_str());
   }
   // Kernels share one JITDylib; a per-kernel suffix lets two live kernels carry the same
   // generated name (e.g. tuner candidates) without a duplicate-definition error.
@@ -101,13 +106,12 @@ llvm::Expected<std::unique_ptr<CompiledKernel>> JitSession::add(
   if (fn->getName() != jit_name) {
     return llvm::createStringError(std::errc::invalid_argument,
                                    "module '%s' already defines '%s'",
-                                   module->getName().str().c_str(), jit_name.c_str());
+                                   mod->getName().str().c_str(), jit_name.c_str());
   }
 
   llvm::orc::JITDylib &dylib = lljit_->getMainJITDylib();
   llvm::orc::ResourceTrackerSP tracker = dylib.createResourceTracker();
-  if (auto err = lljit_->addIRModule(
-          tracker, llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx)))) {
+  if (auto err = lljit_->addIRModule(tracker, std::move(tsm))) {
     return std::move(err);
   }
   // The lookup materializes (compiles and links) the module on this thread.

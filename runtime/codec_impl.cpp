@@ -9,19 +9,15 @@
 
 namespace ecjit::runtime {
 
-size_t OpKeyHash::operator()(const OpKey &k) const {
-  uint64_t h = 1469598103934665603ULL ^ k.op;
-  for (uint64_t w : k.a) h = (h ^ w) * 1099511628211ULL;
-  for (uint64_t w : k.b) h = (h ^ w) * 1099511628211ULL;
-  return size_t(h);
-}
-
 Result<std::shared_ptr<CodecImpl>> CodecImpl::make(std::shared_ptr<JitImpl> jit,
                                                    codes::LinearCode code) {
   std::shared_ptr<CodecImpl> c(new CodecImpl(std::move(jit), std::move(code)));
   auto enc = c->jit_->kernel(c->code_.spec, "encode", c->code_.field, c->code_.parity);
   if (!enc.ok()) return enc.status();
   c->encoder_ = std::move(*enc);
+  auto decodes = DecodeCache::make(c->jit_, c->code_);
+  if (!decodes.ok()) return decodes.status();
+  c->decodes_ = std::move(*decodes);
   return c;
 }
 
@@ -97,7 +93,8 @@ Result<std::shared_ptr<const OpKernel>> CodecImpl::decoder(const ShardSet &prese
 
 Status CodecImpl::rebuild(const char *what, Span<uint8_t *const> shards,
                           const std::vector<bool> &present, const ShardSet *wanted,
-                          bool data_only, size_t len, bool run) const {
+                          bool data_only, size_t len, Rebuild mode) const {
+  const bool run = mode == Rebuild::kRun;
   const unsigned n = code_.n(), k = code_.k, sb = code_.field.bytes();
   if (shards.size != n)
     return Status(StatusCode::kShardCount, std::string(what) + ": " + code_.spec.to_string() +
@@ -130,54 +127,79 @@ Status CodecImpl::rebuild(const char *what, Span<uint8_t *const> shards,
                   std::to_string(n - have.size()) + " shards missing; " + code_.spec.to_string() +
                       " can rebuild at most " + std::to_string(code_.m));
   if (targets.size() == 0 || (run && len == 0)) return Status::Ok();
-  auto d = decoder(have, targets);
-  if (!d.ok()) return d.status();
-  if (!run) return Status::Ok();
-  const OpKernel &op = **d;
   std::array<const uint8_t *, kStackShards> in_stack;
   std::array<uint8_t *, kStackShards> out_stack;
   std::vector<const uint8_t *> in_heap;
   std::vector<uint8_t *> out_heap;
-  const uint8_t **in = in_stack.data();
-  uint8_t **out = out_stack.data();
-  if (op.sources.size() > kStackShards || op.targets.size() > kStackShards) {
-    in_heap.resize(op.sources.size());
-    out_heap.resize(op.targets.size());
-    in = in_heap.data();
-    out = out_heap.data();
+  // The kernel's input and output pointer arrays for `sources` and `targets`.
+  auto gather = [&](const std::vector<unsigned> &sources, const std::vector<unsigned> &outs,
+                    const uint8_t **&in, uint8_t **&out) {
+    in = in_stack.data();
+    out = out_stack.data();
+    if (sources.size() > kStackShards || outs.size() > kStackShards) {
+      in_heap.resize(sources.size());
+      out_heap.resize(outs.size());
+      in = in_heap.data();
+      out = out_heap.data();
+    }
+    for (size_t i = 0; i < sources.size(); ++i) in[i] = shards[sources[i]];
+    for (size_t i = 0; i < outs.size(); ++i) out[i] = shards[outs[i]];
+  };
+  if (decodes_) {
+    auto d = decodes_->find(have, targets);
+    if (!d.ok()) return d.status();
+    if (mode == Rebuild::kPrepare) decodes_->promote_now(*d);
+    if (!run) return Status::Ok();
+    const uint8_t **in;
+    uint8_t **out;
+    gather((*d)->sources, (*d)->targets, in, out);
+    decodes_->run(*d, in, out, len);
+    return Status::Ok();
   }
-  for (size_t i = 0; i < op.sources.size(); ++i) in[i] = shards[op.sources[i]];
-  for (size_t i = 0; i < op.targets.size(); ++i) out[i] = shards[op.targets[i]];
+  auto d = decoder(have, targets);
+  if (!d.ok()) return d.status();
+  if (!run) return Status::Ok();
+  const OpKernel &op = **d;
+  const uint8_t **in;
+  uint8_t **out;
+  gather(op.sources, op.targets, in, out);
   run_kernel(*jit_, op.kernel.entry(), in, op.sources.size(), out, op.targets.size(), len);
   return Status::Ok();
 }
 
 Status CodecImpl::reconstruct(Span<uint8_t *const> shards, const std::vector<bool> &present,
                               size_t len) const {
-  return rebuild("reconstruct", shards, present, nullptr, false, len, true);
+  return rebuild("reconstruct", shards, present, nullptr, false, len, Rebuild::kRun);
 }
 
 Status CodecImpl::reconstruct_data(Span<uint8_t *const> shards, const std::vector<bool> &present,
                                    size_t len) const {
-  return rebuild("reconstruct_data", shards, present, nullptr, true, len, true);
+  return rebuild("reconstruct_data", shards, present, nullptr, true, len, Rebuild::kRun);
 }
 
 Status CodecImpl::reconstruct_some(const ShardSet &wanted, Span<uint8_t *const> shards,
                                    const std::vector<bool> &present, size_t len) const {
-  return rebuild("reconstruct_some", shards, present, &wanted, false, len, true);
+  return rebuild("reconstruct_some", shards, present, &wanted, false, len, Rebuild::kRun);
 }
 
 Status CodecImpl::prepare_reconstruct(const std::vector<bool> &present) const {
   std::vector<uint8_t> dummy(1);
   std::vector<uint8_t *> shards(code_.n(), dummy.data());
-  return rebuild("prepare_reconstruct", shards, present, nullptr, false, 0, false);
+  return rebuild("prepare_reconstruct", shards, present, nullptr, false, 0, Rebuild::kPrepare);
 }
 
 KernelInfo CodecImpl::decoder_info(const std::vector<bool> &present) const {
-  if (!prepare_reconstruct(present).ok()) return KernelInfo();
+  std::vector<uint8_t> dummy(1);
+  std::vector<uint8_t *> shards(code_.n(), dummy.data());
+  if (!rebuild("decoder_info", shards, present, nullptr, false, 0, Rebuild::kPlan).ok())
+    return KernelInfo();
   const ShardSet have = ShardSet::from_mask(present);
   const ShardSet missing = ShardSet::first(code_.n()) - have;
   if (missing.size() == 0) return encoder_.current_info();
+  if (decodes_) {
+    auto d = decodes_->find(have, missing);
+    return d.ok() ? decodes_->info(**d) : KernelInfo();
+  }
   auto d = decoder(have, missing);
   return d.ok() ? (*d)->kernel.current_info() : KernelInfo();
 }
@@ -189,6 +211,7 @@ KernelCacheStats CodecImpl::kernel_cache_stats() const {
   s.evictions = ops_.evictions();
   s.cached = ops_.size();
   s.capacity = ops_.capacity();
+  if (decodes_) decodes_->add_stats(&s);
   return s;
 }
 

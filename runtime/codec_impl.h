@@ -13,21 +13,11 @@
 #include "codes/linear_code.h"
 #include "ecjit/codec.h"
 #include "runtime/jit_impl.h"
+#include "runtime/decode_cache.h"
 #include "runtime/lru_cache.h"
+#include "runtime/op_key.h"
 
 namespace ecjit::runtime {
-
-// A specialised kernel's identity inside one codec: the operation and up to two shard sets
-// (decode: present set and rebuilt set; update: changed set; partial: the data index).
-// Fixed size, so a cache lookup does not allocate.
-struct OpKey {
-  enum Op : uint8_t { kDecode, kUpdate, kPartial } op = kDecode;
-  std::array<uint64_t, ShardSet::kWords> a{}, b{};
-  bool operator==(const OpKey &o) const { return op == o.op && a == o.a && b == o.b; }
-};
-struct OpKeyHash {
-  size_t operator()(const OpKey &k) const;
-};
 
 // A specialised kernel and the shards it reads and writes, in kernel argument order.
 struct OpKernel {
@@ -77,8 +67,11 @@ class CodecImpl final : public Codec {
   // The rebuild of `wanted` (all missing shards in `targets`) from `present`: validates
   // counts, pointers (present and target shards must be set), len and indices, then runs
   // the cached decoder. `what` names the operation in messages.
+  // kRun rebuilds; kPrepare plans (and asks for the specialised decoder now); kPlan only
+  // plans (decoder_info).
+  enum class Rebuild { kRun, kPrepare, kPlan };
   Status rebuild(const char *what, Span<uint8_t *const> shards, const std::vector<bool> &present,
-                 const ShardSet *wanted, bool data_only, size_t len, bool run) const;
+                 const ShardSet *wanted, bool data_only, size_t len, Rebuild mode) const;
   Result<std::shared_ptr<const OpKernel>> decoder(const ShardSet &present,
                                                   const ShardSet &targets) const;
   // A shared (whole-Jit) kernel compiled on first use into `slot` under mutex_; `describe`
@@ -90,6 +83,9 @@ class CodecImpl final : public Codec {
   std::shared_ptr<JitImpl> jit_;
   codes::LinearCode code_;
   Kernel encoder_;
+  // Decoders from the first call (shape kernels, promotion); null when this codec has no
+  // shape kernels: then decoder() compiles one per erasure set on first use.
+  std::unique_ptr<DecodeCache> decodes_;
   // The encoder with streaming stores (JitOptions::streaming_min_len), compiled on first
   // use with the strategy encoder_ has; fn stays null where it cannot be built.
   mutable std::once_flag streaming_once_;

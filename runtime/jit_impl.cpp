@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "codes/linear_code.h"
+#include "ir_builders/lowering.h"
 #include "jit/kernel_compiler.h"
 #include "jit/target_spec.h"
 #include "jit/tuner.h"
@@ -95,9 +96,24 @@ Result<std::shared_ptr<JitImpl>> JitImpl::make(const JitOptions &options) {
     std::string dir = options.cache_dir.empty() ? jit::DiskCache::default_dir() : options.cache_dir;
     if (!dir.empty()) jit->disk_ = std::make_unique<jit::DiskCache>(dir);
   }
-  if (options.tune && options.tune_in_background && jit->strategy_ == ir::Strategy::kAuto &&
-      jit->tunable_fields_)
-    jit->tuner_ = std::make_unique<jit::BackgroundTuner>(*jit->session_, jit->disk_.get(), 5.0);
+  jit->background_tuning_ = options.tune && options.tune_in_background &&
+                            jit->strategy_ == ir::Strategy::kAuto && jit->tunable_fields_;
+  jit->tuner_ = std::make_unique<jit::BackgroundTuner>(*jit->session_, jit->disk_.get(), 5.0);
+  for (unsigned l : {8u, 16u, 32u, 64u}) {
+    auto field = codes::Field::make(l);
+    if (!field.ok()) continue;
+    std::optional<ir::Strategy> &shape = jit->shape_strategy_[__builtin_ctz(l) - 3];
+    const std::optional<ir::Strategy> own = ir::shape_strategy(jit->resolved(l));
+    if (own && ir::shape_kernel_supported(*own, *field, jit->target_)) {
+      shape = own;
+      continue;
+    }
+    for (ir::Strategy s : {ir::Strategy::kGfni, ir::Strategy::kSplitTable, ir::Strategy::kClmulInsn})
+      if (ir::shape_kernel_supported(s, *field, jit->target_)) {
+        shape = s;
+        break;
+      }
+  }
   return jit;
 }
 
@@ -120,10 +136,64 @@ void JitImpl::wait_for_tuning() {
   if (tuner_) tuner_->wait_idle();
 }
 
+bool JitImpl::submit_background(std::function<void()> task, std::function<bool()> still_wanted,
+                                bool optional) {
+  jit::BackgroundTuner::Job job;
+  job.task = std::move(task);
+  job.still_wanted = std::move(still_wanted);
+  job.optional = optional;
+  return tuner_->submit(std::move(job));
+}
+
+Result<Kernel> JitImpl::shape_kernel(const codes::Field &field, unsigned inputs, unsigned outputs) {
+  const std::optional<ir::Strategy> strategy = shape_strategy(field.bits());
+  const std::string shape = "k" + std::to_string(inputs) + "_r" + std::to_string(outputs);
+  if (!strategy)
+    return Status(StatusCode::kJitFailure, "no shape kernel for GF(2^" +
+                                               std::to_string(field.bits()) + ") on " +
+                                               options_.target);
+  const std::string field_name = "gf" + std::to_string(field.bits()) + "_p" + std::to_string(field.poly());
+  jit::CompileRequest req{
+      ir::KernelDesc{field, codes::Matrix(outputs, inputs),
+                     ir::kernel_symbol("decode_shape_" + shape, field_name, options_.target)},
+      target_, *strategy, opt_};
+  req.desc.runtime_coeffs = true;
+  if (const char *u = getenv("ECJIT_SHAPE_UNROLL")) req.unroll = unsigned(atoi(u));
+  const std::string key = std::to_string(req.unroll) + req.desc.symbol + "|" + ir::strategy_name(*strategy) + "|O" +
+                          std::to_string(options_.opt_level) + "|shape";
+  auto compiled = cache_.get_or_compile(key, [&]() -> llvm::Expected<std::unique_ptr<jit::CompiledKernel>> {
+    const auto t0 = std::chrono::steady_clock::now();
+    bool from_disk = false;
+    auto k = jit::jit_kernel(*session_, req, nullptr, disk_.get(), &from_disk);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    compile_seconds_ += seconds;
+    from_disk_ += from_disk;
+    return k;
+  });
+  if (!compiled)
+    return to_status(compiled.takeError(), StatusCode::kJitFailure,
+                     "compiling the " + shape + " shape kernel of GF(2^" + std::to_string(field.bits()) + ")");
+  Kernel k;
+  k.code = std::move(*compiled);
+  k.shape_fn = reinterpret_cast<ShapeFn>(k.code->address());
+  k.vector_lanes = ir::kernel_vector_lanes(field, target_);
+  k.info.symbol = req.desc.symbol;
+  k.info.strategy = ir::strategy_name(*strategy);
+  k.info.why = "shape kernel: coefficients prepared per erasure set, no compile on first use";
+  k.info.target = options_.target;
+  k.info.cpu = target_.cpu;
+  k.info.vector_bits = target_.vector_bits;
+  return k;
+}
+
 void JitImpl::tune_later(const jit::CompileRequest &req, const std::shared_ptr<KernelSlot> &slot,
                          std::shared_ptr<const jit::CompiledKernel> running, bool optional) {
-  jit::BackgroundTuner::Job job{req, std::move(running), nullptr, nullptr, optional};
-  job.request.strategy = ir::Strategy::kAuto;
+  jit::BackgroundTuner::Job job;
+  job.request = req;
+  job.given = std::move(running);
+  job.optional = optional;
+  job.request->strategy = ir::Strategy::kAuto;
   std::weak_ptr<KernelSlot> weak = slot;
   job.still_wanted = [weak] { return !weak.expired(); };
   job.done = [this, weak](llvm::Expected<jit::TuneResult> result, double seconds) {
@@ -160,7 +230,7 @@ Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
   // Private kernels (decoders per erasure set, owned by a codec's LRU) are tuned only in
   // the background: in a storm of distinct erasure sets a first reconstruct must not wait
   // for every candidate.
-  const bool background = tuner_ != nullptr;
+  const bool background = background_tuning_;
   const bool tune = strategy_ == ir::Strategy::kAuto && mode.strategy == ir::Strategy::kAuto &&
                     !mode.streaming && options_.tune && mode.output == ir::OutputMode::kOverwrite &&
                     mode.input == ir::InputMode::kPlain && tunable(field.bits()) &&

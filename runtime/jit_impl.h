@@ -2,6 +2,8 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,12 +30,17 @@ namespace ecjit::runtime {
 // uint8_t *const *out, size_t len).
 // ir::OutputMode::kVerify: size_t(const uint8_t *const *in, size_t len).
 using VerifyFn = size_t (*)(const uint8_t *const *, size_t);
+// Shape kernels (ir::KernelDesc::runtime_coeffs): the kernel ABI plus the prepared
+// coefficients, void(const uint8_t *const *in, uint8_t *const *out, size_t len,
+// const uint8_t *coeffs).
+using ShapeFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t, const uint8_t *);
 
 // A compiled kernel plus what it is, kept alive by shared ownership.
 struct Kernel {
   std::shared_ptr<const jit::CompiledKernel> code;
-  KernelFn fn = nullptr;          // every mode but kVerify
+  KernelFn fn = nullptr;          // every mode but kVerify and shape kernels
   VerifyFn verify_fn = nullptr;   // kVerify
+  ShapeFn shape_fn = nullptr;     // shape kernels (JitImpl::shape_kernel)
   KernelInfo info;
   unsigned vector_lanes = 0;      // symbols per vector (the signature lane layout)
   // Tuned kernels (plain encode/decode under "auto"): the entry point the background tuner
@@ -78,6 +85,25 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
                         const KernelMode &mode = KernelMode(),
                         const codes::Matrix &pre = codes::Matrix());
 
+  // The shape kernel out = C * in for any C of `outputs` x `inputs` over `field`, with C
+  // prepared as codes::prepare_matrix(ir::runtime_layout(info.strategy), field, C): one per
+  // (field, target, strategy, inputs, outputs) for the Jit's lifetime, shared by every
+  // codec of the field, on disk like any kernel. Errors: kJitFailure (also when
+  // shape_strategy(field) is empty).
+  Result<Kernel> shape_kernel(const codes::Field &field, unsigned inputs, unsigned outputs);
+  // The strategy of the field's shape kernels on this target: JitOptions::strategy when it
+  // has a run-time form (clmul-mixed: clmul-insn), else the first of gfni, split-table and
+  // clmul-insn that the target has; nullopt when none (no vector unit, or no byte shuffle,
+  // GFNI or carry-less multiply for this field).
+  std::optional<ir::Strategy> shape_strategy(unsigned field_bits) const {
+    return shape_strategy_[__builtin_ctz(field_bits) - 3];
+  }
+  // Runs `task` on the Jit's background thread (one at a time, with the tunings). false
+  // when refused: optional and 8 jobs wait already, or the Jit is going away.
+  // still_wanted (may be null) is checked just before the task would start.
+  bool submit_background(std::function<void()> task, std::function<bool()> still_wanted,
+                         bool optional);
+
   const ir::TargetInfo &target_info() const { return target_; }
   // The strategy kernels of a field start with (JitOptions::strategy resolved for target_;
   // the tuner may replace it later).
@@ -105,6 +131,7 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   // strategy_ resolved for GF(2^8), GF(2^16), GF(2^32), GF(2^64) on target_, once at
   // creation (the feature queries behind it cost tens of microseconds).
   ir::Strategy resolved_[4] = {};
+  std::optional<ir::Strategy> shape_strategy_[4];
   // Codecs handed out and still alive, by spec string: a repeated request returns the same
   // immutable codec without rebuilding the code or looking up its encoder.
   std::mutex codecs_mutex_;
@@ -123,8 +150,11 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   // Compiled with the static choice, queued for tuning: `slot` gets the winner.
   void tune_later(const jit::CompileRequest &req, const std::shared_ptr<KernelSlot> &slot,
                   std::shared_ptr<const jit::CompiledKernel> running, bool optional);
-  // Background tuning (JitOptions::tune_in_background); declared last so that it is
-  // destroyed first: its worker uses the session, the disk cache and the stats above.
+  // Tiered tuning of kernels (JitOptions::tune_in_background, "auto", a tunable field).
+  bool background_tuning_ = false;
+  // The background thread: tunings, and the compiles of promoted decoders (its thread
+  // starts with the first job). Declared last so that it is destroyed first: its worker
+  // uses the session, the disk cache and the stats above.
   std::unique_ptr<jit::BackgroundTuner> tuner_;
 };
 

@@ -31,11 +31,15 @@ SplitPlan plan_for(const JitImpl &jit, size_t n_in, size_t n_out, size_t len) {
 
 }  // namespace
 
-size_t run_kernel(const JitImpl &jit, KernelFn fn, const uint8_t *const *in, size_t n_in,
-                  uint8_t *const *out, size_t n_out, size_t len) {
+namespace {
+
+// call(in, out, len) over the pieces of `jit`'s plan.
+template <typename Call>
+size_t run_pieces(const JitImpl &jit, const uint8_t *const *in, size_t n_in, uint8_t *const *out,
+                  size_t n_out, size_t len, const Call &call) {
   const SplitPlan plan = plan_for(jit, n_in, n_out, len);
   if (plan.pieces <= 1) {
-    fn(in, out, len);
+    call(in, out, len);
     return 1;
   }
   jit.pool()->run(plan.pieces, [&](size_t p) {
@@ -44,9 +48,26 @@ size_t run_kernel(const JitImpl &jit, KernelFn fn, const uint8_t *const *in, siz
     std::array<uint8_t *, kMaxSplitShards> piece_out;
     for (size_t i = 0; i < n_in; ++i) piece_in[i] = in[i] + a;
     for (size_t i = 0; i < n_out; ++i) piece_out[i] = out[i] + a;
-    fn(piece_in.data(), piece_out.data(), b - a);
+    call(piece_in.data(), piece_out.data(), b - a);
   });
   return plan.pieces;
+}
+
+}  // namespace
+
+size_t run_kernel(const JitImpl &jit, KernelFn fn, const uint8_t *const *in, size_t n_in,
+                  uint8_t *const *out, size_t n_out, size_t len) {
+  return run_pieces(jit, in, n_in, out, n_out, len,
+                    [fn](const uint8_t *const *i, uint8_t *const *o, size_t l) { fn(i, o, l); });
+}
+
+size_t run_shape_kernel(const JitImpl &jit, ShapeFn fn, const uint8_t *coeffs,
+                        const uint8_t *const *in, size_t n_in, uint8_t *const *out, size_t n_out,
+                        size_t len) {
+  return run_pieces(jit, in, n_in, out, n_out, len,
+                    [fn, coeffs](const uint8_t *const *i, uint8_t *const *o, size_t l) {
+                      fn(i, o, l, coeffs);
+                    });
 }
 
 size_t run_verify(const JitImpl &jit, VerifyFn fn, const uint8_t *const *in, size_t n_in,

@@ -22,10 +22,11 @@ namespace {
 // Host tiers reachable by masking features on this machine ("host" is whatever it has).
 std::vector<std::string> host_tiers() { return {"host", "host-avx2", "host-sse2"}; }
 
-std::shared_ptr<Jit> make_jit(const std::string &target, unsigned opt = 3) {
+std::shared_ptr<Jit> make_jit(const std::string &target, unsigned opt = 3, bool shapes = true) {
   JitOptions o;
   o.target = target;
   o.opt_level = opt;
+  o.shape_kernels = shapes;
   auto j = Jit::create(o);
   EXPECT_TRUE(j.ok()) << target << ": " << j.status().to_string();
   return j.ok() ? *j : nullptr;
@@ -287,7 +288,7 @@ TEST(BadInput, JitOptionsAndSpecs) {
 }
 
 TEST(KernelCache, SameCodeSharesOneKernelAndThreadsCompileOnce) {
-  auto jit = make_jit("host");
+  auto jit = make_jit("host", 3, /*shapes=*/false);  // the encoder alone (shape kernels: below)
   ASSERT_TRUE(jit);
   std::atomic<int> ok{0};
   std::vector<std::thread> threads;
@@ -311,6 +312,26 @@ TEST(KernelCache, SameCodeSharesOneKernelAndThreadsCompileOnce) {
   auto other = jit->codec("rs-vand:k=9,m=4,gf=16");
   ASSERT_TRUE(other.ok());
   EXPECT_EQ(jit->stats().kernels_compiled, 2u);
+}
+
+// Shape kernels are per (field, target, strategy, inputs, outputs): codecs of one field and
+// k share them, and a codec with one more parity shard compiles only the one more shape.
+TEST(KernelCache, CodecsShareShapeKernels) {
+  auto jit = make_jit("host");
+  ASSERT_TRUE(jit);
+  auto a = jit->codec("rs-vand:k=9,m=3,gf=16");
+  ASSERT_TRUE(a.ok());
+  std::vector<bool> present(12, true);
+  present[0] = false;
+  if ((*a)->decoder_info(present).why.find("shape kernel") == std::string::npos)
+    GTEST_SKIP() << "no shape kernel for GF(2^16) on this CPU";
+  EXPECT_EQ(jit->stats().kernels_compiled, 1u + 3u);  // encoder + 3 shapes
+  auto b = jit->codec("rs-cauchy:k=9,m=3,gf=16");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(jit->stats().kernels_compiled, 2u + 3u);  // its encoder only
+  auto c = jit->codec("rs-vand:k=9,m=4,gf=16");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(jit->stats().kernels_compiled, 3u + 4u);  // its encoder and the 4-output shape
 }
 
 TEST(KernelInfo, ReportsTierAndStrategy) {

@@ -25,8 +25,9 @@ using ecjit::test::GuardedBuffer;
 namespace {
 
 std::shared_ptr<Jit> make_jit(const std::string &target = "host", unsigned opt = 3,
-                              size_t max_cached = 256, bool tune = false) {
+                              size_t max_cached = 256, bool tune = false, bool shapes = true) {
   JitOptions o;
+  o.shape_kernels = shapes;  // false: decoders compiled per erasure set on first use
   o.target = target;
   o.opt_level = opt;
   o.max_cached_kernels = max_cached;
@@ -554,7 +555,7 @@ size_t rss_bytes() {
 // (ECJIT_LRU_SETS overrides; 10000 was run by hand, see docs/operations.md).
 TEST(KernelLru, ManyErasureSetsStayBounded) {
   const size_t cap = 32;
-  auto jit = make_jit("host", 1, cap);
+  auto jit = make_jit("host", 1, cap, false, /*shapes=*/false);
   ASSERT_TRUE(jit);
   Subject s = subject(*jit, "rs-cauchy:k=16,m=8");
   size_t sets = 300;
@@ -598,7 +599,7 @@ TEST(KernelLru, ManyErasureSetsStayBounded) {
 
 // Memory per cached kernel: RSS growth while an unbounded-enough cache fills with decoders.
 TEST(KernelLru, ReportsMemoryPerKernel) {
-  auto jit = make_jit("host", 3, 1000);
+  auto jit = make_jit("host", 3, 1000, false, /*shapes=*/false);
   ASSERT_TRUE(jit);
   Subject s = subject(*jit, "rs-vand:k=10,m=4");
   Stripe st(s.code, 4096, 5);

@@ -31,12 +31,21 @@ struct KernelInfo {
 // kernels per changed set, encode_partial kernels per data index): a thread-safe LRU of at
 // most `capacity` entries (JitOptions::max_cached_kernels). Evicted kernels release their
 // JIT memory once no call is running them.
+// With shape kernels (JitOptions::shape_kernels) decoders are counted apart: an erasure set
+// first gets a plan (prepared coefficients for the codec's shape kernels), and a promoted
+// set its specialised decoder, compiled in the background.
 struct KernelCacheStats {
   uint64_t compiles = 0;   // kernels compiled for this codec (failed ones included)
   uint64_t hits = 0;       // lookups answered from the cache
   uint64_t evictions = 0;  // kernels dropped to stay within capacity
   size_t cached = 0;       // kernels held now
   size_t capacity = 0;
+  uint64_t decode_plans = 0;        // erasure-set plans prepared (inversions)
+  size_t decode_plans_cached = 0;   // plans held now
+  uint64_t promotions = 0;          // specialised decoders compiled in the background
+  uint64_t demotions = 0;           // promoted sets sent back to the shape kernel (LRU)
+  size_t promoted = 0;              // erasure sets running a specialised decoder now
+  uint64_t shape_calls = 0;         // decode calls served by a shape kernel
 };
 
 // Largest number of algebraic signature components (the n of an n-symbol base).
@@ -73,15 +82,20 @@ class Codec {
   // Rebuilds every shard s with present[s] == false, in place, from the present ones.
   // shards has n entries; present has n entries. Present shards are only read; missing
   // shards are overwritten (their pointers must be valid buffers of len bytes).
-  // The decoder for an erasure set is compiled on first use and cached (see
+  // The first call of an erasure set plans it (an inversion) and runs a shape kernel
+  // compiled with the codec; a set used often gets its own decoder compiled in the
+  // background (JitOptions::shape_kernels, promote_after_bytes; without shape kernels the
+  // decoder is compiled on first use). Plans and decoders are cached (see
   // prepare_reconstruct). Errors (nothing is written): kShardCount, kNullPointer,
   // kShardSize, kTooManyErasures (more than m missing), kSingular (the code is not MDS for
   // this erasure set), kJitFailure (the decoder could not be compiled).
   virtual Status reconstruct(Span<uint8_t *const> shards, const std::vector<bool> &present,
                              size_t len) const = 0;
 
-  // Compiles (or finds) the decoder for an erasure set ahead of time, so the first
-  // reconstruct() of that set does not pay for it. Errors as reconstruct().
+  // Plans the erasure set ahead of time and asks for its specialised decoder now: with
+  // shape kernels the decoder is compiled in the background (Jit::wait_for_tuning() waits
+  // for it) while calls run the shape kernel; without, it is compiled here. Errors as
+  // reconstruct().
   virtual Status prepare_reconstruct(const std::vector<bool> &present) const = 0;
   // The decoder for an erasure set (compiled if needed, as prepare_reconstruct), as running
   // now; empty when the set cannot be decoded.

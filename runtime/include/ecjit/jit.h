@@ -27,6 +27,23 @@ struct JitOptions {
   // of failures with many distinct erasure sets stays bounded in memory. >= 1
   // (kInvalidArgument otherwise). See docs/operations.md for the memory per kernel.
   size_t max_cached_kernels = 256;
+  // Degraded reads (reconstruct, reconstruct_data, reconstruct_some). true: the first call
+  // of any erasure set inverts and prepares its coefficients (tens of microseconds) and
+  // runs on a shape kernel compiled with the codec (specialised on field, target, strategy
+  // and the numbers of inputs and outputs; coefficients as data), so no call compiles on
+  // the caller's thread. An erasure set that has rebuilt promote_after_bytes of input
+  // (k x len summed over its calls) is promoted: its constant-specialised decoder is
+  // compiled (and tuned, under "auto") on the Jit's background thread and swapped in
+  // atomically; at most max_cached_kernels promoted sets per codec, the least recently used
+  // falling back to the shape kernel. Output is byte-identical either way. Where no shape
+  // kernel exists (no byte shuffle, GFNI or carry-less multiply on the target, or more than
+  // kMaxShapeInputs data shards) decoders are compiled on first use as with false.
+  // false: every erasure set compiles its specialised decoder on first use, on the
+  // calling thread (reproducible kernels for tests and comparisons).
+  bool shape_kernels = true;
+  // Input bytes an erasure set rebuilds on its shape kernel before it is promoted (see
+  // shape_kernels; prepare_reconstruct() promotes at once). 0 = on first use.
+  size_t promote_after_bytes = size_t(256) << 20;
   // Persistent kernel cache: compiled objects are kept on disk and reused by later
   // processes without building IR or compiling (entries are validated, and keyed by the
   // ecjit binary, LLVM version, CPU, target, strategy, opt level and matrix). Off with
@@ -70,6 +87,9 @@ struct JitOptions {
   // split), and each piece is at least 4096 bytes of every shard. 0 = no minimum beyond that.
   size_t parallel_min_bytes = size_t(1) << 20;
 };
+
+// Shape kernels serve codes of at most this many data shards (JitOptions::shape_kernels).
+constexpr unsigned kMaxShapeInputs = 64;
 
 // Upper bound of JitOptions::threads.
 constexpr unsigned kMaxThreads = 1024;

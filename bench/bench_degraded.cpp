@@ -1,0 +1,369 @@
+// Degraded reads as traffic looks after a failure: a seeded random erasure set per call, per-call latency, ecjit against ISA-L in one run.
+//
+// Every backend runs the same calls on the same shards: RS(k,m) over GF(2^8) with ISA-L's
+// Cauchy matrix (ecjit's isal-cauchy), each call losing a random set of 1..L shards and
+// rebuilding them. Backends:
+//   ecjit     the C++ API: a new Jit (disk cache off) and codec per scenario, reconstruct()
+//   dropin    ecjit's libisal.so.2 (build/isal-compat), through ISA-L's API
+//   isal-2.30 the system ISA-L (Debian's libisal.so.2)
+//   isal-2.31 ISA-L 2.31 built from source (bench/fetch_isal231.sh; --isal231 PATH)
+// The ISA-L-API backends do what ISA-L's users do per call: invert the k x k matrix of the
+// first k present shards (gf_invert_matrix), form the rows of the lost shards,
+// ec_init_tables, ec_encode_data. Each library is dlopen'ed with RTLD_DEEPBIND so that the
+// three ISA-L ABIs live side by side in one process.
+// Reported per scenario and backend: aggregate GB/s (k x shard bytes per call over the sum
+// of call times, GB = 10^9 B), p50 / p99 / max latency per call, and for ecjit the codec()
+// time, kernels compiled during the calls, promotions, and RSS growth. The first call of
+// each backend is checked against the original shards, then every 16th.
+//   bench_degraded [--calls N] [--sizes 4K,64K,1M] [--lost 1,2,4] [--k 10] [--m 4]
+//                  [--isal231 PATH] [--dropin PATH] [--backends ecjit,dropin,isal-2.30,isal-2.31]
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ecjit/ecjit.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct IsalApi {
+  std::string name;
+  void *handle = nullptr;
+  void (*gen_cauchy)(unsigned char *, int, int) = nullptr;
+  int (*invert)(unsigned char *, unsigned char *, const int) = nullptr;
+  void (*init_tables)(int, int, unsigned char *, unsigned char *) = nullptr;
+  void (*encode)(int, int, int, unsigned char *, unsigned char **, unsigned char **) = nullptr;
+  unsigned char (*mul)(unsigned char, unsigned char) = nullptr;
+
+  bool load(const std::string &label, const std::string &path) {
+    name = label;
+    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (!handle) {
+      std::fprintf(stderr, "%s: skipped (%s)\n", label.c_str(), dlerror());
+      return false;
+    }
+    gen_cauchy = reinterpret_cast<decltype(gen_cauchy)>(dlsym(handle, "gf_gen_cauchy1_matrix"));
+    invert = reinterpret_cast<decltype(invert)>(dlsym(handle, "gf_invert_matrix"));
+    init_tables = reinterpret_cast<decltype(init_tables)>(dlsym(handle, "ec_init_tables"));
+    encode = reinterpret_cast<decltype(encode)>(dlsym(handle, "ec_encode_data"));
+    mul = reinterpret_cast<decltype(mul)>(dlsym(handle, "gf_mul"));
+    if (!gen_cauchy || !invert || !init_tables || !encode || !mul) {
+      std::fprintf(stderr, "%s: skipped (%s lacks an ISA-L symbol)\n", label.c_str(), path.c_str());
+      return false;
+    }
+    return true;
+  }
+};
+
+size_t parse_size(const std::string &s) {
+  size_t v = std::strtoull(s.c_str(), nullptr, 10);
+  const char u = s.empty() ? 0 : s.back();
+  if (u == 'K' || u == 'k') v <<= 10;
+  if (u == 'M' || u == 'm') v <<= 20;
+  return v;
+}
+
+std::vector<std::string> split(const std::string &s) {
+  std::vector<std::string> out;
+  size_t a = 0;
+  while (a <= s.size()) {
+    const size_t b = s.find(',', a);
+    out.push_back(s.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) break;
+    a = b + 1;
+  }
+  return out;
+}
+
+size_t rss_bytes() {
+  std::ifstream f("/proc/self/statm");
+  size_t pages = 0, resident = 0;
+  f >> pages >> resident;
+  return resident * 4096;
+}
+
+struct Stats {
+  double gbps = 0, p50_us = 0, p99_us = 0, max_us = 0;
+  bool ok = true;
+};
+
+Stats summarize(std::vector<double> us, double bytes_per_call_sum) {
+  Stats s;
+  double total = 0;
+  for (double u : us) total += u;
+  std::sort(us.begin(), us.end());
+  s.gbps = bytes_per_call_sum / (total * 1e-6) / 1e9;
+  s.p50_us = us[us.size() / 2];
+  s.p99_us = us[std::min(us.size() - 1, us.size() * 99 / 100)];
+  s.max_us = us.back();
+  return s;
+}
+
+struct Scenario {
+  unsigned k, m, max_lost;
+  size_t len;
+  std::vector<std::vector<unsigned>> lost;  // per call, ascending
+};
+
+// Shards: the original data and parity, and the working copies the calls rebuild into.
+struct Shards {
+  std::vector<std::vector<uint8_t>> orig;
+  std::vector<uint8_t *> work;
+  std::vector<std::unique_ptr<uint8_t, decltype(&std::free)>> owned;
+  Shards(unsigned n, size_t len) {
+    for (unsigned i = 0; i < n; ++i) {
+      // Staggered 64-byte-aligned starts, as heap buffers are.
+      owned.emplace_back(static_cast<uint8_t *>(std::aligned_alloc(4096, len + 4096 * 2)), &std::free);
+      work.push_back(owned.back().get() + 64 * i % 4096);
+    }
+    orig.resize(n, std::vector<uint8_t>(len));
+  }
+  void restore(size_t len) {
+    for (size_t i = 0; i < orig.size(); ++i) std::memcpy(work[i], orig[i].data(), len);
+  }
+  bool intact(const std::vector<unsigned> &which, size_t len) const {
+    for (unsigned s : which)
+      if (std::memcmp(work[s], orig[s].data(), len) != 0) return false;
+    return true;
+  }
+};
+
+// One ISA-L-API decode as its users write it.
+void isal_decode(const IsalApi &api, const std::vector<unsigned char> &enc, unsigned k, unsigned n,
+                 const std::vector<unsigned> &lost, Shards &sh, size_t len) {
+  unsigned char b[256 * 256], d[256 * 256], rows[256 * 256], tables[32 * 256 * 256 / 8];
+  unsigned char *src[256], *dst[256];
+  std::vector<bool> gone(n);
+  for (unsigned s : lost) gone[s] = true;
+  unsigned got = 0;
+  for (unsigned s = 0; s < n && got < k; ++s)
+    if (!gone[s]) {
+      std::memcpy(&b[got * k], &enc[size_t(s) * k], k);
+      src[got++] = sh.work[s];
+    }
+  api.invert(b, d, int(k));
+  for (size_t r = 0; r < lost.size(); ++r) {
+    const unsigned e = lost[r];
+    if (e < k) {
+      std::memcpy(&rows[r * k], &d[e * k], k);
+    } else {
+      for (unsigned i = 0; i < k; ++i) {
+        unsigned char s = 0;
+        for (unsigned j = 0; j < k; ++j) s ^= api.mul(d[j * k + i], enc[size_t(e) * k + j]);
+        rows[r * k + i] = s;
+      }
+    }
+    dst[r] = sh.work[e];
+  }
+  api.init_tables(int(k), int(lost.size()), rows, tables);
+  api.encode(int(len), int(k), int(lost.size()), tables, src, dst);
+}
+
+Stats run_isal(const IsalApi &api, const Scenario &sc, Shards &sh) {
+  const unsigned n = sc.k + sc.m;
+  std::vector<unsigned char> enc(size_t(n) * sc.k);
+  api.gen_cauchy(enc.data(), int(n), int(sc.k));
+  std::vector<double> us;
+  double bytes = 0;
+  Stats st;
+  for (size_t i = 0; i < sc.lost.size(); ++i) {
+    for (unsigned s : sc.lost[i]) std::memset(sh.work[s], 0, sc.len);
+    const auto t0 = Clock::now();
+    isal_decode(api, enc, sc.k, n, sc.lost[i], sh, sc.len);
+    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    bytes += double(sc.k) * sc.len;
+    if (i % 16 == 0 && !sh.intact(sc.lost[i], sc.len)) st.ok = false;
+  }
+  Stats s = summarize(us, bytes);
+  s.ok = st.ok;
+  return s;
+}
+
+struct EcjitExtra {
+  double codec_ms = 0;
+  uint64_t compiles = 0, promotions = 0, shape_calls = 0;
+  double rss_mib = 0;
+};
+
+Stats run_ecjit(const Scenario &sc, Shards &sh, EcjitExtra *extra) {
+  ecjit::JitOptions o;
+  o.disk_cache = false;  // a first start: every kernel compiled in this run
+  const size_t rss0 = rss_bytes();
+  auto jit = ecjit::Jit::create(o);
+  if (!jit.ok()) {
+    std::fprintf(stderr, "ecjit: %s\n", jit.status().to_string().c_str());
+    return Stats{0, 0, 0, 0, false};
+  }
+  const std::string spec = "isal-cauchy:k=" + std::to_string(sc.k) + ",m=" + std::to_string(sc.m);
+  auto t0 = Clock::now();
+  auto codec = (*jit)->codec(spec);
+  extra->codec_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  if (!codec.ok()) {
+    std::fprintf(stderr, "ecjit: %s\n", codec.status().to_string().c_str());
+    return Stats{0, 0, 0, 0, false};
+  }
+  const uint64_t compiled0 = (*jit)->stats().kernels_compiled;
+  const unsigned n = sc.k + sc.m;
+  std::vector<double> us;
+  double bytes = 0;
+  bool ok = true;
+  std::vector<bool> present(n);
+  for (size_t i = 0; i < sc.lost.size(); ++i) {
+    std::fill(present.begin(), present.end(), true);
+    for (unsigned s : sc.lost[i]) {
+      present[s] = false;
+      std::memset(sh.work[s], 0, sc.len);
+    }
+    const auto c0 = Clock::now();
+    const ecjit::Status st = (*codec)->reconstruct(sh.work, present, sc.len);
+    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - c0).count());
+    bytes += double(sc.k) * sc.len;
+    if (!st.ok()) {
+      std::fprintf(stderr, "ecjit: %s\n", st.to_string().c_str());
+      ok = false;
+      break;
+    }
+    if (i % 16 == 0 && !sh.intact(sc.lost[i], sc.len)) ok = false;
+  }
+  const ecjit::KernelCacheStats ks = (*codec)->kernel_cache_stats();
+  extra->compiles = (*jit)->stats().kernels_compiled - compiled0;
+  extra->promotions = ks.promotions;
+  extra->shape_calls = ks.shape_calls;
+  extra->rss_mib = (double(rss_bytes()) - double(rss0)) / 1048576.0;
+  Stats s = summarize(us, bytes);
+  s.ok = ok;
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  size_t calls = 2000;
+  std::vector<std::string> sizes = {"4K", "64K", "1M"};
+  std::vector<std::string> lost_max = {"1", "2", "4"};
+  unsigned k = 10, m = 4;
+  std::string isal231 = std::getenv("ECJIT_ISAL231") ? std::getenv("ECJIT_ISAL231") : "";
+#ifdef ECJIT_ISAL_COMPAT_DIR
+  std::string dropin = std::string(ECJIT_ISAL_COMPAT_DIR) + "/libisal.so.2";
+#else
+  std::string dropin;
+#endif
+  std::string backends = "ecjit,dropin,isal-2.30,isal-2.31";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--calls") calls = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--sizes") sizes = split(next());
+    else if (a == "--lost") lost_max = split(next());
+    else if (a == "--k") k = unsigned(std::atoi(next().c_str()));
+    else if (a == "--m") m = unsigned(std::atoi(next().c_str()));
+    else if (a == "--isal231") isal231 = next();
+    else if (a == "--dropin") dropin = next();
+    else if (a == "--backends") backends = next();
+    else {
+      std::fprintf(stderr,
+                   "usage: bench_degraded [--calls N] [--sizes 4K,64K,1M] [--lost 1,2,4] [--k K] "
+                   "[--m M] [--isal231 PATH] [--dropin PATH] [--backends LIST]\n");
+      return a == "--help" ? 0 : 2;
+    }
+  }
+  if (k < 1 || m < 1 || k + m > 255 || calls == 0) {
+    std::fprintf(stderr, "bench_degraded: need 1 <= k, 1 <= m, k + m <= 255, calls >= 1\n");
+    return 2;
+  }
+  auto wants = [&](const std::string &b) { return ("," + backends + ",").find("," + b + ",") != std::string::npos; };
+  std::vector<IsalApi> apis;
+  auto add_api = [&](const std::string &label, const std::string &path) {
+    if (!wants(label)) return;
+    if (path.empty()) {
+      std::fprintf(stderr, "%s: skipped (no library given)\n", label.c_str());
+      return;
+    }
+    IsalApi api;
+    if (api.load(label, path)) apis.push_back(api);
+  };
+  add_api("dropin", dropin);
+  add_api("isal-2.30", "libisal.so.2");
+  add_api("isal-2.31", isal231);
+
+  std::printf("RS(%u,%u) GF(2^8) isal-cauchy, one thread, a random erasure set per call, GB = 1e9 B of k x shard input\n", k, m);
+  std::printf("%-6s %-5s %-10s %9s %9s %9s %10s  %s\n", "shard", "lost", "backend", "GB/s", "p50 us", "p99 us", "max us", "notes");
+  int rc = 0;
+  for (const std::string &size : sizes) {
+    const size_t len = parse_size(size);
+    for (const std::string &lm : lost_max) {
+      Scenario sc{k, m, std::min<unsigned>(unsigned(std::atoi(lm.c_str())), m), len, {}};
+      std::mt19937_64 rng(len * 131 + sc.max_lost);
+      const size_t n_calls = len >= (size_t(1) << 20) ? std::max<size_t>(1, calls / 4) : calls;
+      for (size_t i = 0; i < n_calls; ++i) {
+        const unsigned count = 1 + unsigned(rng() % sc.max_lost);
+        std::vector<unsigned> l;
+        while (l.size() < count) {
+          const unsigned s = unsigned(rng() % (k + m));
+          if (std::find(l.begin(), l.end(), s) == l.end()) l.push_back(s);
+        }
+        std::sort(l.begin(), l.end());
+        sc.lost.push_back(l);
+      }
+      Shards sh(k + m, len);
+      std::mt19937_64 data_rng(7);
+      for (unsigned i = 0; i < k; ++i)
+        for (auto &b : sh.orig[i]) b = uint8_t(data_rng());
+      {  // parity with the system ISA-L's encoder, or ecjit's when that is absent
+        auto jit = ecjit::Jit::create();
+        auto codec = (*jit)->codec("isal-cauchy:k=" + std::to_string(k) + ",m=" + std::to_string(m));
+        std::vector<const uint8_t *> d;
+        std::vector<uint8_t *> p;
+        for (unsigned i = 0; i < k; ++i) d.push_back(sh.orig[i].data());
+        for (unsigned i = 0; i < m; ++i) p.push_back(sh.orig[k + i].data());
+        if (!codec.ok() || !(*codec)->encode(d, p, len).ok()) return 1;
+      }
+      const std::string lost_label = sc.max_lost == 1 ? "1" : "1.." + std::to_string(sc.max_lost);
+      auto row = [&](const std::string &name, const Stats &s, const std::string &notes) {
+        std::printf("%-6s %-5s %-10s %9.2f %9.1f %9.1f %10.1f  %s%s\n", size.c_str(), lost_label.c_str(),
+                    name.c_str(), s.gbps, s.p50_us, s.p99_us, s.max_us, s.ok ? "" : "WRONG OUTPUT ",
+                    notes.c_str());
+        std::fflush(stdout);
+        if (!s.ok) rc = 1;
+      };
+      for (const IsalApi &api : apis) {
+        if (api.name == "dropin") continue;  // last: its background compiles would disturb the others
+        sh.restore(len);
+        row(api.name, run_isal(api, sc, sh), "");
+      }
+      if (wants("ecjit")) {
+        sh.restore(len);
+        EcjitExtra x;
+        const Stats s = run_ecjit(sc, sh, &x);
+        char notes[200];
+        std::snprintf(notes, sizeof notes,
+                      "codec() %.1f ms, %llu compiles during the calls, %llu promoted, %llu shape calls, RSS +%.1f MiB",
+                      x.codec_ms, (unsigned long long)x.compiles, (unsigned long long)x.promotions,
+                      (unsigned long long)x.shape_calls, x.rss_mib);
+        row("ecjit", s, notes);
+      }
+      for (const IsalApi &api : apis) {
+        if (api.name != "dropin") continue;
+        sh.restore(len);
+        row(api.name, run_isal(api, sc, sh), "");
+      }
+    }
+  }
+  return rc;
+}

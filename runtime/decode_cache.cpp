@@ -1,0 +1,195 @@
+// DecodeCache: plans and prepared coefficients per erasure set, shape kernels, background promotion with a bounded LRU.
+#include "runtime/decode_cache.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "codes/coeff_layout.h"
+#include "codes/decode.h"
+#include "ir_builders/lowering.h"
+#include "runtime/parallel_kernel.h"
+#include "runtime/shard_checks.h"
+
+namespace ecjit::runtime {
+
+// The codec-level state a promotion task needs; shared with the queued tasks, so a task
+// never holds the codec (or the Jit) itself.
+struct DecodeCache::Promotions {
+  Promotions(codes::LinearCode c, size_t cap) : code(std::move(c)), capacity(cap) {}
+  const codes::LinearCode code;
+  const size_t capacity;
+  std::atomic<bool> closed{false};  // the codec is gone: queued tasks do nothing
+  std::mutex mutex;                 // guards what follows
+  std::vector<std::weak_ptr<const DecodeSet>> live;  // promoted sets
+  uint64_t promotions = 0, demotions = 0, failures = 0;
+
+  // d has its decoder now: count it, and send the least recently used promoted sets
+  // beyond capacity back to the shape kernel.
+  void admit(const std::shared_ptr<const DecodeSet> &d) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++promotions;
+    live.push_back(d);
+    std::vector<std::shared_ptr<const DecodeSet>> alive;
+    alive.reserve(live.size());
+    for (const auto &w : live)
+      if (auto s = w.lock(); s && std::atomic_load(&s->special)) alive.push_back(std::move(s));
+    while (alive.size() > capacity) {
+      auto oldest = std::min_element(alive.begin(), alive.end(), [](const auto &a, const auto &b) {
+        return a->last_use.load(std::memory_order_relaxed) < b->last_use.load(std::memory_order_relaxed);
+      });
+      const DecodeSet &o = **oldest;
+      std::atomic_store(&o.special, std::shared_ptr<const Kernel>());
+      o.bytes.store(0, std::memory_order_relaxed);
+      o.promotion_asked.store(false, std::memory_order_release);  // may be promoted again
+      ++demotions;
+      alive.erase(oldest);
+    }
+    live.assign(alive.begin(), alive.end());
+  }
+};
+
+namespace {
+
+// Plans of one codec kept at once: bounded by count and by their prepared coefficients
+// (RS(10,4) GF(2^8) keeps every one of its 1,470 sets in ~2 MiB).
+size_t plan_capacity(const codes::LinearCode &code, size_t coeff_bytes) {
+  const size_t per_plan = size_t(code.m) * code.k * coeff_bytes + 512;
+  return std::clamp<size_t>((size_t(64) << 20) / per_plan, 64, 8192);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DecodeCache>> DecodeCache::make(const std::shared_ptr<JitImpl> &jit,
+                                                       const codes::LinearCode &code) {
+  const std::optional<ir::Strategy> strategy = jit->shape_strategy(code.field.bits());
+  if (!jit->options().shape_kernels || !strategy || code.k > kMaxShapeInputs || code.m == 0)
+    return std::unique_ptr<DecodeCache>();
+  const size_t cb = codes::coeff_bytes(ir::runtime_layout(*strategy), code.field);
+  std::unique_ptr<DecodeCache> c(new DecodeCache(jit, code, plan_capacity(code, cb)));
+  c->coeff_bytes_ = cb;
+  for (unsigned r = 1; r <= std::min(code.m, kMaxShapeOutputs); ++r) {
+    auto k = jit->shape_kernel(code.field, code.k, r);
+    if (!k.ok()) return k.status();
+    c->shapes_.push_back(std::move(*k));
+  }
+  return c;
+}
+
+DecodeCache::DecodeCache(std::shared_ptr<JitImpl> jit, const codes::LinearCode &code,
+                         size_t plan_capacity)
+    : jit_(std::move(jit)), k_(code.k), promote_after_(jit_->options().promote_after_bytes),
+      plans_(plan_capacity),
+      promotions_(std::make_shared<Promotions>(code, std::max<size_t>(1, jit_->options().max_cached_kernels))) {}
+
+DecodeCache::~DecodeCache() { promotions_->closed.store(true); }
+
+Result<std::shared_ptr<const DecodeSet>> DecodeCache::find(const ShardSet &present,
+                                                           const ShardSet &wanted) {
+  OpKey key;
+  key.op = OpKey::kDecode;
+  key.a = present.words();
+  key.b = wanted.words();
+  return plans_.get(key, [&]() -> Result<std::shared_ptr<const DecodeSet>> {
+    const codes::LinearCode &code = promotions_->code;
+    std::vector<bool> mask(code.n());
+    for (unsigned s = 0; s < code.n(); ++s) mask[s] = present.contains(s);
+    auto plan = codes::plan_decode(code, mask, wanted.to_vector(), codes::CostModel::kNoSearch,
+                                   /*schedule=*/false);  // the direct map: no search
+    if (!plan.ok()) return plan.status();
+    auto d = std::make_shared<DecodeSet>();
+    d->present = present;
+    d->wanted = wanted;
+    d->sources = std::move(plan->sources);
+    d->targets = std::move(plan->targets);
+    codes::prepare_matrix(ir::runtime_layout(*jit_->shape_strategy(code.field.bits())), code.field,
+                          plan->coeffs, &d->prepared);
+    return std::shared_ptr<const DecodeSet>(std::move(d));
+  });
+}
+
+void DecodeCache::run(const std::shared_ptr<const DecodeSet> &d, const uint8_t *const *in,
+                      uint8_t *const *out, size_t len) const {
+  d->last_use.store(tick_.fetch_add(1, std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  const unsigned rows = unsigned(d->targets.size());
+  if (std::shared_ptr<const Kernel> special = std::atomic_load(&d->special)) {
+    run_kernel(*jit_, special->entry(), in, k_, out, rows, len);
+    return;
+  }
+  for (unsigned r0 = 0; r0 < rows; r0 += kMaxShapeOutputs) {
+    const unsigned r = std::min(kMaxShapeOutputs, rows - r0);
+    run_shape_kernel(*jit_, shapes_[r - 1].shape_fn,
+                     d->prepared.data() + size_t(r0) * k_ * coeff_bytes_, in, k_, out + r0, r, len);
+  }
+  shape_calls_.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t bytes = uint64_t(k_) * len;
+  if (d->bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes >= promote_after_ &&
+      !d->promotion_asked.load(std::memory_order_acquire))
+    ask(d, /*optional=*/true);
+}
+
+void DecodeCache::promote_now(const std::shared_ptr<const DecodeSet> &d) const {
+  ask(d, /*optional=*/false);
+}
+
+void DecodeCache::ask(const std::shared_ptr<const DecodeSet> &d, bool optional) const {
+  if (d->promotion_asked.exchange(true) || std::atomic_load(&d->special)) return;
+  std::weak_ptr<const DecodeSet> weak = d;
+  std::shared_ptr<Promotions> p = promotions_;
+  JitImpl *jit = jit_.get();  // the task runs on this Jit's own thread, which it outlives
+  auto task = [weak, p, jit] {
+    std::shared_ptr<const DecodeSet> set = weak.lock();
+    if (!set || p->closed.load()) return;
+    const codes::LinearCode &code = p->code;
+    std::vector<bool> mask(code.n());
+    for (unsigned s = 0; s < code.n(); ++s) mask[s] = set->present.contains(s);
+    // Planned for the lowering the decoder starts with (two-stage when that is cheaper).
+    auto plan = codes::plan_decode(code, mask, set->targets,
+                                   ir::strategy_cost_model(jit->resolved(code.field.bits()), code.field));
+    auto failed = [&] {
+      std::lock_guard<std::mutex> lock(p->mutex);
+      ++p->failures;  // the shape kernel keeps serving; promotion_asked stays set
+    };
+    if (!plan.ok() || plan->sources != set->sources || plan->targets != set->targets) return failed();
+    const std::string what =
+        "decode_t" + join_indices(plan->targets) + "_s" + join_indices(plan->sources);
+    KernelMode mode;
+    mode.shared = false;
+    auto kernel = plan->factored()
+                      ? jit->kernel(code.spec, what, code.field, plan->post, mode, plan->pre)
+                      : jit->kernel(code.spec, what, code.field, plan->coeffs, mode);
+    if (!kernel.ok() || !kernel->fn) return failed();
+    std::atomic_store(&set->special, std::shared_ptr<const Kernel>(
+                                         std::make_shared<const Kernel>(std::move(*kernel))));
+    p->admit(set);
+  };
+  auto wanted = [weak, p] { return !weak.expired() && !p->closed.load(); };
+  if (!jit_->submit_background(std::move(task), std::move(wanted), optional)) {
+    d->bytes.store(0, std::memory_order_relaxed);  // backlog full: try again later
+    d->promotion_asked.store(false, std::memory_order_release);
+  }
+}
+
+KernelInfo DecodeCache::info(const DecodeSet &d) const {
+  if (std::shared_ptr<const Kernel> special = std::atomic_load(&d.special))
+    return special->current_info();
+  const size_t rows = std::min<size_t>(d.targets.size(), kMaxShapeOutputs);
+  KernelInfo info = shapes_[rows - 1].info;
+  if (d.promotion_asked.load()) info.why += "; its specialised decoder is being compiled";
+  return info;
+}
+
+void DecodeCache::add_stats(KernelCacheStats *s) const {
+  s->decode_plans = plans_.compiles();
+  s->decode_plans_cached = plans_.size();
+  s->shape_calls = shape_calls_.load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(promotions_->mutex);
+  s->promotions = promotions_->promotions;
+  s->demotions = promotions_->demotions;
+  size_t promoted = 0;
+  for (const auto &w : promotions_->live)
+    if (auto d = w.lock(); d && std::atomic_load(&d->special)) ++promoted;
+  s->promoted = promoted;
+}
+
+}  // namespace ecjit::runtime

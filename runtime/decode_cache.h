@@ -1,0 +1,92 @@
+// DecodeCache: degraded reads from the first call - erasure-set plans on shape kernels, hot sets promoted in the background.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "codes/linear_code.h"
+#include "ecjit/codec.h"
+#include "ecjit/shard_set.h"
+#include "runtime/jit_impl.h"
+#include "runtime/lru_cache.h"
+#include "runtime/op_key.h"
+
+namespace ecjit::runtime {
+
+// One erasure set's rebuild: targets[r] = sum_c C(r, c) * sources[c], C prepared for the
+// codec's shape kernels, and, once the set is promoted, its specialised decoder.
+struct DecodeSet {
+  ShardSet present, wanted;
+  std::vector<unsigned> sources;   // k shards read, ascending
+  std::vector<unsigned> targets;   // shards rebuilt, ascending
+  std::vector<uint8_t> prepared;   // C, codes::prepare_matrix for the shape strategy
+  // The specialised decoder: null until promoted and after a demotion. Read and written
+  // with std::atomic_load / std::atomic_store only (a call keeps the one it loaded).
+  mutable std::shared_ptr<const Kernel> special;
+  mutable std::atomic<uint64_t> bytes{0};       // input bytes run on the shape kernel
+  mutable std::atomic<uint64_t> last_use{0};    // codec-wide tick of the latest call
+  mutable std::atomic<bool> promotion_asked{false};
+};
+
+// Per codec. The first call of an erasure set plans it (inversion, coefficient
+// preparation: no compile) and runs it on the codec's shape kernels, compiled by make();
+// a set that has rebuilt promote_after_bytes of input is promoted: its specialised decoder
+// is compiled (and tuned under "auto") on the Jit's background thread and swapped in. At
+// most max_cached_kernels sets are promoted at once; past that the least recently used
+// promoted set goes back to the shape kernel. Plans are kept in an LRU bounded by count and
+// by memory. Thread-safe; calls never wait for a compile.
+class DecodeCache {
+ public:
+  // Compiles (or loads) the shape kernels of `code` (outputs 1..min(m, kMaxShapeOutputs),
+  // k inputs). Null, and no error, when shape kernels do not serve this codec
+  // (JitOptions::shape_kernels off, no shape strategy for the field on the target, or
+  // k > kMaxShapeInputs): the codec then compiles decoders on first use.
+  // Errors: kJitFailure (a shape kernel failed to compile).
+  static Result<std::unique_ptr<DecodeCache>> make(const std::shared_ptr<JitImpl> &jit,
+                                                   const codes::LinearCode &code);
+  ~DecodeCache();
+
+  // The plan for rebuilding `wanted` (missing shards only) from `present`, made on the
+  // first request. Errors: those of codes::plan_decode (kSingular, ...).
+  Result<std::shared_ptr<const DecodeSet>> find(const ShardSet &present, const ShardSet &wanted);
+
+  // Rebuilds d.targets (out, in that order) from d.sources (in): the promoted decoder when
+  // there is one, else the shape kernels. Counts the bytes and asks for promotion past the
+  // threshold. Does not allocate on the hot path.
+  void run(const std::shared_ptr<const DecodeSet> &d, const uint8_t *const *in,
+           uint8_t *const *out, size_t len) const;
+
+  // Asks for d's specialised decoder now (prepare_reconstruct): queued on the background
+  // thread unless it is promoted or queued already.
+  void promote_now(const std::shared_ptr<const DecodeSet> &d) const;
+
+  // What runs for d now.
+  KernelInfo info(const DecodeSet &d) const;
+
+  // Adds the decode counters to `s` (KernelCacheStats).
+  void add_stats(KernelCacheStats *s) const;
+
+  // Most outputs of one shape kernel: more targets run in chunks of this many.
+  static constexpr unsigned kMaxShapeOutputs = 8;
+
+ private:
+  struct Promotions;  // shared with the background tasks
+  DecodeCache(std::shared_ptr<JitImpl> jit, const codes::LinearCode &code, size_t plan_capacity);
+  void ask(const std::shared_ptr<const DecodeSet> &d, bool optional) const;
+
+  std::shared_ptr<JitImpl> jit_;
+  const unsigned k_;
+  size_t coeff_bytes_ = 0;
+  std::vector<Kernel> shapes_;  // shapes_[r - 1]: r outputs
+  uint64_t promote_after_;
+  mutable LruCache<OpKey, DecodeSet, OpKeyHash> plans_;
+  std::shared_ptr<Promotions> promotions_;
+  mutable std::atomic<uint64_t> tick_{0};
+  mutable std::atomic<uint64_t> shape_calls_{0};
+};
+
+}  // namespace ecjit::runtime
