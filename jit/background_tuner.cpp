@@ -10,7 +10,9 @@ BackgroundTuner::BackgroundTuner(JitSession &session, const DiskCache *disk, dou
     : session_(session), disk_(disk), budget_ms_(budget_ms),
       max_optional_backlog_(max_optional_backlog) {}
 
-BackgroundTuner::~BackgroundTuner() {
+BackgroundTuner::~BackgroundTuner() { stop(); }
+
+void BackgroundTuner::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
@@ -18,6 +20,7 @@ BackgroundTuner::~BackgroundTuner() {
   }
   cancel_.store(true);
   wake_.notify_all();
+  std::lock_guard<std::mutex> join_lock(join_mutex_);
   if (!worker_.joinable()) return;
   if (worker_.get_id() == std::this_thread::get_id()) {
     *orphaned_ = true;  // read by run() after the task that destroyed us returns

@@ -54,7 +54,11 @@ class BackgroundTuner {
   BackgroundTuner(const BackgroundTuner &) = delete;
   BackgroundTuner &operator=(const BackgroundTuner &) = delete;
 
-  // Queues a job; false when it was refused (optional and the backlog is full).
+  // What the destructor does, leaving the object in place: queued jobs are dropped, the one
+  // running is cancelled at its next compile or timing slice and joined; later submits are
+  // refused. For owners that are never destroyed (a process-wide Jit stopped at exit).
+  void stop();
+  // Queues a job; false when it was refused (optional and the backlog is full, or stopped).
   bool submit(Job job);
   // Blocks until no job is queued or running.
   void wait_idle();
@@ -75,6 +79,7 @@ class BackgroundTuner {
   bool stop_ = false;
   std::atomic<bool> cancel_{false};
   std::thread worker_;  // started by the first submit
+  std::mutex join_mutex_;  // one stop() joins
   // Set when the tuner is destroyed from its own worker (see the class comment).
   std::shared_ptr<bool> orphaned_ = std::make_shared<bool>(false);
 };

@@ -145,9 +145,12 @@ bool JitImpl::submit_background(std::function<void()> task, std::function<bool()
   return tuner_->submit(std::move(job));
 }
 
-Result<Kernel> JitImpl::shape_kernel(const codes::Field &field, unsigned inputs, unsigned outputs) {
-  const std::optional<ir::Strategy> strategy = shape_strategy(field.bits());
-  const std::string shape = "k" + std::to_string(inputs) + "_r" + std::to_string(outputs);
+Result<Kernel> JitImpl::shape_kernel(const codes::Field &field, unsigned inputs, unsigned outputs,
+                                     std::optional<ir::Strategy> strategy, bool accumulate) {
+  if (!strategy) strategy = shape_strategy(field.bits());
+  else if (!ir::shape_kernel_supported(*strategy, field, target_)) strategy.reset();
+  const std::string shape = "k" + std::to_string(inputs) + "_r" + std::to_string(outputs) +
+                            (accumulate ? "_acc" : "");
   if (!strategy)
     return Status(StatusCode::kJitFailure, "no shape kernel for GF(2^" +
                                                std::to_string(field.bits()) + ") on " +
@@ -155,11 +158,12 @@ Result<Kernel> JitImpl::shape_kernel(const codes::Field &field, unsigned inputs,
   const std::string field_name = "gf" + std::to_string(field.bits()) + "_p" + std::to_string(field.poly());
   jit::CompileRequest req{
       ir::KernelDesc{field, codes::Matrix(outputs, inputs),
-                     ir::kernel_symbol("decode_shape_" + shape, field_name, options_.target)},
+                     ir::kernel_symbol(std::string("shape_") + ir::strategy_name(*strategy) + "_" + shape,
+                                       field_name, options_.target)},
       target_, *strategy, opt_};
   req.desc.runtime_coeffs = true;
-  if (const char *u = getenv("ECJIT_SHAPE_UNROLL")) req.unroll = unsigned(atoi(u));
-  const std::string key = std::to_string(req.unroll) + req.desc.symbol + "|" + ir::strategy_name(*strategy) + "|O" +
+  if (accumulate) req.desc.output = ir::OutputMode::kAccumulate;
+  const std::string key = req.desc.symbol + "|" + ir::strategy_name(*strategy) + "|O" +
                           std::to_string(options_.opt_level) + "|shape";
   auto compiled = cache_.get_or_compile(key, [&]() -> llvm::Expected<std::unique_ptr<jit::CompiledKernel>> {
     const auto t0 = std::chrono::steady_clock::now();

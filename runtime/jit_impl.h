@@ -88,9 +88,13 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   // The shape kernel out = C * in for any C of `outputs` x `inputs` over `field`, with C
   // prepared as codes::prepare_matrix(ir::runtime_layout(info.strategy), field, C): one per
   // (field, target, strategy, inputs, outputs) for the Jit's lifetime, shared by every
-  // codec of the field, on disk like any kernel. Errors: kJitFailure (also when
-  // shape_strategy(field) is empty).
-  Result<Kernel> shape_kernel(const codes::Field &field, unsigned inputs, unsigned outputs);
+  // codec of the field, on disk like any kernel. `strategy` (nullopt: shape_strategy(field))
+  // picks another shape strategy; `accumulate`: out ^= C * in (ir::OutputMode::kAccumulate).
+  // Errors: kJitFailure (also when there is no shape strategy, or `strategy` has no shape
+  // kernel for the field here).
+  Result<Kernel> shape_kernel(const codes::Field &field, unsigned inputs, unsigned outputs,
+                              std::optional<ir::Strategy> strategy = std::nullopt,
+                              bool accumulate = false);
   // The strategy of the field's shape kernels on this target: JitOptions::strategy when it
   // has a run-time form (clmul-mixed: clmul-insn), else the first of gfni, split-table and
   // clmul-insn that the target has; nullopt when none (no vector unit, or no byte shuffle,
@@ -103,6 +107,11 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   // still_wanted (may be null) is checked just before the task would start.
   bool submit_background(std::function<void()> task, std::function<bool()> still_wanted,
                          bool optional);
+
+  // Stops the background thread for good (queued work dropped, the running job finished or
+  // cancelled); later background work is refused. For a Jit that lives until exit (the
+  // ISA-L drop-in): LLVM's static state must not be torn down under a running compile.
+  void stop_background() { tuner_->stop(); }
 
   const ir::TargetInfo &target_info() const { return target_; }
   // The strategy kernels of a field start with (JitOptions::strategy resolved for target_;

@@ -181,7 +181,7 @@ TEST(DegradedReads, PrepareReconstructPromotes) {
   ASSERT_TRUE((*codec)->prepare_reconstruct(present).ok());
   jit->wait_for_tuning();
   EXPECT_EQ((*codec)->kernel_cache_stats().promotions, 1u);
-  EXPECT_EQ((*codec)->decoder_info(present).symbol.find("decode_shape"), std::string::npos);
+  EXPECT_EQ((*codec)->decoder_info(present).symbol.find("ecjit_shape_"), std::string::npos);
   const codes::LinearCode code = *codes::build_code(*CodeSpec::parse("rs-cauchy:k=6,m=3"));
   Stripe st(code, 1000, 9);
   EXPECT_TRUE(st.rebuild(**codec, 0x82));

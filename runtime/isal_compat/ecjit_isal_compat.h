@@ -21,6 +21,7 @@ struct ecjit_isal_stats {
   double compile_seconds;    /* total LLVM compile wall time */
   double max_plan_seconds;   /* slowest compile of one matrix (all its row blocks) */
   int jit_enabled;           /* 1 when the JIT is in use */
+  uint64_t shape_runs;       /* calls run by shape kernels (coefficients as data, no compile per matrix) */
 };
 
 /* "ecjit-isal-compat <version> (ISA-L 2.30 erasure-code ABI)"; static storage. Its presence

@@ -17,7 +17,10 @@
 #include "codes/matrix.h"
 #include "ecjit/code_spec.h"
 #include "runtime/isal_compat/isal_gf.h"
+#include "runtime/isal_compat/shape_slots.h"
 #include "runtime/isal_compat/table_kernel.h"
+#include "codes/coeff_layout.h"
+#include "ir_builders/lowering.h"
 #include "runtime/jit_impl.h"
 
 namespace ecjit::isal {
@@ -55,6 +58,13 @@ struct Plan {
   mutable std::atomic<bool> compile_tried{false};
   mutable std::mutex compile_mutex;
   mutable std::shared_ptr<const Blocks> blocks;  // std::atomic_load / atomic_store only
+  // Shape kernels (shape_slots.h): the strategy and the coefficients in its layout
+  // (codes::CoeffLayout; empty: `key` itself, the caller's nibble tables, which the
+  // split-table shape kernel reads as they are - ISA-L's own algorithm, byte for byte).
+  bool shape_ok = false;
+  ir::Strategy shape = ir::Strategy::kSplitTable;
+  std::vector<uint8_t> prepared;
+  const uint8_t *shape_tables() const { return prepared.empty() ? key.data() : prepared.data(); }
 };
 
 struct State {
@@ -69,7 +79,13 @@ struct State {
   size_t plan_count = 0;
 
   std::atomic<uint64_t> plans_built{0}, plan_hits{0}, jit_runs{0}, portable_runs{0},
-      nibble_plans{0}, jit_failures{0};
+      nibble_plans{0}, jit_failures{0}, shape_runs{0};
+  // ECJIT_ISAL_COMPILE=shape: a shape kernel is compiled on the caller's thread when first
+  // needed, and matrices are never compiled on their own (tests of the shape path).
+  const bool shape_wait = [] {
+    const char *e = std::getenv("ECJIT_ISAL_COMPILE");
+    return e && std::strcmp(e, "shape") == 0;
+  }();
   std::mutex time_mutex;
   double max_plan_seconds = 0;
 };
@@ -105,6 +121,16 @@ runtime::JitImpl *get_jit() {
     s.jit = *jit;
     s.jit_status = "ok: target " + s.jit->options().target;
     s.jit_ready.store(s.jit.get());
+    // The Jit is never destroyed (callable from atexit handlers), but its background thread
+    // must not be compiling while the process tears LLVM's static state down. The handler
+    // runs before the destructors of every static constructed before it is registered, so
+    // one compile here first constructs the code generator's lazily made statics (a 1 x 1
+    // shape kernel, kept for the process: a few ms, once).
+    if (auto st = s.jit->shape_strategy(8))
+      (void)s.jit->shape_kernel(s.field, 1, 1, *st);
+    std::atexit([] {
+      if (runtime::JitImpl *j = state().jit_ready.load()) j->stop_background();
+    });
   });
   return s.jit.get();
 }
@@ -217,11 +243,14 @@ std::shared_ptr<const Plan::Blocks> compile_blocks(const Plan &p) {
 // Estimated compile time (here: ~5 ms + 0.2 ms per coefficient, split-table, O3) times the
 // portable kernel's speed (~1 coefficient-byte per ns). ECJIT_ISAL_COMPILE=eager: 0.
 uint64_t compile_threshold(size_t coefficients) {
-  static const bool eager = [] {
+  static const int mode = [] {
     const char *e = std::getenv("ECJIT_ISAL_COMPILE");
-    return e && std::strcmp(e, "eager") == 0;
+    if (e && std::strcmp(e, "eager") == 0) return 1;
+    if (e && std::strcmp(e, "shape") == 0) return 2;
+    return 0;
   }();
-  if (eager) return 0;
+  if (mode == 1) return 0;
+  if (mode == 2) return UINT64_MAX;
   return uint64_t(5e6 + 2e5 * double(coefficients));
 }
 
@@ -266,6 +295,23 @@ std::shared_ptr<const Plan> build_plan(const TransformDesc &d) {
   if (linear) {
     p->coef = std::move(coef);
     p->compile_after = compile_threshold(n);
+  }
+  // The shape kernel that serves this plan from its first call: the Jit's shape strategy
+  // for GF(2^8) on linear plans (gfni matrices, nibble tables), split-table for caller-built
+  // tables; none without a JIT or a byte shuffle.
+  if (runtime::JitImpl *jit = get_jit()) {
+    const codes::Field &f = state().field;
+    if (linear && jit->shape_strategy(8)) {
+      p->shape_ok = true;
+      p->shape = *jit->shape_strategy(8);
+      if (!(p->nibble && p->shape == ir::Strategy::kSplitTable)) {
+        codes::Matrix M(unsigned(p->rows), unsigned(p->cols));
+        for (size_t i = 0; i < n; ++i) M.a[i] = p->coef[i];
+        codes::prepare_matrix(ir::runtime_layout(p->shape), f, M, &p->prepared);
+      }
+    } else if (!linear && ir::shape_kernel_supported(ir::Strategy::kSplitTable, f, jit->target_info())) {
+      p->shape_ok = true;  // the caller's tables, read as they are
+    }
   }
   return p;
 }
@@ -331,9 +377,41 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
   }
   State &s = state();
   std::shared_ptr<const Plan::Blocks> blocks = std::atomic_load(&p->blocks);
+  // Shape kernels for every block of rows, when all are compiled (null: not yet).
+  constexpr int kMaxBlocks = (255 + kShapeRows - 1) / kShapeRows;
+  runtime::ShapeFn shape_fns[kMaxBlocks] = {};
+  bool shapes = false;
+  if (!blocks && p->shape_ok && p->rows <= 255) {
+    runtime::JitImpl *jit = s.jit_ready.load();
+    shapes = jit != nullptr;
+    for (int b = 0; shapes && b * kShapeRows < p->rows; ++b)
+      shapes = (shape_fns[b] = shape_kernel(*jit, p->shape, p->cols,
+                                            std::min(kShapeRows, p->rows - b * kShapeRows),
+                                            p->accumulate, s.shape_wait)) != nullptr;
+  }
   if (!blocks && p->linear && !p->compile_tried.load(std::memory_order_acquire)) {
-    const uint64_t w = uint64_t(len) * uint64_t(p->rows) * uint64_t(p->cols);
-    if (p->portable_work.fetch_add(w, std::memory_order_relaxed) + w >= p->compile_after) {
+    // The work the running kernel does in the time a compile takes: the portable kernel's,
+    // or, on shape kernels (about as fast as a matrix's own), 1/32 of it.
+    uint64_t w = uint64_t(len) * uint64_t(p->rows) * uint64_t(p->cols);
+    if (shapes) w = std::max<uint64_t>(1, w / 32);
+    if (p->portable_work.fetch_add(w, std::memory_order_relaxed) + w >= p->compile_after &&
+        shapes) {
+      // Shape kernels serve meanwhile: the matrix's own kernel is compiled in the background.
+      if (!p->compile_tried.exchange(true)) {
+        std::shared_ptr<const Plan> keep = p;
+        const bool queued = s.jit_ready.load()->submit_background([keep] {
+          const auto t0 = std::chrono::steady_clock::now();
+          std::atomic_store(&keep->blocks, compile_blocks(*keep));
+          const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          std::lock_guard<std::mutex> tl(state().time_mutex);
+          state().max_plan_seconds = std::max(state().max_plan_seconds, secs);
+        }, nullptr, /*optional=*/true);
+        if (!queued) {  // backlog full: ask again after as much work again
+          p->portable_work.store(0, std::memory_order_relaxed);
+          p->compile_tried.store(false, std::memory_order_release);
+        }
+      }
+    } else if (p->portable_work.load(std::memory_order_relaxed) >= p->compile_after) {
       // One thread compiles; callers meanwhile keep running the portable kernel.
       std::unique_lock<std::mutex> lock(p->compile_mutex, std::try_to_lock);
       if (lock.owns_lock() && !p->compile_tried.load(std::memory_order_acquire)) {
@@ -346,6 +424,16 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
         s.max_plan_seconds = std::max(s.max_plan_seconds, secs);
       }
     }
+  }
+  if (!blocks && shapes) {
+    s.shape_runs.fetch_add(1, std::memory_order_relaxed);
+    const size_t cb = codes::coeff_bytes(ir::runtime_layout(p->shape), s.field);
+    const uint8_t *tables = p->shape_tables();
+    for (int b = 0; b * kShapeRows < p->rows; ++b) {
+      const int r0 = b * kShapeRows;
+      shape_fns[b](in, out + r0, len, tables + size_t(r0) * p->cols * cb);
+    }
+    return;
   }
   if (!blocks) {
     s.portable_runs.fetch_add(1, std::memory_order_relaxed);
@@ -365,6 +453,7 @@ TransformStats transform_stats() {
   t.portable_runs = s.portable_runs.load();
   t.nibble_plans = s.nibble_plans.load();
   t.jit_failures = s.jit_failures.load();
+  t.shape_runs = s.shape_runs.load();
   if (runtime::JitImpl *jit = s.jit_ready.load()) {
     JitStats js = jit->stats();
     t.kernels_compiled = js.kernels_compiled;
