@@ -2,6 +2,7 @@
 #include "runtime/codec_impl.h"
 
 #include "ir_builders/lowering.h"
+#include "jit/decoder_planner.h"
 #include "runtime/parallel_kernel.h"
 #include "runtime/shard_checks.h"
 
@@ -72,22 +73,19 @@ Result<std::shared_ptr<const OpKernel>> CodecImpl::decoder(const ShardSet &prese
     std::vector<bool> mask(code_.n());
     for (unsigned s = 0; s < code_.n(); ++s) mask[s] = present.contains(s);
     // Planned for the lowering the decoder starts with (the static choice; a tuned one may
-    // follow, running the same plan).
-    auto plan = codes::plan_decode(code_, mask, targets.to_vector(),
-                                   ir::strategy_cost_model(jit_->resolved(code_.field.bits()), code_.field));
+    // follow, running the same plan), named as everywhere else (jit/decoder_planner.h).
+    auto plan = jit::plan_decoder(code_, mask, targets.to_vector(), jit_->target_info(),
+                                  jit_->options().target, jit_->resolved(code_.field.bits()));
     if (!plan.ok()) return plan.status();
-    const std::string what =
-        "decode_t" + join_indices(plan->targets) + "_s" + join_indices(plan->sources);
     KernelMode mode;
     mode.shared = false;
     // The two-stage schedule when the planner found one with fewer products (same sources,
     // same targets, same ABI: the intermediates live in registers).
-    auto kernel = plan->factored()
-                      ? jit_->kernel(code_.spec, what, code_.field, plan->post, mode, plan->pre)
-                      : jit_->kernel(code_.spec, what, code_.field, plan->coeffs, mode);
+    auto kernel = jit_->kernel(code_.spec, plan->op, code_.field, plan->request.desc.coeffs, mode,
+                               plan->request.desc.pre);
     if (!kernel.ok()) return kernel.status();
     return std::shared_ptr<const OpKernel>(std::make_shared<OpKernel>(
-        OpKernel{std::move(plan->sources), std::move(plan->targets), std::move(*kernel)}));
+        OpKernel{std::move(plan->plan.sources), std::move(plan->plan.targets), std::move(*kernel)}));
   });
 }
 

@@ -8,6 +8,7 @@
 #include "codes/coeff_layout.h"
 #include "codes/decode.h"
 #include "ir_builders/lowering.h"
+#include "jit/decoder_planner.h"
 #include "runtime/parallel_kernel.h"
 #include "runtime/shard_checks.h"
 
@@ -143,21 +144,19 @@ void DecodeCache::ask(const std::shared_ptr<const DecodeSet> &d, bool optional) 
     const codes::LinearCode &code = p->code;
     std::vector<bool> mask(code.n());
     for (unsigned s = 0; s < code.n(); ++s) mask[s] = set->present.contains(s);
-    // Planned for the lowering the decoder starts with (two-stage when that is cheaper).
-    auto plan = codes::plan_decode(code, mask, set->targets,
-                                   ir::strategy_cost_model(jit->resolved(code.field.bits()), code.field));
+    // Planned, named and two-staged as every decoder (jit/decoder_planner.h).
+    auto plan = jit::plan_decoder(code, mask, set->targets, jit->target_info(), jit->options().target,
+                                  jit->resolved(code.field.bits()));
     auto failed = [&] {
       std::lock_guard<std::mutex> lock(p->mutex);
       ++p->failures;  // the shape kernel keeps serving; promotion_asked stays set
     };
-    if (!plan.ok() || plan->sources != set->sources || plan->targets != set->targets) return failed();
-    const std::string what =
-        "decode_t" + join_indices(plan->targets) + "_s" + join_indices(plan->sources);
+    if (!plan.ok() || plan->plan.sources != set->sources || plan->plan.targets != set->targets)
+      return failed();
     KernelMode mode;
     mode.shared = false;
-    auto kernel = plan->factored()
-                      ? jit->kernel(code.spec, what, code.field, plan->post, mode, plan->pre)
-                      : jit->kernel(code.spec, what, code.field, plan->coeffs, mode);
+    auto kernel = jit->kernel(code.spec, plan->op, code.field, plan->request.desc.coeffs, mode,
+                              plan->request.desc.pre);
     if (!kernel.ok() || !kernel->fn) return failed();
     std::atomic_store(&set->special, std::shared_ptr<const Kernel>(
                                          std::make_shared<const Kernel>(std::move(*kernel))));

@@ -77,7 +77,7 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   void wait_for_tuning() override;
 
   // The kernel computing out = coeffs * in over `field`, compiled once per cache key.
-  // `what` names the operation in the symbol ("encode", "decode_e0_3").
+  // `what` names the operation in the symbol ("encode", jit::decoder_op: "decode_t0_3_s1_2_4").
   // `pre` (empty: none): a first stage, ir::KernelDesc::pre (coeffs then applies to [in; pre * in]).
   // Errors: kJitFailure.
   Result<Kernel> kernel(const CodeSpec &spec, const std::string &what,

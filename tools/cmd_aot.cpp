@@ -6,6 +6,7 @@
 
 #include "codes/decode.h"
 #include "jit/aot_writer.h"
+#include "jit/decoder_planner.h"
 #include "tools/aot_header.h"
 #include "tools/commands.h"
 #include "tools/kernel_request.h"
@@ -172,17 +173,19 @@ int cmd_aot(int argc, char **argv) {
                                          std::to_string(code.n() - 1) + ")");
       present[s] = false;
     }
-    Result<codes::DecodePlan> plan = codes::plan_reconstruct(code, present);
+    // AOT decoders keep the direct map: the two-stage one (same ABI) is not yet run by the
+    // emulated foreign-ISA tests (test/aot). Named and planned as the runtime does.
+    Result<jit::DecoderPlan> plan = jit::plan_decoder(code, present, erased, enc->req.target, target,
+                                                      enc->req.strategy, enc->req.opt,
+                                                      /*two_stage=*/false);
     if (!plan.ok())
       return usage_error(def.name, "--decoders: erasure set {" + join_indices(erased) +
                                        "}: " + plan.status().to_string());
-    // AOT decoders keep the direct map: the two-stage one (plan->pre / plan->post) has the
-    // same ABI but is not yet run by the emulated foreign-ISA tests (test/aot).
     jit::CompileRequest req = enc->req;
-    req.desc.coeffs = plan->coeffs;
+    req.desc.coeffs = plan->request.desc.coeffs;
     req.desc.pre = codes::Matrix();
-    req.desc.symbol = ir::kernel_symbol("decode_e" + join_indices(plan->targets, "_"), spec, target);
-    contents.decoders.push_back({plan->targets, plan->sources, req.desc.symbol});
+    req.desc.symbol = plan->request.desc.symbol;
+    contents.decoders.push_back({plan->plan.targets, plan->plan.sources, req.desc.symbol});
     request.kernels.push_back(std::move(req));
   }
   if (args.has("generic")) {

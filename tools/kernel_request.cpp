@@ -1,6 +1,8 @@
 // kernel_request: parses the code, target, strategy and erasure options shared by ir, asm and stats.
 #include "tools/kernel_request.h"
 
+#include "jit/decoder_planner.h"
+
 #include <algorithm>
 
 #include "codes/decode.h"
@@ -174,19 +176,17 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
     *error = "--erased: no shard is missing; nothing to decode";
     return std::nullopt;
   }
-  Result<codes::DecodePlan> plan = codes::plan_reconstruct(
-      *code, present,
-      ir::strategy_cost_model(jit::resolve_strategy(*strategy, target->info, code->field.bits()),
-                              code->field));
+  // The runtime's decoder for this set: the same planner, name and two-stage choice.
+  const std::string target_name = target->spec.to_string();
+  Result<jit::DecoderPlan> plan =
+      jit::plan_decoder(*code, present, erased, target->info, target_name, *strategy, opt);
   if (!plan.ok()) {
     *error = "decode of shards " + join_indices(erased) + ": " + plan.status().to_string();
     return std::nullopt;
   }
-  // The runtime's decoder: the two-stage schedule when the planner chose one.
-  KernelRequest r = assemble(std::move(*code), "decode_e" + join_indices(plan->targets, "_"),
-                             std::move(erased), std::move(*target), *strategy, opt,
-                             plan->factored() ? plan->post : plan->coeffs);
-  r.req.desc.pre = plan->pre;
+  KernelRequest r = assemble(std::move(*code), plan->op, std::move(erased), std::move(*target),
+                             *strategy, opt, plan->request.desc.coeffs);
+  r.req.desc.pre = plan->request.desc.pre;
   r.req.unroll = unsigned(unroll);
   return r;
 }

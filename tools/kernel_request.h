@@ -26,7 +26,7 @@ std::string strategy_list();
 // and how it is compiled.
 struct KernelRequest {
   codes::LinearCode code;
-  std::string op;                 // "encode" or "decode_e<i>_<j>..." (the runtime's naming)
+  std::string op;                 // "encode" or jit::decoder_op ("decode_t<i>_.._s<j>_..", as the runtime)
   std::vector<unsigned> erased;   // decode only: the missing shards, ascending
   jit::TargetSpec target;
   ir::Strategy resolved_strategy = ir::Strategy::kClmulShift;

@@ -1,0 +1,40 @@
+// plan_decoder: codes::plan_decode under the lowering's cost model, then the kernel request and its name.
+#include "jit/decoder_planner.h"
+
+#include "ir_builders/kernel_builder.h"
+#include "ir_builders/lowering.h"
+
+namespace ecjit::jit {
+
+std::string decoder_op(const std::vector<unsigned> &targets, const std::vector<unsigned> &sources) {
+  std::string op = "decode_t";
+  for (size_t i = 0; i < targets.size(); ++i) op += (i ? "_" : "") + std::to_string(targets[i]);
+  op += "_s";
+  for (size_t i = 0; i < sources.size(); ++i) op += (i ? "_" : "") + std::to_string(sources[i]);
+  return op;
+}
+
+Result<DecoderPlan> plan_decoder(const codes::LinearCode &code, const std::vector<bool> &present,
+                                 const std::vector<unsigned> &wanted, const ir::TargetInfo &target,
+                                 const std::string &target_name, ir::Strategy strategy,
+                                 OptLevel opt, bool two_stage) {
+  const ir::Strategy resolved = resolve_strategy(strategy, target, code.field.bits());
+  auto plan = codes::plan_decode(code, present, wanted,
+                                 two_stage ? ir::strategy_cost_model(resolved, code.field)
+                                           : codes::CostModel::kNoSearch,
+                                 two_stage);
+  if (!plan.ok()) return plan.status();
+  DecoderPlan d{std::move(*plan), "", CompileRequest{ir::KernelDesc{code.field, codes::Matrix(), ""},
+                                                     target, resolved, opt}};
+  d.op = decoder_op(d.plan.targets, d.plan.sources);
+  d.request.desc.symbol = ir::kernel_symbol(d.op, code.spec.to_string(), target_name);
+  if (d.plan.factored()) {
+    d.request.desc.coeffs = d.plan.post;
+    d.request.desc.pre = d.plan.pre;
+  } else {
+    d.request.desc.coeffs = d.plan.coeffs;
+  }
+  return d;
+}
+
+}  // namespace ecjit::jit
