@@ -32,18 +32,12 @@ codes::Field field(unsigned l) { return *codes::Field::make(l); }
 
 // Every (shape strategy, field, host tier) with a run-time form here.
 std::vector<StrategyCase> shape_cases() {
-  std::vector<StrategyCase> out;
-  for (const std::string &t : host_tiers()) {
-    auto info = resolve_target(t);
-    if (!info) {
-      llvm::consumeError(info.takeError());
-      continue;
-    }
-    for (unsigned l : {8u, 16u, 32u, 64u})
-      for (ir::Strategy s : {ir::Strategy::kSplitTable, ir::Strategy::kGfni, ir::Strategy::kClmulInsn})
-        if (ir::shape_kernel_supported(s, field(l), *info)) out.push_back({s, l, t});
-  }
-  return out;
+  return host_cases([](const ir::TargetInfo &info, unsigned l) {
+    std::vector<ir::Strategy> out;
+    for (ir::Strategy s : {ir::Strategy::kSplitTable, ir::Strategy::kGfni, ir::Strategy::kClmulInsn})
+      if (ir::shape_kernel_supported(s, field(l), info)) out.push_back(s);
+    return out;
+  });
 }
 
 class ShapeKernelTest : public testing::TestWithParam<StrategyCase> {};

@@ -38,8 +38,9 @@ inline void PrintTo(const StrategyCase &c, std::ostream *os) {
   *os << ir::strategy_name(c.strategy) << "_gf" << c.l << "_" << c.target;
 }
 
-// Every (strategy, field, tier) that jit::candidate_strategies offers on a host tier.
-inline std::vector<StrategyCase> strategy_cases() {
+// Every (strategy, field, tier) that pick(target info, field bits) lists on a host tier.
+template <typename Pick>
+std::vector<StrategyCase> host_cases(Pick pick) {
   std::vector<StrategyCase> out;
   for (const std::string &t : host_tiers()) {
     auto info = resolve_target(t);
@@ -48,9 +49,16 @@ inline std::vector<StrategyCase> strategy_cases() {
       continue;
     }
     for (unsigned l : {8u, 16u, 32u, 64u})
-      for (ir::Strategy s : jit::candidate_strategies(*info, l)) out.push_back({s, l, t});
+      for (ir::Strategy s : pick(*info, l)) out.push_back({s, l, t});
   }
   return out;
+}
+
+// Every (strategy, field, tier) that jit::candidate_strategies offers on a host tier.
+inline std::vector<StrategyCase> strategy_cases() {
+  return host_cases([](const ir::TargetInfo &info, unsigned l) {
+    return jit::candidate_strategies(info, l);
+  });
 }
 
 }  // namespace ecjit::test
