@@ -7,6 +7,9 @@ extern "C" {
 #include <jerasure.h>
 #include <jerasure/reed_sol.h>
 
+#include <dlfcn.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -185,6 +188,63 @@ void bm_reference(benchmark::State &state, unsigned gf, size_t len) {
   count_bytes(state, s);
 }
 
+// ISA-L 2.31 (its AVX-512 and AVX2 GFNI kernels) from the shared library that
+// bench/fetch_isal231.sh builds, named by $ECJIT_ISAL231; dlopen'ed with RTLD_DEEPBIND beside
+// the linked Debian 2.30. Its own ec_init_tables: 2.31 writes GFNI matrices, not nibble
+// tables, where it runs its GFNI kernels.
+struct Isal231 {
+  void (*gen)(unsigned char *, int, int) = nullptr;
+  void (*init)(int, int, unsigned char *, unsigned char *) = nullptr;
+  IsalEncodeFn encode = nullptr;
+  std::vector<unsigned char> matrix, tables;
+  static const Isal231 *get() {
+    static const Isal231 *lib = [] () -> const Isal231 * {
+      const char *path = std::getenv("ECJIT_ISAL231");
+      if (!path || !*path) return nullptr;
+      void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+      if (!h) {
+        std::fprintf(stderr, "ISA-L 2.31 baseline skipped: %s\n", dlerror());
+        return nullptr;
+      }
+      auto *l = new Isal231();
+      l->gen = reinterpret_cast<decltype(l->gen)>(dlsym(h, "gf_gen_cauchy1_matrix"));
+      l->init = reinterpret_cast<decltype(l->init)>(dlsym(h, "ec_init_tables"));
+      l->encode = reinterpret_cast<IsalEncodeFn>(dlsym(h, "ec_encode_data"));
+      if (!l->gen || !l->init || !l->encode) {
+        std::fprintf(stderr, "ISA-L 2.31 baseline skipped: %s lacks an ISA-L symbol\n", path);
+        return nullptr;
+      }
+      l->matrix.resize(size_t(kK + kM) * kK);
+      l->tables.resize(size_t(32) * kK * kM);
+      l->gen(l->matrix.data(), int(kK + kM), int(kK));
+      l->init(int(kK), int(kM), l->matrix.data() + size_t(kK) * kK, l->tables.data());
+      return l;
+    }();
+    return lib;
+  }
+};
+
+void bm_isal231(benchmark::State &state, size_t len) {
+  const Isal231 &t = *Isal231::get();
+  ShardSet &s = shared_shards(kK, kM, len);
+  s.clear_parity();
+  auto run = [&] {
+    t.encode(int(len), int(kK), int(kM), const_cast<unsigned char *>(t.tables.data()),
+             const_cast<unsigned char **>(s.data()), const_cast<unsigned char **>(s.parity()));
+  };
+  run();
+  const std::string bad = check_parity("isal-cauchy:k=" + std::to_string(kK) + ",m=" + std::to_string(kM), s);
+  if (!bad.empty()) {
+    state.SkipWithError(("ISA-L 2.31: " + bad).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    run();
+    benchmark::ClobberMemory();
+  }
+  count_bytes(state, s);
+}
+
 }  // namespace
 
 void register_baselines(size_t len) {
@@ -193,6 +253,8 @@ void register_baselines(size_t len) {
     for (const IsalVariant &v : kIsalVariants)
       if (v.usable())
         benchmark::RegisterBenchmark(("BM_isal/gf8/" + std::string(v.name) + sz).c_str(), bm_isal, v, len);
+    if (Isal231::get())
+      benchmark::RegisterBenchmark(("BM_isal231/gf8/ec_encode_data" + sz).c_str(), bm_isal231, len);
     benchmark::RegisterBenchmark(("BM_isal_xor_gen" + sz).c_str(), bm_xor_gen, len);
     for (int w : {8, 16, 32})
       benchmark::RegisterBenchmark(("BM_jerasure/w" + std::to_string(w) + sz).c_str(), bm_jerasure, w, len);

@@ -17,6 +17,10 @@
 // each backend is checked against the original shards, then every 16th.
 //   bench_degraded [--calls N] [--sizes 4K,64K,1M] [--lost 1,2,4] [--k 10] [--m 4]
 //                  [--isal231 PATH] [--dropin PATH] [--backends ecjit,dropin,isal-2.30,isal-2.31]
+//                  [--spec rs-vand:k=10,m=4,gf=16]   (ecjit alone, any field; with its encode)
+//                  [--no-tune]   (ecjit without the background tuner: no timing runs beside the calls)
+//                  [--reps 3]    (repetitions in rotating order; medians of GB/s, p50, p99; worst max;
+//                                 ecjit's notes are its last repetition's)
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -35,6 +39,7 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+bool g_tune = true;  // --no-tune: JitOptions::tune = false (no background timing runs)
 
 struct IsalApi {
   std::string name;
@@ -190,21 +195,22 @@ Stats run_isal(const IsalApi &api, const Scenario &sc, Shards &sh) {
 }
 
 struct EcjitExtra {
+  double encode_gbps = 0;  // encode of the same shards, as many calls, same process
   double codec_ms = 0;
   uint64_t compiles = 0, promotions = 0, shape_calls = 0;
   double rss_mib = 0;
 };
 
-Stats run_ecjit(const Scenario &sc, Shards &sh, EcjitExtra *extra) {
+Stats run_ecjit(const std::string &spec, const Scenario &sc, Shards &sh, EcjitExtra *extra) {
   ecjit::JitOptions o;
   o.disk_cache = false;  // a first start: every kernel compiled in this run
+  o.tune = g_tune;
   const size_t rss0 = rss_bytes();
   auto jit = ecjit::Jit::create(o);
   if (!jit.ok()) {
     std::fprintf(stderr, "ecjit: %s\n", jit.status().to_string().c_str());
     return Stats{0, 0, 0, 0, false};
   }
-  const std::string spec = "isal-cauchy:k=" + std::to_string(sc.k) + ",m=" + std::to_string(sc.m);
   auto t0 = Clock::now();
   auto codec = (*jit)->codec(spec);
   extra->codec_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -240,6 +246,16 @@ Stats run_ecjit(const Scenario &sc, Shards &sh, EcjitExtra *extra) {
   extra->promotions = ks.promotions;
   extra->shape_calls = ks.shape_calls;
   extra->rss_mib = (double(rss_bytes()) - double(rss0)) / 1048576.0;
+  {  // encode of the same shards, as many calls (the wide fields' first-call target is a ratio to it)
+    std::vector<const uint8_t *> d(sh.work.begin(), sh.work.begin() + sc.k);
+    std::vector<std::vector<uint8_t>> par(sc.m, std::vector<uint8_t>(sc.len));
+    std::vector<uint8_t *> p;
+    for (auto &v : par) p.push_back(v.data());
+    const auto e0 = Clock::now();
+    for (size_t i = 0; i < sc.lost.size(); ++i) (void)(*codec)->encode(d, p, sc.len);
+    const double secs = std::chrono::duration<double>(Clock::now() - e0).count();
+    extra->encode_gbps = double(sc.k) * sc.len * sc.lost.size() / secs / 1e9;
+  }
   Stats s = summarize(us, bytes);
   s.ok = ok;
   return s;
@@ -249,6 +265,7 @@ Stats run_ecjit(const Scenario &sc, Shards &sh, EcjitExtra *extra) {
 
 int main(int argc, char **argv) {
   size_t calls = 2000;
+  unsigned reps = 3;
   std::vector<std::string> sizes = {"4K", "64K", "1M"};
   std::vector<std::string> lost_max = {"1", "2", "4"};
   unsigned k = 10, m = 4;
@@ -259,6 +276,7 @@ int main(int argc, char **argv) {
   std::string dropin;
 #endif
   std::string backends = "ecjit,dropin,isal-2.30,isal-2.31";
+  std::string spec_arg;  // default isal-cauchy (ISA-L's matrix); another spec runs ecjit only
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -276,16 +294,33 @@ int main(int argc, char **argv) {
     else if (a == "--isal231") isal231 = next();
     else if (a == "--dropin") dropin = next();
     else if (a == "--backends") backends = next();
+    else if (a == "--spec") spec_arg = next();
+    else if (a == "--no-tune") g_tune = false;
+    else if (a == "--reps") reps = std::max(1u, unsigned(std::atoi(next().c_str())));
     else {
       std::fprintf(stderr,
                    "usage: bench_degraded [--calls N] [--sizes 4K,64K,1M] [--lost 1,2,4] [--k K] "
-                   "[--m M] [--isal231 PATH] [--dropin PATH] [--backends LIST]\n");
+                   "[--m M] [--isal231 PATH] [--dropin PATH] [--backends LIST] [--spec S] [--no-tune] [--reps N]\n"
+                   "  --spec S: an ecjit code of k + m shards other than isal-cauchy (e.g. "
+                   "rs-vand:k=10,m=4,gf=16); the ISA-L backends are skipped then\n");
       return a == "--help" ? 0 : 2;
     }
   }
   if (k < 1 || m < 1 || k + m > 255 || calls == 0) {
     std::fprintf(stderr, "bench_degraded: need 1 <= k, 1 <= m, k + m <= 255, calls >= 1\n");
     return 2;
+  }
+  const std::string spec =
+      spec_arg.empty() ? "isal-cauchy:k=" + std::to_string(k) + ",m=" + std::to_string(m) : spec_arg;
+  if (!spec_arg.empty()) {
+    auto parsed = ecjit::CodeSpec::parse(spec_arg);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "bench_degraded: --spec: %s\n", parsed.status().to_string().c_str());
+      return 2;
+    }
+    k = parsed->k;
+    m = parsed->m;
+    backends = "ecjit";
   }
   auto wants = [&](const std::string &b) { return ("," + backends + ",").find("," + b + ",") != std::string::npos; };
   std::vector<IsalApi> apis;
@@ -302,7 +337,7 @@ int main(int argc, char **argv) {
   add_api("isal-2.30", "libisal.so.2");
   add_api("isal-2.31", isal231);
 
-  std::printf("RS(%u,%u) GF(2^8) isal-cauchy, one thread, a random erasure set per call, GB = 1e9 B of k x shard input\n", k, m);
+  std::printf("%s, one thread, a random erasure set per call, GB = 1e9 B of k x shard input\n", spec.c_str());
   std::printf("%-6s %-5s %-10s %9s %9s %9s %10s  %s\n", "shard", "lost", "backend", "GB/s", "p50 us", "p99 us", "max us", "notes");
   int rc = 0;
   for (const std::string &size : sizes) {
@@ -327,7 +362,7 @@ int main(int argc, char **argv) {
         for (auto &b : sh.orig[i]) b = uint8_t(data_rng());
       {  // parity with the system ISA-L's encoder, or ecjit's when that is absent
         auto jit = ecjit::Jit::create();
-        auto codec = (*jit)->codec("isal-cauchy:k=" + std::to_string(k) + ",m=" + std::to_string(m));
+        auto codec = (*jit)->codec(spec);
         std::vector<const uint8_t *> d;
         std::vector<uint8_t *> p;
         for (unsigned i = 0; i < k; ++i) d.push_back(sh.orig[i].data());
@@ -342,26 +377,77 @@ int main(int argc, char **argv) {
         std::fflush(stdout);
         if (!s.ok) rc = 1;
       };
-      for (const IsalApi &api : apis) {
-        if (api.name == "dropin") continue;  // last: its background compiles would disturb the others
-        sh.restore(len);
-        row(api.name, run_isal(api, sc, sh), "");
+      // Repetitions in rotating order (a burst of load on a shared VM then spreads over every
+      // backend); the drop-in last, since its background compiles would disturb the others.
+      std::vector<std::string> order;
+      for (const IsalApi &api : apis)
+        if (api.name != "dropin") order.push_back(api.name);
+      if (wants("ecjit")) order.push_back("ecjit");
+      std::vector<std::pair<std::string, std::vector<Stats>>> runs;
+      auto record = [&](const std::string &name, const Stats &st) {
+        for (auto &r : runs)
+          if (r.first == name) return r.second.push_back(st);
+        runs.push_back({name, {st}});
+      };
+      EcjitExtra x;
+      for (unsigned rep = 0; rep < reps; ++rep) {
+        for (size_t i = 0; i < order.size(); ++i) {
+          const std::string &name = order[(i + rep) % order.size()];
+          sh.restore(len);
+          if (name == "ecjit") {
+            record(name, run_ecjit(spec, sc, sh, &x));
+            continue;
+          }
+          for (const IsalApi &api : apis)
+            if (api.name == name) record(name, run_isal(api, sc, sh));
+        }
+        for (const IsalApi &api : apis)
+          if (api.name == "dropin") {
+            sh.restore(len);
+            record("dropin", run_isal(api, sc, sh));
+          }
       }
-      if (wants("ecjit")) {
-        sh.restore(len);
-        EcjitExtra x;
-        const Stats s = run_ecjit(sc, sh, &x);
-        char notes[200];
-        std::snprintf(notes, sizeof notes,
-                      "codec() %.1f ms, %llu compiles during the calls, %llu promoted, %llu shape calls, RSS +%.1f MiB",
-                      x.codec_ms, (unsigned long long)x.compiles, (unsigned long long)x.promotions,
-                      (unsigned long long)x.shape_calls, x.rss_mib);
-        row("ecjit", s, notes);
+      // Medians of GB/s, p50 and p99; the worst max.
+      auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+      };
+      double best_isal = 0;
+      std::vector<std::pair<std::string, Stats>> med;
+      for (auto &r : runs) {
+        Stats m;
+        std::vector<double> g, p50, p99;
+        for (const Stats &st : r.second) {
+          g.push_back(st.gbps);
+          p50.push_back(st.p50_us);
+          p99.push_back(st.p99_us);
+          m.max_us = std::max(m.max_us, st.max_us);
+          m.ok = m.ok && st.ok;
+        }
+        m.gbps = median(g);
+        m.p50_us = median(p50);
+        m.p99_us = median(p99);
+        if (r.first.rfind("isal-", 0) == 0) best_isal = std::max(best_isal, m.gbps);
+        med.push_back({r.first, m});
       }
-      for (const IsalApi &api : apis) {
-        if (api.name != "dropin") continue;
-        sh.restore(len);
-        row(api.name, run_isal(api, sc, sh), "");
+      for (auto &[name, m] : med) {
+        std::string notes;
+        if (best_isal > 0 && (name == "ecjit" || name == "dropin")) {
+          char b[64];
+          std::snprintf(b, sizeof b, "%.2fx the best ISA-L; ", m.gbps / best_isal);
+          notes = b;
+        }
+        if (name == "ecjit") {
+          char b[300];
+          std::snprintf(b, sizeof b,
+                        "codec() %.1f ms, %llu compiles during the calls, %llu promoted, %llu shape calls, "
+                        "RSS +%.1f MiB; encode %.2f GB/s (reconstruct %.2fx)",
+                        x.codec_ms, (unsigned long long)x.compiles, (unsigned long long)x.promotions,
+                        (unsigned long long)x.shape_calls, x.rss_mib, x.encode_gbps,
+                        x.encode_gbps > 0 ? m.gbps / x.encode_gbps : 0.0);
+          notes += b;
+        }
+        row(name, m, notes);
       }
     }
   }

@@ -129,6 +129,10 @@ def main():
         targets.append([what, fmt % value, (">= " if higher else "<= ") + fmt % goal, "met" if met else "NOT met"])
 
     target("GF(2^8) best kernel / ISA-L ec_encode_data", ratio("BM_ecjit/gf8/host/auto/O3", ISAL), 3.5)
+    # The strongest peer: ISA-L 2.31 (its GFNI kernels), when bench/run.sh could build it.
+    r231 = ratio("BM_ecjit/gf8/host/auto/O3", "BM_isal231/gf8/ec_encode_data")
+    if r231 is not None:
+        target("GF(2^8) best kernel / ISA-L 2.31 ec_encode_data", r231, 1.3)
     target("GF(2^8), GFNI masked (AVX-512BW) / ISA-L ec_encode_data_avx512",
            ratio("BM_ecjit/gf8/host-gfni/auto/O3", "BM_isal/gf8/avx512"), 1.2)
     target("GF(2^8), AVX2 only / ISA-L ec_encode_data_avx2",
@@ -140,8 +144,9 @@ def main():
         target("GF(2^%d) / %s" % (gf, base_name), ratio("BM_ecjit/gf%d/host/auto/O3" % gf, base),
                {16: 4.0, 32: 5.0, 64: 4.0}[gf])
     for gf in (8, 16, 32, 64):
-        target("GF(2^%d) reconstruct of 4 lost data shards / encode" % gf,
-               ratio("BM_ecjit_reconstruct/gf%d/host/auto/O3" % gf, "BM_ecjit/gf%d/host/auto/O3" % gf), 0.9)
+        target("GF(2^%d) reconstruct of 4 lost data shards (one set, promoted) / encode" % gf,
+               ratio("BM_ecjit_reconstruct/gf%d/host/auto/O3" % gf, "BM_ecjit/gf%d/host/auto/O3" % gf),
+               1.15 if gf == 8 else 0.9)
 
     def ms(mode, spec="rs-vand:k=10,m=4,gf=8"):
         t = times.get("BM_compile/%s/%s" % (spec, mode))
