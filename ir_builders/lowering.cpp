@@ -145,6 +145,15 @@ bool shape_kernel_supported(Strategy strategy, const codes::Field &field, const 
   return (*lowering)->runtime_coeffs(ty);
 }
 
+std::optional<Strategy> pick_shape_strategy(Strategy preferred, const codes::Field &field,
+                                            const TargetInfo &target) {
+  const std::optional<Strategy> own = shape_strategy(preferred);
+  if (own && shape_kernel_supported(*own, field, target)) return own;
+  for (Strategy s : {Strategy::kGfni, Strategy::kSplitTable, Strategy::kClmulInsn})
+    if (shape_kernel_supported(s, field, target)) return s;
+  return std::nullopt;
+}
+
 codes::CostModel strategy_cost_model(Strategy strategy, const codes::Field &field) {
   switch (strategy) {
     case Strategy::kClmulShift:

@@ -83,6 +83,11 @@ codes::CostModel strategy_cost_model(Strategy strategy, const codes::Field &fiel
 // reads prepared coefficients): split-table and gfni themselves, clmul-insn for clmul-insn and
 // clmul-mixed; nullopt for clmul-shift and kAuto (their run-time form is the generic kernel).
 std::optional<Strategy> shape_strategy(Strategy strategy);
+// The strategy of a field's shape kernels on `target`: shape_strategy(preferred) when it has a
+// shape kernel there, else the first of gfni, split-table and clmul-insn that does; nullopt
+// when none does (no vector unit, or no byte shuffle, GFNI or carry-less multiply for it).
+std::optional<Strategy> pick_shape_strategy(Strategy preferred, const codes::Field &field,
+                                            const TargetInfo &target);
 // The prepared-coefficient layout a shape kernel of `strategy` (a shape_strategy) reads.
 codes::CoeffLayout runtime_layout(Strategy strategy);
 // Whether a shape kernel of `strategy` can be built for `field` on `target`: a shape

@@ -102,17 +102,8 @@ Result<std::shared_ptr<JitImpl>> JitImpl::make(const JitOptions &options) {
   for (unsigned l : {8u, 16u, 32u, 64u}) {
     auto field = codes::Field::make(l);
     if (!field.ok()) continue;
-    std::optional<ir::Strategy> &shape = jit->shape_strategy_[__builtin_ctz(l) - 3];
-    const std::optional<ir::Strategy> own = ir::shape_strategy(jit->resolved(l));
-    if (own && ir::shape_kernel_supported(*own, *field, jit->target_)) {
-      shape = own;
-      continue;
-    }
-    for (ir::Strategy s : {ir::Strategy::kGfni, ir::Strategy::kSplitTable, ir::Strategy::kClmulInsn})
-      if (ir::shape_kernel_supported(s, *field, jit->target_)) {
-        shape = s;
-        break;
-      }
+    jit->shape_strategy_[__builtin_ctz(l) - 3] =
+        ir::pick_shape_strategy(jit->resolved(l), *field, jit->target_);
   }
   return jit;
 }

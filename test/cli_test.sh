@@ -34,6 +34,17 @@ done
 expect_error "option '--unroll' has an empty value" ir --spec rs-vand:k=4,m=2,gf=8 --unroll ""
 expect_error "--opt 'O7' is not one of O0, O1, O2, O3" asm --spec rs-vand:k=4,m=2,gf=8 --opt O7
 expect_error "unknown strategy 'bogus'" stats --spec rs-vand:k=4,m=2,gf=8 --strategy bogus
+# --op shape: the kernel that serves first calls of any erasure set (coefficients as data).
+expect_error "--outputs '9' is not a number of outputs 1..8" asm --spec rs-vand:k=4,m=2 --op shape --outputs 9
+expect_error "--outputs applies to --op shape only" asm --spec rs-vand:k=4,m=2 --outputs 1
+expect_error "no shape kernel for GF(2^8) with strategy clmul-shift" asm --spec rs-vand:k=4,m=2 --op shape --strategy clmul-shift --target x86_64-v3
+expect_error "no shape kernel for GF(2^8)" asm --spec rs-vand:k=4,m=2 --op shape --target x86_64
+shape_affine=$("$ECJIT" asm --spec rs-vand:k=4,m=2,gf=8 --target x86_64-v4+gfni --op shape --outputs 2 |
+  awk '/^[.$A-Za-z_0-9]+:/ { inside = ($0 ~ /%vloop *$/); next } inside && /vgf2p8affineqb/ { n++ } END { print n + 0 }')
+if [[ $shape_affine -ne 8 ]]; then
+  echo "FAIL: a 4-input 2-output gfni shape kernel has $shape_affine affine products in its loop, want 8"
+  fails=$((fails + 1))
+fi
 
 one=$(affine_in_loop)
 for u in 2 4; do

@@ -30,7 +30,10 @@ std::vector<Option> kernel_options() {
       {"strategy", "X", "lowering strategy: " + strategy_list() + " (default auto)"},
       {"opt", "O", "optimization level O0, O1, O2 or O3 (default O3)"},
       {"unroll", "U", "vectors per input in one step of the main loop, 1..8 (default 1)"},
-      {"op", "OP", "encode or decode (default encode)"},
+      {"op", "OP",
+       "encode, decode, or shape: the kernel that serves first calls of any erasure set (k "
+       "inputs, --outputs R, coefficients as data) (default encode)"},
+      {"outputs", "R", "shape only: number of outputs, 1..8 (default min(m, 8))"},
       {"erased", "LIST",
        "decode only: missing shards, e.g. 0,3 (default: the first m shards)"},
   };
@@ -141,6 +144,10 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
 
   const std::string op = args.get("op", "encode");
   if (op == "encode") {
+    if (args.has("outputs")) {
+      *error = "--outputs applies to --op shape only";
+      return std::nullopt;
+    }
     if (args.has("erased")) {
       *error = "--erased applies to --op decode only";
       return std::nullopt;
@@ -151,8 +158,34 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
     r.req.unroll = unsigned(unroll);
     return r;
   }
+  if (op == "shape") {
+    uint64_t outputs = std::min(code->m, 8u);
+    if (args.has("outputs") && (!parse_u64(args.get("outputs"), &outputs) || outputs < 1 || outputs > 8)) {
+      *error = "--outputs '" + args.get("outputs") + "' is not a number of outputs 1..8";
+      return std::nullopt;
+    }
+    const std::optional<ir::Strategy> shape = ir::pick_shape_strategy(
+        jit::resolve_strategy(*strategy, target->info, code->field.bits()), code->field, target->info);
+    if (!shape || (*strategy != ir::Strategy::kAuto && ir::shape_strategy(*strategy) != shape)) {
+      *error = std::string("no shape kernel for GF(2^") + std::to_string(code->field.bits()) +
+               ") with strategy " + strategy_text + " on target " + target->spec.to_string() +
+               " (shape kernels: split-table, gfni, clmul-insn)";
+      return std::nullopt;
+    }
+    const std::string name = "shape_" + std::string(ir::strategy_name(*shape)) + "_k" +
+                             std::to_string(code->k) + "_r" + std::to_string(outputs);
+    KernelRequest r = assemble(std::move(*code), name, {}, std::move(*target), *shape, opt,
+                               codes::Matrix(unsigned(outputs), code->k));
+    r.req.desc.runtime_coeffs = true;
+    r.req.unroll = unsigned(unroll);
+    return r;
+  }
   if (op != "decode") {
-    *error = "--op '" + op + "' is not encode or decode";
+    *error = "--op '" + op + "' is not encode, decode or shape";
+    return std::nullopt;
+  }
+  if (args.has("outputs")) {
+    *error = "--outputs applies to --op shape only";
     return std::nullopt;
   }
   const unsigned n = code->n();
