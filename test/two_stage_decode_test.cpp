@@ -53,6 +53,7 @@ std::shared_ptr<Jit> make_jit(const std::string &target, const std::string &stra
   o.opt_level = opt;
   o.disk_cache = false;  // every decoder is a real compile
   o.tune = false;
+  o.shape_kernels = false;  // each set's own (two-stage) decoder from its first call
   auto j = Jit::create(o);
   EXPECT_TRUE(j.ok()) << target << " " << strategy << ": " << j.status().to_string();
   return j.ok() ? *j : nullptr;
