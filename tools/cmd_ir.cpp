@@ -10,14 +10,16 @@ namespace {
 CommandDef ir_def() {
   CommandDef d;
   d.name = "ir";
-  d.synopsis = "--spec S [--target T] [--strategy X] [--opt O0..O3 | --no-opt] [--op encode|decode [--erased LIST]]";
+  d.synopsis = "--spec S [--target T] [--strategy X] [--opt O0..O3 | --no-opt] [--op encode|decode [--erased LIST]|shape [--outputs R]]";
   d.summary = "print the LLVM IR of an encoder or decoder kernel";
   d.details =
       "Builds the kernel for the code and target and prints its LLVM IR after the optimization\n"
       "pipeline at --opt (default O3). --no-opt prints the builder's raw IR, the dissertation's\n"
       "redundant shift-and-XOR form. For --op decode the kernel rebuilds the --erased shards from\n"
-      "the first k present ones (codes::plan_reconstruct), in two stages when the planner factors\n"
-      "the decode (codes/decode_schedule.h), as the runtime's decoder does.";
+      "the first k present ones, in two stages when the planner factors the decode, planned and\n"
+      "named by jit::plan_decoder as the runtime's decoders are. --op shape prints the kernel\n"
+      "that serves the first calls of any erasure set: k inputs, --outputs R, coefficients read\n"
+      "at run time (docs/operations.md, degraded reads).";
   d.options = kernel_options();
   d.options.push_back({"no-opt", "", "print the IR as the builder emits it, before any pass"});
   return d;
@@ -26,7 +28,7 @@ CommandDef ir_def() {
 CommandDef asm_def() {
   CommandDef d;
   d.name = "asm";
-  d.synopsis = "--spec S [--target T] [--strategy X] [--opt O0..O3] [--op encode|decode [--erased LIST]]";
+  d.synopsis = "--spec S [--target T] [--strategy X] [--opt O0..O3] [--op encode|decode [--erased LIST]|shape [--outputs R]]";
   d.summary = "print the assembly of an encoder or decoder kernel, for any target LLVM has";
   d.details =
       "Compiles the kernel ahead of time with LLVM's code generator for --target and prints the\n"
