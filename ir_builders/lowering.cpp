@@ -1,6 +1,7 @@
 // make_lowering: the one place that maps a Strategy to its MultiplyLowering class.
 #include "ir_builders/lowering.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "ir_builders/clmul_insn.h"
@@ -152,6 +153,15 @@ std::optional<Strategy> pick_shape_strategy(Strategy preferred, const codes::Fie
   for (Strategy s : {Strategy::kGfni, Strategy::kSplitTable, Strategy::kClmulInsn})
     if (shape_kernel_supported(s, field, target)) return s;
   return std::nullopt;
+}
+
+unsigned shape_outputs_per_kernel(Strategy strategy, const codes::Field &field,
+                                  const TargetInfo &target) {
+  unsigned accs = 1;
+  if (strategy == Strategy::kClmulInsn) accs = field.bits() == 64 ? 2 : 4;
+  if (strategy == Strategy::kSplitTable && field.bits() == 16)
+    accs = split_table_shuffle(target) == ByteShuffle::kSsse3 ? 4 : 2;
+  return std::clamp(target.vector_regs / 2 / accs, 1u, 8u);
 }
 
 codes::CostModel strategy_cost_model(Strategy strategy, const codes::Field &field) {

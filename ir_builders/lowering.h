@@ -88,6 +88,14 @@ std::optional<Strategy> shape_strategy(Strategy strategy);
 // when none does (no vector unit, or no byte shuffle, GFNI or carry-less multiply for it).
 std::optional<Strategy> pick_shape_strategy(Strategy preferred, const codes::Field &field,
                                             const TargetInfo &target);
+// Outputs one shape kernel of `strategy` should compute at once on `target`: its
+// accumulators (per output: 1 for split-table GF(2^8) and gfni, 2 or 4 for split-table
+// GF(2^16), 2 / 4 for clmul-insn GF(2^64) / GF(2^32)) within half the vector registers,
+// 1..8. More outputs run as several kernels (each reads the inputs again): loaded
+// coefficients leave the code generator no constant to fold, and past this it spills
+// (clmul-insn GF(2^32), 4 outputs, 256-bit: 144 spills in the loop; 2 outputs: none).
+unsigned shape_outputs_per_kernel(Strategy strategy, const codes::Field &field,
+                                  const TargetInfo &target);
 // The prepared-coefficient layout a shape kernel of `strategy` (a shape_strategy) reads.
 codes::CoeffLayout runtime_layout(Strategy strategy);
 // Whether a shape kernel of `strategy` can be built for `field` on `target`: a shape

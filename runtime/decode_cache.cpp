@@ -69,7 +69,8 @@ Result<std::unique_ptr<DecodeCache>> DecodeCache::make(const std::shared_ptr<Jit
   const size_t cb = codes::coeff_bytes(ir::runtime_layout(*strategy), code.field);
   std::unique_ptr<DecodeCache> c(new DecodeCache(jit, code, plan_capacity(code, cb)));
   c->coeff_bytes_ = cb;
-  for (unsigned r = 1; r <= std::min(code.m, kMaxShapeOutputs); ++r) {
+  c->max_rows_ = ir::shape_outputs_per_kernel(*strategy, code.field, jit->target_info());
+  for (unsigned r = 1; r <= std::min(code.m, c->max_rows_); ++r) {
     auto k = jit->shape_kernel(code.field, code.k, r);
     if (!k.ok()) return k.status();
     c->shapes_.push_back(std::move(*k));
@@ -117,8 +118,8 @@ void DecodeCache::run(const std::shared_ptr<const DecodeSet> &d, const uint8_t *
     run_kernel(*jit_, special->entry(), in, k_, out, rows, len);
     return;
   }
-  for (unsigned r0 = 0; r0 < rows; r0 += kMaxShapeOutputs) {
-    const unsigned r = std::min(kMaxShapeOutputs, rows - r0);
+  for (unsigned r0 = 0; r0 < rows; r0 += max_rows_) {
+    const unsigned r = std::min(max_rows_, rows - r0);
     run_shape_kernel(*jit_, shapes_[r - 1].shape_fn,
                      d->prepared.data() + size_t(r0) * k_ * coeff_bytes_, in, k_, out + r0, r, len);
   }
@@ -172,7 +173,7 @@ void DecodeCache::ask(const std::shared_ptr<const DecodeSet> &d, bool optional) 
 KernelInfo DecodeCache::info(const DecodeSet &d) const {
   if (std::shared_ptr<const Kernel> special = std::atomic_load(&d.special))
     return special->current_info();
-  const size_t rows = std::min<size_t>(d.targets.size(), kMaxShapeOutputs);
+  const size_t rows = std::min<size_t>(d.targets.size(), max_rows_);
   KernelInfo info = shapes_[rows - 1].info;
   if (d.promotion_asked.load()) info.why += "; its specialised decoder is being compiled";
   return info;

@@ -41,8 +41,8 @@ struct DecodeSet {
 // by memory. Thread-safe; calls never wait for a compile.
 class DecodeCache {
  public:
-  // Compiles (or loads) the shape kernels of `code` (outputs 1..min(m, kMaxShapeOutputs),
-  // k inputs). Null, and no error, when shape kernels do not serve this codec
+  // Compiles (or loads) the shape kernels of `code` (outputs 1..min(m, R), k inputs; R =
+  // ir::shape_outputs_per_kernel, at most kMaxShapeOutputs). Null, and no error, when shape kernels do not serve this codec
   // (JitOptions::shape_kernels off, no shape strategy for the field on the target, or
   // k > kMaxShapeInputs): the codec then compiles decoders on first use.
   // Errors: kJitFailure (a shape kernel failed to compile).
@@ -70,7 +70,7 @@ class DecodeCache {
   // Adds the decode counters to `s` (KernelCacheStats).
   void add_stats(KernelCacheStats *s) const;
 
-  // Most outputs of one shape kernel: more targets run in chunks of this many.
+  // Most outputs of one shape kernel: more targets run in chunks of at most this many.
   static constexpr unsigned kMaxShapeOutputs = 8;
 
  private:
@@ -81,6 +81,7 @@ class DecodeCache {
   std::shared_ptr<JitImpl> jit_;
   const unsigned k_;
   size_t coeff_bytes_ = 0;
+  unsigned max_rows_ = kMaxShapeOutputs;  // outputs per shape kernel; more run in chunks
   std::vector<Kernel> shapes_;  // shapes_[r - 1]: r outputs
   uint64_t promote_after_;
   mutable LruCache<OpKey, DecodeSet, OpKeyHash> plans_;
