@@ -134,6 +134,28 @@ TEST(DegradedReads, WideFieldsSampleOnEveryTier) {
   }
 }
 
+// More lost shards than one shape kernel computes (8 for GF(2^8), 2 for clmul-insn GF(2^32)
+// on 16 registers): the targets run in chunks over the same prepared rows.
+TEST(DegradedReads, ManyTargetsRunInChunks) {
+  auto jit = make_jit(~size_t(0));
+  ASSERT_TRUE(jit);
+  for (const char *spec : {"rs-cauchy:k=20,m=12", "rs-cauchy:k=20,m=12,gf=32", "rs-vand:k=6,m=5,gf=64"}) {
+    auto codec = jit->codec(spec);
+    ASSERT_TRUE(codec.ok()) << codec.status().to_string();
+    const codes::LinearCode code = *codes::build_code(*CodeSpec::parse(spec));
+    std::mt19937_64 rng(code.n());
+    for (size_t len : {size_t(8), size_t(1000), size_t(40000)}) {
+      Stripe st(code, len, len);
+      for (int i = 0; i < 12; ++i) {
+        uint64_t mask = 0;
+        const unsigned lost = 1 + unsigned(rng() % code.m);
+        while (unsigned(__builtin_popcountll(mask)) < lost) mask |= uint64_t(1) << (rng() % code.n());
+        ASSERT_TRUE(st.rebuild(**codec, mask)) << spec;
+      }
+    }
+  }
+}
+
 // Promotion: a set past the threshold gets its specialised decoder in the background; at
 // most max_cached_kernels stay promoted, the least recently used going back to the shape
 // kernel. Output is the same before, after and across demotions.
