@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "codes/coeff_layout.h"
@@ -70,8 +71,21 @@ Result<std::unique_ptr<DecodeCache>> DecodeCache::make(const std::shared_ptr<Jit
   std::unique_ptr<DecodeCache> c(new DecodeCache(jit, code, plan_capacity(code, cb)));
   c->coeff_bytes_ = cb;
   c->max_rows_ = ir::shape_outputs_per_kernel(*strategy, code.field, jit->target_info());
-  for (unsigned r = 1; r <= std::min(code.m, c->max_rows_); ++r) {
-    auto k = jit->shape_kernel(code.field, code.k, r);
+  // The shapes compile (or load) on two threads where the machine has two cores: codec()
+  // waits for every one of them, so that no reconstruct ever waits for LLVM.
+  const unsigned count = std::min(code.m, c->max_rows_);
+  std::vector<Result<Kernel>> made(count, Status(StatusCode::kJitFailure, "not compiled"));
+  auto compile = [&](unsigned first, unsigned step) {
+    for (unsigned r = first; r <= count; r += step) made[r - 1] = jit->shape_kernel(code.field, code.k, r);
+  };
+  if (count > 1 && std::thread::hardware_concurrency() > 1) {
+    std::thread helper(compile, 2u, 2u);
+    compile(1, 2);
+    helper.join();
+  } else {
+    compile(1, 1);
+  }
+  for (Result<Kernel> &k : made) {
     if (!k.ok()) return k.status();
     c->shapes_.push_back(std::move(*k));
   }
