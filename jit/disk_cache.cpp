@@ -2,6 +2,8 @@
 #include "jit/disk_cache.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -9,7 +11,11 @@
 #include <cstdlib>
 #include <utility>
 #include <vector>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <optional>
+#include <string>
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Object/ObjectFile.h"
@@ -41,6 +47,31 @@ std::string hex64(uint64_t v) {
 
 }  // namespace
 
+DiskCache::DiskCache(std::string dir) : dir_(std::move(dir)) {
+  if (dir_.empty()) return;
+  // The parents as the user's umask has them; the cache directory itself private.
+  const std::string parent = std::string(llvm::sys::path::parent_path(dir_));
+  if (!parent.empty()) (void)llvm::sys::fs::create_directories(parent);
+  if (mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) {
+    problem_ = "cannot create " + dir_ + ": " + strerror(errno);
+    return;
+  }
+  struct stat st;
+  if (stat(dir_.c_str(), &st) != 0) {
+    problem_ = "cannot stat " + dir_ + ": " + strerror(errno);
+  } else if (!S_ISDIR(st.st_mode)) {
+    problem_ = dir_ + " is not a directory";
+  } else if (st.st_uid != geteuid()) {
+    problem_ = dir_ + " belongs to uid " + std::to_string(st.st_uid) + ", not to this user (" +
+               std::to_string(geteuid()) + ")";
+  } else if (st.st_mode & 022) {
+    char mode[8];
+    snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
+    problem_ = dir_ + " is writable by " + ((st.st_mode & 020) ? "its group" : "others") +
+               " (mode " + mode + "); chmod go-w it or choose another ECJIT_CACHE_DIR";
+  }
+}
+
 std::string DiskCache::default_dir() {
   if (const char *d = getenv("ECJIT_CACHE_DIR"); d && *d) return d;
   if (const char *x = getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ecjit";
@@ -71,11 +102,34 @@ std::string DiskCache::path_for(const std::string &key) const {
 
 namespace {
 
+// The whole file at `path` when it is a regular file owned by this user of at most
+// kMaxEntryBytes, opened without following a link and without blocking; else nullopt.
+std::optional<std::string> read_regular_file(const std::string &path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st;
+  std::optional<std::string> out;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+      uint64_t(st.st_size) <= DiskCache::kMaxEntryBytes) {
+    std::string bytes(size_t(st.st_size), '\0');
+    size_t got = 0;
+    while (got < bytes.size()) {
+      const ssize_t n = read(fd, &bytes[got], bytes.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += size_t(n);
+    }
+    if (got == bytes.size()) out = std::move(bytes);
+  }
+  close(fd);
+  return out;
+}
+
 // The payload of a valid entry at `path` for `key`, or nullopt.
 std::optional<std::string> read_entry(const std::string &path, const std::string &key) {
-  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  const std::optional<std::string> file = read_regular_file(path);
   if (!file) return std::nullopt;
-  llvm::StringRef bytes = (*file)->getBuffer();
+  llvm::StringRef bytes(*file);
   Header h;
   if (bytes.size() < sizeof h) return std::nullopt;
   memcpy(&h, bytes.data(), sizeof h);
@@ -90,7 +144,7 @@ std::optional<std::string> read_entry(const std::string &path, const std::string
 }  // namespace
 
 std::optional<std::string> DiskCache::load_text(const std::string &key) const {
-  if (dir_.empty()) return std::nullopt;
+  if (dir_.empty() || !problem_.empty()) return std::nullopt;
   return read_entry(path_for(key + "|text"), key + "|text");
 }
 
@@ -99,7 +153,7 @@ void DiskCache::store_text(const std::string &key, const std::string &text) cons
 }
 
 std::unique_ptr<llvm::MemoryBuffer> DiskCache::load(const std::string &key) const {
-  if (dir_.empty()) return nullptr;
+  if (dir_.empty() || !problem_.empty()) return nullptr;
   std::optional<std::string> object = read_entry(path_for(key), key);
   if (!object) return nullptr;
   auto copy = llvm::MemoryBuffer::getMemBufferCopy(*object, "ecjit-cached-kernel");
@@ -112,8 +166,7 @@ std::unique_ptr<llvm::MemoryBuffer> DiskCache::load(const std::string &key) cons
 }
 
 void DiskCache::store(const std::string &key, const llvm::MemoryBuffer &object) const {
-  if (dir_.empty()) return;
-  if (llvm::sys::fs::create_directories(dir_)) return;
+  if (dir_.empty() || !problem_.empty()) return;
   const std::string path = path_for(key);
   llvm::SmallString<128> tmp;
   int fd = -1;
@@ -142,6 +195,7 @@ void DiskCache::store(const std::string &key, const llvm::MemoryBuffer &object) 
 }
 
 void DiskCache::prune() const {
+  if (dir_.empty() || !problem_.empty()) return;
   // Entries of older ecjit builds are never looked up again: keep the newest kMaxEntries.
   std::vector<std::pair<llvm::sys::TimePoint<>, std::string>> files;
   std::error_code ec;

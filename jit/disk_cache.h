@@ -20,10 +20,21 @@ namespace ecjit::jit {
 // treated as a miss and later overwritten. store() writes a temporary file and renames it,
 // so readers never see half a file. Thread- and process-safe; failures to write are
 // silent (the cache is an optimisation).
-// Not a security boundary: a writer with access to the directory can forge entries.
+// Trust: the directory is created 0700 and used only when it is a directory owned by this
+// user and not writable by group or others (else problem() says why and nothing is read or
+// written); entries are read only when they are regular files owned by this user, at most
+// kMaxEntryBytes, opened without following links and without blocking (a FIFO or a link to
+// /dev/zero is a miss, not a hang). An entry with the right key and checksum can still be
+// forged by this user's own processes: jit_kernel runs every loaded kernel on a few vectors
+// against the reference map before it serves (kernel_self_test.h).
 class DiskCache {
  public:
-  explicit DiskCache(std::string dir) : dir_(std::move(dir)) {}
+  // Creates `dir` (mode 0700) when it is missing and checks it as above.
+  explicit DiskCache(std::string dir);
+  // Why the directory is not used ("" when it is).
+  const std::string &problem() const { return problem_; }
+  // Largest entry read (a kernel object is tens of KiB).
+  static constexpr size_t kMaxEntryBytes = size_t(64) << 20;
 
   // The default directory: $ECJIT_CACHE_DIR, else $XDG_CACHE_HOME/ecjit, else
   // $HOME/.cache/ecjit; empty when none can be formed.
@@ -47,6 +58,7 @@ class DiskCache {
 
  private:
   std::string dir_;
+  std::string problem_;  // non-empty: the directory is not trusted, the cache is off
 };
 
 }  // namespace ecjit::jit

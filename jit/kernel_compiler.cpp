@@ -1,6 +1,8 @@
 // KernelCompiler: ir_builders -> PassBuilder pipeline -> text / code / LLJIT, in one place.
 #include "jit/kernel_compiler.h"
 
+#include "jit/kernel_self_test.h"
+
 #include "codes/gf.h"
 #include "ir_builders/clmul_insn.h"
 #include "ir_builders/gfni_affine.h"
@@ -127,11 +129,15 @@ llvm::Expected<std::unique_ptr<CompiledKernel>> jit_kernel(JitSession &session,
   const std::string key = kernel_cache_key(req);
   if (auto cached = disk->load(key)) {
     auto k = session.add_object(std::move(cached), req.desc.symbol);
-    if (k) {
+    // A stored object serves only once it computes the request's map on a few vectors: an
+    // entry with the right key and checksum may still hold another kernel (forged by a
+    // writer of the directory, see DiskCache).
+    const ir::Strategy strategy = resolve_strategy(req.strategy, req.target, req.desc.field.bits());
+    if (k && kernel_matches_desc(**k, req.desc, strategy)) {
       if (from_disk) *from_disk = true;
       return done(std::move(k));
     }
-    llvm::consumeError(k.takeError());  // unusable entry: rebuild and overwrite it
+    if (!k) llvm::consumeError(k.takeError());  // unusable entry: rebuild and overwrite it
   }
   auto object = kernel_code(req, EmitKind::kObject);
   if (!object) return object.takeError();

@@ -2,6 +2,7 @@
 #include "runtime/jit_impl.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -90,11 +91,24 @@ Result<std::shared_ptr<JitImpl>> JitImpl::make(const JitOptions &options) {
     if (jit::candidate_strategies(jit->target_, l).size() > 1) jit->tunable_fields_ |= l;
     jit->resolved_[__builtin_ctz(l) - 3] = jit::resolve_strategy(jit->strategy_, jit->target_, l);
   }
+  // ECJIT_DISK_CACHE=0 / off / false / no (any case) turns the disk cache off.
   const char *env = getenv("ECJIT_DISK_CACHE");
-  const bool env_off = env && (std::string(env) == "0" || std::string(env) == "off");
+  std::string env_word = env ? env : "";
+  for (char &ch : env_word) ch = char(tolower(static_cast<unsigned char>(ch)));
+  const bool env_off = env_word == "0" || env_word == "off" || env_word == "false" || env_word == "no";
   if (options.disk_cache && !env_off) {
     std::string dir = options.cache_dir.empty() ? jit::DiskCache::default_dir() : options.cache_dir;
-    if (!dir.empty()) jit->disk_ = std::make_unique<jit::DiskCache>(dir);
+    if (!dir.empty()) {
+      auto disk = std::make_unique<jit::DiskCache>(dir);
+      if (disk->problem().empty()) {
+        jit->disk_ = std::move(disk);
+      } else {  // refused (see DiskCache): said once per process, the Jit works without it
+        static std::once_flag warned;
+        std::call_once(warned, [&] {
+          fprintf(stderr, "ecjit: disk kernel cache off: %s\n", disk->problem().c_str());
+        });
+      }
+    }
   }
   jit->background_tuning_ = options.tune && options.tune_in_background &&
                             jit->strategy_ == ir::Strategy::kAuto && jit->tunable_fields_;

@@ -2,10 +2,14 @@
 // compiling; truncated, tampered or foreign entries are detected and rebuilt.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <fstream>
 #include <random>
 
@@ -186,3 +190,101 @@ TEST(DiskCache, KeyCoversWhatTheCodeDependsOn) {
 }
 
 }  // namespace
+
+namespace {
+
+// What load() of f.req's entry returns after `plant` replaced the entry file, and how long
+// it took (a FIFO or /dev/zero must neither hang nor exhaust memory).
+bool loads_after(const Fixture &f, const std::function<void(const std::string &)> &plant,
+                 double *seconds) {
+  jit::DiskCache disk(f.dir);
+  EXPECT_EQ(disk.problem(), "");
+  const std::string key = jit::kernel_cache_key(f.req);
+  const std::string path = disk.path_for(key);
+  std::remove(path.c_str());
+  plant(path);
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool loaded = disk.load(key) != nullptr;
+  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::remove(path.c_str());
+  return loaded;
+}
+
+}  // namespace
+
+// Entries that are not regular files of this user are misses, at once.
+TEST(DiskCacheTrust, FifoAndLinksAreMissesWithoutBlocking) {
+  Fixture f = make_fixture("special");
+  double secs = 0;
+  EXPECT_FALSE(loads_after(f, [](const std::string &p) { ASSERT_EQ(mkfifo(p.c_str(), 0600), 0); }, &secs));
+  EXPECT_LT(secs, 1.0);
+  EXPECT_FALSE(loads_after(f, [](const std::string &p) { ASSERT_EQ(symlink("/dev/zero", p.c_str()), 0); }, &secs));
+  EXPECT_LT(secs, 1.0);
+  // A link to a valid entry is refused too (O_NOFOLLOW): only the entry file itself counts.
+  {
+    bool correct = false;
+    compile_once(f, &correct);
+    jit::DiskCache disk(f.dir);
+    const std::string path = disk.path_for(jit::kernel_cache_key(f.req));
+    const std::string moved = path + ".real";
+    ASSERT_EQ(std::rename(path.c_str(), moved.c_str()), 0);
+    ASSERT_EQ(symlink(moved.c_str(), path.c_str()), 0);
+    EXPECT_EQ(disk.load(jit::kernel_cache_key(f.req)), nullptr);
+    std::remove(path.c_str());
+    ASSERT_EQ(std::rename(moved.c_str(), path.c_str()), 0);
+    EXPECT_NE(disk.load(jit::kernel_cache_key(f.req)), nullptr);
+  }
+  // Larger than any kernel object: not read (a sparse file, no disk used).
+  EXPECT_FALSE(loads_after(f, [](const std::string &p) {
+    const int fd = open(p.c_str(), O_CREAT | O_WRONLY, 0600);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(ftruncate(fd, off_t(jit::DiskCache::kMaxEntryBytes) + 1), 0);
+    close(fd);
+  }, &secs));
+}
+
+// A directory that others can write to is not used, and says why.
+TEST(DiskCacheTrust, GroupOrWorldWritableDirectoryIsRefused) {
+  Fixture f = make_fixture("perm");
+  ASSERT_EQ(chmod(f.dir.c_str(), 0775), 0);
+  {
+    jit::DiskCache disk(f.dir);
+    EXPECT_NE(disk.problem().find("writable by its group"), std::string::npos) << disk.problem();
+    bool from_disk = true;
+    auto session = jit::JitSession::create();
+    ASSERT_TRUE(bool(session));
+    auto k = jit::jit_kernel(**session, f.req, nullptr, &disk, &from_disk);
+    ASSERT_TRUE(bool(k));
+    EXPECT_FALSE(from_disk);
+    EXPECT_FALSE(llvm::sys::fs::exists(disk.path_for(jit::kernel_cache_key(f.req))))
+        << "wrote into a directory it does not trust";
+  }
+  ASSERT_EQ(chmod(f.dir.c_str(), 0700), 0);
+  EXPECT_EQ(jit::DiskCache(f.dir).problem(), "");
+  // A new directory is created private.
+  const std::string fresh = f.dir + "/sub/ecjit";
+  EXPECT_EQ(jit::DiskCache(fresh).problem(), "");
+  struct stat st;
+  ASSERT_EQ(stat(fresh.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+}
+
+// A forged entry - the right key, size and checksum, but another kernel's object with the
+// same symbol - is detected by the self-test before it runs, rebuilt and overwritten.
+TEST(DiskCacheTrust, ForgedEntryIsNeverExecuted) {
+  Fixture f = make_fixture("forged");
+  jit::CompileRequest forged = f.req;
+  for (uint64_t &a : forged.desc.coeffs.a) a ^= 0x1d;  // another map, same name
+  auto object = jit::kernel_code(forged, jit::EmitKind::kObject);
+  ASSERT_TRUE(bool(object)) << llvm::toString(object.takeError());
+  {
+    jit::DiskCache disk(f.dir);
+    disk.store(jit::kernel_cache_key(f.req), *llvm::MemoryBuffer::getMemBuffer(*object, "", false));
+    ASSERT_NE(disk.load(jit::kernel_cache_key(f.req)), nullptr) << "the forged entry validates";
+  }
+  bool correct = false;
+  EXPECT_FALSE(compile_once(f, &correct)) << "the forged object was linked as the kernel";
+  EXPECT_TRUE(correct);
+  EXPECT_TRUE(compile_once(f, &correct)) << "the rebuilt entry was not stored";
+  EXPECT_TRUE(correct);
+}

@@ -1,0 +1,20 @@
+// kernel_self_test: runs a compiled kernel on a few fixed vectors against the reference map before it may serve calls.
+#pragma once
+
+#include "ir_builders/kernel_builder.h"
+#include "ir_builders/strategy.h"
+#include "jit/jit_session.h"
+
+namespace ecjit::jit {
+
+// Whether `kernel` computes desc's map (codes::apply_matrix; a first stage composed in,
+// shape kernels on a matrix prepared here in runtime_layout(strategy)) on seeded inputs at a
+// length of several vectors plus a remainder and at one symbol. Covers kOverwrite and
+// kAccumulate with kPlain or kDelta inputs; kVerify and kSignature kernels are not run
+// (true). For kernels from the disk cache: an entry with a valid key and checksum that holds
+// another map (forged, or a builder bug that the key does not name) is never executed on
+// callers' data. Cost: a few microseconds. The target must be runnable by this process.
+bool kernel_matches_desc(const CompiledKernel &kernel, const ir::KernelDesc &desc,
+                         ir::Strategy strategy);
+
+}  // namespace ecjit::jit
