@@ -36,6 +36,10 @@ Status CodecImpl::encode(Span<const uint8_t *const> data, Span<uint8_t *const> p
     if (!data[i]) return Status(StatusCode::kNullPointer, "data shard " + std::to_string(i) + " is null");
   for (unsigned i = 0; i < m; ++i)
     if (!parity[i]) return Status(StatusCode::kNullPointer, "parity shard " + std::to_string(i) + " is null");
+  if (Status st = check_distinct_outputs("encode", {"parity shard", parity.data, m},
+                                         {{"data shard", data.data, k}});
+      !st.ok())
+    return st;
   if (len % sb) return shard_size_error(len, sb);
   if (len == 0) return Status::Ok();
   const size_t streaming_min = jit_->options().streaming_min_len;
@@ -118,6 +122,29 @@ Status CodecImpl::rebuild(const char *what, Span<uint8_t *const> shards,
                   std::string(what) + ": " + (present[s] ? "present" : "missing") + " shard " +
                       std::to_string(s) + " is null" +
                       (present[s] ? "" : " (a shard to rebuild needs a buffer)"));
+  }
+  if (run) {  // every buffer written must be distinct from the others and from every present shard
+    constexpr unsigned kStack = 256;  // wider codes check from the heap
+    std::array<const uint8_t *, kStack> ps, ts;
+    std::array<unsigned, kStack> pi, ti;
+    std::vector<const uint8_t *> ph, th;
+    std::vector<unsigned> pih, tih;
+    const uint8_t **present_ptrs = ps.data(), **target_ptrs = ts.data();
+    unsigned *present_idx = pi.data(), *target_idx = ti.data();
+    if (n > kStack) {
+      ph.resize(n), th.resize(n), pih.resize(n), tih.resize(n);
+      present_ptrs = ph.data(), target_ptrs = th.data(), present_idx = pih.data(), target_idx = tih.data();
+    }
+    size_t np = 0, nt = 0;
+    for (unsigned s = 0; s < n; ++s) {
+      if (present[s]) present_ptrs[np] = shards[s], present_idx[np++] = s;
+      else if (targets.contains(s)) target_ptrs[nt] = shards[s], target_idx[nt++] = s;
+    }
+    if (Status st = check_distinct_outputs(
+            what, {"rebuilt shard", target_ptrs, nt, target_idx},
+            {{"present shard", present_ptrs, np, present_idx}});
+        !st.ok())
+      return st;
   }
   if (len % sb) return shard_size_error(len, sb);
   if (have.size() < k)

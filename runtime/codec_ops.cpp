@@ -80,6 +80,11 @@ Status CodecImpl::update(const ShardSet &changed, Span<const uint8_t *const> old
       return Status(StatusCode::kNullPointer, "update: old or new shard " + std::to_string(i) + " is null");
   for (unsigned r = 0; r < m; ++r)
     if (!parity[r]) return Status(StatusCode::kNullPointer, "update: parity shard " + std::to_string(r) + " is null");
+  if (Status st = check_distinct_outputs("update", {"parity shard", parity.data, m},
+                                         {{"old data shard", old_data.data, j},
+                                          {"new data shard", new_data.data, j}});
+      !st.ok())
+    return st;
   if (len % sb) return shard_size_error(len, sb);
   OpKey key;
   key.op = OpKey::kUpdate;
@@ -131,6 +136,10 @@ Status CodecImpl::encode_partial(unsigned data_index, const uint8_t *shard,
   for (unsigned r = 0; r < m; ++r)
     if (!parity_acc[r])
       return Status(StatusCode::kNullPointer, "encode_partial: accumulator " + std::to_string(r) + " is null");
+  if (Status st = check_distinct_outputs("encode_partial", {"accumulator", parity_acc.data, m},
+                                         {{"data shard", &shard, 1}});
+      !st.ok())
+    return st;
   if (len % sb) return shard_size_error(len, sb);
   OpKey key;
   key.op = OpKey::kPartial;

@@ -2,6 +2,7 @@
 #include "runtime/decode_cache.h"
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <thread>
 #include <utility>
@@ -132,11 +133,21 @@ void DecodeCache::run(const std::shared_ptr<const DecodeSet> &d, const uint8_t *
     run_kernel(*jit_, special->entry(), in, k_, out, rows, len);
     return;
   }
-  for (unsigned r0 = 0; r0 < rows; r0 += max_rows_) {
-    const unsigned r = std::min(max_rows_, rows - r0);
-    run_shape_kernel(*jit_, shapes_[r - 1].shape_fn,
-                     d->prepared.data() + size_t(r0) * k_ * coeff_bytes_, in, k_, out + r0, r, len);
+  constexpr size_t kStackChunks = 64;  // 64 chunks of >= 1 output each: n <= 64 on the stack
+  std::array<ShapeChunk, kStackChunks> stack;
+  std::vector<ShapeChunk> heap;
+  ShapeChunk *chunks = stack.data();
+  const size_t n_chunks = (rows + max_rows_ - 1) / max_rows_;
+  if (n_chunks > kStackChunks) {
+    heap.resize(n_chunks);
+    chunks = heap.data();
   }
+  for (unsigned c = 0, r0 = 0; r0 < rows; ++c, r0 += max_rows_) {
+    const unsigned r = std::min(max_rows_, rows - r0);
+    chunks[c] = ShapeChunk{shapes_[r - 1].shape_fn,
+                           d->prepared.data() + size_t(r0) * k_ * coeff_bytes_, r0};
+  }
+  run_shape_kernels(*jit_, chunks, n_chunks, in, k_, out, rows, len);
   shape_calls_.fetch_add(1, std::memory_order_relaxed);
   const uint64_t bytes = uint64_t(k_) * len;
   if (d->bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes >= promote_after_ &&

@@ -61,12 +61,13 @@ size_t run_kernel(const JitImpl &jit, KernelFn fn, const uint8_t *const *in, siz
                     [fn](const uint8_t *const *i, uint8_t *const *o, size_t l) { fn(i, o, l); });
 }
 
-size_t run_shape_kernel(const JitImpl &jit, ShapeFn fn, const uint8_t *coeffs,
-                        const uint8_t *const *in, size_t n_in, uint8_t *const *out, size_t n_out,
-                        size_t len) {
+size_t run_shape_kernels(const JitImpl &jit, const ShapeChunk *chunks, size_t n_chunks,
+                         const uint8_t *const *in, size_t n_in, uint8_t *const *out, size_t n_out,
+                         size_t len) {
   return run_pieces(jit, in, n_in, out, n_out, len,
-                    [fn, coeffs](const uint8_t *const *i, uint8_t *const *o, size_t l) {
-                      fn(i, o, l, coeffs);
+                    [chunks, n_chunks](const uint8_t *const *i, uint8_t *const *o, size_t l) {
+                      for (size_t c = 0; c < n_chunks; ++c)
+                        chunks[c].fn(i, o + chunks[c].r0, l, chunks[c].coeffs);
                     });
 }
 

@@ -35,10 +35,16 @@ SplitPlan plan_split(size_t len, size_t inputs, unsigned threads, size_t min_byt
 size_t run_kernel(const JitImpl &jit, KernelFn fn, const uint8_t *const *in, size_t n_in,
                   uint8_t *const *out, size_t n_out, size_t len);
 
-// A shape kernel, fn(in, out, len, coeffs), likewise.
-size_t run_shape_kernel(const JitImpl &jit, ShapeFn fn, const uint8_t *coeffs,
-                        const uint8_t *const *in, size_t n_in, uint8_t *const *out, size_t n_out,
-                        size_t len);
+// Shape kernels over one split of [0, len): chunk c computes outputs [r0, r0 + rows) as
+// fn(in, out + r0, len, coeffs); every piece runs every chunk (one dispatch per call).
+struct ShapeChunk {
+  ShapeFn fn;
+  const uint8_t *coeffs;
+  unsigned r0;
+};
+size_t run_shape_kernels(const JitImpl &jit, const ShapeChunk *chunks, size_t n_chunks,
+                         const uint8_t *const *in, size_t n_in, uint8_t *const *out, size_t n_out,
+                         size_t len);
 
 // verify_fn(in, len) likewise: the offset the whole-range call returns (len when every
 // vector matched, else the first differing one; pieces after a known mismatch are skipped).

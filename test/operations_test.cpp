@@ -622,3 +622,52 @@ TEST(KernelLru, ReportsMemoryPerKernel) {
 }
 
 }  // namespace
+
+namespace {
+
+// The same buffer as an output and an input (or as two outputs) is refused with
+// kInvalidArgument, naming both, and nothing is written (issue 22, item 4).
+TEST(AliasedBuffers, AreRejectedByEveryOperationAndNothingIsWritten) {
+  auto jit = make_jit();
+  ASSERT_TRUE(jit);
+  Subject s = subject(*jit, "rs-vand:k=4,m=2");
+  ASSERT_TRUE(s.codec);
+  const size_t len = 512;
+  Stripe st(s.code, len, 9);
+  auto expect_refused = [&](const ecjit::Status &status, const char *fragment) {
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << status.to_string();
+    EXPECT_NE(status.message().find(fragment), std::string::npos) << status.to_string();
+    for (unsigned i = 0; i < 6; ++i) EXPECT_TRUE(st.intact(i)) << "shard " << i << " written";
+  };
+  std::vector<const uint8_t *> data(st.ptrs.begin(), st.ptrs.begin() + 4);
+  // encode: parity 1 is data shard 2; two parity pointers equal.
+  std::vector<uint8_t *> parity = {st.ptrs[4], st.ptrs[2]};
+  expect_refused(s.codec->encode(data, parity, len), "parity shard 1 is the same buffer as data shard 2");
+  parity = {st.ptrs[4], st.ptrs[4]};
+  expect_refused(s.codec->encode(data, parity, len), "parity shards 0 and 1 are the same buffer");
+  // reconstruct: lost shard 1's buffer is present shard 3's; two lost shards share one.
+  std::vector<bool> present = {true, false, true, true, true, true};
+  std::vector<uint8_t *> shards = st.ptrs;
+  shards[1] = st.ptrs[3];
+  expect_refused(s.codec->reconstruct(shards, present, len), "rebuilt shard 1 is the same buffer as present shard 3");
+  present = {false, false, true, true, true, true};
+  shards = st.ptrs;
+  shards[1] = shards[0];
+  expect_refused(s.codec->reconstruct_data(shards, present, len), "rebuilt shards 0 and 1 are the same buffer");
+  // update: a parity buffer is the new data; encode_partial: an accumulator is the shard.
+  std::vector<const uint8_t *> old_d = {st.ptrs[0]}, new_d = {st.ptrs[5]};
+  parity = {st.ptrs[4], st.ptrs[5]};
+  ShardSet changed;
+  changed.insert(0);
+  expect_refused(s.codec->update(changed, old_d, new_d, parity, len),
+                 "parity shard 1 is the same buffer as new data shard 0");
+  expect_refused(s.codec->encode_partial(0, st.ptrs[4], parity, len),
+                 "accumulator 0 is the same buffer as data shard 0");
+  // Inputs may repeat: two data pointers equal is fine (the parity is of that data).
+  std::vector<const uint8_t *> same = {st.ptrs[0], st.ptrs[0], st.ptrs[2], st.ptrs[3]};
+  std::vector<uint8_t> p0(len), p1(len);
+  std::vector<uint8_t *> pout = {p0.data(), p1.data()};
+  EXPECT_TRUE(s.codec->encode(same, pout, len).ok());
+}
+
+}  // namespace

@@ -29,7 +29,10 @@ ir::TargetInfo info(const std::string &t) {
 TEST(TieredTuning, BackgroundTuningSwapsKernelsUnderRunningCalls) {
   JitOptions o;
   o.disk_cache = false;
-  o.promote_after_bytes = 0;  // the first reconstruct asks for the set's own decoder
+  // Decoders compiled per set on first use (tuned in the background like the encoder), and a
+  // codec() that returns right after its encoder (shape kernels would give the tuner time to
+  // finish first); promoted decoders: PromotedDecodersAreTunedToo.
+  o.shape_kernels = false;
   auto jit = Jit::create(o);
   ASSERT_TRUE(jit.ok()) << jit.status().to_string();
   bool any = false;
@@ -92,6 +95,44 @@ TEST(TieredTuning, BackgroundTuningSwapsKernelsUnderRunningCalls) {
   const JitStats st = (*jit)->stats();
   EXPECT_GE(st.kernels_tuned, 2u);
   EXPECT_EQ(st.tunings_pending, 0u);
+}
+
+// A promoted set's own decoder is compiled and then tuned on the background thread, while
+// the shape kernel serves; output is exact before and after.
+TEST(TieredTuning, PromotedDecodersAreTunedToo) {
+  JitOptions o;
+  o.disk_cache = false;
+  auto jit = Jit::create(o);
+  ASSERT_TRUE(jit.ok());
+  if (jit::candidate_strategies(info("host"), 8).size() < 2) GTEST_SKIP() << "nothing to tune";
+  auto codec = (*jit)->codec("rs-vand:k=10,m=4,gf=8");
+  ASSERT_TRUE(codec.ok());
+  std::vector<bool> present(14, true);
+  present[2] = present[11] = false;
+  const KernelInfo first = (*codec)->decoder_info(present);
+  if (first.why.find("shape kernel") == std::string::npos) GTEST_SKIP() << "no shape kernel here";
+  ASSERT_TRUE((*codec)->prepare_reconstruct(present).ok());
+  (*jit)->wait_for_tuning();
+  const KernelInfo promoted = (*codec)->decoder_info(present);
+  EXPECT_EQ(promoted.why.rfind("tuned: ", 0), 0u) << promoted.why;
+  EXPECT_EQ(promoted.symbol.find("shape"), std::string::npos) << promoted.symbol;
+  codes::LinearCode code = *codes::build_code("rs-vand:k=10,m=4,gf=8");
+  const size_t len = 5000;
+  std::vector<std::vector<uint8_t>> shards(14, std::vector<uint8_t>(len)), orig;
+  std::mt19937 rng(5);
+  for (unsigned i = 0; i < 10; ++i)
+    for (auto &b : shards[i]) b = uint8_t(rng());
+  std::vector<const uint8_t *> in;
+  std::vector<uint8_t *> out, all;
+  for (unsigned i = 0; i < 10; ++i) in.push_back(shards[i].data());
+  for (unsigned i = 10; i < 14; ++i) out.push_back(shards[i].data());
+  ASSERT_TRUE(codes::ref_encode(code, in.data(), out.data(), len).ok());
+  orig = shards;
+  for (auto &s : shards) all.push_back(s.data());
+  std::fill(shards[2].begin(), shards[2].end(), 0);
+  std::fill(shards[11].begin(), shards[11].end(), 0);
+  ASSERT_TRUE((*codec)->reconstruct(Span<uint8_t *const>(all.data(), all.size()), present, len).ok());
+  EXPECT_EQ(shards, orig);
 }
 
 // Dropping the Jit while tunings are queued and running neither hangs nor runs a callback

@@ -72,23 +72,28 @@ class Codec {
   virtual KernelInfo encoder_info() const = 0;
 
   // Computes all m parity shards from the k data shards. The parity shards are always
-  // overwritten; the data shards are only read. Parity must not overlap data.
+  // overwritten; the data shards are only read. Parity buffers must not overlap data or
+  // each other (data pointers may repeat).
   // Errors (nothing is written): kShardCount (data.size != k or parity.size != m),
-  // kNullPointer (a null shard pointer), kShardSize (len not a multiple of symbol_bytes()).
-  // Does not allocate.
+  // kNullPointer (a null shard pointer), kInvalidArgument (a parity pointer equal to a data
+  // pointer or to another parity pointer; partial overlaps are not detected),
+  // kShardSize (len not a multiple of symbol_bytes()). Does not allocate.
   virtual Status encode(Span<const uint8_t *const> data, Span<uint8_t *const> parity,
                         size_t len) const = 0;
 
   // Rebuilds every shard s with present[s] == false, in place, from the present ones.
   // shards has n entries; present has n entries. Present shards are only read; missing
-  // shards are overwritten (their pointers must be valid buffers of len bytes).
+  // shards are overwritten (their pointers must be valid buffers of len bytes that overlap
+  // no present shard and no other missing one).
   // The first call of an erasure set plans it (an inversion) and runs a shape kernel
   // compiled with the codec; a set used often gets its own decoder compiled in the
   // background (JitOptions::shape_kernels, promote_after_bytes; without shape kernels the
   // decoder is compiled on first use). Plans and decoders are cached (see
   // prepare_reconstruct). Errors (nothing is written): kShardCount, kNullPointer,
-  // kShardSize, kTooManyErasures (more than m missing), kSingular (the code is not MDS for
-  // this erasure set), kJitFailure (the decoder could not be compiled).
+  // kInvalidArgument (a shard to rebuild has the same pointer as a present shard or as
+  // another shard to rebuild), kShardSize, kTooManyErasures (more than m missing),
+  // kSingular (the code is not MDS for this erasure set), kJitFailure (the decoder could not
+  // be compiled). The same for reconstruct_data and reconstruct_some.
   virtual Status reconstruct(Span<uint8_t *const> shards, const std::vector<bool> &present,
                              size_t len) const = 0;
 
@@ -140,8 +145,9 @@ class Codec {
   // old, new and parity (one kernel per changed set, cached). Afterwards the parity equals
   // encode() of the data with the changed shards replaced by the new contents. old_data and
   // new_data are only read (the caller stores the new data itself); parity is read and
-  // written and must not overlap them. Errors (nothing is written): kInvalidArgument (empty
-  // set, or an index >= k), kShardCount (old_data / new_data sizes != changed.size(), or
+  // written and must not overlap them or each other. Errors (nothing is written):
+  // kInvalidArgument (empty set, an index >= k, or a parity pointer equal to an old or new
+  // data pointer or to another parity pointer), kShardCount (old_data / new_data sizes != changed.size(), or
   // parity.size != m), kNullPointer, kShardSize, kJitFailure.
   virtual Status update(const ShardSet &changed, Span<const uint8_t *const> old_data,
                         Span<const uint8_t *const> new_data, Span<uint8_t *const> parity,
@@ -151,7 +157,8 @@ class Codec {
   // a(r, data_index) * shard. Starting from zeroed accumulators, applying each data shard
   // once, in any order or split over nodes whose results are XOR-summed (eq. 2.30), yields
   // encode(). shard is only read; parity_acc (m buffers) is read and written and must not
-  // overlap it. Errors (nothing is written): kInvalidArgument (data_index >= k),
+  // overlap it or each other. Errors (nothing is written): kInvalidArgument (data_index >= k,
+  // or an accumulator pointer equal to the shard or to another accumulator),
   // kShardCount (parity_acc.size != m), kNullPointer, kShardSize, kJitFailure.
   virtual Status encode_partial(unsigned data_index, const uint8_t *shard,
                                 Span<uint8_t *const> parity_acc, size_t len) const = 0;
