@@ -75,6 +75,12 @@ Status validate(CodeSpec &s) {
   // Normalize the polynomial: strip an explicit X^l term, store 0 for the default.
   if (s.poly != 0) {
     if (s.gf < 64 && (s.poly >> s.gf) == 1) s.poly &= (uint64_t(1) << s.gf) - 1;
+    // X^l alone (poly=0x100 for gf=8): nothing left once X^l is stripped, and 0 would select
+    // the default polynomial; X^l is reducible, so refuse it as Field::make refuses others.
+    if (s.poly == 0)
+      return bad("polynomial X^" + std::to_string(s.gf) +
+                 " (no lower terms) is not primitive over GF(2); give its lower terms too, e.g. "
+                 "poly=" + (s.gf == 8 ? std::string("0x11d") : s.gf == 16 ? "0x1100b" : "the default"));
     Result<codes::Field> f = codes::Field::make(s.gf, s.poly);
     if (!f.ok()) return f.status();
     if (s.poly == default_poly(s.gf)) s.poly = 0;

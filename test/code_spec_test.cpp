@@ -80,6 +80,11 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"rs-vand:k=4,m=2,poly=0x11b", "not primitive"},
         Bad{"rs-vand:k=4,m=2,poly=0x31d", "degree above 8"},
         Bad{"rs-vand:k=4,m=2,poly=zz", "not a number"},
+        // X^l alone: stripped of X^l nothing is left (it used to select the default silently).
+        Bad{"rs-vand:k=4,m=2,poly=0x100", "X^8 (no lower terms) is not primitive"},
+        Bad{"rs-cauchy:k=4,m=2,gf=16,poly=0x10000", "X^16 (no lower terms) is not primitive"},
+        Bad{"rs-vand:k=4,m=2,gf=32,poly=0x100000000", "X^32 (no lower terms) is not primitive"},
+        Bad{"matrix:k=2,m=1,gf=8,poly=0x100,a=1.2", "X^8 (no lower terms) is not primitive"},
         Bad{"isal-rs:k=4,m=2,gf=16", "GF(2^8) only"},
         Bad{"isal-cauchy:k=4,m=2,poly=0x12d", "poly cannot be changed"},
         Bad{"isal-rs:k=250,m=6", "k+m <= 255"},
