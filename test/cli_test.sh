@@ -34,6 +34,15 @@ done
 expect_error "option '--unroll' has an empty value" ir --spec rs-vand:k=4,m=2,gf=8 --unroll ""
 expect_error "--opt 'O7' is not one of O0, O1, O2, O3" asm --spec rs-vand:k=4,m=2,gf=8 --opt O7
 expect_error "unknown strategy 'bogus'" stats --spec rs-vand:k=4,m=2,gf=8 --strategy bogus
+# aot: one path for two outputs is refused; a failed header write leaves no object behind.
+tmpd=$(mktemp -d)
+expect_error "is given for two outputs (-o and --header)" aot --spec rs-vand:k=4,m=2 --target aarch64 -o "$tmpd/x.o" --header "$tmpd/x.o"
+"$ECJIT" aot --spec rs-vand:k=4,m=2 --target aarch64 -o "$tmpd/y.o" --header "$tmpd/missing/y.h" 2>/dev/null
+if [[ -e "$tmpd/y.o" || -n "$(ls "$tmpd")" ]]; then
+  echo "FAIL: aot left files behind after its header could not be written: $(ls "$tmpd")"
+  fails=$((fails + 1))
+fi
+rm -rf "$tmpd"
 # --op shape: the kernel that serves first calls of any erasure set (coefficients as data).
 expect_error "--outputs '9' is not a number of outputs 1..8" asm --spec rs-vand:k=4,m=2 --op shape --outputs 9
 expect_error "--outputs applies to --op shape only" asm --spec rs-vand:k=4,m=2 --outputs 1

@@ -1,4 +1,6 @@
 // `ecjit aot`: writes an object (or assembly / IR) plus a C99 header for a target without LLVM.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -6,6 +8,7 @@
 
 #include "codes/decode.h"
 #include "jit/aot_writer.h"
+#include "llvm/Support/FileSystem.h"
 #include "jit/decoder_planner.h"
 #include "tools/aot_header.h"
 #include "tools/commands.h"
@@ -197,18 +200,43 @@ int cmd_aot(int argc, char **argv) {
   // Assembly keeps LLVM's comments (IR block names such as %vloop) for reading and llvm-mca.
   llvm::Expected<std::string> out = jit::aot_emit(request, kind, /*verbose_asm=*/true);
   if (!out) return runtime_error(def.name, describe(*enc) + ": " + error_message(out.takeError()));
-  const std::string output = args.get("output");
-  if (!write_file(output, *out)) return runtime_error(def.name, "cannot write '" + output + "'");
-  if (args.has("header")) {
-    const std::string path = args.get("header");
-    if (!write_file(path, aot_header_text(contents)))
+  // Every file or none: each is written to a temporary beside it and renamed only once all
+  // are written (a failed header write no longer leaves an object that has no header).
+  std::vector<std::pair<std::string, std::string>> files = {{args.get("output"), *out}};
+  if (args.has("header")) files.push_back({args.get("header"), aot_header_text(contents)});
+  if (args.has("runtime-c"))
+    files.push_back({args.get("runtime-c") + "/" + aot_runtime_c_name(contents), aot_runtime_c_text(contents)});
+  for (size_t i = 0; i < files.size(); ++i)
+    for (size_t j = i + 1; j < files.size(); ++j)
+      if (files[i].first == files[j].first ||
+          (files[i].first != "-" && llvm::sys::fs::equivalent(files[i].first, files[j].first)))
+        return usage_error(def.name, "'" + files[i].first + "' is given for two outputs (" +
+                                         (i == 0 ? "-o" : "--header") + " and " +
+                                         (j == 1 ? "--header" : "--runtime-c") +
+                                         "); each needs its own file");
+  std::vector<std::string> temps;
+  auto discard = [&] {
+    for (const std::string &t : temps) std::remove(t.c_str());
+  };
+  for (const auto &[path, bytes] : files) {
+    if (path == "-") continue;  // stdout, written after the files
+    const std::string tmp = path + ".tmp-ecjit-" + std::to_string(getpid());
+    temps.push_back(tmp);
+    if (!write_file(tmp, bytes)) {
+      discard();
       return runtime_error(def.name, "cannot write '" + path + "'");
+    }
   }
-  if (args.has("runtime-c")) {
-    const std::string path = args.get("runtime-c") + "/" + aot_runtime_c_name(contents);
-    if (!write_file(path, aot_runtime_c_text(contents)))
-      return runtime_error(def.name, "cannot write '" + path + "'");
+  for (size_t i = 0, t = 0; i < files.size(); ++i) {
+    if (files[i].first == "-") continue;
+    if (std::rename(temps[t].c_str(), files[i].first.c_str()) != 0) {
+      discard();
+      return runtime_error(def.name, "cannot write '" + files[i].first + "'");
+    }
+    temps[t++].clear();
   }
+  if (files[0].first == "-" && !write_file("-", files[0].second))
+    return runtime_error(def.name, "cannot write to stdout");
   if (args.has("sizes")) {
     auto sizes = jit::function_sizes(*out);
     if (!sizes) return runtime_error(def.name, error_message(sizes.takeError()));
