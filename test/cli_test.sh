@@ -34,6 +34,13 @@ done
 expect_error "option '--unroll' has an empty value" ir --spec rs-vand:k=4,m=2,gf=8 --unroll ""
 expect_error "--opt 'O7' is not one of O0, O1, O2, O3" asm --spec rs-vand:k=4,m=2,gf=8 --opt O7
 expect_error "unknown strategy 'bogus'" stats --spec rs-vand:k=4,m=2,gf=8 --strategy bogus
+# Bad demo arguments exit 2 like every command's; numbers are decimal.
+expect_error "unknown strategy 'foo'" demo --strategy foo --size 4K
+expect_error "--unroll '0x2' is not a number of vectors 1..8" ir --spec rs-vand:k=4,m=2,gf=8 --unroll 0x2
+if ! "$ECJIT" demo --size 0100 --seconds 0.01 | grep -q "100 B per shard"; then
+  echo "FAIL: demo --size 0100 is not 100 bytes"
+  fails=$((fails + 1))
+fi
 # aot: one path for two outputs is refused; a failed header write leaves no object behind.
 tmpd=$(mktemp -d)
 expect_error "is given for two outputs (-o and --header)" aot --spec rs-vand:k=4,m=2 --target aarch64 -o "$tmpd/x.o" --header "$tmpd/x.o"

@@ -131,7 +131,10 @@ bool parse_u64(const std::string &text, uint64_t *out) {
   if (text.empty() || text[0] == '-' || text[0] == '+' || text[0] == ' ') return false;
   errno = 0;
   char *end = nullptr;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 0);
+  // Decimal only: "0100" is one hundred, not an octal 64 (and "09" is not an error).
+  for (char ch : text)
+    if (ch < '0' || ch > '9') return false;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
   if (errno != 0 || end != text.c_str() + text.size()) return false;
   *out = uint64_t(v);
   return true;

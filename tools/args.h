@@ -59,7 +59,7 @@ int runtime_error(const std::string &cmd, const std::string &message);
 // Collapses a multi-line message (LLVM errors) into one line.
 std::string one_line(const std::string &text);
 
-// Unsigned decimal (or 0x hex) number; false on anything else or overflow.
+// Unsigned decimal number (digits only: "0100" is one hundred); false on anything else or overflow.
 bool parse_u64(const std::string &text, uint64_t *out);
 // A byte count: "4096", "4K"/"4KiB" (x1024), "1M"/"1MiB", "1G"/"1GiB".
 bool parse_size(const std::string &text, uint64_t *out);

@@ -147,7 +147,8 @@ int cmd_demo(int argc, char **argv) {
   options.threads = unsigned(threads);
   Result<std::shared_ptr<Jit>> jit = Jit::create(options);
   if (!jit.ok())
-    return jit.status().code() == StatusCode::kUnsupportedTarget
+    return jit.status().code() == StatusCode::kUnsupportedTarget ||
+                   jit.status().code() == StatusCode::kInvalidArgument  // e.g. --strategy foo
                ? usage_error(kCmd, jit.status().to_string())
                : runtime_error(kCmd, jit.status().to_string());
   const auto codec_start = std::chrono::steady_clock::now();
