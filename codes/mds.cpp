@@ -107,7 +107,10 @@ MdsReport check_mds(const LinearCode &code, uint64_t budget) {
 std::string MdsReport::to_string() const {
   std::string s = mds ? "MDS" : "NOT MDS";
   s += exhaustive ? " (exhaustive, " : " (sampled, ";
-  s += std::to_string(checked) + " of " + std::to_string(total) + " square submatrices of A checked)";
+  // The count saturates at 2^64 - 1: past that there are "more than" that many.
+  s += std::to_string(checked) + " of " +
+       (total == ~uint64_t(0) ? "more than " + std::to_string(total) : std::to_string(total)) +
+       " square submatrices of A checked)";
   if (!mds) {
     s += "; singular: parity rows {";
     for (size_t i = 0; i < bad_rows.size(); ++i) s += (i ? "," : "") + std::to_string(bad_rows[i]);

@@ -167,3 +167,13 @@ TEST(Mds, SamplesWhenTooManySubmatrices) {
 }
 
 }  // namespace
+
+// A wide code's count of square submatrices saturates at 2^64 - 1: the report says "more
+// than" that many instead of claiming the exact figure (issue 22, item 9).
+TEST(CheckMds, SaturatedSubmatrixCountSaysMoreThan) {
+  const ecjit::codes::MdsReport r = ecjit::codes::check_mds(code("rs-cauchy:k=200,m=56"), 1000);
+  EXPECT_FALSE(r.exhaustive);
+  EXPECT_EQ(r.total, ~uint64_t(0));
+  EXPECT_NE(r.to_string().find("of more than 18446744073709551615 square submatrices"), std::string::npos)
+      << r.to_string();
+}
