@@ -41,6 +41,8 @@ if ! "$ECJIT" demo --size 0100 --seconds 0.01 | grep -q "100 B per shard"; then
   echo "FAIL: demo --size 0100 is not 100 bytes"
   fails=$((fails + 1))
 fi
+# A size the machine cannot hold is refused up front (no crash halfway).
+expect_error "of memory (the demo uses at most half)" demo --size 4G
 # aot: one path for two outputs is refused; a failed header write leaves no object behind.
 tmpd=$(mktemp -d)
 expect_error "is given for two outputs (-o and --header)" aot --spec rs-vand:k=4,m=2 --target aarch64 -o "$tmpd/x.o" --header "$tmpd/x.o"

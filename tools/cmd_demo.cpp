@@ -1,4 +1,6 @@
 // `ecjit demo`: JIT-compile a codec for this CPU, check encode and reconstruct against the reference codec, time both.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -140,6 +142,21 @@ int cmd_demo(int argc, char **argv) {
     return usage_error(kCmd, "--lose: " + std::to_string(lose.size()) + " shards lost; " +
                                  code->spec.to_string() + " rebuilds at most m = " + std::to_string(m));
 
+  {  // n shards, m reference parity, the originals of the lost shards and those of a first-call
+     // test: refuse what the machine cannot hold instead of failing halfway
+    const uint64_t buffers = uint64_t(n) + 2ull * m + 2ull * lose.size();
+    const uint64_t need = buffers * (uint64_t(len) + 128);
+    const uint64_t phys = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+    auto gib = [](uint64_t b) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.1f GiB", double(b) / double(1ull << 30));
+      return std::string(text);
+    };
+    if (phys && need > phys / 2)
+      return usage_error(kCmd, "--size " + format_bytes(len) + " needs " + gib(need) + " for " +
+                                   std::to_string(buffers) + " buffers; this machine has " +
+                                   gib(phys) + " of memory (the demo uses at most half)");
+  }
   JitOptions options;
   options.target = args.get("target", "host");
   options.opt_level = unsigned(opt);
@@ -176,6 +193,11 @@ int cmd_demo(int argc, char **argv) {
   std::vector<Buffer> shards, reference;
   for (unsigned s = 0; s < n; ++s) shards.emplace_back(len);
   for (unsigned i = 0; i < m; ++i) reference.emplace_back(len);
+  for (const std::vector<Buffer> *group : {&shards, &reference})
+    for (const Buffer &b : *group)
+      if (!b.get())
+        return runtime_error(kCmd, "out of memory: cannot allocate " + std::to_string(n + m) + " buffers of " +
+                                       format_bytes(len) + " (try a smaller --size)");
   std::mt19937_64 rng(seed);
   for (unsigned s = 0; s < k; ++s)
     for (uint64_t i = 0; i < len; i += 8) {
@@ -227,6 +249,7 @@ int cmd_demo(int argc, char **argv) {
   std::vector<Buffer> originals;
   for (unsigned s : lose) {
     originals.emplace_back(len);
+    if (!originals.back().get()) return runtime_error(kCmd, "out of memory (try a smaller --size)");
     std::memcpy(originals.back().get(), all[s], len);
     std::memset(all[s], 0xA5, len);  // garbage, so a rebuild that writes nothing fails
   }
@@ -273,6 +296,7 @@ int cmd_demo(int argc, char **argv) {
       for (unsigned s : other) {
         fresh[s] = false;
         kept.emplace_back(len);
+        if (!kept.back().get()) return runtime_error(kCmd, "out of memory (try a smaller --size)");
         std::memcpy(kept.back().get(), all[s], len);
         std::memset(all[s], 0xA5, len);
       }
