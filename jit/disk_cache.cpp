@@ -191,7 +191,9 @@ void DiskCache::store(const std::string &key, const llvm::MemoryBuffer &object) 
   }
   if (llvm::sys::fs::rename(tmp, path)) llvm::sys::fs::remove(tmp);
   static std::atomic<unsigned> stores{0};
-  if (stores.fetch_add(1) % 64 == 0) prune();
+  if (stores.fetch_add(1) % 64 != 0) return;
+  if (!background_) prune();
+  else (void)background_([this] { prune(); });
 }
 
 void DiskCache::prune() const {

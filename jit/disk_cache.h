@@ -1,6 +1,8 @@
 // DiskCache: compiled kernel objects on disk, keyed by everything the machine code depends on.
 #pragma once
 
+#include <functional>
+
 #include <memory>
 #include <optional>
 #include <cstddef>
@@ -52,13 +54,20 @@ class DiskCache {
   // Small text records (tuning decisions), validated like objects but not parsed.
   std::optional<std::string> load_text(const std::string &key) const;
   void store_text(const std::string &key, const std::string &text) const;
-  // Deletes all but the newest kMaxEntries entries (also run every 64th store()).
+  // Deletes all but the newest kMaxEntries entries. Every 64th store() asks for it: through
+  // the runner given to set_background (a Jit's background thread: a directory of many
+  // thousand entries takes seconds to scan, never on a caller's thread), else inline.
   void prune() const;
+  // `run(task)` queues task on another thread and returns false when it refused it (then the
+  // prune waits for a later store). The runner must outlive this cache's stores, and the
+  // tasks it runs must finish before the cache is destroyed.
+  void set_background(std::function<bool(std::function<void()>)> run) { background_ = std::move(run); }
   static constexpr size_t kMaxEntries = 4096;
 
  private:
   std::string dir_;
   std::string problem_;  // non-empty: the directory is not trusted, the cache is off
+  std::function<bool(std::function<void()>)> background_;
 };
 
 }  // namespace ecjit::jit

@@ -113,6 +113,14 @@ Result<std::shared_ptr<JitImpl>> JitImpl::make(const JitOptions &options) {
   jit->background_tuning_ = options.tune && options.tune_in_background &&
                             jit->strategy_ == ir::Strategy::kAuto && jit->tunable_fields_;
   jit->tuner_ = std::make_unique<jit::BackgroundTuner>(*jit->session_, jit->disk_.get(), 5.0);
+  // Pruning the disk cache scans the directory: on the background thread, not in codec().
+  // (The tuner is destroyed before disk_, dropping or finishing such a task first.)
+  if (jit->disk_) {
+    JitImpl *self = jit.get();
+    jit->disk_->set_background([self](std::function<void()> task) {
+      return self->submit_background(std::move(task), nullptr, /*optional=*/true);
+    });
+  }
   for (unsigned l : {8u, 16u, 32u, 64u}) {
     auto field = codes::Field::make(l);
     if (!field.ok()) continue;

@@ -288,3 +288,25 @@ TEST(DiskCacheTrust, ForgedEntryIsNeverExecuted) {
   EXPECT_TRUE(compile_once(f, &correct)) << "the rebuilt entry was not stored";
   EXPECT_TRUE(correct);
 }
+
+// Pruning scans the whole directory: with a background runner (a Jit's thread) store() hands
+// it over instead of scanning on the caller's thread (issue 22, item 6).
+TEST(DiskCacheTrust, PruneRunsOnTheBackgroundRunner) {
+  Fixture f = make_fixture("prune");
+  jit::DiskCache disk(f.dir);
+  ASSERT_EQ(disk.problem(), "");
+  std::vector<std::function<void()>> queued;
+  disk.set_background([&](std::function<void()> task) {
+    queued.push_back(std::move(task));
+    return true;
+  });
+  const std::string bytes(64, 'x');
+  for (int i = 0; i < 64; ++i)
+    disk.store("prune-test-" + std::to_string(i), *llvm::MemoryBuffer::getMemBuffer(bytes, "", false));
+  ASSERT_GE(queued.size(), 1u) << "64 stores never asked for a prune";
+  for (auto &task : queued) task();  // the runner's thread, here: a prune that keeps them all
+  size_t entries = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(f.dir, ec), end; it != end && !ec; it.increment(ec)) ++entries;
+  EXPECT_EQ(entries, 64u);
+}
