@@ -107,7 +107,7 @@ class ClmulInsnLowering final : public MultiplyLowering {
     accumulate_constant(x, [&] { return b_->getInt64(c); });
   }
 
-  bool runtime_coeffs(llvm::Type *ty) const override { return is_direct(ty); }
+  unsigned runtime_vector_bits() const override { return 64 * qwords_; }
 
   // codes::CoeffLayout::kClmulConstant at `coeff`: the constant as a qword.
   void accumulate_data(llvm::Value *x, llvm::Value *coeff) override {

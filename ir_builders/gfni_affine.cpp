@@ -67,9 +67,7 @@ class GfniLowering final : public MultiplyLowering {
     accumulate_matrices(x, [&](unsigned r) { return matrix(c, r); });
   }
 
-  bool runtime_coeffs(llvm::Type *ty) const override {
-    return ty->isVectorTy() && ty->getPrimitiveSizeInBits() == 8 * bytes_;
-  }
+  unsigned runtime_vector_bits() const override { return 8 * bytes_; }
 
   // codes::CoeffLayout::kGfniMatrices at `coeff`: per rotation a pattern of P qwords,
   // broadcast to the vector (its own load, never an EVEX {1to8} operand: see tiled_kernel).

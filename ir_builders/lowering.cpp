@@ -10,9 +10,7 @@
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/split_table.h"
 #include "llvm/IR/Constants.h"
-#include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/Error.h"
 
 namespace ecjit::ir {
@@ -139,11 +137,10 @@ bool shape_kernel_supported(Strategy strategy, const codes::Field &field, const 
     llvm::consumeError(lowering.takeError());
     return false;
   }
-  const unsigned lanes = kernel_vector_lanes(field, target);
-  if (lanes * field.bits() <= 64) return false;  // packed symbols, no vector unit
-  llvm::LLVMContext ctx;
-  llvm::Type *ty = llvm::FixedVectorType::get(llvm::IntegerType::get(ctx, field.bits()), lanes);
-  return (*lowering)->runtime_coeffs(ty);
+  // The skeleton's vectors (<lanes x iL>; packed symbols at 64 bits and below) must be the
+  // lowering's full-vector form.
+  const unsigned bits = kernel_vector_lanes(field, target) * field.bits();
+  return bits > 64 && bits == (*lowering)->runtime_vector_bits();
 }
 
 std::optional<Strategy> pick_shape_strategy(Strategy preferred, const codes::Field &field,

@@ -55,12 +55,12 @@ class MultiplyLowering {
   // constant: a field element in [2, 2^l).
   virtual void accumulate(llvm::Value *input, uint64_t constant) = 0;
   virtual llvm::Value *finish_output() = 0;
-  // Shape kernels: whether accumulate_data serves outputs of type ty (full vectors of a
-  // strategy with a run-time form; never the scalar or packed forms).
-  virtual bool runtime_coeffs(llvm::Type *ty) const { return false; }
+  // Shape kernels: the width in bits of the vectors accumulate_data serves (the lowering's
+  // full-vector form; never the scalar or packed forms), 0 without a run-time form.
+  virtual unsigned runtime_vector_bits() const { return 0; }
   // acc += c * input for a coefficient known only at run time, its prepared data at `coeff`
   // (an i8 pointer; codes::CoeffLayout runtime_layout(strategy)). Called between
-  // begin_output and finish_output, only when runtime_coeffs(ty).
+  // begin_output and finish_output, only on vectors of runtime_vector_bits().
   virtual void accumulate_data(llvm::Value *input, llvm::Value *coeff);
   // How the cost of a constant multiply grows with the constant (two-stage kernels run as
   // such only when cheaper under this model, see build_kernel).

@@ -92,7 +92,7 @@ class SplitTableLowering final : public MultiplyLowering {
     });
   }
 
-  bool runtime_coeffs(llvm::Type *ty) const override { return full_vector(ty); }
+  unsigned runtime_vector_bits() const override { return 8 * bytes_; }
 
   // The tables of codes::CoeffLayout::kNibbleTables at `coeff`, loaded where first used.
   void accumulate_data(llvm::Value *x, llvm::Value *coeff) override {

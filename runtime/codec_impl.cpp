@@ -1,8 +1,6 @@
 // CodecImpl: argument checks, then a call into the JIT-compiled encoder or a cached decoder.
 #include "runtime/codec_impl.h"
 
-#include "ir_builders/lowering.h"
-#include "jit/decoder_planner.h"
 #include "runtime/parallel_kernel.h"
 #include "runtime/shard_checks.h"
 
@@ -74,22 +72,9 @@ Result<std::shared_ptr<const OpKernel>> CodecImpl::decoder(const ShardSet &prese
   key.a = present.words();
   key.b = targets.words();
   return ops_.get(key, [&]() -> Result<std::shared_ptr<const OpKernel>> {
-    std::vector<bool> mask(code_.n());
-    for (unsigned s = 0; s < code_.n(); ++s) mask[s] = present.contains(s);
-    // Planned for the lowering the decoder starts with (the static choice; a tuned one may
-    // follow, running the same plan), named as everywhere else (jit/decoder_planner.h).
-    auto plan = jit::plan_decoder(code_, mask, targets.to_vector(), jit_->target_info(),
-                                  jit_->options().target, jit_->resolved(code_.field.bits()));
-    if (!plan.ok()) return plan.status();
-    KernelMode mode;
-    mode.shared = false;
-    // The two-stage schedule when the planner found one with fewer products (same sources,
-    // same targets, same ABI: the intermediates live in registers).
-    auto kernel = jit_->kernel(code_.spec, plan->op, code_.field, plan->request.desc.coeffs, mode,
-                               plan->request.desc.pre);
-    if (!kernel.ok()) return kernel.status();
-    return std::shared_ptr<const OpKernel>(std::make_shared<OpKernel>(
-        OpKernel{std::move(plan->plan.sources), std::move(plan->plan.targets), std::move(*kernel)}));
+    auto op = compile_decoder(*jit_, code_, present, targets.to_vector());
+    if (!op.ok()) return op.status();
+    return std::shared_ptr<const OpKernel>(std::make_shared<OpKernel>(std::move(*op)));
   });
 }
 
@@ -123,29 +108,19 @@ Status CodecImpl::rebuild(const char *what, Span<uint8_t *const> shards,
                       std::to_string(s) + " is null" +
                       (present[s] ? "" : " (a shard to rebuild needs a buffer)"));
   }
-  if (run) {  // every buffer written must be distinct from the others and from every present shard
-    constexpr unsigned kStack = 256;  // wider codes check from the heap
-    std::array<const uint8_t *, kStack> ps, ts;
-    std::array<unsigned, kStack> pi, ti;
-    std::vector<const uint8_t *> ph, th;
-    std::vector<unsigned> pih, tih;
-    const uint8_t **present_ptrs = ps.data(), **target_ptrs = ts.data();
-    unsigned *present_idx = pi.data(), *target_idx = ti.data();
-    if (n > kStack) {
-      ph.resize(n), th.resize(n), pih.resize(n), tih.resize(n);
-      present_ptrs = ph.data(), target_ptrs = th.data(), present_idx = pih.data(), target_idx = tih.data();
+  if (run)  // every buffer written must differ from every present shard and the other ones written
+    for (unsigned t = 0; t < n; ++t) {
+      if (!targets.contains(t)) continue;
+      for (unsigned s = 0; s < n; ++s)
+        if (s != t && (present[s] || (s > t && targets.contains(s))) && shards[s] == shards[t])
+          return Status(StatusCode::kInvalidArgument,
+                        std::string(what) + ": " +
+                            (present[s] ? "rebuilt shard " + std::to_string(t) +
+                                              " is the same buffer as present shard " + std::to_string(s) +
+                                              " (outputs must not alias inputs)"
+                                        : "rebuilt shards " + std::to_string(t) + " and " +
+                                              std::to_string(s) + " are the same buffer (each output needs its own)"));
     }
-    size_t np = 0, nt = 0;
-    for (unsigned s = 0; s < n; ++s) {
-      if (present[s]) present_ptrs[np] = shards[s], present_idx[np++] = s;
-      else if (targets.contains(s)) target_ptrs[nt] = shards[s], target_idx[nt++] = s;
-    }
-    if (Status st = check_distinct_outputs(
-            what, {"rebuilt shard", target_ptrs, nt, target_idx},
-            {{"present shard", present_ptrs, np, present_idx}});
-        !st.ok())
-      return st;
-  }
   if (len % sb) return shard_size_error(len, sb);
   if (have.size() < k)
     return Status(StatusCode::kTooManyErasures,

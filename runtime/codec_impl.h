@@ -19,13 +19,6 @@
 
 namespace ecjit::runtime {
 
-// A specialised kernel and the shards it reads and writes, in kernel argument order.
-struct OpKernel {
-  std::vector<unsigned> sources;  // decode: shards read; update: changed data shards
-  std::vector<unsigned> targets;  // decode: shards rebuilt
-  Kernel kernel;
-};
-
 class CodecImpl final : public Codec {
  public:
   // Compiles the encoder. Errors: kJitFailure.

@@ -25,7 +25,7 @@ struct DecodeCache::Promotions {
   std::atomic<bool> closed{false};  // the codec is gone: queued tasks do nothing
   std::mutex mutex;                 // guards what follows
   std::vector<std::weak_ptr<const DecodeSet>> live;  // promoted sets
-  uint64_t promotions = 0, demotions = 0, failures = 0;
+  uint64_t promotions = 0, demotions = 0;
 
   // d has its decoder now: count it, and send the least recently used promoted sets
   // beyond capacity back to the shape kernel.
@@ -52,6 +52,23 @@ struct DecodeCache::Promotions {
   }
 };
 
+Result<OpKernel> compile_decoder(JitImpl &jit, const codes::LinearCode &code,
+                                 const ShardSet &present, const std::vector<unsigned> &targets) {
+  std::vector<bool> mask(code.n());
+  for (unsigned s = 0; s < code.n(); ++s) mask[s] = present.contains(s);
+  auto plan = jit::plan_decoder(code, mask, targets, jit.target_info(), jit.options().target,
+                                jit.resolved(code.field.bits()));
+  if (!plan.ok()) return plan.status();
+  KernelMode mode;
+  mode.shared = false;
+  // The two-stage schedule when the planner found one with fewer products (same sources,
+  // same targets, same ABI: the intermediates live in registers).
+  auto kernel = jit.kernel(code.spec, plan->op, code.field, plan->request.desc.coeffs, mode,
+                           plan->request.desc.pre);
+  if (!kernel.ok()) return kernel.status();
+  return OpKernel{std::move(plan->plan.sources), std::move(plan->plan.targets), std::move(*kernel)};
+}
+
 namespace {
 
 // Plans of one codec kept at once: bounded by count and by their prepared coefficients
@@ -70,6 +87,7 @@ Result<std::unique_ptr<DecodeCache>> DecodeCache::make(const std::shared_ptr<Jit
     return std::unique_ptr<DecodeCache>();
   const size_t cb = codes::coeff_bytes(ir::runtime_layout(*strategy), code.field);
   std::unique_ptr<DecodeCache> c(new DecodeCache(jit, code, plan_capacity(code, cb)));
+  c->layout_ = ir::runtime_layout(*strategy);
   c->coeff_bytes_ = cb;
   c->max_rows_ = ir::shape_outputs_per_kernel(*strategy, code.field, jit->target_info());
   // The shapes compile (or load) on two threads where the machine has two cores: codec()
@@ -116,11 +134,9 @@ Result<std::shared_ptr<const DecodeSet>> DecodeCache::find(const ShardSet &prese
     if (!plan.ok()) return plan.status();
     auto d = std::make_shared<DecodeSet>();
     d->present = present;
-    d->wanted = wanted;
     d->sources = std::move(plan->sources);
     d->targets = std::move(plan->targets);
-    codes::prepare_matrix(ir::runtime_layout(*jit_->shape_strategy(code.field.bits())), code.field,
-                          plan->coeffs, &d->prepared);
+    codes::prepare_matrix(layout_, code.field, plan->coeffs, &d->prepared);
     return std::shared_ptr<const DecodeSet>(std::move(d));
   });
 }
@@ -167,25 +183,11 @@ void DecodeCache::ask(const std::shared_ptr<const DecodeSet> &d, bool optional) 
   auto task = [weak, p, jit] {
     std::shared_ptr<const DecodeSet> set = weak.lock();
     if (!set || p->closed.load()) return;
-    const codes::LinearCode &code = p->code;
-    std::vector<bool> mask(code.n());
-    for (unsigned s = 0; s < code.n(); ++s) mask[s] = set->present.contains(s);
-    // Planned, named and two-staged as every decoder (jit/decoder_planner.h).
-    auto plan = jit::plan_decoder(code, mask, set->targets, jit->target_info(), jit->options().target,
-                                  jit->resolved(code.field.bits()));
-    auto failed = [&] {
-      std::lock_guard<std::mutex> lock(p->mutex);
-      ++p->failures;  // the shape kernel keeps serving; promotion_asked stays set
-    };
-    if (!plan.ok() || plan->plan.sources != set->sources || plan->plan.targets != set->targets)
-      return failed();
-    KernelMode mode;
-    mode.shared = false;
-    auto kernel = jit->kernel(code.spec, plan->op, code.field, plan->request.desc.coeffs, mode,
-                              plan->request.desc.pre);
-    if (!kernel.ok() || !kernel->fn) return failed();
+    // The shape kernel keeps serving when this fails (promotion_asked stays set).
+    auto op = compile_decoder(*jit, p->code, set->present, set->targets);
+    if (!op.ok() || !op->kernel.fn || op->sources != set->sources) return;
     std::atomic_store(&set->special, std::shared_ptr<const Kernel>(
-                                         std::make_shared<const Kernel>(std::move(*kernel))));
+                                         std::make_shared<const Kernel>(std::move(op->kernel))));
     p->admit(set);
   };
   auto wanted = [weak, p] { return !weak.expired() && !p->closed.load(); };

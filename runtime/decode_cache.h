@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "codes/coeff_layout.h"
 #include "codes/linear_code.h"
 #include "ecjit/codec.h"
 #include "ecjit/shard_set.h"
@@ -17,10 +18,24 @@
 
 namespace ecjit::runtime {
 
+// A specialised kernel and the shards it reads and writes, in kernel argument order.
+struct OpKernel {
+  std::vector<unsigned> sources;  // decode: shards read; update: changed data shards
+  std::vector<unsigned> targets;  // decode: shards rebuilt
+  Kernel kernel;
+};
+
+// The constant-specialised decoder rebuilding `targets` from `present`: planned, named and
+// two-staged by jit::plan_decoder for the Jit's static strategy, compiled privately
+// (KernelMode::shared = false; tuned in the background under "auto"). The codec's
+// compile-per-set path and promotion both use it. Errors: codes::plan_decode's, kJitFailure.
+Result<OpKernel> compile_decoder(JitImpl &jit, const codes::LinearCode &code,
+                                 const ShardSet &present, const std::vector<unsigned> &targets);
+
 // One erasure set's rebuild: targets[r] = sum_c C(r, c) * sources[c], C prepared for the
 // codec's shape kernels, and, once the set is promoted, its specialised decoder.
 struct DecodeSet {
-  ShardSet present, wanted;
+  ShardSet present;
   std::vector<unsigned> sources;   // k shards read, ascending
   std::vector<unsigned> targets;   // shards rebuilt, ascending
   std::vector<uint8_t> prepared;   // C, codes::prepare_matrix for the shape strategy
@@ -80,6 +95,7 @@ class DecodeCache {
 
   std::shared_ptr<JitImpl> jit_;
   const unsigned k_;
+  codes::CoeffLayout layout_ = codes::CoeffLayout::kNibbleTables;  // of the shape strategy
   size_t coeff_bytes_ = 0;
   unsigned max_rows_ = kMaxShapeOutputs;  // outputs per shape kernel; more run in chunks
   std::vector<Kernel> shapes_;  // shapes_[r - 1]: r outputs

@@ -19,12 +19,11 @@ constexpr size_t kStackShards = 512;
 Status shard_size_error(size_t len, unsigned sb);
 
 // A group of shard pointers for check_distinct_outputs: `name` says what they are in messages
-// ("data shard"), first_index numbers them (shard indices of a reconstruct).
+// ("data shard"), numbered from 0.
 struct PointerGroup {
   const char *name;
   const uint8_t *const *ptrs;
   size_t count;
-  const unsigned *indices = nullptr;  // null: 0, 1, 2, ...
 };
 
 // kInvalidArgument when an output buffer is the same pointer as another output or as an
