@@ -7,6 +7,7 @@
 #include <map>
 
 #include "codes/gf.h"
+#include "codes/xor_families.h"
 
 namespace ecjit {
 namespace {
@@ -61,6 +62,25 @@ uint64_t field_size_limit(unsigned l) {  // number of distinct field elements, c
   return l >= 32 ? uint64_t(1) << 32 : uint64_t(1) << l;
 }
 
+Status validate_poly(CodeSpec &s);
+
+// Bit-matrix families: shared rules here, the family's own in its registry row.
+Status validate_bits(CodeSpec &s, const codes::BitFamily &row) {
+  if (s.packet == 0 || s.packet % 8 != 0 || s.packet > (1u << 20))
+    return bad("packet=" + std::to_string(s.packet) +
+               " must be a multiple of 8 bytes, 8 .. 1048576 (Jerasure's rule: a multiple of "
+               "sizeof(long))");
+  if (s.family == CodeFamily::kBitmatrixOf) {
+    s.gf = s.w;  // the field the expanded symbol code lives in (poly is normalized for it)
+    if (s.w == 8 || s.w == 16 || s.w == 32) ECJIT_RETURN_IF_ERROR(validate_poly(s));
+    s.gf = 8;
+  } else {
+    if (s.poly != 0) return bad(std::string(row.name) + " uses Jerasure's field; poly= is only for bitmatrix-of");
+    if (!s.matrix.empty()) return bad("a= (matrix entries) is only valid for the matrix family");
+  }
+  return row.check(s);
+}
+
 Status validate(CodeSpec &s) {
   const std::string fam = family_name(s.family);
   if (s.k == 0) return bad("k must be at least 1 (" + fam + ")");
@@ -69,6 +89,13 @@ Status validate(CodeSpec &s) {
   if (n > kMaxShards)
     return bad("k+m = " + std::to_string(n) + " exceeds the limit of " +
                std::to_string(kMaxShards) + " shards");
+  if (const codes::BitFamily *row = codes::bit_family(s.family)) return validate_bits(s, *row);
+  return validate_poly(s) ;
+}
+
+Status validate_poly(CodeSpec &s) {
+  const std::string fam = family_name(s.family);
+  const uint64_t n = uint64_t(s.k) + s.m;
   if (s.gf != 8 && s.gf != 16 && s.gf != 32 && s.gf != 64)
     return bad("gf=" + std::to_string(s.gf) + " is not supported; use gf=8, 16, 32 or 64");
 
@@ -126,8 +153,11 @@ Status validate(CodeSpec &s) {
                      std::to_string(s.gf) + ")");
       break;
     }
+    default:  // bit-matrix families: validate_bits and their registry rows
+      break;
   }
-  if (s.family != CodeFamily::kMatrix && !s.matrix.empty())
+  const CodeFamily base = s.family == CodeFamily::kBitmatrixOf ? s.of : s.family;
+  if (base != CodeFamily::kMatrix && !s.matrix.empty())
     return bad("a= (matrix entries) is only valid for the matrix family");
   return Status::Ok();
 }
@@ -171,6 +201,7 @@ Status parse_matrix(const std::string &v, std::vector<uint64_t> *out, unsigned *
 const char *family_name(CodeFamily f) {
   for (const FamilyRow &r : kFamilies)
     if (r.family == f) return r.name;
+  if (const codes::BitFamily *row = codes::bit_family(f)) return row->name;
   return "unknown";
 }
 
@@ -193,16 +224,38 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
   const std::string fam = text.substr(0, colon);
   CodeSpec s;
   bool found = false;
-  for (const FamilyRow &r : kFamilies)
-    if (fam == r.name) {
-      s.family = r.family;
-      found = true;
-    }
-  if (!found) {
+  auto find_family = [](const std::string &name, CodeFamily *out) {
+    for (const FamilyRow &r : kFamilies)
+      if (name == r.name) {
+        *out = r.family;
+        return true;
+      }
+    for (const codes::BitFamily &r : codes::bit_families())
+      if (name == r.name) {
+        *out = r.family;
+        return true;
+      }
+    return false;
+  };
+  auto known_families = [] {
     std::string names;
     for (const FamilyRow &r : kFamilies) names += std::string(names.empty() ? "" : ", ") + r.name;
-    return bad("unknown code family '" + fam + "'; known: " + names);
-  }
+    for (const codes::BitFamily &r : codes::bit_families()) names += std::string(", ") + r.name;
+    return names;
+  };
+  found = find_family(fam, &s.family);
+  if (!found) return bad("unknown code family '" + fam + "'; known: " + known_families());
+  const bool bits = codes::bit_family(s.family) != nullptr;
+  const bool expanded = s.family == CodeFamily::kBitmatrixOf;
+  const char *const keys_text = !bits ? "k, m, gf, poly, a"
+                                : expanded ? "of, k, m, w, packet, poly, a"
+                                           : "k, m, w, packet";
+  auto key_ok = [&](const std::string &key) {
+    if (key == "k" || key == "m") return true;
+    if (!bits) return key == "gf" || key == "poly" || key == "a";
+    if (key == "w" || key == "packet") return true;
+    return expanded && (key == "of" || key == "poly" || key == "a");
+  };
   std::map<std::string, std::string> kv;
   const std::string rest = text.substr(colon + 1);
   size_t p = 0;
@@ -213,8 +266,8 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
     if (item.empty() || eq == std::string::npos || eq == 0)
       return bad("'" + item + "' in '" + text + "' is not key=value");
     const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
-    if (key != "k" && key != "m" && key != "gf" && key != "poly" && key != "a")
-      return bad("unknown key '" + key + "' in '" + text + "'; keys: k, m, gf, poly, a");
+    if (!key_ok(key))
+      return bad("unknown key '" + key + "' in '" + text + "'; keys of " + fam + ": " + keys_text);
     if (kv.count(key)) return bad("key '" + key + "' given twice in '" + text + "'");
     kv[key] = val;
     if (comma == std::string::npos) break;
@@ -227,13 +280,39 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
     if (*out > max) return bad(std::string(key) + "=" + kv[key] + " is too large");
     return Status::Ok();
   };
+  const bool raid6 = s.family == CodeFamily::kLiberation || s.family == CodeFamily::kBlaumRoth ||
+                     s.family == CodeFamily::kLiber8tion;
   if (!kv.count("k")) return bad("missing k= in '" + text + "'");
-  if (!kv.count("m")) return bad("missing m= in '" + text + "'");
+  if (!kv.count("m") && !raid6) return bad("missing m= in '" + text + "'");
   uint64_t v = 0;
   ECJIT_RETURN_IF_ERROR(number("k", false, 1u << 20, &v));
   s.k = unsigned(v);
-  ECJIT_RETURN_IF_ERROR(number("m", false, 1u << 20, &v));
-  s.m = unsigned(v);
+  s.m = 2;
+  if (kv.count("m")) {
+    ECJIT_RETURN_IF_ERROR(number("m", false, 1u << 20, &v));
+    s.m = unsigned(v);
+  }
+  if (bits) {
+    const bool needs_w = s.family == CodeFamily::kLiberation || s.family == CodeFamily::kBlaumRoth;
+    if (needs_w && !kv.count("w")) return bad("missing w= in '" + text + "' (" + fam + " has no default w)");
+    s.w = 8;
+    if (kv.count("w")) {
+      ECJIT_RETURN_IF_ERROR(number("w", false, 1024, &v));
+      s.w = unsigned(v);
+      if (s.w == 0) return bad("w=0: the word size must be at least 2 bits");
+    }
+    s.packet = kDefaultPacket;
+    if (kv.count("packet")) {
+      ECJIT_RETURN_IF_ERROR(number("packet", false, uint64_t(1) << 32, &v));
+      s.packet = unsigned(v);
+    }
+  }
+  if (expanded) {
+    if (!kv.count("of")) return bad("missing of=<symbol family> in '" + text + "'");
+    if (!find_family(kv["of"], &s.of) || codes::bit_family(s.of) != nullptr)
+      return bad("of='" + kv["of"] + "' is not a symbol code family; known: rs-vand, rs-cauchy, "
+                 "isal-rs, isal-cauchy, jerasure-vand, raidz, matrix");
+  }
   if (kv.count("gf")) {
     ECJIT_RETURN_IF_ERROR(number("gf", false, 1024, &v));
     s.gf = unsigned(v);
@@ -246,10 +325,11 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
   if (kv.count("a")) {
     unsigned rows = 0, cols = 0;
     ECJIT_RETURN_IF_ERROR(parse_matrix(kv["a"], &s.matrix, &rows, &cols));
-    if (s.family == CodeFamily::kMatrix && (rows != s.m || cols != s.k))
+    if ((s.family == CodeFamily::kMatrix || (expanded && s.of == CodeFamily::kMatrix)) &&
+        (rows != s.m || cols != s.k))
       return bad("matrix is " + std::to_string(rows) + " x " + std::to_string(cols) +
                  " but m x k = " + std::to_string(s.m) + " x " + std::to_string(s.k));
-  } else if (s.family == CodeFamily::kMatrix) {
+  } else if (s.family == CodeFamily::kMatrix || (expanded && s.of == CodeFamily::kMatrix)) {
     return bad("the matrix family needs a=<rows of hex entries '.'-separated, rows '/'-separated>");
   }
   ECJIT_RETURN_IF_ERROR(validate(s));
@@ -257,11 +337,15 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
 }
 
 std::string CodeSpec::to_string() const {
-  std::string s = std::string(family_name(family)) + ":k=" + std::to_string(k) +
-                  ",m=" + std::to_string(m) + ",gf=" + std::to_string(gf);
-  if (poly != 0 && poly != default_poly(gf))
-    s += ",poly=" + hex(gf < 64 ? (poly | (uint64_t(1) << gf)) : poly);
-  if (family == CodeFamily::kMatrix) {
+  std::string s = std::string(family_name(family)) + ":";
+  const unsigned field = bitmatrix() ? w : gf;
+  if (family == CodeFamily::kBitmatrixOf) s += std::string("of=") + family_name(of) + ",";
+  s += "k=" + std::to_string(k) + ",m=" + std::to_string(m);
+  if (bitmatrix()) s += ",w=" + std::to_string(w) + ",packet=" + std::to_string(packet);
+  else s += ",gf=" + std::to_string(gf);
+  if (poly != 0 && (bitmatrix() || poly != default_poly(gf)))
+    s += ",poly=" + hex(field < 64 ? (poly | (uint64_t(1) << field)) : poly);
+  if (family == CodeFamily::kMatrix || (family == CodeFamily::kBitmatrixOf && of == CodeFamily::kMatrix)) {
     s += ",a=";
     for (size_t i = 0; i < matrix.size(); ++i) {
       if (i) s += (i % k == 0) ? "/" : ".";
@@ -275,7 +359,8 @@ std::string CodeSpec::to_string() const {
 
 bool CodeSpec::operator==(const CodeSpec &o) const {
   return family == o.family && k == o.k && m == o.m && gf == o.gf &&
-         effective_poly() == o.effective_poly() && matrix == o.matrix;
+         effective_poly() == o.effective_poly() && matrix == o.matrix && w == o.w &&
+         packet == o.packet && (family != CodeFamily::kBitmatrixOf || of == o.of);
 }
 
 }  // namespace ecjit

@@ -30,6 +30,9 @@ Result<LinearCode> build_code(const CodeSpec &spec) {
   Result<Field> field = Field::make(spec.gf, spec.poly);
   if (!field.ok()) return field.status();
   const Field &f = *field;
+  if (checked->bitmatrix())
+    return Status(StatusCode::kInvalidSpec, checked->to_string() +
+                                                " is a bit-matrix code (codes::build_bitmatrix_code)");
   LinearCode code{*checked, f, spec.k, spec.m, Matrix()};
   switch (spec.family) {
     case CodeFamily::kRsVand: code.parity = rs_vandermonde_parity(f, spec.k, spec.m); break;
@@ -43,6 +46,8 @@ Result<LinearCode> build_code(const CodeSpec &spec) {
     case CodeFamily::kMatrix:
       code.parity = Matrix(spec.m, spec.k);
       code.parity.a = spec.matrix;
+      break;
+    default:  // bit-matrix families: refused above
       break;
   }
   return code;

@@ -56,7 +56,8 @@ llvm::Expected<BuiltModule> build_module(const CompileRequest &req, bool optimiz
   const ir::Strategy strategy = resolve_strategy(req.strategy, req.target, req.desc.field.bits());
   ir::BuildOptions options;
   options.unroll = req.unroll;
-  auto module = ir::build_kernel(*out.ctx, req.desc, req.target, strategy, options);
+  auto module = req.xor_kernel ? ir::build_xor_kernel(*out.ctx, *req.xor_kernel, req.target)
+                               : ir::build_kernel(*out.ctx, req.desc, req.target, strategy, options);
   if (!module) return module.takeError();
   out.module = std::move(*module);
   if (optimize_it) {
@@ -85,7 +86,29 @@ llvm::Expected<std::string> kernel_code(const CompileRequest &req, EmitKind kind
   return emit(*built->module, **tm, kind);
 }
 
+namespace {
+
+// The key of a bit-matrix kernel: target, opt level, block shape, packet maps, program.
+std::string xor_cache_key(const CompileRequest &req) {
+  const ir::XorKernelDesc &d = *req.xor_kernel;
+  std::string k = DiskCache::build_identity();
+  k += "|" + req.target.triple + "|" + req.target.cpu + "|" + req.target.features + "|v" +
+       std::to_string(req.target.vector_bits) + "|xor|O" + std::to_string(int(req.opt)) + "|w" +
+       std::to_string(d.w) + "|p" + std::to_string(d.packet) + (d.accumulate ? "|acc" : "") + "|in";
+  for (const codes::PacketRef &r : d.inputs) k += std::to_string(r.shard) + "." + std::to_string(r.index) + ",";
+  k += "|out";
+  for (const codes::PacketRef &r : d.outputs) k += std::to_string(r.shard) + "." + std::to_string(r.index) + ",";
+  k += "|ops";
+  for (const codes::XorProgram::Op &op : d.program.ops) k += std::to_string(op.a) + "^" + std::to_string(op.b) + ",";
+  k += "|res";
+  for (uint32_t v : d.program.outputs) k += std::to_string(v) + ",";
+  return k + "|" + d.symbol;
+}
+
+}  // namespace
+
 std::string kernel_cache_key(const CompileRequest &req) {
+  if (req.xor_kernel) return xor_cache_key(req);
   std::string k = DiskCache::build_identity();
   const ir::Strategy strategy = resolve_strategy(req.strategy, req.target, req.desc.field.bits());
   k += "|" + req.target.triple + "|" + req.target.cpu + "|" + req.target.features + "|v" +
@@ -124,16 +147,18 @@ llvm::Expected<std::unique_ptr<CompiledKernel>> jit_kernel(JitSession &session,
   if (!disk) {
     auto built = build_module(req, true);
     if (!built) return built.takeError();
-    return done(session.add(std::move(built->ctx), std::move(built->module), req.desc.symbol));
+    return done(session.add(std::move(built->ctx), std::move(built->module), req.symbol()));
   }
   const std::string key = kernel_cache_key(req);
   if (auto cached = disk->load(key)) {
-    auto k = session.add_object(std::move(cached), req.desc.symbol);
+    auto k = session.add_object(std::move(cached), req.symbol());
     // A stored object serves only once it computes the request's map on a few vectors: an
     // entry with the right key and checksum may still hold another kernel (forged by a
     // writer of the directory, see DiskCache).
     const ir::Strategy strategy = resolve_strategy(req.strategy, req.target, req.desc.field.bits());
-    if (k && kernel_matches_desc(**k, req.desc, strategy)) {
+    const bool matches = k && (req.xor_kernel ? xor_kernel_matches_desc(**k, *req.xor_kernel)
+                                              : kernel_matches_desc(**k, req.desc, strategy));
+    if (matches) {
       if (from_disk) *from_disk = true;
       return done(std::move(k));
     }
@@ -141,9 +166,9 @@ llvm::Expected<std::unique_ptr<CompiledKernel>> jit_kernel(JitSession &session,
   }
   auto object = kernel_code(req, EmitKind::kObject);
   if (!object) return object.takeError();
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(*object, req.desc.symbol);
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(*object, req.symbol());
   disk->store(key, *buffer);
-  return done(session.add_object(std::move(buffer), req.desc.symbol));
+  return done(session.add_object(std::move(buffer), req.symbol()));
 }
 
 }  // namespace ecjit::jit

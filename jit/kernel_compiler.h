@@ -8,6 +8,7 @@
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/strategy.h"
 #include "ir_builders/target_info.h"
+#include "ir_builders/xor_kernel.h"
 #include "jit/disk_cache.h"
 #include "jit/jit_session.h"
 #include "jit/pipeline.h"
@@ -29,6 +30,11 @@ struct CompileRequest {
   OptLevel opt = OptLevel::kO3;
   // Vectors per input in one step of the main loop (ir::BuildOptions::unroll, 1..8).
   unsigned unroll = 1;
+  // A bit-matrix kernel instead (ir::build_xor_kernel): desc, strategy and unroll are then
+  // unused; the symbol is xor_kernel->symbol.
+  std::shared_ptr<const ir::XorKernelDesc> xor_kernel = nullptr;
+
+  const std::string &symbol() const { return xor_kernel ? xor_kernel->symbol : desc.symbol; }
 };
 
 // The strategy `kAuto` stands for on a target, for a field of `field_bits`.

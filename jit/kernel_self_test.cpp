@@ -67,4 +67,34 @@ bool kernel_matches_desc(const CompiledKernel &kernel, const ir::KernelDesc &des
   return true;
 }
 
+bool xor_kernel_matches_desc(const CompiledKernel &kernel, const ir::XorKernelDesc &desc) {
+  std::mt19937_64 rng(0x0a5c4ed);
+  const size_t block = size_t(desc.w) * desc.packet, len = 2 * block;
+  std::vector<std::vector<uint8_t>> in(desc.in_pointers(), std::vector<uint8_t>(len));
+  std::vector<std::vector<uint8_t>> out(desc.out_pointers(), std::vector<uint8_t>(len));
+  for (auto *group : {&in, &out})
+    for (auto &v : *group)
+      for (auto &b : v) b = uint8_t(rng());
+  std::vector<std::vector<uint8_t>> want = out;
+  std::vector<uint8_t> packet_out(desc.packet);
+  for (size_t b = 0; b < len; b += block) {
+    std::vector<const uint8_t *> ip;
+    for (const codes::PacketRef &r : desc.inputs) ip.push_back(in[r.shard].data() + b + size_t(r.index) * desc.packet);
+    std::vector<std::vector<uint8_t>> res(desc.outputs.size(), std::vector<uint8_t>(desc.packet));
+    std::vector<uint8_t *> op;
+    for (auto &v : res) op.push_back(v.data());
+    codes::run_program(desc.program, ip.data(), op.data(), desc.packet);
+    for (size_t r = 0; r < desc.outputs.size(); ++r) {
+      uint8_t *dst = want[desc.outputs[r].shard].data() + b + size_t(desc.outputs[r].index) * desc.packet;
+      for (unsigned i = 0; i < desc.packet; ++i) dst[i] = desc.accumulate ? dst[i] ^ res[r][i] : res[r][i];
+    }
+  }
+  std::vector<const uint8_t *> in_p;
+  std::vector<uint8_t *> out_p;
+  for (auto &v : in) in_p.push_back(v.data());
+  for (auto &v : out) out_p.push_back(v.data());
+  call(kernel.address(), in_p.data(), out_p.data(), len, nullptr);
+  return out == want;
+}
+
 }  // namespace ecjit::jit

@@ -3,6 +3,7 @@
 
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/strategy.h"
+#include "ir_builders/xor_kernel.h"
 #include "jit/jit_session.h"
 
 namespace ecjit::jit {
@@ -16,5 +17,9 @@ namespace ecjit::jit {
 // callers' data. Cost: a few microseconds. The target must be runnable by this process.
 bool kernel_matches_desc(const CompiledKernel &kernel, const ir::KernelDesc &desc,
                          ir::Strategy strategy);
+
+// The same for a bit-matrix kernel: its program run by codes::run_program, packet by packet,
+// on two blocks of seeded data (accumulate kernels over seeded outputs).
+bool xor_kernel_matches_desc(const CompiledKernel &kernel, const ir::XorKernelDesc &desc);
 
 }  // namespace ecjit::jit

@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/TargetParser/Host.h"
 #include "runtime/codec_impl.h"
+#include "runtime/xor_codec.h"
 #include "runtime/llvm_status.h"
 
 namespace ecjit {
@@ -204,6 +205,43 @@ Result<Kernel> JitImpl::shape_kernel(const codes::Field &field, unsigned inputs,
   return k;
 }
 
+Result<Kernel> JitImpl::xor_kernel(const ir::XorKernelDesc &desc, bool shared) {
+  // desc is unused by xor kernels (CompileRequest::xor_kernel); any valid field fills it.
+  jit::CompileRequest req{ir::KernelDesc{*codes::Field::make(8), codes::Matrix(), desc.symbol}, target_,
+                          ir::Strategy::kAuto, opt_};
+  req.xor_kernel = std::make_shared<const ir::XorKernelDesc>(desc);
+  auto compile = [&]() -> llvm::Expected<std::unique_ptr<jit::CompiledKernel>> {
+    const auto t0 = std::chrono::steady_clock::now();
+    bool from_disk = false;
+    auto k = jit::jit_kernel(*session_, req, nullptr, disk_.get(), &from_disk);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    compile_seconds_ += seconds;
+    from_disk_ += from_disk;
+    if (!shared) ++private_compiles_;
+    return k;
+  };
+  llvm::Expected<jit::KernelCache::Kernel> compiled = nullptr;
+  if (shared) {
+    compiled = cache_.get_or_compile(desc.symbol + "|xor|O" + std::to_string(options_.opt_level), compile);
+  } else {
+    auto made = compile();
+    if (made) compiled = jit::KernelCache::Kernel(std::move(*made));
+    else compiled = made.takeError();
+  }
+  if (!compiled)
+    return to_status(compiled.takeError(), StatusCode::kJitFailure, "compiling xor kernel " + desc.symbol);
+  Kernel k;
+  k.code = std::move(*compiled);
+  k.fn = reinterpret_cast<KernelFn>(k.code->address());
+  k.info.symbol = desc.symbol;
+  k.info.strategy = "xor";
+  k.info.target = options_.target;
+  k.info.cpu = target_.cpu;
+  k.info.vector_bits = ir::xor_kernel_vector_bytes(desc, target_) * 8;
+  return k;
+}
+
 void JitImpl::tune_later(const jit::CompileRequest &req, const std::shared_ptr<KernelSlot> &slot,
                          std::shared_ptr<const jit::CompiledKernel> running, bool optional) {
   jit::BackgroundTuner::Job job;
@@ -346,11 +384,20 @@ Result<std::shared_ptr<const Codec>> JitImpl::codec(const CodeSpec &spec) {
     if (it != codecs_.end())
       if (std::shared_ptr<const Codec> live = it->second.lock()) return live;
   }
-  auto code = codes::build_code(spec);
-  if (!code.ok()) return code.status();
-  auto codec = CodecImpl::make(shared_from_this(), std::move(*code));
-  if (!codec.ok()) return codec.status();
-  std::shared_ptr<const Codec> out = *codec;
+  std::shared_ptr<const Codec> out;
+  if (spec.bitmatrix()) {
+    auto code = codes::build_bitmatrix_code(spec);
+    if (!code.ok()) return code.status();
+    auto codec = XorCodec::make(shared_from_this(), std::move(*code));
+    if (!codec.ok()) return codec.status();
+    out = *codec;
+  } else {
+    auto code = codes::build_code(spec);
+    if (!code.ok()) return code.status();
+    auto codec = CodecImpl::make(shared_from_this(), std::move(*code));
+    if (!codec.ok()) return codec.status();
+    out = *codec;
+  }
   std::lock_guard<std::mutex> lock(codecs_mutex_);
   if (codecs_.size() >= 64) {  // forget codecs nobody holds any more
     for (auto it = codecs_.begin(); it != codecs_.end();)

@@ -102,6 +102,11 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   std::optional<ir::Strategy> shape_strategy(unsigned field_bits) const {
     return shape_strategy_[__builtin_ctz(field_bits) - 3];
   }
+  // A bit-matrix kernel (ir::build_xor_kernel, strategy "xor"). shared: kept in the Jit's
+  // kernel cache by symbol for the Jit's lifetime (encoders); else compiled for the caller
+  // alone (decoders per erasure set, owned by a codec's LRU). Errors: kJitFailure.
+  Result<Kernel> xor_kernel(const ir::XorKernelDesc &desc, bool shared);
+
   // Runs `task` on the Jit's background thread (one at a time, with the tunings). false
   // when refused: optional and 8 jobs wait already, or the Jit is going away.
   // still_wanted (may be null) is checked just before the task would start.

@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <thread>
 #include <vector>
 
+#include "codes/bitmatrix_code.h"
 #include "codes/linear_code.h"
 #include "codes/reference_codec.h"
 #include "ecjit/ecjit.h"
@@ -97,6 +99,50 @@ void print_kernel(const char *label, const KernelInfo &info) {
   if (!info.why.empty()) std::printf("%-13s %s\n", "", info.why.c_str());
 }
 
+// The code as the reference codec sees it: symbol codes (codes::ref_encode) and bit-matrix
+// codes (codes::ref_bitmatrix_encode) alike.
+struct ReferenceCode {
+  CodeSpec spec;
+  unsigned k = 0, m = 0;
+  size_t unit = 1;    // shard lengths are multiples of this: the symbol, or the block
+  std::string shape;  // "GF(2^8), 1-byte symbols" or the block layout
+  std::function<Status(const uint8_t *const *, uint8_t *const *, size_t)> encode;
+  unsigned n() const { return k + m; }
+};
+
+Result<ReferenceCode> reference_code(const std::string &text) {
+  Result<CodeSpec> spec = CodeSpec::parse(text);
+  if (!spec.ok()) return spec.status();
+  ReferenceCode r;
+  if (spec->bitmatrix()) {
+    Result<codes::BitMatrixCode> code = codes::build_bitmatrix_code(*spec);
+    if (!code.ok()) return code.status();
+    auto shared = std::make_shared<codes::BitMatrixCode>(std::move(*code));
+    r.spec = shared->spec;
+    r.k = shared->k;
+    r.m = shared->m;
+    r.unit = shared->block_bytes();
+    r.shape = "XOR bit-matrix, blocks of w = " + std::to_string(shared->w) + " packets of " +
+              std::to_string(shared->packet) + " bytes";
+    r.encode = [shared](const uint8_t *const *d, uint8_t *const *p, size_t len) {
+      return codes::ref_bitmatrix_encode(*shared, d, p, len);
+    };
+  } else {
+    Result<codes::LinearCode> code = codes::build_code(*spec);
+    if (!code.ok()) return code.status();
+    auto shared = std::make_shared<codes::LinearCode>(std::move(*code));
+    r.spec = shared->spec;
+    r.k = shared->k;
+    r.m = shared->m;
+    r.unit = shared->field.bytes();
+    r.shape = "GF(2^" + std::to_string(shared->field.bits()) + "), " + std::to_string(r.unit) + "-byte symbols";
+    r.encode = [shared](const uint8_t *const *d, uint8_t *const *p, size_t len) {
+      return codes::ref_encode(*shared, d, p, len);
+    };
+  }
+  return r;
+}
+
 }  // namespace
 
 int cmd_demo(int argc, char **argv) {
@@ -104,19 +150,20 @@ int cmd_demo(int argc, char **argv) {
   Args args;
   if (std::optional<int> done = parse_command(def, argc, argv, &args)) return *done;
   const std::string spec_text = args.get("spec", "rs-vand:k=10,m=4,gf=8");
-  Result<codes::LinearCode> code = codes::build_code(spec_text);
+  Result<ReferenceCode> code = reference_code(spec_text);
   if (!code.ok()) return usage_error(kCmd, "spec '" + spec_text + "': " + code.status().message());
-  const unsigned k = code->k, m = code->m, n = code->n(), sb = code->field.bytes();
+  const unsigned k = code->k, m = code->m, n = code->n();
+  const size_t sb = code->unit;
 
   uint64_t len = 0, seed = 1, threads = 1;
   double seconds = 1;
   jit::OptLevel opt = jit::OptLevel::kO3;
   if (!parse_size(args.get("size", "1M"), &len) || len == 0 || len > (1ull << 32))
     return usage_error(kCmd, "--size '" + args.get("size") + "' is not a byte count in 1..4GiB");
+  if (!args.has("size") && len % sb) len = (len / sb + 1) * sb;  // default: whole blocks
   if (len % sb)
-    return usage_error(kCmd, "--size " + std::to_string(len) + " is not a multiple of the " +
-                                 std::to_string(sb) + "-byte symbol of GF(2^" +
-                                 std::to_string(code->field.bits()) + ")");
+    return usage_error(kCmd, "--size " + std::to_string(len) + " is not a multiple of " +
+                                 std::to_string(sb) + " bytes (" + code->shape + ")");
   if (!parse_seconds(args.get("seconds", "1"), &seconds))
     return usage_error(kCmd, "--seconds '" + args.get("seconds") + "' is not a positive number");
   if (!parse_opt_level(args.get("opt", "O3"), &opt))
@@ -212,8 +259,8 @@ int cmd_demo(int argc, char **argv) {
 
   const KernelInfo enc = (*codec)->encoder_info();
   const KernelInfo dec = (*codec)->decoder_info(present);
-  std::printf("%-13s %s (n = %u: %u data + %u parity shards, GF(2^%u), %u-byte symbols)\n", "spec:",
-              code->spec.to_string().c_str(), n, k, m, code->field.bits(), sb);
+  std::printf("%-13s %s (n = %u: %u data + %u parity shards, %s)\n", "spec:",
+              code->spec.to_string().c_str(), n, k, m, code->shape.c_str());
   std::printf("%-13s %s (cpu %s, %u-bit vectors%s), %s\n", "target:", enc.target.c_str(),
               enc.cpu.c_str(), enc.vector_bits, enc.vector_bits <= 64 ? ": no vector unit" : "",
               opt_level_name(opt));
@@ -236,7 +283,7 @@ int cmd_demo(int argc, char **argv) {
 
   // Check: parity against the reference codec, then reconstruct against the originals.
   if (Status st = (*codec)->encode(data, parity, len); !st.ok()) return runtime_error(kCmd, "encode: " + st.to_string());
-  if (Status st = codes::ref_encode(*code, data.data(), ref_parity.data(), len); !st.ok())
+  if (Status st = code->encode(data.data(), ref_parity.data(), len); !st.ok())
     return runtime_error(kCmd, "reference encode: " + st.to_string());
   bool ok = true;
   for (unsigned i = 0; i < m; ++i) {

@@ -1,6 +1,7 @@
 // CodeSpec: the textual description of an erasure code ("rs-vand:k=10,m=4,gf=8"), parsed and printed.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,10 +19,20 @@ enum class CodeFamily {
   kJerasureVand,  // "jerasure-vand": Jerasure reed_sol_vandermonde_coding_matrix, w = 8/16/32
   kRaidz,         // "raidz": ZFS RAID-Z P / PQ / PQR (m = 1..3), GF(2^8)
   kMatrix,        // "matrix": a user-supplied m x k parity matrix
+  // Bit-matrix (XOR) families: each shard is cut into blocks of w packets; parity packets
+  // are XORs of data packets (Jerasure's layout). See codes/xor_families.h.
+  kCauchyOrig,    // "cauchy-orig": Jerasure's cauchy_original_coding_matrix, w = 2..32
+  kCauchyGood,    // "cauchy-good": Jerasure's cauchy_good_general_coding_matrix, w = 2..32
+  kLiberation,    // "liberation": m = 2, w prime, k <= w
+  kBlaumRoth,     // "blaum-roth": m = 2, w + 1 prime, k <= w
+  kLiber8tion,    // "liber8tion": m = 2, w = 8, k <= 8
+  kBitmatrixOf,   // "bitmatrix-of": a symbol family (of=) over GF(2^w) expanded to bits
 };
 
 // Largest k + m accepted by any family (and never more than the field allows).
 constexpr unsigned kMaxShards = 4096;
+// Packet size of bit-matrix codes when the spec gives none (bytes).
+constexpr unsigned kDefaultPacket = 1024;
 
 // A parsed code description. Value type; cheap to copy; immutable in practice.
 //
@@ -33,6 +44,14 @@ constexpr unsigned kMaxShards = 4096;
 //                      0x400007, 0x1b)
 //           a          matrix entries for "matrix": hex numbers separated by '.', rows
 //                      separated by '/', e.g. a=1.1.1/1.2.3 for m=2, k=3
+// Bit-matrix families (no gf=; poly= and a= only with bitmatrix-of):
+//           w          word size: bits per coding word = packets per block (default 8;
+//                      liberation and blaum-roth have no default)
+//           packet     bytes per packet, a multiple of 8 (default kDefaultPacket); a shard
+//                      is a whole number of blocks of w x packet bytes
+//           of         bitmatrix-of only: the symbol family expanded (rs-vand, rs-cauchy,
+//                      jerasure-vand, matrix, ...), over GF(2^w), w = 8 | 16 | 32
+//           m          defaults to 2 for liberation, blaum-roth and liber8tion
 // to_string() prints the canonical form; parse(to_string()) returns an equal spec.
 struct CodeSpec {
   CodeFamily family = CodeFamily::kRsVand;
@@ -41,6 +60,9 @@ struct CodeSpec {
   unsigned gf = 8;                 // field bits l
   uint64_t poly = 0;               // low l bits of the polynomial (x^l implied); 0 = default
   std::vector<uint64_t> matrix;    // kMatrix only: m*k entries, row-major
+  unsigned w = 0;                  // bit-matrix families: word size (0 for symbol families)
+  unsigned packet = 0;             // bit-matrix families: packet bytes (0 for symbol families)
+  CodeFamily of = CodeFamily::kRsVand;  // kBitmatrixOf: the symbol family expanded
 
   // Parses and validates (family, k, m, field, polynomial primitive, matrix shape and range).
   // Returns kInvalidSpec with a message that names the offending part.
@@ -51,6 +73,11 @@ struct CodeSpec {
   uint64_t effective_poly() const;
   // Symbol size in bytes: gf / 8.
   unsigned symbol_bytes() const { return gf / 8; }
+  // Whether the family is a bit-matrix (XOR) code: shards are blocks of w packets.
+  bool bitmatrix() const { return w != 0; }
+  // Bytes of one coding block of a bit-matrix code (w x packet; shard lengths are
+  // multiples of it); symbol_bytes() for symbol codes.
+  size_t block_bytes() const { return bitmatrix() ? size_t(w) * packet : symbol_bytes(); }
 
   bool operator==(const CodeSpec &o) const;
   bool operator!=(const CodeSpec &o) const { return !(*this == o); }

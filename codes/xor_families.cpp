@@ -1,0 +1,250 @@
+// Bit-matrix families: Cauchy (original, good), Liberation, Blaum-Roth, Liber8tion, and
+// any symbol code expanded to bits.
+#include "codes/xor_families.h"
+
+#include <algorithm>
+#include <string>
+
+#include "codes/linear_code.h"
+
+namespace ecjit::codes {
+namespace {
+
+Status bad(const std::string &msg) { return Status(StatusCode::kInvalidSpec, msg); }
+std::string num(uint64_t v) { return std::to_string(v); }
+
+bool is_prime(unsigned p) {
+  if (p < 2) return false;
+  for (unsigned d = 2; d * d <= p; ++d)
+    if (p % d == 0) return false;
+  return true;
+}
+
+// Jerasure's layout of a RAID-6 bit-matrix: the P rows (row l of P XORs packet l of every
+// data device) then the Q blocks the family defines; q[j] = the w x w block of data device j,
+// q[j][r] = the packets (bit x = packet x) Q's row r XORs from it.
+BitMatrix raid6_bitmatrix(unsigned k, unsigned w, const std::vector<std::vector<uint32_t>> &q) {
+  BitMatrix B(2 * w, k * w);
+  for (unsigned j = 0; j < k; ++j)
+    for (unsigned r = 0; r < w; ++r) {
+      B.set(r, j * w + r);
+      for (unsigned x = 0; x < w; ++x)
+        if ((q[j][r] >> x) & 1) B.set(w + r, j * w + x);
+    }
+  return B;
+}
+
+Status check_cauchy(const CodeSpec &s) {
+  if (s.w < 2 || s.w > 32) return bad(std::string(family_name(s.family)) + " needs w = 2..32; w = " + num(s.w));
+  // Jerasure's cauchy-good RAID-6 rows come from its table of elements by bit-matrix ones
+  // (k <= 2^w - 1, up to 1023); reproduced by enumerating the field, which is bounded here.
+  if (s.family == CodeFamily::kCauchyGood && s.m == 2 && s.w > 20 && s.k <= 1023)
+    return bad("cauchy-good with m = 2 and w > 20 (k <= 1023) is Jerasure's RAID-6 table, "
+               "reproduced for w <= 20 only; use w <= 20 or cauchy-orig");
+  if (s.w < 32 && uint64_t(s.k) + s.m > (uint64_t(1) << s.w))
+    return bad(std::string(family_name(s.family)) + " needs k+m <= 2^w distinct points; k+m = " +
+               num(s.k + s.m) + ", 2^w = " + num(uint64_t(1) << s.w));
+  return Status::Ok();
+}
+
+Status build_cauchy(const CodeSpec &s, BitMatrix *parity, std::vector<uint64_t> *symbols) {
+  Result<WordField> f = WordField::make(s.w);
+  if (!f.ok()) return f.status();
+  *symbols = s.family == CodeFamily::kCauchyGood ? cauchy_good_matrix(*f, s.k, s.m)
+                                                 : cauchy_original_matrix(*f, s.k, s.m);
+  *parity = expand_symbols(*symbols, s.m, s.k, s.w,
+                           [&](uint64_t e) { return uint64_t(f->times_x(uint32_t(e))); });
+  return Status::Ok();
+}
+
+Status check_raid6(const CodeSpec &s) {
+  const std::string fam = family_name(s.family);
+  if (s.m != 2) return bad(fam + " is a RAID-6 code: m = 2; m = " + num(s.m));
+  if (s.k > s.w) return bad(fam + " needs k <= w; k = " + num(s.k) + ", w = " + num(s.w));
+  return Status::Ok();
+}
+
+Status check_liberation(const CodeSpec &s) {
+  if (!is_prime(s.w) || s.w < 3) return bad("liberation needs w prime (> 2); w = " + num(s.w));
+  return check_raid6(s);
+}
+
+// Liberation codes (Plank, FAST-08): data device j's Q block is the identity shifted by j
+// columns (row r XORs packet (r + j) mod w), plus for j > 0 one extra bit in row
+// i = j (w-1)/2 mod w, at packet (i + j - 1) mod w.
+Status build_liberation(const CodeSpec &s, BitMatrix *parity, std::vector<uint64_t> *) {
+  const unsigned w = s.w;
+  std::vector<std::vector<uint32_t>> q(s.k, std::vector<uint32_t>(w, 0));
+  for (unsigned j = 0; j < s.k; ++j) {
+    for (unsigned r = 0; r < w; ++r) q[j][r] |= 1u << ((r + j) % w);
+    if (j > 0) {
+      const unsigned i = (j * ((w - 1) / 2)) % w;
+      q[j][i] |= 1u << ((i + j - 1) % w);
+    }
+  }
+  *parity = raid6_bitmatrix(s.k, w, q);
+  return Status::Ok();
+}
+
+Status check_blaum_roth(const CodeSpec &s) {
+  if (!is_prime(s.w + 1) || s.w < 2) return bad("blaum-roth needs w+1 prime; w = " + num(s.w));
+  return check_raid6(s);
+}
+
+// Blaum-Roth codes over the ring of polynomials modulo 1 + x + ... + x^(p-1), p = w + 1: Q
+// block j is multiplication by x^j in that ring (row r, 1-based l = r + 1, XORs packet
+// (l + j) mod p - 1 while that is < w; the row where l + j = p takes the "wrap" of the ring:
+// packet j - 1 and packet (j even: j/2, odd: p/2 + 1 + j/2) - 1).
+Status build_blaum_roth(const CodeSpec &s, BitMatrix *parity, std::vector<uint64_t> *) {
+  const unsigned w = s.w, p = w + 1;
+  std::vector<std::vector<uint32_t>> q(s.k, std::vector<uint32_t>(w, 0));
+  for (unsigned j = 0; j < s.k; ++j)
+    for (unsigned l = 1; l <= w; ++l) {
+      uint32_t &row = q[j][l - 1];
+      if (j == 0) {
+        row |= 1u << (l - 1);
+      } else if (l != p - j) {
+        unsigned x = l + j;
+        if (x >= p) x -= p;
+        row |= 1u << (x - 1);
+      } else {
+        row |= 1u << (j - 1);
+        const unsigned x = j % 2 == 0 ? j / 2 : p / 2 + 1 + j / 2;
+        row |= 1u << (x - 1);
+      }
+    }
+  *parity = raid6_bitmatrix(s.k, w, q);
+  return Status::Ok();
+}
+
+Status check_liber8tion(const CodeSpec &s) {
+  if (s.w != 8) return bad("liber8tion is defined for w = 8 only; w = " + num(s.w));
+  return check_raid6(s);
+}
+
+// Liber8tion (Plank, NCA-07): the Q blocks found by search, not by formula. Data device j's
+// block, row r = the packets it XORs as a bit mask (a permutation matrix, plus one extra bit
+// for j > 0); as printed by libJerasure's liber8tion_coding_bitmatrix (liber8tion_test).
+const uint8_t kLiber8tion[8][8] = {
+    {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80},
+    {0x80, 0x08, 0x01, 0x04, 0xc0, 0x02, 0x20, 0x10},
+    {0x40, 0x0c, 0x10, 0x01, 0x80, 0x08, 0x02, 0x20},
+    {0x04, 0x20, 0x80, 0x40, 0x01, 0x18, 0x10, 0x02},
+    {0x20, 0x40, 0x03, 0x80, 0x04, 0x10, 0x08, 0x01},
+    {0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x05},
+    {0x08, 0x01, 0x40, 0x20, 0x02, 0x80, 0x30, 0x04},
+    {0x10, 0x80, 0x02, 0x22, 0x08, 0x04, 0x01, 0x40},
+};
+
+Status build_liber8tion(const CodeSpec &s, BitMatrix *parity, std::vector<uint64_t> *) {
+  std::vector<std::vector<uint32_t>> q(s.k, std::vector<uint32_t>(8, 0));
+  for (unsigned j = 0; j < s.k; ++j)
+    for (unsigned r = 0; r < 8; ++r) q[j][r] = kLiber8tion[j][r];
+  *parity = raid6_bitmatrix(s.k, 8, q);
+  return Status::Ok();
+}
+
+// Any symbol family's matrix over GF(2^w), w = 8 | 16 | 32, expanded as Jerasure's
+// jerasure_matrix_to_bitmatrix does.
+CodeSpec inner_spec(const CodeSpec &s) {
+  CodeSpec in;
+  in.family = s.of;
+  in.k = s.k;
+  in.m = s.m;
+  in.gf = s.w;
+  in.poly = s.poly;
+  in.matrix = s.matrix;
+  return in;
+}
+
+Status check_bitmatrix_of(const CodeSpec &s) {
+  if (bit_family(s.of) != nullptr) return bad("bitmatrix-of needs a symbol family in of=");
+  if (s.w != 8 && s.w != 16 && s.w != 32)
+    return bad("bitmatrix-of expands codes over GF(2^8), GF(2^16) or GF(2^32): w = 8, 16 or 32; w = " + num(s.w));
+  Result<CodeSpec> in = CodeSpec::parse(inner_spec(s).to_string());
+  return in.ok() ? Status::Ok() : bad("bitmatrix-of: " + in.status().message());
+}
+
+Status build_bitmatrix_of(const CodeSpec &s, BitMatrix *parity, std::vector<uint64_t> *symbols) {
+  Result<LinearCode> code = build_code(inner_spec(s));
+  if (!code.ok()) return code.status();
+  *symbols = code->parity.a;
+  *parity = expand_symbols(*symbols, s.m, s.k, s.w, [&](uint64_t e) { return code->field.mul(e, 2); });
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::vector<uint64_t> cauchy_original_matrix(const WordField &f, unsigned k, unsigned m) {
+  std::vector<uint64_t> a(size_t(k) * m);
+  for (unsigned i = 0; i < m; ++i)
+    for (unsigned j = 0; j < k; ++j) a[size_t(i) * k + j] = f.div(1, i ^ (m + j));
+  return a;
+}
+
+std::vector<uint64_t> cauchy_good_matrix(const WordField &f, unsigned k, unsigned m) {
+  const uint64_t table_k = f.w() <= 10 ? (uint64_t(1) << f.w()) - 1 : 1023;  // Jerasure's cbest_max_k
+  if (m == 2 && f.w() <= 20 && k <= table_k) {
+    // The k elements of fewest bit-matrix ones, ties to the smaller: a bounded selection
+    // over all 2^w - 1 nonzero elements (w <= 20: at most a million, milliseconds).
+    std::vector<std::pair<unsigned, uint32_t>> best;
+    for (uint64_t e = 1; e <= f.mask(); ++e) {
+      best.push_back({f.bitmatrix_ones(uint32_t(e)), uint32_t(e)});
+      if (best.size() > 4 * size_t(k) + 64) {
+        std::nth_element(best.begin(), best.begin() + k, best.end());
+        best.resize(k);
+      }
+    }
+    std::sort(best.begin(), best.end());
+    std::vector<uint64_t> a(2 * size_t(k), 1);
+    for (unsigned j = 0; j < k; ++j) a[k + j] = best[j].second;
+    return a;
+  }
+  std::vector<uint64_t> a = cauchy_original_matrix(f, k, m);
+  for (unsigned j = 0; j < k; ++j) {
+    if (a[j] == 1) continue;
+    const uint32_t t = f.inv(uint32_t(a[j]));
+    for (unsigned i = 0; i < m; ++i) a[size_t(i) * k + j] = f.mul(uint32_t(a[size_t(i) * k + j]), t);
+  }
+  for (unsigned i = 1; i < m; ++i) {
+    uint64_t *row = &a[size_t(i) * k];
+    size_t best = 0;
+    for (unsigned j = 0; j < k; ++j) best += f.bitmatrix_ones(uint32_t(row[j]));
+    int best_j = -1;
+    for (unsigned j = 0; j < k; ++j) {
+      if (row[j] == 1) continue;
+      const uint32_t t = f.inv(uint32_t(row[j]));
+      size_t ones = 0;
+      for (unsigned x = 0; x < k; ++x) ones += f.bitmatrix_ones(f.mul(uint32_t(row[x]), t));
+      if (ones < best) {
+        best = ones;
+        best_j = int(j);
+      }
+    }
+    if (best_j >= 0) {
+      const uint32_t t = f.inv(uint32_t(row[best_j]));
+      for (unsigned j = 0; j < k; ++j) row[j] = f.mul(uint32_t(row[j]), t);
+    }
+  }
+  return a;
+}
+
+const std::vector<BitFamily> &bit_families() {
+  static const std::vector<BitFamily> rows = {
+      {CodeFamily::kCauchyOrig, "cauchy-orig", check_cauchy, build_cauchy},
+      {CodeFamily::kCauchyGood, "cauchy-good", check_cauchy, build_cauchy},
+      {CodeFamily::kLiberation, "liberation", check_liberation, build_liberation},
+      {CodeFamily::kBlaumRoth, "blaum-roth", check_blaum_roth, build_blaum_roth},
+      {CodeFamily::kLiber8tion, "liber8tion", check_liber8tion, build_liber8tion},
+      {CodeFamily::kBitmatrixOf, "bitmatrix-of", check_bitmatrix_of, build_bitmatrix_of},
+  };
+  return rows;
+}
+
+const BitFamily *bit_family(CodeFamily f) {
+  for (const BitFamily &row : bit_families())
+    if (row.family == f) return &row;
+  return nullptr;
+}
+
+}  // namespace ecjit::codes

@@ -1,0 +1,38 @@
+// The bit-matrix (XOR) code families: one registry row each (spec rules + construction).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "codes/bitmatrix.h"
+#include "ecjit/code_spec.h"
+#include "ecjit/status.h"
+
+namespace ecjit::codes {
+
+// A bit-matrix family's row: what CodeSpec::parse checks and how the code is built.
+struct BitFamily {
+  CodeFamily family;
+  const char *name;
+  // Spec rules beyond k, m >= 1: w range, m fixed, k <= f(w) ... kInvalidSpec naming the rule.
+  Status (*check)(const CodeSpec &spec);
+  // The (m w) x (k w) parity bit-matrix and, for families defined by a matrix over GF(2^w),
+  // that matrix (m x k, row-major; empty otherwise).
+  Status (*build)(const CodeSpec &spec, BitMatrix *parity, std::vector<uint64_t> *symbols);
+};
+
+// The row of `f`, null when f is not a bit-matrix family.
+const BitFamily *bit_family(CodeFamily f);
+// Every bit-matrix family (for names in messages and help).
+const std::vector<BitFamily> &bit_families();
+
+// Jerasure's cauchy_original_coding_matrix: a_ij = 1 / (i ^ (m + j)) over GF(2^w).
+std::vector<uint64_t> cauchy_original_matrix(const WordField &f, unsigned k, unsigned m);
+// Jerasure's cauchy_good_general_coding_matrix: for m = 2 (k < 2^w) the row of ones over the
+// k elements with the fewest bit-matrix ones (ties: smaller element first) - Jerasure's
+// cauchy_best_r6 table, which is that order (checked against libJerasure for w <= 20);
+// otherwise the original Cauchy matrix improved: every column divided by its first entry,
+// then each row 1..m-1 divided by the entry that leaves the fewest ones.
+std::vector<uint64_t> cauchy_good_matrix(const WordField &f, unsigned k, unsigned m);
+
+}  // namespace ecjit::codes

@@ -1,0 +1,29 @@
+// Schedules: ways to turn a bit-matrix into an XorProgram (seed 001's dumb and smart, seed 002's matching).
+#pragma once
+
+#include <string>
+
+#include "codes/bitmatrix.h"
+#include "codes/xor_program.h"
+
+namespace ecjit::codes {
+
+// The j of seed 002's (i, j) strategies (its Table 2; i, bit-matrix normalisation, is a
+// property of the matrix: the cauchy families' improvement step).
+enum class XorSchedule {
+  kDumb,              // j = 0: each output row as a chain of its set bits, in column order
+  kSmart,             // j = 1: Jerasure's smart schedule: a row from scratch, or from an
+                      //        already computed row plus the bits where the two differ
+  kUniformMatching,   // j = 2: common pairs first (Huang et al.), unweighted matching
+  kWeightedMatching,  // j = 3: the same, matching the pairs of sparse inputs first
+};
+
+const char *schedule_name(XorSchedule s);
+// "dumb" | "smart" | "um" | "wm" (also "uniform-matching", "weighted-matching").
+bool parse_schedule(const std::string &name, XorSchedule *out);
+
+// A program for M (rows = outputs, cols = inputs). Deterministic; check_program(result, M)
+// holds (the builders' tests check it symbolically).
+XorProgram make_schedule(const BitMatrix &M, XorSchedule s);
+
+}  // namespace ecjit::codes

@@ -1,0 +1,471 @@
+// XorCodec: argument checks, per-set plans with the runner first and compiled kernels later.
+#include "runtime/xor_codec.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "ir_builders/kernel_builder.h"
+#include "runtime/shard_checks.h"
+
+namespace ecjit::runtime {
+
+Result<codes::XorProgram> best_schedule(const codes::BitMatrix &M, codes::XorSchedule *chosen) {
+  codes::XorProgram best;
+  bool have = false;
+  for (codes::XorSchedule s : {codes::XorSchedule::kSmart, codes::XorSchedule::kWeightedMatching}) {
+    codes::XorProgram p = codes::make_schedule(M, s);
+    ECJIT_RETURN_IF_ERROR(codes::check_program(p, M));
+    if (!have || p.xors() < best.xors()) {
+      best = std::move(p);
+      have = true;
+      if (chosen) *chosen = s;
+    }
+  }
+  return best;
+}
+
+Result<std::shared_ptr<XorCodec>> XorCodec::make(std::shared_ptr<JitImpl> jit, codes::BitMatrixCode code) {
+  std::shared_ptr<XorCodec> c(new XorCodec(std::move(jit), std::move(code)));
+  const codes::BitMatrixCode &bc = c->code_;
+  for (unsigned r = 0; r < bc.parity.rows; ++r)
+    for (unsigned col = 0; col < bc.parity.cols; ++col) c->bits_.push_back(bc.parity.get(r, col));
+  codes::XorSchedule chosen = codes::XorSchedule::kSmart;
+  Result<codes::XorProgram> program = best_schedule(bc.parity, &chosen);
+  if (!program.ok()) return program.status();
+  ir::XorKernelDesc &d = c->encoder_desc_;
+  d.program = std::move(*program);
+  d.w = bc.w;
+  d.packet = bc.packet;
+  for (unsigned j = 0; j < bc.k; ++j)
+    for (unsigned x = 0; x < bc.w; ++x) d.inputs.push_back({j, x});
+  for (unsigned i = 0; i < bc.m; ++i)
+    for (unsigned x = 0; x < bc.w; ++x) d.outputs.push_back({i, x});
+  d.symbol = ir::kernel_symbol("encode", bc.spec.to_string(), c->jit_->options().target);
+  auto k = c->jit_->xor_kernel(d, /*shared=*/true);
+  if (!k.ok()) return k.status();
+  c->encoder_ = std::move(*k);
+  const size_t dumb = codes::make_schedule(bc.parity, codes::XorSchedule::kDumb).xors();
+  c->encoder_.info.why = std::string("schedule ") + codes::schedule_name(chosen) + ": " +
+                         std::to_string(d.program.xors()) + " XORs per block position (dumb: " +
+                         std::to_string(dumb) + ")";
+  return c;
+}
+
+Status XorCodec::check_len(const char *what, size_t len) const {
+  if (len % code_.block_bytes() != 0)
+    return Status(StatusCode::kShardSize,
+                  std::string(what) + ": len " + std::to_string(len) +
+                      " is not a multiple of the block (w x packet = " + std::to_string(code_.w) + " x " +
+                      std::to_string(code_.packet) + " = " + std::to_string(code_.block_bytes()) + " bytes)");
+  return Status::Ok();
+}
+
+Status XorCodec::encode(Span<const uint8_t *const> data, Span<uint8_t *const> parity, size_t len) const {
+  const unsigned k = code_.k, m = code_.m;
+  if (data.size != k || parity.size != m)
+    return Status(StatusCode::kShardCount, "encode of " + code_.spec.to_string() + " takes " +
+                                               std::to_string(k) + " data and " + std::to_string(m) +
+                                               " parity shards; got " + std::to_string(data.size) +
+                                               " and " + std::to_string(parity.size));
+  if (!data.data || !parity.data) return Status(StatusCode::kNullPointer, "shard pointer array is null");
+  for (unsigned i = 0; i < k; ++i)
+    if (!data[i]) return Status(StatusCode::kNullPointer, "data shard " + std::to_string(i) + " is null");
+  for (unsigned i = 0; i < m; ++i)
+    if (!parity[i]) return Status(StatusCode::kNullPointer, "parity shard " + std::to_string(i) + " is null");
+  ECJIT_RETURN_IF_ERROR(check_distinct_outputs("encode", {"parity shard", parity.data, m}, {{"data shard", data.data, k}}));
+  ECJIT_RETURN_IF_ERROR(check_len("encode", len));
+  encoder_.fn(data.data, parity.data, len);
+  return Status::Ok();
+}
+
+void XorCodec::promote(const std::shared_ptr<const Op> &op) const {
+  if (op->asked.exchange(true) || std::atomic_load(&op->compiled)) return;
+  std::weak_ptr<const Op> weak = op;
+  JitImpl *jit = jit_.get();  // the task runs on this Jit's own thread, which it outlives
+  std::shared_ptr<std::atomic<uint64_t>> count = promotions_;
+  auto task = [weak, jit, count] {
+    std::shared_ptr<const Op> o = weak.lock();
+    if (!o) return;
+    ir::XorKernelDesc desc = o->runner.desc();
+    Result<codes::XorProgram> better = best_schedule(o->map);
+    if (better.ok() && better->xors() < desc.program.xors()) desc.program = std::move(*better);
+    auto k = jit->xor_kernel(desc, /*shared=*/false);
+    if (!k.ok()) return;  // the runner keeps serving
+    k->info.why = "unrolled schedule, " + std::to_string(desc.program.xors()) +
+                  " XORs per block position; compiled in the background after the runner served";
+    std::atomic_store(&o->compiled, std::shared_ptr<const Kernel>(std::make_shared<const Kernel>(std::move(*k))));
+    count->fetch_add(1, std::memory_order_relaxed);
+  };
+  auto wanted = [weak] { return !weak.expired(); };
+  if (!jit_->submit_background(std::move(task), std::move(wanted), /*optional=*/true)) {
+    op->bytes.store(0, std::memory_order_relaxed);  // backlog full: ask again later
+    op->asked.store(false, std::memory_order_release);
+  }
+}
+
+void XorCodec::run(const std::shared_ptr<const Op> &op, const uint8_t *const *in, uint8_t *const *out,
+                   size_t len, bool promote_now) const {
+  if (std::shared_ptr<const Kernel> k = std::atomic_load(&op->compiled)) {
+    k->fn(in, out, len);
+    return;
+  }
+  op->runner.run(in, out, len);
+  runner_calls_.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t bytes = uint64_t(op->runner.desc().inputs.size()) * (len / code_.w);
+  if (promote_now || op->bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes >=
+                         jit_->options().promote_after_bytes)
+    promote(op);
+}
+
+KernelInfo XorCodec::info(const Op &op) const {
+  if (std::shared_ptr<const Kernel> k = std::atomic_load(&op.compiled)) return k->info;
+  KernelInfo i = encoder_.info;
+  i.symbol = op.runner.desc().symbol;
+  i.strategy = "xor";
+  i.why = "schedule runner (smart schedule, " + std::to_string(op.runner.desc().program.xors()) +
+          " XORs per block position, interpreted)" +
+          (op.asked.load() ? "; its unrolled kernel is being compiled" : "");
+  return i;
+}
+
+Result<std::shared_ptr<const XorCodec::Op>> XorCodec::decoder(const ShardSet &present,
+                                                              const std::vector<unsigned> &targets) const {
+  OpKey key;
+  key.op = OpKey::kDecode;
+  for (unsigned s = 0; s < code_.n(); ++s)
+    if (present.contains(s)) key.a[s / 64] |= uint64_t(1) << (s % 64);
+  for (unsigned t : targets) key.b[t / 64] |= uint64_t(1) << (t % 64);
+  return ops_.get(key, [&]() -> Result<std::shared_ptr<const Op>> {
+    std::vector<bool> mask(code_.n());
+    for (unsigned s = 0; s < code_.n(); ++s) mask[s] = present.contains(s);
+    Result<codes::BitDecodePlan> plan = codes::plan_bitmatrix_decode(code_, mask, targets);
+    if (!plan.ok()) return plan.status();
+    ir::XorKernelDesc d;
+    d.program = codes::make_schedule(plan->map, codes::XorSchedule::kSmart);
+    ECJIT_RETURN_IF_ERROR(codes::check_program(d.program, plan->map));
+    d.w = code_.w;
+    d.packet = code_.packet;
+    for (const codes::PacketRef &p : plan->sources) {
+      const unsigned slot = unsigned(std::lower_bound(plan->source_shards.begin(), plan->source_shards.end(), p.shard) -
+                                     plan->source_shards.begin());
+      d.inputs.push_back({slot, p.index});
+    }
+    for (unsigned t = 0; t < targets.size(); ++t)
+      for (unsigned x = 0; x < code_.w; ++x) d.outputs.push_back({t, x});
+    d.symbol = ir::kernel_symbol("decode_t" + join_indices(targets) + "_s" + join_indices(plan->source_shards),
+                                 code_.spec.to_string(), jit_->options().target);
+    auto op = std::make_shared<Op>(std::move(d), std::move(plan->map));
+    op->sources = plan->source_shards;
+    return std::shared_ptr<const Op>(std::move(op));
+  });
+}
+
+Status XorCodec::rebuild(const char *what, Span<uint8_t *const> shards, const std::vector<bool> &present,
+                         const ShardSet *wanted, bool data_only, size_t len, Rebuild mode,
+                         KernelInfo *info_out) const {
+  const unsigned n = code_.n(), k = code_.k;
+  if (present.size() != n || (mode == Rebuild::kRun && shards.size != n))
+    return Status(StatusCode::kShardCount, std::string(what) + " of " + code_.spec.to_string() + " takes " +
+                                               std::to_string(n) + " shards and present flags; got " +
+                                               std::to_string(shards.size) + " and " + std::to_string(present.size()));
+  if (wanted && (wanted->invalid() || wanted->end_index() > n))
+    return Status(StatusCode::kInvalidArgument, std::string(what) + ": a wanted index is >= n = " + std::to_string(n));
+  std::vector<unsigned> targets;
+  unsigned have = 0;
+  for (unsigned s = 0; s < n; ++s) {
+    if (present[s]) ++have;
+    else if (wanted ? wanted->contains(s) : (!data_only || s < k)) targets.push_back(s);
+  }
+  if (have < k)
+    return Status(StatusCode::kTooManyErasures, std::to_string(n - have) + " shards missing; " +
+                                                    code_.spec.to_string() + " rebuilds at most " + std::to_string(code_.m));
+  if (mode == Rebuild::kRun) {
+    if (!shards.data) return Status(StatusCode::kNullPointer, "shard pointer array is null");
+    for (unsigned s = 0; s < n; ++s)
+      if (present[s] && !shards[s])
+        return Status(StatusCode::kNullPointer, std::string(what) + ": present shard " + std::to_string(s) + " is null");
+    for (unsigned t : targets)
+      if (!shards[t]) return Status(StatusCode::kNullPointer, std::string(what) + ": shard " + std::to_string(t) + " to rebuild is null");
+    ECJIT_RETURN_IF_ERROR(check_len(what, len));
+  }
+  if (targets.empty()) return Status::Ok();
+  auto op = decoder(ShardSet::from_mask(present), targets);
+  if (!op.ok()) return op.status();
+  if (mode == Rebuild::kPlan) {
+    if (info_out) *info_out = info(**op);
+    return Status::Ok();
+  }
+  if (mode == Rebuild::kPrepare) {
+    promote(*op);
+    return Status::Ok();
+  }
+  const auto &sources = (*op)->sources;
+  const uint8_t *in_stack[kStackShards];
+  uint8_t *out_stack[kStackShards];
+  std::vector<const uint8_t *> in_heap;
+  std::vector<uint8_t *> out_heap;
+  const uint8_t **in = in_stack;
+  uint8_t **out = out_stack;
+  if (n > kStackShards) {
+    in_heap.resize(n);
+    out_heap.resize(n);
+    in = in_heap.data();
+    out = out_heap.data();
+  }
+  for (size_t i = 0; i < sources.size(); ++i) in[i] = shards[sources[i]];
+  for (size_t i = 0; i < targets.size(); ++i) out[i] = shards[targets[i]];
+  ECJIT_RETURN_IF_ERROR(check_distinct_outputs(what, {"shard to rebuild", out, targets.size()},
+                                               {{"present shard", in, sources.size()}}));
+  run(*op, in, out, len, false);
+  return Status::Ok();
+}
+
+Status XorCodec::reconstruct(Span<uint8_t *const> shards, const std::vector<bool> &present, size_t len) const {
+  return rebuild("reconstruct", shards, present, nullptr, false, len, Rebuild::kRun);
+}
+
+Status XorCodec::prepare_reconstruct(const std::vector<bool> &present) const {
+  return rebuild("prepare_reconstruct", {}, present, nullptr, false, 0, Rebuild::kPrepare);
+}
+
+KernelInfo XorCodec::decoder_info(const std::vector<bool> &present) const {
+  KernelInfo i;
+  if (!rebuild("decoder_info", {}, present, nullptr, false, 0, Rebuild::kPlan, &i).ok()) return KernelInfo();
+  return i;
+}
+
+Status XorCodec::reconstruct_data(Span<uint8_t *const> shards, const std::vector<bool> &present, size_t len) const {
+  return rebuild("reconstruct_data", shards, present, nullptr, true, len, Rebuild::kRun);
+}
+
+Status XorCodec::reconstruct_some(const ShardSet &wanted, Span<uint8_t *const> shards,
+                                  const std::vector<bool> &present, size_t len) const {
+  return rebuild("reconstruct_some", shards, present, &wanted, false, len, Rebuild::kRun);
+}
+
+Result<ShardSet> XorCodec::minimum_to_decode(const ShardSet &wanted, const ShardSet &available) const {
+  const unsigned n = code_.n(), kw = code_.k * code_.w;
+  if (wanted.invalid() || available.invalid() || wanted.end_index() > n || available.end_index() > n)
+    return Status(StatusCode::kInvalidArgument, "minimum_to_decode: a shard index is out of range (n = " +
+                                                    std::to_string(n) + ")");
+  if (available.includes(wanted)) return wanted;
+  if (available.size() < code_.k)
+    return Status(StatusCode::kTooManyErasures, std::to_string(available.size()) + " shards available; " +
+                                                    code_.spec.to_string() + " needs " + std::to_string(code_.k));
+  const ShardSet forced = wanted & available;
+  std::vector<unsigned> order = forced.to_vector();
+  for (unsigned s = 0; s < n; ++s)
+    if (available.contains(s) && !forced.contains(s)) order.push_back(s);
+  // Greedy over shards: a shard is taken when its w bit-rows raise the rank (or it is wanted).
+  codes::BitMatrix basis(kw, kw);
+  std::vector<int> pivot(kw, -1);
+  unsigned rank = 0;
+  ShardSet result;
+  for (unsigned s : order) {
+    if (rank == kw && !forced.contains(s)) break;
+    const codes::BitMatrix rows = code_.shard_rows(s);
+    bool adds = false;
+    for (unsigned x = 0; x < code_.w; ++x) {
+      std::vector<uint64_t> v(rows.row(x), rows.row(x) + rows.words());
+      for (unsigned c = 0; c < kw; ++c)
+        if (((v[c / 64] >> (c % 64)) & 1) && pivot[c] >= 0)
+          for (unsigned wd = 0; wd < v.size(); ++wd) v[wd] ^= basis.row(unsigned(pivot[c]))[wd];
+      unsigned c = 0;
+      while (c < kw && !((v[c / 64] >> (c % 64)) & 1)) ++c;
+      if (c == kw) continue;
+      std::copy(v.begin(), v.end(), basis.row(rank));
+      pivot[c] = int(rank++);
+      adds = true;
+    }
+    if (adds || forced.contains(s)) result.insert(s);
+  }
+  if (rank < kw)
+    return Status(StatusCode::kSingular, "the available shards do not determine the data of " + code_.spec.to_string());
+  return result;
+}
+
+namespace {
+
+// The columns `cols` of M (data shards' packets), as a matrix over those packets only.
+codes::BitMatrix columns_of(const codes::BitMatrix &M, const std::vector<unsigned> &shards, unsigned w) {
+  codes::BitMatrix S(M.rows, unsigned(shards.size()) * w);
+  for (unsigned r = 0; r < M.rows; ++r)
+    for (size_t i = 0; i < shards.size(); ++i)
+      for (unsigned x = 0; x < w; ++x)
+        if (M.get(r, shards[i] * w + x)) S.set(r, unsigned(i) * w + x);
+  return S;
+}
+
+}  // namespace
+
+Status XorCodec::update(const ShardSet &changed, Span<const uint8_t *const> old_data,
+                        Span<const uint8_t *const> new_data, Span<uint8_t *const> parity, size_t len) const {
+  const unsigned k = code_.k, m = code_.m, w = code_.w;
+  if (changed.invalid() || changed.empty() || changed.end_index() > k)
+    return Status(StatusCode::kInvalidArgument, "update: the changed set must name data shards 0.." + std::to_string(k - 1));
+  const std::vector<unsigned> idx = changed.to_vector();
+  const unsigned c = unsigned(idx.size());
+  if (old_data.size != c || new_data.size != c || parity.size != m)
+    return Status(StatusCode::kShardCount, "update takes " + std::to_string(c) + " old and new data shards and " +
+                                               std::to_string(m) + " parity shards");
+  if (!old_data.data || !new_data.data || !parity.data)
+    return Status(StatusCode::kNullPointer, "update: a pointer array is null");
+  for (unsigned i = 0; i < c; ++i)
+    if (!old_data[i] || !new_data[i]) return Status(StatusCode::kNullPointer, "update: a data shard is null");
+  for (unsigned i = 0; i < m; ++i)
+    if (!parity[i]) return Status(StatusCode::kNullPointer, "update: parity shard " + std::to_string(i) + " is null");
+  ECJIT_RETURN_IF_ERROR(check_distinct_outputs("update", {"parity shard", parity.data, m},
+                                               {{"old data shard", old_data.data, c}, {"new data shard", new_data.data, c}}));
+  ECJIT_RETURN_IF_ERROR(check_len("update", len));
+  OpKey key;
+  key.op = OpKey::kUpdate;
+  for (unsigned s : idx) key.a[s / 64] |= uint64_t(1) << (s % 64);
+  auto op = ops_.get(key, [&]() -> Result<std::shared_ptr<const Op>> {
+    // Inputs: the old packets of the changed shards (pointers 0..c-1), then the new ones
+    // (c..2c-1); the program first forms the deltas, then applies the parity columns to them.
+    const codes::BitMatrix M = columns_of(code_.parity, idx, w);
+    codes::XorProgram sched = codes::make_schedule(M, codes::XorSchedule::kSmart);
+    ECJIT_RETURN_IF_ERROR(codes::check_program(sched, M));
+    ir::XorKernelDesc d;
+    d.w = w;
+    d.packet = code_.packet;
+    d.accumulate = true;
+    const unsigned cw = c * w;
+    d.program.inputs = 2 * cw;
+    for (unsigned i = 0; i < cw; ++i) d.program.ops.push_back({i, cw + i});  // delta i = 2cw + i
+    auto remap = [&](uint32_t v) -> uint32_t {
+      if (v == codes::XorProgram::kZero) return v;
+      return v < cw ? 2 * cw + v : 3 * cw + (v - cw);
+    };
+    for (const auto &o : sched.ops) d.program.ops.push_back({remap(o.a), remap(o.b)});
+    for (uint32_t v : sched.outputs) d.program.outputs.push_back(remap(v));
+    for (unsigned half = 0; half < 2; ++half)
+      for (unsigned i = 0; i < c; ++i)
+        for (unsigned x = 0; x < w; ++x) d.inputs.push_back({half * c + i, x});
+    for (unsigned i = 0; i < m; ++i)
+      for (unsigned x = 0; x < w; ++x) d.outputs.push_back({i, x});
+    d.symbol = ir::kernel_symbol("update_" + join_indices(idx), code_.spec.to_string(), jit_->options().target);
+    codes::BitMatrix full(M.rows, 2 * cw);  // the map over [old; new] (for the background schedule)
+    for (unsigned r = 0; r < M.rows; ++r)
+      for (unsigned col = 0; col < cw; ++col)
+        if (M.get(r, col)) {
+          full.set(r, col);
+          full.set(r, cw + col);
+        }
+    return std::shared_ptr<const Op>(std::make_shared<Op>(std::move(d), std::move(full)));
+  });
+  if (!op.ok()) return op.status();
+  std::vector<const uint8_t *> in(2 * size_t(c));
+  for (unsigned i = 0; i < c; ++i) {
+    in[i] = old_data[i];
+    in[c + i] = new_data[i];
+  }
+  run(*op, in.data(), parity.data, len, false);
+  return Status::Ok();
+}
+
+Status XorCodec::encode_partial(unsigned data_index, const uint8_t *shard, Span<uint8_t *const> parity_acc,
+                                size_t len) const {
+  const unsigned k = code_.k, m = code_.m, w = code_.w;
+  if (data_index >= k)
+    return Status(StatusCode::kInvalidArgument, "encode_partial: data index " + std::to_string(data_index) +
+                                                    " >= k = " + std::to_string(k));
+  if (parity_acc.size != m)
+    return Status(StatusCode::kShardCount, "encode_partial takes " + std::to_string(m) + " parity accumulators; got " +
+                                               std::to_string(parity_acc.size));
+  if (!shard || !parity_acc.data)
+    return Status(StatusCode::kNullPointer, "encode_partial: the shard or the accumulator array is null");
+  for (unsigned r = 0; r < m; ++r)
+    if (!parity_acc[r]) return Status(StatusCode::kNullPointer, "encode_partial: accumulator " + std::to_string(r) + " is null");
+  ECJIT_RETURN_IF_ERROR(check_distinct_outputs("encode_partial", {"accumulator", parity_acc.data, m},
+                                               {{"data shard", &shard, 1}}));
+  ECJIT_RETURN_IF_ERROR(check_len("encode_partial", len));
+  OpKey key;
+  key.op = OpKey::kPartial;
+  key.a[data_index / 64] = uint64_t(1) << (data_index % 64);
+  auto op = ops_.get(key, [&]() -> Result<std::shared_ptr<const Op>> {
+    codes::BitMatrix M = columns_of(code_.parity, {data_index}, w);
+    ir::XorKernelDesc d;
+    d.program = codes::make_schedule(M, codes::XorSchedule::kSmart);
+    ECJIT_RETURN_IF_ERROR(codes::check_program(d.program, M));
+    d.w = w;
+    d.packet = code_.packet;
+    d.accumulate = true;
+    for (unsigned x = 0; x < w; ++x) d.inputs.push_back({0, x});
+    for (unsigned i = 0; i < m; ++i)
+      for (unsigned x = 0; x < w; ++x) d.outputs.push_back({i, x});
+    d.symbol = ir::kernel_symbol("partial_d" + std::to_string(data_index), code_.spec.to_string(),
+                                 jit_->options().target);
+    return std::shared_ptr<const Op>(std::make_shared<Op>(std::move(d), std::move(M)));
+  });
+  if (!op.ok()) return op.status();
+  run(*op, &shard, parity_acc.data, len, false);
+  return Status::Ok();
+}
+
+Result<bool> XorCodec::verify(Span<const uint8_t *const> shards, size_t len, size_t *mismatch_offset) const {
+  const unsigned n = code_.n(), k = code_.k, m = code_.m;
+  if (shards.size != n)
+    return Status(StatusCode::kShardCount, "verify takes " + std::to_string(n) + " shards; got " + std::to_string(shards.size));
+  if (!shards.data) return Status(StatusCode::kNullPointer, "shard pointer array is null");
+  for (unsigned s = 0; s < n; ++s)
+    if (!shards[s]) return Status(StatusCode::kNullPointer, "verify: shard " + std::to_string(s) + " is null");
+  ECJIT_RETURN_IF_ERROR(check_len("verify", len));
+  // Encode a run of blocks at a time into per-thread scratch and compare.
+  const size_t block = code_.block_bytes();
+  const size_t run_len = std::max<size_t>(1, (64 * 1024) / block) * block;
+  thread_local std::vector<uint8_t> scratch;
+  if (scratch.size() < m * run_len) scratch.resize(m * run_len);
+  std::vector<const uint8_t *> in(k);
+  std::vector<uint8_t *> out(m);
+  for (size_t off = 0; off < len; off += run_len) {
+    const size_t part = std::min(run_len, len - off);
+    for (unsigned j = 0; j < k; ++j) in[j] = shards[j] + off;
+    for (unsigned i = 0; i < m; ++i) out[i] = scratch.data() + i * run_len;
+    encoder_.fn(in.data(), out.data(), part);
+    for (unsigned i = 0; i < m; ++i) {
+      if (std::memcmp(out[i], shards[k + i] + off, part) == 0) continue;
+      if (mismatch_offset) {  // the first differing byte of any parity shard in this run
+        size_t first = part;
+        for (unsigned r = 0; r < m; ++r)
+          for (size_t b = 0; b < first; ++b)
+            if (out[r][b] != shards[k + r][off + b]) {
+              first = b;
+              break;
+            }
+        *mismatch_offset = off + first;
+      }
+      return false;
+    }
+  }
+  if (mismatch_offset) *mismatch_offset = len;
+  return true;
+}
+
+Status XorCodec::signature(const uint8_t *, size_t, Span<uint64_t>) const {
+  return Status(StatusCode::kUnsupported, code_.spec.to_string() +
+                                              ": algebraic signatures need a code over GF(2^l) symbols; "
+                                              "bit-matrix codes do not have them");
+}
+
+Result<bool> XorCodec::verify_by_signatures(Span<const uint64_t>, unsigned) const {
+  return Status(StatusCode::kUnsupported, code_.spec.to_string() +
+                                              ": eq. 2.37 holds for codes over GF(2^l) symbols, not bit-matrix codes; "
+                                              "use verify()");
+}
+
+KernelCacheStats XorCodec::kernel_cache_stats() const {
+  KernelCacheStats s;
+  s.compiles = promotions_->load();
+  s.hits = ops_.hits();
+  s.evictions = ops_.evictions();
+  s.cached = ops_.size();
+  s.capacity = ops_.capacity();
+  s.decode_plans = ops_.compiles();
+  s.decode_plans_cached = ops_.size();
+  s.promotions = promotions_->load();
+  s.shape_calls = runner_calls_.load();
+  return s;
+}
+
+}  // namespace ecjit::runtime

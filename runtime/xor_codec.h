@@ -1,0 +1,105 @@
+// XorCodec: a bit-matrix (XOR) code with its JIT-compiled schedules: encoder, decoders per erasure set, updates.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codes/bitmatrix_code.h"
+#include "codes/xor_schedule.h"
+#include "ecjit/codec.h"
+#include "runtime/jit_impl.h"
+#include "runtime/lru_cache.h"
+#include "runtime/op_key.h"
+#include "runtime/xor_runner.h"
+
+namespace ecjit::runtime {
+
+// Shards are blocks of w packets (Jerasure's layout, codes/bitmatrix_code.h); every len is a
+// multiple of spec().block_bytes(). The encoder is a schedule (the fewest XORs of smart and
+// weighted matching, checked symbolically) compiled by the xor lowering in make().
+// Decoders, delta updates and partial encodes are planned per shard set on first use
+// (a GF(2) inversion and a smart schedule, microseconds) and served at once by XorRunner,
+// which interprets the schedule: no compile on a caller's thread. A set that has moved
+// JitOptions::promote_after_bytes (or given to prepare_reconstruct) gets its unrolled kernel
+// (the better of smart and matching schedules) compiled on the Jit's background thread and
+// swapped in. Signatures are not offered (the code is not linear over a field of the
+// shard's symbols): kUnsupported.
+class XorCodec final : public Codec {
+ public:
+  static Result<std::shared_ptr<XorCodec>> make(std::shared_ptr<JitImpl> jit, codes::BitMatrixCode code);
+
+  const CodeSpec &spec() const override { return code_.spec; }
+  // The (m w) x (k w) parity bit-matrix as 0 / 1 entries, row-major.
+  const std::vector<uint64_t> &parity_matrix() const override { return bits_; }
+  KernelInfo encoder_info() const override { return encoder_.info; }
+
+  Status encode(Span<const uint8_t *const> data, Span<uint8_t *const> parity, size_t len) const override;
+  Status reconstruct(Span<uint8_t *const> shards, const std::vector<bool> &present, size_t len) const override;
+  Status prepare_reconstruct(const std::vector<bool> &present) const override;
+  KernelInfo decoder_info(const std::vector<bool> &present) const override;
+  Status reconstruct_data(Span<uint8_t *const> shards, const std::vector<bool> &present,
+                          size_t len) const override;
+  Status reconstruct_some(const ShardSet &wanted, Span<uint8_t *const> shards,
+                          const std::vector<bool> &present, size_t len) const override;
+  Result<ShardSet> minimum_to_decode(const ShardSet &wanted, const ShardSet &available) const override;
+  Status update(const ShardSet &changed, Span<const uint8_t *const> old_data,
+                Span<const uint8_t *const> new_data, Span<uint8_t *const> parity,
+                size_t len) const override;
+  Status encode_partial(unsigned data_index, const uint8_t *shard, Span<uint8_t *const> parity_acc,
+                        size_t len) const override;
+  Result<bool> verify(Span<const uint8_t *const> shards, size_t len,
+                      size_t *mismatch_offset) const override;
+  Status signature(const uint8_t *shard, size_t len, Span<uint64_t> sig) const override;
+  Result<bool> verify_by_signatures(Span<const uint64_t> sigs, unsigned components) const override;
+  KernelCacheStats kernel_cache_stats() const override;
+
+  // The encoder's schedule (for stats and tests).
+  const codes::XorProgram &encoder_program() const { return encoder_desc_.program; }
+
+  // One planned kernel beyond the encoder: its program run by `runner` until `compiled`
+  // (the unrolled kernel, compiled in the background) is set.
+  struct Op {
+    explicit Op(ir::XorKernelDesc desc, codes::BitMatrix map) : runner(std::move(desc)), map(std::move(map)) {}
+    XorRunner runner;
+    codes::BitMatrix map;                  // the bit-matrix the program computes (for matching)
+    std::vector<unsigned> sources;         // decode: shards read, in kernel input order
+    mutable std::shared_ptr<const Kernel> compiled;  // std::atomic_load / atomic_store
+    mutable std::atomic<uint64_t> bytes{0};
+    mutable std::atomic<bool> asked{false};
+  };
+
+ private:
+  XorCodec(std::shared_ptr<JitImpl> jit, codes::BitMatrixCode code)
+      : jit_(std::move(jit)), code_(std::move(code)), ops_(jit_->options().max_cached_kernels) {}
+  Status check_len(const char *what, size_t len) const;
+  enum class Rebuild { kRun, kPrepare, kPlan };
+  Status rebuild(const char *what, Span<uint8_t *const> shards, const std::vector<bool> &present,
+                 const ShardSet *wanted, bool data_only, size_t len, Rebuild mode,
+                 KernelInfo *info = nullptr) const;
+  Result<std::shared_ptr<const Op>> decoder(const ShardSet &present, const std::vector<unsigned> &targets) const;
+  // Runs op on (in, out): the compiled kernel when there is one, else the runner; counts the
+  // bytes and asks for the compile past the threshold (now when `promote`).
+  void run(const std::shared_ptr<const Op> &op, const uint8_t *const *in, uint8_t *const *out,
+           size_t len, bool promote) const;
+  void promote(const std::shared_ptr<const Op> &op) const;
+  KernelInfo info(const Op &op) const;
+
+  std::shared_ptr<JitImpl> jit_;
+  codes::BitMatrixCode code_;
+  std::vector<uint64_t> bits_;
+  ir::XorKernelDesc encoder_desc_;
+  Kernel encoder_;
+  mutable LruCache<OpKey, Op, OpKeyHash> ops_;
+  // Shared with background compiles, which may finish after the codec is gone.
+  std::shared_ptr<std::atomic<uint64_t>> promotions_ = std::make_shared<std::atomic<uint64_t>>(0);
+  mutable std::atomic<uint64_t> runner_calls_{0};
+};
+
+// The program of `M` a compiled kernel should run: the fewest XORs of the smart and weighted
+// matching schedules (ties: smart), checked against M. Errors: kInternal (a schedule that
+// does not compute M: a bug).
+Result<codes::XorProgram> best_schedule(const codes::BitMatrix &M, codes::XorSchedule *chosen = nullptr);
+
+}  // namespace ecjit::runtime
