@@ -164,4 +164,19 @@ XorProgram make_schedule(const BitMatrix &M, XorSchedule s) {
   return dumb(M);
 }
 
+Result<XorProgram> best_schedule(const BitMatrix &M, XorSchedule *chosen) {
+  XorProgram best;
+  bool have = false;
+  for (XorSchedule s : {XorSchedule::kSmart, XorSchedule::kWeightedMatching}) {
+    XorProgram p = make_schedule(M, s);
+    ECJIT_RETURN_IF_ERROR(check_program(p, M));
+    if (!have || p.xors() < best.xors()) {
+      best = std::move(p);
+      have = true;
+      if (chosen) *chosen = s;
+    }
+  }
+  return best;
+}
+
 }  // namespace ecjit::codes

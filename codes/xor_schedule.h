@@ -26,4 +26,9 @@ bool parse_schedule(const std::string &name, XorSchedule *out);
 // holds (the builders' tests check it symbolically).
 XorProgram make_schedule(const BitMatrix &M, XorSchedule s);
 
+// The program a compiled kernel should run: the fewest XORs of the smart and weighted
+// matching schedules (ties: smart), each checked against M (check_program). `chosen`
+// receives its schedule. Errors: kInternal (a schedule that does not compute M: a bug).
+Result<XorProgram> best_schedule(const BitMatrix &M, XorSchedule *chosen = nullptr);
+
 }  // namespace ecjit::codes

@@ -2,6 +2,7 @@
 #include "ir_builders/xor_kernel.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "ir_builders/kernel_abi.h"
 #include "ir_builders/kernel_builder.h"
@@ -124,27 +125,31 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_xor_kernel(llvm::LLVMContext
   auto address = [&](llvm::Value *base, const codes::PacketRef &r) {
     return b.CreateInBoundsGEP(b.getInt8Ty(), base, b.CreateAdd(at, size(uint64_t(r.index) * desc.packet)));
   };
+  // Output by output: each output's expression tree emitted depth first (op values shared
+  // by several outputs computed once, at first need), then stored at once. An input packet is
+  // loaded at each use: between two stores (which may alias it as far as LLVM knows) its
+  // loads are merged, across them they stay separate loads, which the x86 back end folds
+  // into the XORs' memory operands. Stores as early as possible and inputs re-read from their
+  // buffers keep the live values of a 400-op schedule within the vector registers instead of
+  // spilling them (RS(10,4) w=8 on AVX2: 320 spill moves with all loads first, 0 here).
   const codes::XorProgram &p = desc.program;
   std::vector<llvm::Value *> val(p.values(), nullptr);
-  auto value = [&](uint32_t v) {
-    if (!val[v]) val[v] = b.CreateAlignedLoad(vty, address(in_ptr[desc.inputs[v].shard], desc.inputs[v]), align1);
+  std::function<llvm::Value *(uint32_t)> value = [&](uint32_t v) -> llvm::Value * {
+    if (v < p.inputs) return b.CreateAlignedLoad(vty, address(in_ptr[desc.inputs[v].shard], desc.inputs[v]), align1);
+    if (!val[v]) {
+      const codes::XorProgram::Op &op = p.ops[v - p.inputs];
+      llvm::Value *x = value(op.a);
+      llvm::Value *y = value(op.b);
+      val[v] = b.CreateXor(x, y);
+    }
     return val[v];
   };
-  for (size_t i = 0; i < p.ops.size(); ++i) {
-    llvm::Value *x = value(p.ops[i].a);
-    llvm::Value *y = value(p.ops[i].b);
-    val[p.inputs + i] = b.CreateXor(x, y);
-  }
-  std::vector<llvm::Value *> results;
-  for (uint32_t v : p.outputs)
-    results.push_back(v == codes::XorProgram::kZero ? llvm::Constant::getNullValue(vty) : value(v));
-  std::vector<llvm::Value *> old;  // accumulate: read every output before the first store
-  if (desc.accumulate)
-    for (const codes::PacketRef &r : desc.outputs)
-      old.push_back(b.CreateAlignedLoad(vty, address(out_ptr[r.shard], r), align1));
-  for (size_t r = 0; r < results.size(); ++r) {
-    llvm::Value *x = desc.accumulate ? b.CreateXor(old[r], results[r]) : results[r];
-    b.CreateAlignedStore(x, address(out_ptr[desc.outputs[r].shard], desc.outputs[r]), align1);
+  for (size_t r = 0; r < p.outputs.size(); ++r) {
+    const uint32_t v = p.outputs[r];
+    llvm::Value *x = v == codes::XorProgram::kZero ? llvm::Constant::getNullValue(vty) : value(v);
+    llvm::Value *dst = address(out_ptr[desc.outputs[r].shard], desc.outputs[r]);
+    if (desc.accumulate) x = b.CreateXor(b.CreateAlignedLoad(vty, dst, align1), x);
+    b.CreateAlignedStore(x, dst, align1);
   }
   llvm::Value *next = b.CreateAdd(step, size(1), "step.next", true, true);
   step->addIncoming(next, b.GetInsertBlock());

@@ -38,9 +38,10 @@ struct XorKernelDesc {
 // for every whole block of w x packet bytes in len (a trailing partial block is left
 // untouched): per block, a loop over the packet in vectors of VB bytes (the target's width,
 // or the largest power of two not above the packet; accumulate: that divides it), and in its
-// body the whole program unrolled: each input vector loaded once, each op one vector XOR,
-// each output stored once after every load (overwrite: a packet that is not a multiple of
-// VB ends with one vector overlapping the previous one, the same bytes rewritten). The
+// body the whole program unrolled, output by output: each op one vector XOR (computed once),
+// each output stored as soon as it is computed, input vectors read from their buffers where
+// used (overwrite: a packet that is not a multiple of VB ends with one vector overlapping
+// the previous one, the same bytes rewritten). The
 // in / out pointer arrays are read once on entry. Caller contract: output buffers do not
 // overlap each other or any input. Errors (llvm::Error): an invalid program (check by
 // shape: operands defined before use, packets within w, pointer counts), packet not a

@@ -9,43 +9,20 @@
 
 namespace ecjit::runtime {
 
-Result<codes::XorProgram> best_schedule(const codes::BitMatrix &M, codes::XorSchedule *chosen) {
-  codes::XorProgram best;
-  bool have = false;
-  for (codes::XorSchedule s : {codes::XorSchedule::kSmart, codes::XorSchedule::kWeightedMatching}) {
-    codes::XorProgram p = codes::make_schedule(M, s);
-    ECJIT_RETURN_IF_ERROR(codes::check_program(p, M));
-    if (!have || p.xors() < best.xors()) {
-      best = std::move(p);
-      have = true;
-      if (chosen) *chosen = s;
-    }
-  }
-  return best;
-}
-
 Result<std::shared_ptr<XorCodec>> XorCodec::make(std::shared_ptr<JitImpl> jit, codes::BitMatrixCode code) {
   std::shared_ptr<XorCodec> c(new XorCodec(std::move(jit), std::move(code)));
   const codes::BitMatrixCode &bc = c->code_;
   for (unsigned r = 0; r < bc.parity.rows; ++r)
     for (unsigned col = 0; col < bc.parity.cols; ++col) c->bits_.push_back(bc.parity.get(r, col));
-  codes::XorSchedule chosen = codes::XorSchedule::kSmart;
-  Result<codes::XorProgram> program = best_schedule(bc.parity, &chosen);
-  if (!program.ok()) return program.status();
-  ir::XorKernelDesc &d = c->encoder_desc_;
-  d.program = std::move(*program);
-  d.w = bc.w;
-  d.packet = bc.packet;
-  for (unsigned j = 0; j < bc.k; ++j)
-    for (unsigned x = 0; x < bc.w; ++x) d.inputs.push_back({j, x});
-  for (unsigned i = 0; i < bc.m; ++i)
-    for (unsigned x = 0; x < bc.w; ++x) d.outputs.push_back({i, x});
-  d.symbol = ir::kernel_symbol("encode", bc.spec.to_string(), c->jit_->options().target);
+  Result<jit::XorPlan> plan = jit::xor_encoder_plan(bc, c->jit_->options().target);
+  if (!plan.ok()) return plan.status();
+  c->encoder_plan_ = std::move(*plan);
+  const ir::XorKernelDesc &d = c->encoder_plan_.desc;
   auto k = c->jit_->xor_kernel(d, /*shared=*/true);
   if (!k.ok()) return k.status();
   c->encoder_ = std::move(*k);
   const size_t dumb = codes::make_schedule(bc.parity, codes::XorSchedule::kDumb).xors();
-  c->encoder_.info.why = std::string("schedule ") + codes::schedule_name(chosen) + ": " +
+  c->encoder_.info.why = std::string("schedule ") + codes::schedule_name(c->encoder_plan_.schedule) + ": " +
                          std::to_string(d.program.xors()) + " XORs per block position (dumb: " +
                          std::to_string(dumb) + ")";
   return c;
@@ -86,9 +63,9 @@ void XorCodec::promote(const std::shared_ptr<const Op> &op) const {
   auto task = [weak, jit, count] {
     std::shared_ptr<const Op> o = weak.lock();
     if (!o) return;
-    ir::XorKernelDesc desc = o->runner.desc();
-    Result<codes::XorProgram> better = best_schedule(o->map);
-    if (better.ok() && better->xors() < desc.program.xors()) desc.program = std::move(*better);
+    Result<jit::XorPlan> better = jit::with_best_schedule(o->plan);
+    const ir::XorKernelDesc &desc =
+        better.ok() && better->desc.program.xors() < o->plan.desc.program.xors() ? better->desc : o->plan.desc;
     auto k = jit->xor_kernel(desc, /*shared=*/false);
     if (!k.ok()) return;  // the runner keeps serving
     k->info.why = "unrolled schedule, " + std::to_string(desc.program.xors()) +
@@ -138,25 +115,9 @@ Result<std::shared_ptr<const XorCodec::Op>> XorCodec::decoder(const ShardSet &pr
   return ops_.get(key, [&]() -> Result<std::shared_ptr<const Op>> {
     std::vector<bool> mask(code_.n());
     for (unsigned s = 0; s < code_.n(); ++s) mask[s] = present.contains(s);
-    Result<codes::BitDecodePlan> plan = codes::plan_bitmatrix_decode(code_, mask, targets);
+    Result<jit::XorPlan> plan = jit::xor_decoder_plan(code_, mask, targets, jit_->options().target, false);
     if (!plan.ok()) return plan.status();
-    ir::XorKernelDesc d;
-    d.program = codes::make_schedule(plan->map, codes::XorSchedule::kSmart);
-    ECJIT_RETURN_IF_ERROR(codes::check_program(d.program, plan->map));
-    d.w = code_.w;
-    d.packet = code_.packet;
-    for (const codes::PacketRef &p : plan->sources) {
-      const unsigned slot = unsigned(std::lower_bound(plan->source_shards.begin(), plan->source_shards.end(), p.shard) -
-                                     plan->source_shards.begin());
-      d.inputs.push_back({slot, p.index});
-    }
-    for (unsigned t = 0; t < targets.size(); ++t)
-      for (unsigned x = 0; x < code_.w; ++x) d.outputs.push_back({t, x});
-    d.symbol = ir::kernel_symbol("decode_t" + join_indices(targets) + "_s" + join_indices(plan->source_shards),
-                                 code_.spec.to_string(), jit_->options().target);
-    auto op = std::make_shared<Op>(std::move(d), std::move(plan->map));
-    op->sources = plan->source_shards;
-    return std::shared_ptr<const Op>(std::move(op));
+    return std::shared_ptr<const Op>(std::make_shared<Op>(std::move(*plan)));
   });
 }
 
@@ -199,7 +160,7 @@ Status XorCodec::rebuild(const char *what, Span<uint8_t *const> shards, const st
     promote(*op);
     return Status::Ok();
   }
-  const auto &sources = (*op)->sources;
+  const auto &sources = (*op)->plan.sources;
   const uint8_t *in_stack[kStackShards];
   uint8_t *out_stack[kStackShards];
   std::vector<const uint8_t *> in_heap;
@@ -284,23 +245,9 @@ Result<ShardSet> XorCodec::minimum_to_decode(const ShardSet &wanted, const Shard
   return result;
 }
 
-namespace {
-
-// The columns `cols` of M (data shards' packets), as a matrix over those packets only.
-codes::BitMatrix columns_of(const codes::BitMatrix &M, const std::vector<unsigned> &shards, unsigned w) {
-  codes::BitMatrix S(M.rows, unsigned(shards.size()) * w);
-  for (unsigned r = 0; r < M.rows; ++r)
-    for (size_t i = 0; i < shards.size(); ++i)
-      for (unsigned x = 0; x < w; ++x)
-        if (M.get(r, shards[i] * w + x)) S.set(r, unsigned(i) * w + x);
-  return S;
-}
-
-}  // namespace
-
 Status XorCodec::update(const ShardSet &changed, Span<const uint8_t *const> old_data,
                         Span<const uint8_t *const> new_data, Span<uint8_t *const> parity, size_t len) const {
-  const unsigned k = code_.k, m = code_.m, w = code_.w;
+  const unsigned k = code_.k, m = code_.m;
   if (changed.invalid() || changed.empty() || changed.end_index() > k)
     return Status(StatusCode::kInvalidArgument, "update: the changed set must name data shards 0.." + std::to_string(k - 1));
   const std::vector<unsigned> idx = changed.to_vector();
@@ -321,38 +268,9 @@ Status XorCodec::update(const ShardSet &changed, Span<const uint8_t *const> old_
   key.op = OpKey::kUpdate;
   for (unsigned s : idx) key.a[s / 64] |= uint64_t(1) << (s % 64);
   auto op = ops_.get(key, [&]() -> Result<std::shared_ptr<const Op>> {
-    // Inputs: the old packets of the changed shards (pointers 0..c-1), then the new ones
-    // (c..2c-1); the program first forms the deltas, then applies the parity columns to them.
-    const codes::BitMatrix M = columns_of(code_.parity, idx, w);
-    codes::XorProgram sched = codes::make_schedule(M, codes::XorSchedule::kSmart);
-    ECJIT_RETURN_IF_ERROR(codes::check_program(sched, M));
-    ir::XorKernelDesc d;
-    d.w = w;
-    d.packet = code_.packet;
-    d.accumulate = true;
-    const unsigned cw = c * w;
-    d.program.inputs = 2 * cw;
-    for (unsigned i = 0; i < cw; ++i) d.program.ops.push_back({i, cw + i});  // delta i = 2cw + i
-    auto remap = [&](uint32_t v) -> uint32_t {
-      if (v == codes::XorProgram::kZero) return v;
-      return v < cw ? 2 * cw + v : 3 * cw + (v - cw);
-    };
-    for (const auto &o : sched.ops) d.program.ops.push_back({remap(o.a), remap(o.b)});
-    for (uint32_t v : sched.outputs) d.program.outputs.push_back(remap(v));
-    for (unsigned half = 0; half < 2; ++half)
-      for (unsigned i = 0; i < c; ++i)
-        for (unsigned x = 0; x < w; ++x) d.inputs.push_back({half * c + i, x});
-    for (unsigned i = 0; i < m; ++i)
-      for (unsigned x = 0; x < w; ++x) d.outputs.push_back({i, x});
-    d.symbol = ir::kernel_symbol("update_" + join_indices(idx), code_.spec.to_string(), jit_->options().target);
-    codes::BitMatrix full(M.rows, 2 * cw);  // the map over [old; new] (for the background schedule)
-    for (unsigned r = 0; r < M.rows; ++r)
-      for (unsigned col = 0; col < cw; ++col)
-        if (M.get(r, col)) {
-          full.set(r, col);
-          full.set(r, cw + col);
-        }
-    return std::shared_ptr<const Op>(std::make_shared<Op>(std::move(d), std::move(full)));
+    Result<jit::XorPlan> plan = jit::xor_update_plan(code_, idx, jit_->options().target);
+    if (!plan.ok()) return plan.status();
+    return std::shared_ptr<const Op>(std::make_shared<Op>(std::move(*plan)));
   });
   if (!op.ok()) return op.status();
   std::vector<const uint8_t *> in(2 * size_t(c));
@@ -366,7 +284,7 @@ Status XorCodec::update(const ShardSet &changed, Span<const uint8_t *const> old_
 
 Status XorCodec::encode_partial(unsigned data_index, const uint8_t *shard, Span<uint8_t *const> parity_acc,
                                 size_t len) const {
-  const unsigned k = code_.k, m = code_.m, w = code_.w;
+  const unsigned k = code_.k, m = code_.m;
   if (data_index >= k)
     return Status(StatusCode::kInvalidArgument, "encode_partial: data index " + std::to_string(data_index) +
                                                     " >= k = " + std::to_string(k));
@@ -384,19 +302,9 @@ Status XorCodec::encode_partial(unsigned data_index, const uint8_t *shard, Span<
   key.op = OpKey::kPartial;
   key.a[data_index / 64] = uint64_t(1) << (data_index % 64);
   auto op = ops_.get(key, [&]() -> Result<std::shared_ptr<const Op>> {
-    codes::BitMatrix M = columns_of(code_.parity, {data_index}, w);
-    ir::XorKernelDesc d;
-    d.program = codes::make_schedule(M, codes::XorSchedule::kSmart);
-    ECJIT_RETURN_IF_ERROR(codes::check_program(d.program, M));
-    d.w = w;
-    d.packet = code_.packet;
-    d.accumulate = true;
-    for (unsigned x = 0; x < w; ++x) d.inputs.push_back({0, x});
-    for (unsigned i = 0; i < m; ++i)
-      for (unsigned x = 0; x < w; ++x) d.outputs.push_back({i, x});
-    d.symbol = ir::kernel_symbol("partial_d" + std::to_string(data_index), code_.spec.to_string(),
-                                 jit_->options().target);
-    return std::shared_ptr<const Op>(std::make_shared<Op>(std::move(d), std::move(M)));
+    Result<jit::XorPlan> plan = jit::xor_partial_plan(code_, data_index, jit_->options().target);
+    if (!plan.ok()) return plan.status();
+    return std::shared_ptr<const Op>(std::make_shared<Op>(std::move(*plan)));
   });
   if (!op.ok()) return op.status();
   run(*op, &shard, parity_acc.data, len, false);

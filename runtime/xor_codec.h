@@ -8,6 +8,7 @@
 
 #include "codes/bitmatrix_code.h"
 #include "codes/xor_schedule.h"
+#include "jit/xor_planner.h"
 #include "ecjit/codec.h"
 #include "runtime/jit_impl.h"
 #include "runtime/lru_cache.h"
@@ -56,15 +57,14 @@ class XorCodec final : public Codec {
   KernelCacheStats kernel_cache_stats() const override;
 
   // The encoder's schedule (for stats and tests).
-  const codes::XorProgram &encoder_program() const { return encoder_desc_.program; }
+  const codes::XorProgram &encoder_program() const { return encoder_plan_.desc.program; }
 
   // One planned kernel beyond the encoder: its program run by `runner` until `compiled`
-  // (the unrolled kernel, compiled in the background) is set.
+  // (the unrolled kernel of the best schedule, compiled in the background) is set.
   struct Op {
-    explicit Op(ir::XorKernelDesc desc, codes::BitMatrix map) : runner(std::move(desc)), map(std::move(map)) {}
+    explicit Op(jit::XorPlan p) : plan(std::move(p)), runner(plan.desc) {}
+    jit::XorPlan plan;
     XorRunner runner;
-    codes::BitMatrix map;                  // the bit-matrix the program computes (for matching)
-    std::vector<unsigned> sources;         // decode: shards read, in kernel input order
     mutable std::shared_ptr<const Kernel> compiled;  // std::atomic_load / atomic_store
     mutable std::atomic<uint64_t> bytes{0};
     mutable std::atomic<bool> asked{false};
@@ -89,17 +89,12 @@ class XorCodec final : public Codec {
   std::shared_ptr<JitImpl> jit_;
   codes::BitMatrixCode code_;
   std::vector<uint64_t> bits_;
-  ir::XorKernelDesc encoder_desc_;
+  jit::XorPlan encoder_plan_;
   Kernel encoder_;
   mutable LruCache<OpKey, Op, OpKeyHash> ops_;
   // Shared with background compiles, which may finish after the codec is gone.
   std::shared_ptr<std::atomic<uint64_t>> promotions_ = std::make_shared<std::atomic<uint64_t>>(0);
   mutable std::atomic<uint64_t> runner_calls_{0};
 };
-
-// The program of `M` a compiled kernel should run: the fewest XORs of the smart and weighted
-// matching schedules (ties: smart), checked against M. Errors: kInternal (a schedule that
-// does not compute M: a bug).
-Result<codes::XorProgram> best_schedule(const codes::BitMatrix &M, codes::XorSchedule *chosen = nullptr);
 
 }  // namespace ecjit::runtime

@@ -1,4 +1,4 @@
-// XorRunner: linear-scan slots for the program's values, chunked XOR loops.
+// XorRunner: multi-source statements from the program, then chunked region XORs.
 #include "runtime/xor_runner.h"
 
 #include <algorithm>
@@ -7,23 +7,40 @@
 namespace ecjit::runtime {
 namespace {
 
-// dst = a ^ b over n bytes (n a multiple of 8), 32 bytes per step where it can.
-void xor2(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n) {
+// dst (^)= src[0] ^ ... ^ src[n-1] over `bytes` (a multiple of 8); the sum stays in
+// registers. An AVX2 clone on x86 (the library is built for the baseline ISA).
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__)) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void xor_sources(uint8_t *dst, const uint8_t *const *src, unsigned n, size_t bytes, bool accumulate) {
   typedef uint64_t v4 __attribute__((vector_size(32), aligned(1)));
   size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    v4 x, y;
-    std::memcpy(&x, a + i, 32);
-    std::memcpy(&y, b + i, 32);
-    x ^= y;
-    std::memcpy(dst + i, &x, 32);
+  for (; i + 64 <= bytes; i += 64) {
+    v4 a0, a1, x;
+    if (accumulate) {
+      std::memcpy(&a0, dst + i, 32);
+      std::memcpy(&a1, dst + i + 32, 32);
+    } else {
+      a0 = v4{0, 0, 0, 0};
+      a1 = a0;
+    }
+    for (unsigned s = 0; s < n; ++s) {
+      std::memcpy(&x, src[s] + i, 32);
+      a0 ^= x;
+      std::memcpy(&x, src[s] + i + 32, 32);
+      a1 ^= x;
+    }
+    std::memcpy(dst + i, &a0, 32);
+    std::memcpy(dst + i + 32, &a1, 32);
   }
-  for (; i + 8 <= n; i += 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a + i, 8);
-    std::memcpy(&y, b + i, 8);
-    x ^= y;
-    std::memcpy(dst + i, &x, 8);
+  for (; i < bytes; i += 8) {
+    uint64_t a = 0, x;
+    if (accumulate) std::memcpy(&a, dst + i, 8);
+    for (unsigned s = 0; s < n; ++s) {
+      std::memcpy(&x, src[s] + i, 8);
+      a ^= x;
+    }
+    std::memcpy(dst + i, &a, 8);
   }
 }
 
@@ -31,54 +48,128 @@ void xor2(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n) {
 
 XorRunner::XorRunner(ir::XorKernelDesc desc) : desc_(std::move(desc)) {
   const codes::XorProgram &p = desc_.program;
-  // Last op reading each value; outputs are read after the last op (ops.size()); -1: unused.
-  std::vector<int64_t> last(p.values(), -1);
-  for (size_t i = 0; i < p.ops.size(); ++i) last[p.ops[i].a] = last[p.ops[i].b] = int64_t(i);
-  for (uint32_t v : p.outputs)
-    if (v != codes::XorProgram::kZero) last[v] = int64_t(p.ops.size());
-  std::vector<int32_t> free_slots;
-  slot_.assign(p.ops.size(), -1);
+  const size_t values = p.values();
+  std::vector<unsigned> uses(values, 0);
+  for (const auto &op : p.ops) {
+    ++uses[op.a];
+    ++uses[op.b];
+  }
+  // The output each value is stored to first (overwrite mode writes it there directly).
+  std::vector<int64_t> home(values, -1);
+  for (size_t r = 0; r < p.outputs.size(); ++r)
+    if (p.outputs[r] != codes::XorProgram::kZero && home[p.outputs[r]] < 0) home[p.outputs[r]] = int64_t(r);
+  // A value is a statement of its own when it is an output or read more than once; inputs
+  // are leaves. The others fold into their one reader.
+  auto materialized = [&](uint32_t v) { return v >= p.inputs && (home[v] >= 0 || uses[v] != 1); };
+  // Leaves of each materialized op value, by folding (XOR cancels repeated leaves).
+  std::vector<std::vector<uint32_t>> leaves(values);
+  std::vector<int64_t> last_read(values, -1);  // statement index reading a value last
+  std::vector<Loc> loc(values);
+  for (uint32_t v = 0; v < p.inputs; ++v) loc[v] = {Loc::kInput, v};
+  std::vector<uint32_t> order;  // materialized values in program order
   for (size_t i = 0; i < p.ops.size(); ++i) {
-    // Operands read for the last time here give their slots back first: the XOR reads both
-    // operands of a position before it writes it, so the result may take one of them.
-    const uint32_t a = p.ops[i].a, b = p.ops[i].b;
-    if (a >= p.inputs && last[a] == int64_t(i)) free_slots.push_back(slot_[a - p.inputs]);
-    if (b >= p.inputs && b != a && last[b] == int64_t(i)) free_slots.push_back(slot_[b - p.inputs]);
-    if (!free_slots.empty()) {
-      slot_[i] = free_slots.back();
+    const uint32_t v = uint32_t(p.inputs + i);
+    // A folded operand has this op as its only reader: take its leaves over (no copy; a
+    // chain of n ops costs O(n)), then cancel repeated leaves once the value is a statement.
+    std::vector<uint32_t> l;
+    for (uint32_t x : {p.ops[i].a, p.ops[i].b}) {
+      if (x < p.inputs || materialized(x)) {
+        l.push_back(x);
+      } else if (l.empty()) {
+        l = std::move(leaves[x]);
+      } else {
+        l.insert(l.end(), leaves[x].begin(), leaves[x].end());
+        std::vector<uint32_t>().swap(leaves[x]);
+      }
+    }
+    if (materialized(v)) {
+      std::sort(l.begin(), l.end());
+      size_t kept = 0;  // pairs cancel
+      for (size_t j = 0; j < l.size(); ++j) {
+        if (j + 1 < l.size() && l[j] == l[j + 1]) {
+          ++j;
+          continue;
+        }
+        l[kept++] = l[j];
+      }
+      l.resize(kept);
+      order.push_back(v);
+    }
+    leaves[v] = std::move(l);
+  }
+  for (size_t s = 0; s < order.size(); ++s)
+    for (uint32_t x : leaves[order[s]]) last_read[x] = int64_t(s);
+  // Final copies read values after every statement.
+  for (uint32_t v : p.outputs)
+    if (v != codes::XorProgram::kZero) last_read[v] = int64_t(order.size());
+  std::vector<uint32_t> free_slots;
+  for (size_t s = 0; s < order.size(); ++s) {
+    const uint32_t v = order[s];
+    Statement st;
+    st.first = uint32_t(srcs_.size());
+    for (uint32_t x : leaves[v]) srcs_.push_back(loc[x]);
+    st.count = uint32_t(leaves[v].size());
+    // Sources read for the last time give their slots back first (a statement reads all
+    // its sources at a position before it writes it).
+    for (uint32_t x : leaves[v])
+      if (loc[x].kind == Loc::kScratch && last_read[x] == int64_t(s)) free_slots.push_back(loc[x].index);
+    if (!desc_.accumulate && home[v] >= 0) {
+      loc[v] = {Loc::kOutput, uint32_t(home[v])};
+    } else if (!free_slots.empty()) {
+      loc[v] = {Loc::kScratch, free_slots.back()};
       free_slots.pop_back();
     } else {
-      slot_[i] = int32_t(slots_++);
+      loc[v] = {Loc::kScratch, slots_++};
     }
-    if (last[p.inputs + i] < 0) free_slots.push_back(slot_[i]);  // never read
+    st.dst = loc[v];
+    stmts_.push_back(st);
+    if (last_read[v] < 0 && loc[v].kind == Loc::kScratch) free_slots.push_back(loc[v].index);
+  }
+  // Outputs: a copy (or, accumulate, an XOR into it) unless the value was written there.
+  for (size_t r = 0; r < p.outputs.size(); ++r) {
+    const uint32_t v = p.outputs[r];
+    Statement st;
+    st.dst = {Loc::kOutput, uint32_t(r)};
+    st.first = uint32_t(srcs_.size());
+    st.accumulate = desc_.accumulate;
+    if (v == codes::XorProgram::kZero) {
+      if (desc_.accumulate) continue;  // ^= 0
+      st.count = 0;                    // = 0
+    } else {
+      if (loc[v].kind == Loc::kOutput && loc[v].index == r) continue;
+      srcs_.push_back(loc[v]);
+      st.count = 1;
+    }
+    stmts_.push_back(st);
   }
 }
 
 void XorRunner::run(const uint8_t *const *in, uint8_t *const *out, size_t len) const {
-  const codes::XorProgram &p = desc_.program;
   const size_t packet = desc_.packet, block = size_t(desc_.w) * packet;
   thread_local std::vector<uint8_t> scratch;
   if (scratch.size() < size_t(slots_) * kChunk) scratch.resize(size_t(slots_) * kChunk);
+  std::vector<const uint8_t *> src_ptr(srcs_.size());
   for (size_t b = 0; b + block <= len; b += block)
     for (size_t off = 0; off < packet; off += kChunk) {
       const size_t n = std::min<size_t>(kChunk, packet - off);
-      auto at = [&](uint32_t v) -> const uint8_t * {
-        if (v < p.inputs) return in[desc_.inputs[v].shard] + b + size_t(desc_.inputs[v].index) * packet + off;
-        return scratch.data() + size_t(slot_[v - p.inputs]) * kChunk;
-      };
-      for (size_t i = 0; i < p.ops.size(); ++i)
-        xor2(scratch.data() + size_t(slot_[i]) * kChunk, at(p.ops[i].a), at(p.ops[i].b), n);
-      for (size_t r = 0; r < p.outputs.size(); ++r) {
-        uint8_t *dst = out[desc_.outputs[r].shard] + b + size_t(desc_.outputs[r].index) * packet + off;
-        const uint32_t v = p.outputs[r];
-        if (desc_.accumulate) {
-          if (v != codes::XorProgram::kZero) xor2(dst, dst, at(v), n);
-        } else if (v == codes::XorProgram::kZero) {
-          std::memset(dst, 0, n);
-        } else {
-          std::memmove(dst, at(v), n);
+      auto at = [&](const Loc &l) -> uint8_t * {
+        switch (l.kind) {
+          case Loc::kInput: {
+            const codes::PacketRef &r = desc_.inputs[l.index];
+            return const_cast<uint8_t *>(in[r.shard]) + b + size_t(r.index) * packet + off;
+          }
+          case Loc::kOutput: {
+            const codes::PacketRef &r = desc_.outputs[l.index];
+            return out[r.shard] + b + size_t(r.index) * packet + off;
+          }
+          case Loc::kScratch: return scratch.data() + size_t(l.index) * kChunk;
+          case Loc::kZero: break;
         }
-      }
+        return nullptr;
+      };
+      for (size_t i = 0; i < srcs_.size(); ++i) src_ptr[i] = at(srcs_[i]);
+      for (const Statement &st : stmts_)
+        xor_sources(at(st.dst), src_ptr.data() + st.first, st.count, n, st.accumulate);
     }
 }
 

@@ -144,7 +144,10 @@ int cmd_aot(int argc, char **argv) {
     return usage_error(def.name, error);
   std::optional<KernelRequest> enc = make_kernel_request(kr_args, &error);
   if (!enc) return usage_error(def.name, error);
-  const codes::LinearCode &code = enc->code;
+  if (!enc->code)
+    return usage_error(def.name, "bit-matrix codes (" + enc->spec.to_string() +
+                                 ") have no AOT output yet: ecjit ir / asm show their kernels");
+  const codes::LinearCode &code = *enc->code;
   const std::string spec = code.spec.to_string(), target = enc->target.to_string();
 
   std::string prefix = args.get("prefix", default_prefix(spec));

@@ -225,7 +225,10 @@ int cmd_demo(int argc, char **argv) {
   for (unsigned s : lose) present[s] = false;
   // With shape kernels the set's own decoder is compiled in the background; without (no
   // byte shuffle, GFNI or carry-less multiply on the target) here, on this thread.
-  const bool shapes = (*codec)->decoder_info(present).why.find("shape kernel") != std::string::npos;
+  const std::string first_why = (*codec)->decoder_info(present).why;
+  // Bit-matrix codes serve first calls with the schedule runner (no kernel to compile).
+  const bool runner = first_why.find("schedule runner") != std::string::npos;
+  const bool shapes = runner || first_why.find("shape kernel") != std::string::npos;
   if (Status st = (*codec)->prepare_reconstruct(present); !st.ok())
     return runtime_error(kCmd, "decoder for lost shards " + join_indices(lose) + ": " + st.to_string());
   // The kernels above serve calls at once (the static choice under "auto"); the tuner times
@@ -270,7 +273,8 @@ int cmd_demo(int argc, char **argv) {
               "cache); the lost shards' own decoder %.1f ms more (%s)\n", "JIT compile:",
               codec_seconds * 1e3, (unsigned long long)at_codec.kernels_compiled,
               at_codec.kernels_compiled == 1 ? "" : "s",
-              shapes ? " and the shape kernels for first calls" : "",
+              runner ? "; first calls run its schedule uncompiled"
+                     : shapes ? " and the shape kernels for first calls" : "",
               (unsigned long long)at_codec.kernels_from_disk,
               (stats.compile_seconds - at_codec.compile_seconds) * 1e3,
               shapes ? "in the background" : "no shape kernel on this target: on this thread");
@@ -364,7 +368,8 @@ int cmd_demo(int argc, char **argv) {
       std::printf("%-13s %zu new erasure sets of %zu shards, first call each: median %.1f us, max %.1f us "
                   "(%s%s), checked\n", "first calls:", us.size(), lose.size(), us[us.size() / 2],
                   us.back(), kernel.c_str(),
-                  (*codec)->kernel_cache_stats().shape_calls ? " shape kernel, no compile" : " compiled per set");
+                  runner ? " schedule runner, no compile"
+                  : (*codec)->kernel_cache_stats().shape_calls ? " shape kernel, no compile" : " compiled per set");
     }
   }
   std::printf("%-13s k x shard size = %s per call, %s, GB = 10^9 bytes\n", "counting:",

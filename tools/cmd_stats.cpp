@@ -82,8 +82,12 @@ int run_one(const Args &args) {
 
   const AsmFamily family = asm_family(r.req.target.triple);
   const AsmStats as = count_asm(*text, family, ir::kMainLoopBlock);
-  std::printf("%s\n  kernel %s, %u outputs x %u inputs\n\n", describe(r).c_str(),
-              r.req.desc.symbol.c_str(), r.req.desc.coeffs.rows, r.req.desc.inputs());
+  if (r.req.xor_kernel)
+    std::printf("%s\n  kernel %s, %zu output packets x %u input packets per block\n\n", describe(r).c_str(),
+                r.req.symbol().c_str(), r.req.xor_kernel->outputs.size(), r.req.xor_kernel->program.inputs);
+  else
+    std::printf("%s\n  kernel %s, %u outputs x %u inputs\n\n", describe(r).c_str(),
+                r.req.desc.symbol.c_str(), r.req.desc.coeffs.rows, r.req.desc.inputs());
   std::printf("  %-26s %-13s %8s %8s %8s %8s\n", "", "", "xor", "shift", "and", "all");
   print_row("IR raw (builder)", "main loop", raw_loop);
   print_row("", "whole kernel", raw_all);
@@ -135,7 +139,7 @@ int run_sweep(const Args &args) {
                                    strategy_list());
     r0.req.strategy = r3.req.strategy = *s;
     r0.resolved_strategy = r3.resolved_strategy =
-        jit::resolve_strategy(*s, r3.req.target, r3.code.field.bits());
+        jit::resolve_strategy(*s, r3.req.target, r3.code->field.bits());
     Counts all0, loop0, all3, loop3;
     auto b0 = built(r0, true, &all0, &loop0);
     if (!b0) return runtime_error(kCmd, describe(r0) + ": " + error_message(b0.takeError()));

@@ -1,6 +1,8 @@
 // kernel_request: parses the code, target, strategy and erasure options shared by ir, asm and stats.
 #include "tools/kernel_request.h"
 
+#include "jit/xor_planner.h"
+
 #include "jit/decoder_planner.h"
 
 #include <algorithm>
@@ -96,8 +98,80 @@ KernelRequest assemble(codes::LinearCode code, std::string op, std::vector<unsig
   const std::string symbol = ir::kernel_symbol(op, code.spec.to_string(), target.spec.to_string());
   const ir::Strategy resolved = jit::resolve_strategy(strategy, target.info, code.field.bits());
   jit::CompileRequest req{ir::KernelDesc{code.field, coeffs, symbol}, target.info, strategy, opt};
-  return KernelRequest{std::move(code), std::move(op), std::move(erased), std::move(target.spec),
-                       resolved, std::move(req)};
+  const CodeSpec spec = code.spec;
+  return KernelRequest{spec, std::move(code), std::nullopt, "", std::move(op), std::move(erased),
+                       std::move(target.spec), resolved, std::move(req)};
+}
+
+// --spec of a bit-matrix family: the xor kernel of --op encode | decode.
+std::optional<KernelRequest> make_xor_request(const Args &args, const CodeSpec &spec, std::string *error) {
+  Result<codes::BitMatrixCode> code = codes::build_bitmatrix_code(spec);
+  if (!code.ok()) {
+    *error = "spec '" + args.get("spec") + "': " + code.status().message();
+    return std::nullopt;
+  }
+  if (args.get("strategy", "auto") != "auto") {
+    *error = "--strategy: bit-matrix codes have one lowering, xor (leave --strategy at auto)";
+    return std::nullopt;
+  }
+  if (args.has("outputs") || args.has("unroll")) {
+    *error = std::string("--") + (args.has("outputs") ? "outputs" : "unroll") + " does not apply to bit-matrix codes";
+    return std::nullopt;
+  }
+  std::optional<Target> target = resolve_target(args.get("target", "host"), error);
+  if (!target) return std::nullopt;
+  jit::OptLevel opt = jit::OptLevel::kO3;
+  if (!parse_opt_level(args.get("opt", "O3"), &opt)) {
+    *error = "--opt '" + args.get("opt") + "' is not one of O0, O1, O2, O3";
+    return std::nullopt;
+  }
+  const std::string op = args.get("op", "encode");
+  const std::string target_name = target->spec.to_string();
+  std::vector<unsigned> erased;
+  Result<jit::XorPlan> plan = Status(StatusCode::kInternal, "");
+  if (op == "encode") {
+    if (args.has("erased")) {
+      *error = "--erased applies to --op decode only";
+      return std::nullopt;
+    }
+    plan = jit::xor_encoder_plan(*code, target_name);
+  } else if (op == "decode") {
+    const unsigned n = code->n();
+    if (args.has("erased")) {
+      if (!parse_index_list(args.get("erased"), &erased, error)) return std::nullopt;
+    } else {
+      for (unsigned s = 0; s < code->m; ++s) erased.push_back(s);
+    }
+    std::sort(erased.begin(), erased.end());
+    std::vector<bool> present(n, true);
+    for (unsigned s : erased) {
+      if (s >= n) {
+        *error = "--erased: shard " + std::to_string(s) + " does not exist (the code has " +
+                 std::to_string(n) + " shards, 0.." + std::to_string(n - 1) + ")";
+        return std::nullopt;
+      }
+      present[s] = false;
+    }
+    if (erased.empty()) {
+      *error = "--erased: no shard is missing; nothing to decode";
+      return std::nullopt;
+    }
+    plan = jit::xor_decoder_plan(*code, present, erased, target_name, /*best=*/true);
+  } else {
+    *error = "--op '" + op + "' is not encode or decode (bit-matrix codes have no shape kernels)";
+    return std::nullopt;
+  }
+  if (!plan.ok()) {
+    *error = "--op " + op + ": " + plan.status().to_string();
+    return std::nullopt;
+  }
+  jit::CompileRequest req{ir::KernelDesc{*codes::Field::make(8), codes::Matrix(), plan->desc.symbol},
+                          target->info, ir::Strategy::kAuto, opt};
+  req.xor_kernel = std::make_shared<const ir::XorKernelDesc>(plan->desc);
+  const CodeSpec canonical = code->spec;
+  return KernelRequest{canonical, std::nullopt, std::move(*code), codes::schedule_name(plan->schedule),
+                       plan->op, std::move(erased), std::move(target->spec), ir::Strategy::kAuto,
+                       std::move(req)};
 }
 
 }  // namespace
@@ -119,6 +193,8 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
     *error = "--spec is required, e.g. --spec rs-vand:k=10,m=4,gf=8";
     return std::nullopt;
   }
+  if (Result<CodeSpec> spec = CodeSpec::parse(args.get("spec")); spec.ok() && spec->bitmatrix())
+    return make_xor_request(args, *spec, error);
   std::optional<codes::LinearCode> code = build(args.get("spec"), error);
   if (!code) return std::nullopt;
   std::optional<Target> target = resolve_target(args.get("target", "host"), error);
@@ -238,10 +314,14 @@ llvm::Expected<std::string> kernel_assembly(const KernelRequest &r) {
 }
 
 std::string describe(const KernelRequest &r) {
-  std::string s = "spec " + r.code.spec.to_string() + ", op " + r.op;
+  std::string s = "spec " + r.spec.to_string() + ", op " + r.op;
   s += ", target " + r.target.to_string() + " (" + r.req.target.triple + ", cpu " +
        r.req.target.cpu + ", " + std::to_string(r.req.target.vector_bits) + "-bit vectors)";
-  s += ", strategy " + std::string(ir::strategy_name(r.resolved_strategy));
+  if (r.req.xor_kernel)
+    s += ", strategy xor (schedule " + r.schedule + ", " + std::to_string(r.req.xor_kernel->program.xors()) +
+         " XORs per block position)";
+  else
+    s += ", strategy " + std::string(ir::strategy_name(r.resolved_strategy));
   s += ", " + std::string(opt_level_name(r.req.opt));
   if (r.req.unroll > 1) s += ", unroll " + std::to_string(r.req.unroll);
   return s;

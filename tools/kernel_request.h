@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "codes/bitmatrix_code.h"
 #include "codes/linear_code.h"
 #include "jit/kernel_compiler.h"
 #include "jit/target_spec.h"
@@ -25,8 +26,12 @@ std::string strategy_list();
 // A kernel to inspect: the code, which map of it (encode or the decoder of an erasure set)
 // and how it is compiled.
 struct KernelRequest {
-  codes::LinearCode code;
-  std::string op;                 // "encode" or jit::decoder_op ("decode_t<i>_.._s<j>_..", as the runtime)
+  CodeSpec spec;
+  std::optional<codes::LinearCode> code;     // symbol codes
+  std::optional<codes::BitMatrixCode> bits;  // bit-matrix codes: req.xor_kernel is set
+  std::string schedule;                      // bit-matrix codes: the schedule's name
+  std::string op;                 // "encode" or jit::decoder_op ("decode_t<i>_.._s<j>_..", as the runtime;
+                                  // bit-matrix codes: jit::xor_decoder_plan's)
   std::vector<unsigned> erased;   // decode only: the missing shards, ascending
   jit::TargetSpec target;
   ir::Strategy resolved_strategy = ir::Strategy::kClmulShift;
@@ -34,7 +39,9 @@ struct KernelRequest {
 };
 
 // Builds the request from parsed options. On a bad argument returns nullopt with a one-line
-// message (the caller exits 2).
+// message (the caller exits 2). A bit-matrix spec gives its xor kernel (encode, or the
+// compiled decoder of --erased as the runtime promotes it); --op shape and --strategy other
+// than auto are refused for those.
 std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *error);
 
 // The encoder of a spec text on a target at a level, strategy auto (used by sweeps).
