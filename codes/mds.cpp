@@ -104,8 +104,52 @@ MdsReport check_mds(const LinearCode &code, uint64_t budget) {
   return rep;
 }
 
+MdsReport check_mds(const BitMatrixCode &code, uint64_t budget) {
+  MdsReport rep;
+  rep.erasure_sets = true;
+  const unsigned n = code.n(), m = code.m;
+  rep.total = choose(n, m);
+  rep.exhaustive = rep.total <= budget;
+  auto decodable = [&](const std::vector<unsigned> &lost) {
+    std::vector<bool> present(n, true);
+    for (unsigned s : lost) present[s] = false;
+    return plan_bitmatrix_decode(code, present, lost).ok();
+  };
+  auto check = [&](const std::vector<unsigned> &lost) {
+    ++rep.checked;
+    if (decodable(lost)) return true;
+    rep.mds = false;
+    rep.lost = lost;
+    return false;
+  };
+  if (rep.exhaustive) {
+    std::vector<unsigned> lost(m);
+    for (unsigned i = 0; i < m; ++i) lost[i] = i;
+    do {
+      if (!check(lost)) return rep;
+    } while (next_subset(lost, n));
+  } else {
+    std::mt19937_64 rng(0x6d5);
+    for (uint64_t i = 0; i < budget; ++i)
+      if (!check(random_subset(rng, n, m))) return rep;
+  }
+  return rep;
+}
+
 std::string MdsReport::to_string() const {
   std::string s = mds ? "MDS" : "NOT MDS";
+  if (erasure_sets) {
+    s += exhaustive ? " (exhaustive, " : " (sampled, ";
+    s += std::to_string(checked) + " of " +
+         (total == ~uint64_t(0) ? "more than " + std::to_string(total) : std::to_string(total)) +
+         " erasure sets of m shards decoded over GF(2))";
+    if (!mds) {
+      s += "; cannot rebuild lost shards {";
+      for (size_t i = 0; i < lost.size(); ++i) s += (i ? "," : "") + std::to_string(lost[i]);
+      s += "}";
+    }
+    return s;
+  }
   s += exhaustive ? " (exhaustive, " : " (sampled, ";
   // The count saturates at 2^64 - 1: past that there are "more than" that many.
   s += std::to_string(checked) + " of " +

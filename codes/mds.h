@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "codes/bitmatrix_code.h"
 #include "codes/linear_code.h"
 
 namespace ecjit::codes {
@@ -18,6 +19,10 @@ struct MdsReport {
   // submatrix of A, equivalently an erasure set that cannot be decoded.
   std::vector<unsigned> bad_rows;
   std::vector<unsigned> bad_cols;
+  // Bit-matrix codes: erasure sets of m shards were checked instead (checked / total count
+  // them), and `lost` is one that cannot be rebuilt when !mds.
+  bool erasure_sets = false;
+  std::vector<unsigned> lost;
   std::string to_string() const;
 };
 
@@ -25,5 +30,10 @@ struct MdsReport {
 // (Laplace expansion along the identity rows). Checks all of them when there are at most
 // `budget`, otherwise `budget` of them drawn with a fixed seed.
 MdsReport check_mds(const LinearCode &code, uint64_t budget = 2000000);
+
+// A bit-matrix code is MDS iff every set of m lost shards leaves k w independent bit-rows
+// (then so does every smaller set). Checks every m-subset of the n shards when there are at
+// most `budget`, otherwise `budget` of them drawn with a fixed seed.
+MdsReport check_mds(const BitMatrixCode &code, uint64_t budget = 2000000);
 
 }  // namespace ecjit::codes

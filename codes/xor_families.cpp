@@ -201,6 +201,12 @@ std::vector<uint64_t> cauchy_good_matrix(const WordField &f, unsigned k, unsigne
     return a;
   }
   std::vector<uint64_t> a = cauchy_original_matrix(f, k, m);
+  normalize_matrix(f, k, m, &a);
+  return a;
+}
+
+void normalize_matrix(const WordField &f, unsigned k, unsigned m, std::vector<uint64_t> *matrix) {
+  std::vector<uint64_t> &a = *matrix;
   for (unsigned j = 0; j < k; ++j) {
     if (a[j] == 1) continue;
     const uint32_t t = f.inv(uint32_t(a[j]));
@@ -226,7 +232,6 @@ std::vector<uint64_t> cauchy_good_matrix(const WordField &f, unsigned k, unsigne
       for (unsigned j = 0; j < k; ++j) row[j] = f.mul(uint32_t(row[j]), t);
     }
   }
-  return a;
 }
 
 const std::vector<BitFamily> &bit_families() {

@@ -34,5 +34,9 @@ std::vector<uint64_t> cauchy_original_matrix(const WordField &f, unsigned k, uns
 // otherwise the original Cauchy matrix improved: every column divided by its first entry,
 // then each row 1..m-1 divided by the entry that leaves the fewest ones.
 std::vector<uint64_t> cauchy_good_matrix(const WordField &f, unsigned k, unsigned m);
+// Bit-matrix normalisation (seed 002 sec. 2.2.2, Jerasure's cauchy_improve_coding_matrix) of
+// an m x k matrix a (row-major) in place: each column divided by its first entry, then each
+// row 1..m-1 divided by the entry that leaves the fewest bit-matrix ones.
+void normalize_matrix(const WordField &f, unsigned k, unsigned m, std::vector<uint64_t> *a);
 
 }  // namespace ecjit::codes

@@ -78,6 +78,42 @@ if [[ $header != *", unroll 2"* ]]; then
   fails=$((fails + 1))
 fi
 
+# Bit-matrix (XOR) codes: spec rules, their kernels in ir/asm/stats, check-mds, the demo.
+tmpd=$(mktemp -d)
+expect_error "liberation needs w prime" demo --spec liberation:k=4,w=8
+expect_error "packet=12 must be a multiple of 8 bytes" ir --spec cauchy-good:k=4,m=2,w=8,packet=12
+expect_error "unknown key 'gf'" ir --spec cauchy-good:k=4,m=2,gf=8
+expect_error "bit-matrix codes have one lowering, xor" asm --spec liber8tion:k=8 --strategy gfni
+expect_error "bit-matrix codes have no shape kernels" asm --spec liber8tion:k=8 --op shape
+expect_error "have no AOT output yet" aot --spec liber8tion:k=8 --target aarch64 -o "$tmpd/l8.o"
+expect_error "is not a multiple of 384 bytes" demo --spec blaum-roth:k=6,w=6,packet=64 --size 1000
+xor_in_loop=$("$ECJIT" asm --spec liber8tion:k=8,packet=64 --target x86_64-v3 |
+  awk '/^[.$A-Za-z_0-9]+:/ { inside = ($0 ~ /%vloop *$/); next } inside && /vxorps|vpxor/ { n++ } END { print n + 0 }')
+xor_header=$("$ECJIT" ir --spec liber8tion:k=8,packet=64 | head -1)
+want_xors=$(echo "$xor_header" | sed -n 's/.*schedule [a-z]*, \([0-9]*\) XORs.*/\1/p')
+if [[ -z $want_xors || $xor_in_loop -ne $want_xors ]]; then
+  echo "FAIL: liber8tion encoder loop has $xor_in_loop vector XORs, its schedule says '$want_xors' ($xor_header)"
+  fails=$((fails + 1))
+fi
+if ! "$ECJIT" stats --xor-table --csv "$tmpd/xor.csv" | grep -q "17.88" || ! grep -q "seed002_table3" "$tmpd/xor.csv"; then
+  echo "FAIL: stats --xor-table does not reproduce Jerasure's 17.88 XORs per coding word or wrote no CSV"
+  fails=$((fails + 1))
+fi
+if ! "$ECJIT" check-mds --spec liberation:k=7,w=7 | grep -q "MDS (exhaustive, 36 of 36"; then
+  echo "FAIL: check-mds of liberation k=7 w=7 is not an exhaustive MDS over 36 erasure sets"
+  fails=$((fails + 1))
+fi
+"$ECJIT" check-mds --spec "bitmatrix-of:of=matrix,k=2,m=2,w=8,a=1.1/1.1" >/dev/null
+if [[ $? -ne 1 ]]; then
+  echo "FAIL: check-mds of a singular bit-matrix code does not exit 1"
+  fails=$((fails + 1))
+fi
+if ! "$ECJIT" demo --spec liber8tion:k=8,packet=64 --size 64K --seconds 0.05 | grep -q "^OK"; then
+  echo "FAIL: ecjit demo --spec liber8tion:k=8 does not end with OK"
+  fails=$((fails + 1))
+fi
+rm -rf "$tmpd"
+
 if [[ $fails -ne 0 ]]; then
   echo "$fails check(s) failed"
   exit 1

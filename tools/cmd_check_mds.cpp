@@ -49,6 +49,15 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 int run_spec(const Args &args, uint64_t budget) {
   if (args.has("max-k")) return usage_error(kCmd, "--max-k applies to --table only");
   const std::string text = args.get("spec");
+  if (Result<CodeSpec> spec = CodeSpec::parse(text); spec.ok() && spec->bitmatrix()) {
+    Result<codes::BitMatrixCode> bits = codes::build_bitmatrix_code(*spec);
+    if (!bits.ok()) return usage_error(kCmd, "spec '" + text + "': " + bits.status().message());
+    const auto t0 = std::chrono::steady_clock::now();
+    const codes::MdsReport rep = codes::check_mds(*bits, budget);
+    std::printf("%s (k = %u, m = %u, w = %u bit-matrix): %s [%.2f s]\n", bits->spec.to_string().c_str(), bits->k,
+                bits->m, bits->w, rep.to_string().c_str(), seconds_since(t0));
+    return rep.mds ? 0 : 1;
+  }
   Result<codes::LinearCode> code = codes::build_code(text);
   if (!code.ok()) return usage_error(kCmd, "spec '" + text + "': " + code.status().message());
   const auto t0 = std::chrono::steady_clock::now();

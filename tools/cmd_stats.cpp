@@ -10,6 +10,7 @@
 #include "tools/asm_counts.h"
 #include "tools/commands.h"
 #include "tools/kernel_request.h"
+#include "tools/xor_table.h"
 
 namespace ecjit::tools {
 namespace {
@@ -20,7 +21,8 @@ CommandDef stats_def() {
   CommandDef d;
   d.name = kCmd;
   d.synopsis = "--spec S [--target T] [--strategy X] [--opt O] [--op encode|decode [--erased LIST]]\n"
-               "       ecjit stats --sweep [--target T] [--strategy X] [--csv FILE]";
+               "       ecjit stats --sweep [--target T] [--strategy X] [--csv FILE]\n"
+               "       ecjit stats --xor-table [--csv FILE]";
   d.summary = "count XOR, shift and AND instructions of a kernel in IR and machine code; code size";
   d.details =
       "Counts in the builder's raw IR, in the IR after the pipeline at --opt, and in the\n"
@@ -33,10 +35,15 @@ CommandDef stats_def() {
       "(spec rs-vand:k=K,m=N-K) for n = 4..64 step 4, main-loop counts: shifts in the IR at O0\n"
       "and at O3, XORs at O3, next to the text's estimates n*k*l/2 (unoptimized shifts) and\n"
       "7.7n (optimized shifts); prints a table and writes it as CSV. The sweep uses the\n"
-      "dissertation's lowering, clmul-shift, unless --strategy says otherwise.";
+      "dissertation's lowering, clmul-shift, unless --strategy says otherwise.\n"
+      "\n"
+      "--xor-table counts the schedules of bit-matrix codes (no compile): seed 002's Table 3\n"
+      "(XOR + copy operations of Cauchy bit-matrices per (i, j) strategy) and seed 001's XORs\n"
+      "per coding word per family, each beside the paper's figure (docs/xor-codes.md).";
   d.options = kernel_options();
   d.options.push_back({"sweep", "", "run the Figure 5-4 sweep instead of one kernel"});
-  d.options.push_back({"csv", "FILE", "with --sweep: CSV output file (default stats_sweep.csv)"});
+  d.options.push_back({"xor-table", "", "print the XOR-count tables of bit-matrix codes (seeds 001, 002)"});
+  d.options.push_back({"csv", "FILE", "with --sweep or --xor-table: CSV output file (--sweep default stats_sweep.csv)"});
   return d;
 }
 
@@ -176,8 +183,10 @@ int cmd_stats(int argc, char **argv) {
   const CommandDef def = stats_def();
   Args args;
   if (std::optional<int> done = parse_command(def, argc, argv, &args)) return *done;
+  if (args.has("sweep") && args.has("xor-table")) return usage_error(kCmd, "--sweep and --xor-table exclude each other");
   if (args.has("sweep")) return run_sweep(args);
-  if (args.has("csv")) return usage_error(kCmd, "--csv applies to --sweep only");
+  if (args.has("xor-table")) return print_xor_table(args.get("csv", ""));
+  if (args.has("csv")) return usage_error(kCmd, "--csv applies to --sweep and --xor-table only");
   return run_one(args);
 }
 
