@@ -1,6 +1,8 @@
 // kernel_abi: size type, function declaration and checks shared by the kernel builders.
 #include "ir_builders/kernel_abi.h"
 
+#include <vector>
+
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
@@ -55,7 +57,7 @@ llvm::Error verify_kernel_module(const llvm::Module &mod, const std::string &bui
   return llvm::Error::success();
 }
 
-void mark_loop_as_final(llvm::BranchInst *br) {
+void mark_loop_as_final(llvm::BranchInst *br, bool no_pipelining) {
   llvm::LLVMContext &ctx = br->getContext();
   llvm::Metadata *no_unroll =
       llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"));
@@ -65,7 +67,11 @@ void mark_loop_as_final(llvm::BranchInst *br) {
   llvm::Metadata *no_interleave = llvm::MDNode::get(
       ctx, {llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
             llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))});
-  llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, {nullptr, no_unroll, no_vec, no_interleave});
+  std::vector<llvm::Metadata *> ops = {nullptr, no_unroll, no_vec, no_interleave};
+  if (no_pipelining)
+    ops.push_back(llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.pipeline.disable"),
+                                          llvm::ConstantAsMetadata::get(llvm::ConstantInt::getTrue(ctx))}));
+  llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, ops);
   id->replaceOperandWith(0, id);
   br->setMetadata(llvm::LLVMContext::MD_loop, id);
 }

@@ -33,8 +33,10 @@ llvm::Error check_symbol_byte_order(unsigned bits, const TargetInfo &target,
 
 // Marks the loop whose latch branch is `br` as not to be unrolled, vectorized or interleaved
 // by LLVM: kernel loops are already vector code of the shape the builder chose, or exist to
-// keep the code small.
-void mark_loop_as_final(llvm::BranchInst *br);
+// keep the code small. no_pipelining: also no software pipelining by the code generator
+// (Hexagon's MachinePipeliner spends minutes on a loop body of hundreds of XORs, for nothing:
+// such a body has enough independent work per iteration).
+void mark_loop_as_final(llvm::BranchInst *br, bool no_pipelining = false);
 
 // Runs the IR verifier over `mod`: "<builder>: generated IR does not verify: <message>" on
 // failure, success otherwise.

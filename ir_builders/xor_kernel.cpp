@@ -87,8 +87,11 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_xor_kernel(llvm::LLVMContext
   auto block = [&](const char *name) { return llvm::BasicBlock::Create(ctx, name, fn); };
 
   const unsigned vb = xor_kernel_vector_bytes(desc, target);
+  // XOR is bitwise: lanes of the widest width the target's vectors have natively (Hexagon
+  // HVX has no 64-bit lanes; <16 x i64> there is split lane by lane, a compile of minutes).
+  const unsigned lane = std::min(64u, std::max(8u, target.max_lane_bits));
   llvm::Type *vty = vb == 8 ? static_cast<llvm::Type *>(b.getInt64Ty())
-                            : llvm::FixedVectorType::get(b.getInt64Ty(), vb / 8);
+                            : llvm::FixedVectorType::get(b.getIntNTy(lane), vb * 8 / lane);
   const uint64_t block_bytes = uint64_t(desc.w) * desc.packet;
   const llvm::Align ptr_align(size_ty->getBitWidth() / 8), align1(1);
 
@@ -153,7 +156,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_xor_kernel(llvm::LLVMContext
   }
   llvm::Value *next = b.CreateAdd(step, size(1), "step.next", true, true);
   step->addIncoming(next, b.GetInsertBlock());
-  mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(next, size(steps)), body, blk_latch));
+  mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(next, size(steps)), body, blk_latch), true);
 
   b.SetInsertPoint(blk_latch);
   llvm::Value *bnext = b.CreateAdd(boff, size(block_bytes), "boff.next", true);

@@ -7,8 +7,8 @@
 
 namespace ecjit::runtime {
 
-SplitPlan plan_split(size_t len, size_t inputs, unsigned threads, size_t min_bytes) {
-  size_t pieces = std::min<size_t>(threads, len / kSplitAlign);
+SplitPlan plan_split(size_t len, size_t inputs, unsigned threads, size_t min_bytes, size_t align) {
+  size_t pieces = std::min<size_t>(threads, len / align);
   if (min_bytes) {
     // Bytes of each shard a piece needs, so that inputs x that >= min_bytes (no overflow).
     const size_t inputs_ = std::max<size_t>(inputs, 1);
@@ -18,15 +18,15 @@ SplitPlan plan_split(size_t len, size_t inputs, unsigned threads, size_t min_byt
   SplitPlan plan;
   if (pieces <= 1) return plan;
   plan.pieces = pieces;
-  plan.step = len / pieces / kSplitAlign * kSplitAlign;
+  plan.step = len / pieces / align * align;
   return plan;
 }
 
 namespace {
 
-SplitPlan plan_for(const JitImpl &jit, size_t n_in, size_t n_out, size_t len) {
+SplitPlan plan_for(const JitImpl &jit, size_t n_in, size_t n_out, size_t len, size_t align) {
   if (!jit.pool() || n_in > kMaxSplitShards || n_out > kMaxSplitShards) return SplitPlan();
-  return plan_split(len, n_in, jit.threads(), jit.options().parallel_min_bytes);
+  return plan_split(len, n_in, jit.threads(), jit.options().parallel_min_bytes, align);
 }
 
 }  // namespace
@@ -36,8 +36,8 @@ namespace {
 // call(in, out, len) over the pieces of `jit`'s plan.
 template <typename Call>
 size_t run_pieces(const JitImpl &jit, const uint8_t *const *in, size_t n_in, uint8_t *const *out,
-                  size_t n_out, size_t len, const Call &call) {
-  const SplitPlan plan = plan_for(jit, n_in, n_out, len);
+                  size_t n_out, size_t len, const Call &call, size_t align = kSplitAlign) {
+  const SplitPlan plan = plan_for(jit, n_in, n_out, len, align);
   if (plan.pieces <= 1) {
     call(in, out, len);
     return 1;
@@ -54,6 +54,12 @@ size_t run_pieces(const JitImpl &jit, const uint8_t *const *in, size_t n_in, uin
 }
 
 }  // namespace
+
+size_t run_split(const JitImpl &jit, const uint8_t *const *in, size_t n_in, uint8_t *const *out,
+                 size_t n_out, size_t len, size_t align,
+                 const std::function<void(const uint8_t *const *, uint8_t *const *, size_t)> &call) {
+  return run_pieces(jit, in, n_in, out, n_out, len, call, align);
+}
 
 size_t run_kernel(const JitImpl &jit, KernelFn fn, const uint8_t *const *in, size_t n_in,
                   uint8_t *const *out, size_t n_out, size_t len) {
@@ -73,7 +79,7 @@ size_t run_shape_kernels(const JitImpl &jit, const ShapeChunk *chunks, size_t n_
 
 size_t run_verify(const JitImpl &jit, VerifyFn fn, const uint8_t *const *in, size_t n_in,
                   size_t len) {
-  const SplitPlan plan = plan_for(jit, n_in, 0, len);
+  const SplitPlan plan = plan_for(jit, n_in, 0, len, kSplitAlign);
   if (plan.pieces <= 1) return fn(in, len);
   // The pieces are in offset order and a piece reports an offset inside itself, so the
   // first mismatch is the smallest one reported.

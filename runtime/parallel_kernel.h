@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "runtime/jit_impl.h"
 
@@ -26,7 +27,9 @@ struct SplitPlan {
 // at least `min_bytes` of input per thread: pieces = min(threads, inputs x len / min_bytes,
 // len / kSplitAlign), step = len / pieces rounded down to kSplitAlign. So step >=
 // kSplitAlign and the last piece (step plus the remainder) is never shorter than the others.
-SplitPlan plan_split(size_t len, size_t inputs, unsigned threads, size_t min_bytes);
+// With `align` the piece boundaries are multiples of it instead of kSplitAlign.
+SplitPlan plan_split(size_t len, size_t inputs, unsigned threads, size_t min_bytes,
+                     size_t align = kSplitAlign);
 
 // fn(in, out, len) over the pieces of `jit`'s plan (JitOptions::threads, parallel_min_bytes),
 // run on its pool and the calling thread; one plain call when the plan has one piece. The
@@ -34,6 +37,12 @@ SplitPlan plan_split(size_t len, size_t inputs, unsigned threads, size_t min_byt
 // Returns the number of pieces. Does not allocate.
 size_t run_kernel(const JitImpl &jit, KernelFn fn, const uint8_t *const *in, size_t n_in,
                   uint8_t *const *out, size_t n_out, size_t len);
+
+// call(in, out, len) over pieces whose boundaries are multiples of `align` (bit-matrix codes:
+// their block of w packets), as run_kernel.
+size_t run_split(const JitImpl &jit, const uint8_t *const *in, size_t n_in, uint8_t *const *out,
+                 size_t n_out, size_t len, size_t align,
+                 const std::function<void(const uint8_t *const *, uint8_t *const *, size_t)> &call);
 
 // Shape kernels over one split of [0, len): chunk c computes outputs [r0, r0 + rows) as
 // fn(in, out + r0, len, coeffs); every piece runs every chunk (one dispatch per call).

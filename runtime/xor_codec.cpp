@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ir_builders/kernel_builder.h"
+#include "runtime/parallel_kernel.h"
 #include "runtime/shard_checks.h"
 
 namespace ecjit::runtime {
@@ -51,7 +52,9 @@ Status XorCodec::encode(Span<const uint8_t *const> data, Span<uint8_t *const> pa
     if (!parity[i]) return Status(StatusCode::kNullPointer, "parity shard " + std::to_string(i) + " is null");
   ECJIT_RETURN_IF_ERROR(check_distinct_outputs("encode", {"parity shard", parity.data, m}, {{"data shard", data.data, k}}));
   ECJIT_RETURN_IF_ERROR(check_len("encode", len));
-  encoder_.fn(data.data, parity.data, len);
+  const KernelFn fn = encoder_.fn;
+  run_split(*jit_, data.data, k, parity.data, m, len, code_.block_bytes(),
+            [fn](const uint8_t *const *in, uint8_t *const *out, size_t n) { fn(in, out, n); });
   return Status::Ok();
 }
 
@@ -82,11 +85,16 @@ void XorCodec::promote(const std::shared_ptr<const Op> &op) const {
 
 void XorCodec::run(const std::shared_ptr<const Op> &op, const uint8_t *const *in, uint8_t *const *out,
                    size_t len, bool promote_now) const {
+  const size_t n_in = op->plan.desc.in_pointers(), n_out = op->plan.desc.out_pointers();
   if (std::shared_ptr<const Kernel> k = std::atomic_load(&op->compiled)) {
-    k->fn(in, out, len);
+    const KernelFn fn = k->fn;
+    run_split(*jit_, in, n_in, out, n_out, len, code_.block_bytes(),
+              [fn](const uint8_t *const *i, uint8_t *const *o, size_t n) { fn(i, o, n); });
     return;
   }
-  op->runner.run(in, out, len);
+  const XorRunner &runner = op->runner;
+  run_split(*jit_, in, n_in, out, n_out, len, code_.block_bytes(),
+            [&runner](const uint8_t *const *i, uint8_t *const *o, size_t n) { runner.run(i, o, n); });
   runner_calls_.fetch_add(1, std::memory_order_relaxed);
   const uint64_t bytes = uint64_t(op->runner.desc().inputs.size()) * (len / code_.w);
   if (promote_now || op->bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes >=
