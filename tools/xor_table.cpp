@@ -72,7 +72,7 @@ int print_xor_table(const std::string &csv_path) {
         std::printf("%-12s %-6s %8zu %8zu %8zu %8s\n", name, ij, p.xors(), p.copies(), p.xors() + p.copies(),
                     paper_text);
         if (csv)
-          std::fprintf(csv, "seed002_table3,cauchy,%u,%u,%u,%s,%zu,%zu,%zu,%s\n", row.n, row.k, row.w, ij, p.xors(),
+          std::fprintf(csv, "seed002_table3,cauchy,%u,%u,%u,\"%s\",%zu,%zu,%zu,%s\n", row.n, row.k, row.w, ij, p.xors(),
                        p.copies(), p.xors() + p.copies(), paper < 0 ? "" : paper_text);
       }
     }
