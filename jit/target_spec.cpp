@@ -48,6 +48,15 @@ constexpr BaseRow kBases[] = {
     {"riscv64-v", "riscv64-unknown-linux-gnu", "generic-rv64", "+m,+a,+f,+d,+c,+v", ""},
 };
 
+// Plain architecture names (as LLVM's -march spells them) standing for a documented default
+// base. An alias applies when the text is the name alone or the name followed by '+'
+// features: "hexagon-v99" stays an unknown base, never "hexagon" minus a feature "v99".
+struct AliasRow {
+  const char *name;
+  const char *base;
+};
+constexpr AliasRow kAliases[] = {{"hexagon", "hexagon-v68"}};
+
 // Vector tiers per architecture, widest first; the first whose features are all on wins.
 struct VectorTier {
   const char *features;  // checked with MCSubtargetInfo::checkFeatures (implications honoured)
@@ -102,6 +111,7 @@ std::string known_bases_text() {
     if (!out.empty()) out += ", ";
     out += row.name;
   }
+  for (const AliasRow &alias : kAliases) out += std::string(", ") + alias.name + " (= " + alias.base + ")";
   return out;
 }
 
@@ -243,6 +253,11 @@ std::string resolved_features(const BaseRow &base, const std::vector<std::string
 }  // namespace
 
 llvm::Expected<TargetSpec> TargetSpec::parse(const std::string &text) {
+  for (const AliasRow &alias : kAliases) {
+    const llvm::StringRef t(text), name(alias.name);
+    if (t.starts_with(name) && (t.size() == name.size() || t[name.size()] == '+'))
+      return parse(alias.base + t.drop_front(name.size()).str());
+  }
   llvm::StringRef s(text);
   if (s.empty()) return spec_error("empty target string; known bases: " + known_bases_text());
   if (s.front() == '+' || s.front() == '-') {

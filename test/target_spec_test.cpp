@@ -100,6 +100,19 @@ TEST(TargetSpec, HvxAliasExpandsWithBaseVersion) {
   EXPECT_NE(error_text("x86_64+hvx").find("hexagon"), std::string::npos);
 }
 
+// `hexagon` (what LLVM's -march and `ecjit aot --help` say) is the documented default base
+// hexagon-v68; a dash after it still names a base, never a removed feature.
+TEST(TargetSpec, PlainHexagonIsAnAliasOfV68) {
+  EXPECT_EQ(parse_ok("hexagon").base, "hexagon-v68");
+  TargetSpec hvx = parse_ok("hexagon+hvx");
+  EXPECT_EQ(hvx.base, "hexagon-v68");
+  ASSERT_FALSE(hvx.changes.empty());
+  EXPECT_EQ(hvx.changes[0], "+hvxv68");
+  EXPECT_NE(error_text("hexagon-v99").find("unknown target base 'hexagon-v99'"), std::string::npos);
+  EXPECT_NE(error_text("hexagon-hvx").find("unknown target base"), std::string::npos);
+  EXPECT_NE(error_text("sparc64").find("hexagon (= hexagon-v68)"), std::string::npos);
+}
+
 TEST(TargetSpec, UnknownBaseListsKnownBases) {
   std::error_code code;
   std::string message = error_text("sparc64+vis", &code);
