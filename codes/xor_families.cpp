@@ -36,11 +36,6 @@ BitMatrix raid6_bitmatrix(unsigned k, unsigned w, const std::vector<std::vector<
 
 Status check_cauchy(const CodeSpec &s) {
   if (s.w < 2 || s.w > 32) return bad(std::string(family_name(s.family)) + " needs w = 2..32; w = " + num(s.w));
-  // Jerasure's cauchy-good RAID-6 rows come from its table of elements by bit-matrix ones
-  // (k <= 2^w - 1, up to 1023); reproduced by enumerating the field, which is bounded here.
-  if (s.family == CodeFamily::kCauchyGood && s.m == 2 && s.w > 20 && s.k <= 1023)
-    return bad("cauchy-good with m = 2 and w > 20 (k <= 1023) is Jerasure's RAID-6 table, "
-               "reproduced for w <= 20 only; use w <= 20 or cauchy-orig");
   if (s.w < 32 && uint64_t(s.k) + s.m > (uint64_t(1) << s.w))
     return bad(std::string(family_name(s.family)) + " needs k+m <= 2^w distinct points; k+m = " +
                num(s.k + s.m) + ", 2^w = " + num(uint64_t(1) << s.w));
@@ -183,10 +178,12 @@ std::vector<uint64_t> cauchy_original_matrix(const WordField &f, unsigned k, uns
 }
 
 std::vector<uint64_t> cauchy_good_matrix(const WordField &f, unsigned k, unsigned m) {
-  const uint64_t table_k = f.w() <= 10 ? (uint64_t(1) << f.w()) - 1 : 1023;  // Jerasure's cbest_max_k
-  if (m == 2 && f.w() <= 20 && k <= table_k) {
+  // Debian's libJerasure 2 has its RAID-6 table for w <= 11 (k <= 2^w - 1, 1023 for w = 11);
+  // for wider words it normalises the original matrix as for m > 2.
+  const uint64_t table_k = f.w() <= 10 ? (uint64_t(1) << f.w()) - 1 : 1023;
+  if (m == 2 && f.w() <= 11 && k <= table_k) {
     // The k elements of fewest bit-matrix ones, ties to the smaller: a bounded selection
-    // over all 2^w - 1 nonzero elements (w <= 20: at most a million, milliseconds).
+    // over all 2^w - 1 nonzero elements (at most 2047).
     std::vector<std::pair<unsigned, uint32_t>> best;
     for (uint64_t e = 1; e <= f.mask(); ++e) {
       best.push_back({f.bitmatrix_ones(uint32_t(e)), uint32_t(e)});

@@ -28,11 +28,11 @@ const std::vector<BitFamily> &bit_families();
 
 // Jerasure's cauchy_original_coding_matrix: a_ij = 1 / (i ^ (m + j)) over GF(2^w).
 std::vector<uint64_t> cauchy_original_matrix(const WordField &f, unsigned k, unsigned m);
-// Jerasure's cauchy_good_general_coding_matrix: for m = 2 (k < 2^w) the row of ones over the
-// k elements with the fewest bit-matrix ones (ties: smaller element first) - Jerasure's
-// cauchy_best_r6 table, which is that order (checked against libJerasure for w <= 20);
-// otherwise the original Cauchy matrix improved: every column divided by its first entry,
-// then each row 1..m-1 divided by the entry that leaves the fewest ones.
+// Jerasure's cauchy_good_general_coding_matrix: for m = 2 and w <= 11 the row of ones over
+// the k elements with the fewest bit-matrix ones (ties: smaller element first) - Jerasure's
+// cauchy_best_r6 table, which is that order (checked against Debian's libJerasure 2, which
+// has the table for w <= 11 only); otherwise the original Cauchy matrix normalised
+// (normalize_matrix).
 std::vector<uint64_t> cauchy_good_matrix(const WordField &f, unsigned k, unsigned m);
 // Bit-matrix normalisation (seed 002 sec. 2.2.2, Jerasure's cauchy_improve_coding_matrix) of
 // an m x k matrix a (row-major) in place: each column divided by its first entry, then each

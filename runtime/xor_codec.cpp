@@ -58,7 +58,7 @@ Status XorCodec::encode(Span<const uint8_t *const> data, Span<uint8_t *const> pa
   return Status::Ok();
 }
 
-void XorCodec::promote(const std::shared_ptr<const Op> &op) const {
+void XorCodec::promote(const std::shared_ptr<const Op> &op, bool optional) const {
   if (op->asked.exchange(true) || std::atomic_load(&op->compiled)) return;
   std::weak_ptr<const Op> weak = op;
   JitImpl *jit = jit_.get();  // the task runs on this Jit's own thread, which it outlives
@@ -77,7 +77,7 @@ void XorCodec::promote(const std::shared_ptr<const Op> &op) const {
     count->fetch_add(1, std::memory_order_relaxed);
   };
   auto wanted = [weak] { return !weak.expired(); };
-  if (!jit_->submit_background(std::move(task), std::move(wanted), /*optional=*/true)) {
+  if (!jit_->submit_background(std::move(task), std::move(wanted), optional)) {
     op->bytes.store(0, std::memory_order_relaxed);  // backlog full: ask again later
     op->asked.store(false, std::memory_order_release);
   }
@@ -99,7 +99,7 @@ void XorCodec::run(const std::shared_ptr<const Op> &op, const uint8_t *const *in
   const uint64_t bytes = uint64_t(op->runner.desc().inputs.size()) * (len / code_.w);
   if (promote_now || op->bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes >=
                          jit_->options().promote_after_bytes)
-    promote(op);
+    promote(op, /*optional=*/!promote_now);
 }
 
 KernelInfo XorCodec::info(const Op &op) const {
@@ -164,8 +164,8 @@ Status XorCodec::rebuild(const char *what, Span<uint8_t *const> shards, const st
     if (info_out) *info_out = info(**op);
     return Status::Ok();
   }
-  if (mode == Rebuild::kPrepare) {
-    promote(*op);
+  if (mode == Rebuild::kPrepare) {  // asked for by the caller: never dropped for a full backlog
+    promote(*op, /*optional=*/false);
     return Status::Ok();
   }
   const auto &sources = (*op)->plan.sources;

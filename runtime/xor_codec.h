@@ -83,7 +83,9 @@ class XorCodec final : public Codec {
   // bytes and asks for the compile past the threshold (now when `promote`).
   void run(const std::shared_ptr<const Op> &op, const uint8_t *const *in, uint8_t *const *out,
            size_t len, bool promote) const;
-  void promote(const std::shared_ptr<const Op> &op) const;
+  // Queues the unrolled kernel's compile on the Jit's background thread; optional requests
+  // (traffic past the threshold) are dropped when 8 wait already and asked again later.
+  void promote(const std::shared_ptr<const Op> &op, bool optional) const;
   KernelInfo info(const Op &op) const;
 
   std::shared_ptr<JitImpl> jit_;
