@@ -436,4 +436,38 @@ TEST(XorCodec, ConcurrentFirstCallsAndPromotion) {
   EXPECT_GT((*codec)->kernel_cache_stats().promotions, 0u);
 }
 
+// update and encode_partial after promotion: their compiled accumulate kernels (packets that
+// are not a multiple of the vector width: accumulate uses whole smaller vectors).
+TEST(XorCodec, CompiledAccumulateKernels) {
+  auto j = jit(/*promote_after=*/1);
+  for (unsigned packet : {24u, 64u}) {
+    const std::string spec = "cauchy-good:k=5,m=3,w=8,packet=" + std::to_string(packet);
+    const BitMatrixCode c = code_of(spec);
+    auto got = j->codec(spec);
+    ASSERT_TRUE(got.ok());
+    const Codec &codec = **got;
+    const size_t len = 3 * c.block_bytes();
+    const Stripe s(c, len, 31);
+    Stripe next = s;
+    std::mt19937_64 rng(8);
+    for (auto &b : next.shards[2]) b = uint8_t(rng());
+    ASSERT_TRUE(codes::ref_bitmatrix_encode(c, next.ptrs.data(), next.ptrs.data() + c.k, len).ok());
+    for (int round = 0; round < 2; ++round) {  // round 0: the runner asks; round 1: compiled
+      std::vector<std::vector<uint8_t>> parity(s.shards.begin() + c.k, s.shards.end());
+      std::vector<uint8_t *> pp;
+      for (auto &v : parity) pp.push_back(v.data());
+      const uint8_t *old_d[] = {s.ptrs[2]}, *new_d[] = {next.ptrs[2]};
+      ASSERT_TRUE(codec.update(ShardSet{2}, {old_d, 1}, {new_d, 1}, {pp.data(), pp.size()}, len).ok());
+      for (unsigned i = 0; i < c.m; ++i) ASSERT_EQ(parity[i], next.shards[c.k + i]) << spec << " round " << round;
+      std::vector<std::vector<uint8_t>> acc(c.m, std::vector<uint8_t>(len, 0));
+      std::vector<uint8_t *> ap;
+      for (auto &v : acc) ap.push_back(v.data());
+      for (unsigned d = 0; d < c.k; ++d) ASSERT_TRUE(codec.encode_partial(d, s.ptrs[d], {ap.data(), ap.size()}, len).ok());
+      for (unsigned i = 0; i < c.m; ++i) ASSERT_EQ(acc[i], s.shards[c.k + i]) << spec << " round " << round;
+      j->wait_for_tuning();
+    }
+    EXPECT_GE(codec.kernel_cache_stats().promotions, 1u + c.k) << spec;  // the update and every partial
+  }
+}
+
 }  // namespace
