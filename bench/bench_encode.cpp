@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/shards.h"
+#include "bench/xor_benchmarks.h"
 #include "ecjit/ecjit.h"
 
 namespace ecjit::bench {
@@ -292,10 +293,13 @@ void register_ecjit(size_t len) {
 }
 
 void register_compile() {
-  for (const std::string &spec : {rs_spec("rs-vand", 8), std::string("rs-vand:k=48,m=16,gf=16")})
+  for (const std::string &spec : {rs_spec("rs-vand", 8), std::string("rs-vand:k=48,m=16,gf=16"),
+                                  std::string("cauchy-good:k=10,m=4,w=8,packet=2048")})
     for (const char *mode : {"cold", "tuned", "disk", "memory", "kernel"}) {
       const bool big = spec.find("k=48") != std::string::npos;
       if (big && std::string(mode) == "tuned") continue;  // seconds per iteration
+      // XOR codes have one lowering: nothing to tune.
+      if (spec.find("cauchy") == 0 && std::string(mode) == "tuned") continue;
       const bool same_jit = std::string(mode) == "memory" || std::string(mode) == "kernel";
       benchmark::RegisterBenchmark(("BM_compile/" + spec + "/" + mode).c_str(), bm_compile, spec,
                                    std::string(mode))
@@ -325,6 +329,7 @@ int main(int argc, char **argv) {
   for (size_t len : ecjit::bench::shard_sizes(large)) {
     ecjit::bench::register_baselines(len);
     ecjit::bench::register_ecjit(len);
+    if (len >= (64 << 10)) ecjit::bench::register_xor_benchmarks(len);  // blocks of 16-22 KiB
   }
   ecjit::bench::register_compile();
   benchmark::AddCustomContext("bytes_counted", "k x shard bytes per iteration (k = 10, m = 4)");

@@ -7,40 +7,45 @@
 namespace ecjit::runtime {
 namespace {
 
-// dst (^)= src[0] ^ ... ^ src[n-1] over `bytes` (a multiple of 8); the sum stays in
-// registers. An AVX2 clone on x86 (the library is built for the baseline ISA).
+// For each of `rows` rows r: dst + r dst_stride (^)= XOR of src[s] + r src_stride[s] over
+// `bytes` (a multiple of 8); the sum stays in registers. An AVX2 clone on x86 (the library is
+// built for the baseline ISA).
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__)) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-void xor_sources(uint8_t *dst, const uint8_t *const *src, unsigned n, size_t bytes, bool accumulate) {
+void xor_sources(uint8_t *dst, size_t dst_stride, const uint8_t *const *src, const size_t *src_stride, unsigned n,
+                 size_t rows, size_t bytes, bool accumulate) {
   typedef uint64_t v4 __attribute__((vector_size(32), aligned(1)));
-  size_t i = 0;
-  for (; i + 64 <= bytes; i += 64) {
-    v4 a0, a1, x;
-    if (accumulate) {
-      std::memcpy(&a0, dst + i, 32);
-      std::memcpy(&a1, dst + i + 32, 32);
-    } else {
-      a0 = v4{0, 0, 0, 0};
-      a1 = a0;
+  for (size_t r = 0; r < rows; ++r, dst += dst_stride) {
+    size_t i = 0;
+    for (; i + 64 <= bytes; i += 64) {
+      v4 a0, a1, x;
+      if (accumulate) {
+        std::memcpy(&a0, dst + i, 32);
+        std::memcpy(&a1, dst + i + 32, 32);
+      } else {
+        a0 = v4{0, 0, 0, 0};
+        a1 = a0;
+      }
+      for (unsigned s = 0; s < n; ++s) {
+        const uint8_t *p = src[s] + r * src_stride[s] + i;
+        std::memcpy(&x, p, 32);
+        a0 ^= x;
+        std::memcpy(&x, p + 32, 32);
+        a1 ^= x;
+      }
+      std::memcpy(dst + i, &a0, 32);
+      std::memcpy(dst + i + 32, &a1, 32);
     }
-    for (unsigned s = 0; s < n; ++s) {
-      std::memcpy(&x, src[s] + i, 32);
-      a0 ^= x;
-      std::memcpy(&x, src[s] + i + 32, 32);
-      a1 ^= x;
+    for (; i < bytes; i += 8) {
+      uint64_t a = 0, x;
+      if (accumulate) std::memcpy(&a, dst + i, 8);
+      for (unsigned s = 0; s < n; ++s) {
+        std::memcpy(&x, src[s] + r * src_stride[s] + i, 8);
+        a ^= x;
+      }
+      std::memcpy(dst + i, &a, 8);
     }
-    std::memcpy(dst + i, &a0, 32);
-    std::memcpy(dst + i + 32, &a1, 32);
-  }
-  for (; i < bytes; i += 8) {
-    uint64_t a = 0, x;
-    if (accumulate) std::memcpy(&a, dst + i, 8);
-    for (unsigned s = 0; s < n; ++s) {
-      std::memcpy(&x, src[s] + i, 8);
-      a ^= x;
-    }
-    std::memcpy(dst + i, &a, 8);
   }
 }
 
@@ -146,13 +151,23 @@ XorRunner::XorRunner(ir::XorKernelDesc desc) : desc_(std::move(desc)) {
 
 void XorRunner::run(const uint8_t *const *in, uint8_t *const *out, size_t len) const {
   const size_t packet = desc_.packet, block = size_t(desc_.w) * packet;
+  // A statement covers `rows` blocks at once (strided), each `n` bytes of its packet: whole
+  // packets of several blocks when packets are small (a call per 64-byte packet would cost
+  // more than its XORs), chunks of one packet when they are large. A scratch slot holds
+  // rows x n bytes.
+  const size_t n_max = std::min<size_t>(kChunk, packet);
+  const size_t group = packet >= kChunk ? 1 : kChunk / packet;
   thread_local std::vector<uint8_t> scratch;
   if (scratch.size() < size_t(slots_) * kChunk) scratch.resize(size_t(slots_) * kChunk);
   std::vector<const uint8_t *> src_ptr(srcs_.size());
-  for (size_t b = 0; b + block <= len; b += block)
-    for (size_t off = 0; off < packet; off += kChunk) {
-      const size_t n = std::min<size_t>(kChunk, packet - off);
-      auto at = [&](const Loc &l) -> uint8_t * {
+  std::vector<size_t> src_stride(srcs_.size());
+  const size_t blocks = len / block;
+  for (size_t b0 = 0; b0 < blocks; b0 += group) {
+    const size_t rows = std::min(group, blocks - b0), b = b0 * block;
+    for (size_t off = 0; off < packet; off += n_max) {
+      const size_t n = std::min(n_max, packet - off);
+      auto at = [&](const Loc &l, size_t *stride) -> uint8_t * {
+        *stride = block;
         switch (l.kind) {
           case Loc::kInput: {
             const codes::PacketRef &r = desc_.inputs[l.index];
@@ -162,15 +177,22 @@ void XorRunner::run(const uint8_t *const *in, uint8_t *const *out, size_t len) c
             const codes::PacketRef &r = desc_.outputs[l.index];
             return out[r.shard] + b + size_t(r.index) * packet + off;
           }
-          case Loc::kScratch: return scratch.data() + size_t(l.index) * kChunk;
+          case Loc::kScratch:
+            *stride = n_max;
+            return scratch.data() + size_t(l.index) * kChunk;
           case Loc::kZero: break;
         }
         return nullptr;
       };
-      for (size_t i = 0; i < srcs_.size(); ++i) src_ptr[i] = at(srcs_[i]);
-      for (const Statement &st : stmts_)
-        xor_sources(at(st.dst), src_ptr.data() + st.first, st.count, n, st.accumulate);
+      for (size_t i = 0; i < srcs_.size(); ++i) src_ptr[i] = at(srcs_[i], &src_stride[i]);
+      for (const Statement &st : stmts_) {
+        size_t dst_stride = 0;
+        uint8_t *dst = at(st.dst, &dst_stride);
+        xor_sources(dst, dst_stride, src_ptr.data() + st.first, src_stride.data() + st.first, st.count, rows, n,
+                    st.accumulate);
+      }
     }
+  }
 }
 
 }  // namespace ecjit::runtime

@@ -162,7 +162,7 @@ TEST(XorSpecs, RulesAreNamed) {
   }
   Result<CodeSpec> lib = CodeSpec::parse("liberation:k=7,w=7");
   ASSERT_TRUE(lib.ok());
-  EXPECT_EQ(lib->to_string(), "liberation:k=7,m=2,w=7,packet=1024");
+  EXPECT_EQ(lib->to_string(), "liberation:k=7,m=2,w=7,packet=64");
   for (const char *text : {"liberation:k=7,w=7", "cauchy-good:k=10,m=4,w=8,packet=64",
                            "bitmatrix-of:of=matrix,k=2,m=2,w=8,a=1.2/3.4", "bitmatrix-of:of=rs-vand,k=3,m=2,w=16,poly=0x1002d"}) {
     Result<CodeSpec> s = CodeSpec::parse(text);

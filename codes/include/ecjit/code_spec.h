@@ -31,8 +31,12 @@ enum class CodeFamily {
 
 // Largest k + m accepted by any family (and never more than the field allows).
 constexpr unsigned kMaxShards = 4096;
-// Packet size of bit-matrix codes when the spec gives none (bytes).
-constexpr unsigned kDefaultPacket = 1024;
+// Packet size of bit-matrix codes when the spec gives none (bytes). Small packets keep a
+// block of one shard contiguous in few cache lines, so the unrolled kernel streams each shard
+// sequentially instead of k w interleaved streams: RS(10,4) w=8 on Zen 3, encode at 1 MiB
+// shards 8.6 GB/s with 32-64 B packets, 2.3-2.9 with 1-2 KiB (64 KiB shards: 20 vs 13-14).
+// 64 is one AVX-512 vector. Jerasure-compatible data names its packet explicitly.
+constexpr unsigned kDefaultPacket = 64;
 
 // A parsed code description. Value type; cheap to copy; immutable in practice.
 //

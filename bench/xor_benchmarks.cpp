@@ -1,0 +1,158 @@
+// xor_benchmarks: ecjit's XOR codes and libJerasure's schedules on the same bit-matrices and data.
+#include "bench/xor_benchmarks.h"
+
+#include <benchmark/benchmark.h>
+#include <jerasure.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codes/bitmatrix_code.h"
+#include "ecjit/ecjit.h"
+
+namespace ecjit::bench {
+namespace {
+
+const char *const kSpecs[] = {
+    "cauchy-good:k=10,m=4,w=8,packet=64",  // ecjit's default packet
+    "cauchy-good:k=10,m=4,w=8,packet=2048", "cauchy-orig:k=10,m=4,w=8,packet=2048",
+    "liberation:k=10,w=11,packet=2048",     "blaum-roth:k=10,w=10,packet=2048",
+    "liber8tion:k=8,packet=2048",
+};
+
+// One code's stripe: 64-byte aligned shards, Jerasure's bit-matrix and smart schedule.
+struct XorCase {
+  codes::BitMatrixCode code;
+  size_t len = 0;
+  std::vector<std::unique_ptr<uint8_t, void (*)(void *)>> bufs;
+  std::vector<uint8_t *> ptrs;
+  std::vector<int> bitmatrix;
+  int **schedule = nullptr;
+
+  XorCase(const std::string &spec, size_t want_len) : code(*codes::build_bitmatrix_code(*CodeSpec::parse(spec))) {
+    const size_t block = code.block_bytes();
+    len = std::max<size_t>(1, want_len / block) * block;
+    std::mt19937_64 rng(5);
+    for (unsigned s = 0; s < code.n(); ++s) {
+      bufs.emplace_back(static_cast<uint8_t *>(std::aligned_alloc(64, len)), std::free);
+      ptrs.push_back(bufs.back().get());
+      for (size_t i = 0; i < len; ++i) ptrs[s][i] = s < code.k ? uint8_t(rng()) : 0;
+    }
+    for (unsigned r = 0; r < code.parity.rows; ++r)
+      for (unsigned c = 0; c < code.parity.cols; ++c) bitmatrix.push_back(code.parity.get(r, c));
+    schedule = jerasure_smart_bitmatrix_to_schedule(int(code.k), int(code.m), int(code.w), bitmatrix.data());
+  }
+  ~XorCase() { jerasure_free_schedule(schedule); }
+  char **data() { return reinterpret_cast<char **>(ptrs.data()); }
+  char **coding() { return reinterpret_cast<char **>(ptrs.data() + code.k); }
+  void jerasure_encode() {
+    jerasure_schedule_encode(int(code.k), int(code.m), int(code.w), schedule, data(), coding(), int(len),
+                             int(code.packet));
+  }
+  void count(benchmark::State &state) const {
+    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(code.k) * int64_t(len));
+    state.counters["shard_bytes"] = double(len);
+  }
+};
+
+std::shared_ptr<Jit> xor_jit(uint64_t promote_after) {
+  JitOptions o;
+  o.disk_cache = false;
+  o.promote_after_bytes = promote_after;
+  return *Jit::create(o);
+}
+
+void bm_encode(benchmark::State &state, std::string spec, size_t want_len, bool ecjit) {
+  XorCase c(spec, want_len);
+  std::vector<std::vector<uint8_t>> want(c.code.m, std::vector<uint8_t>(c.len));
+  c.jerasure_encode();
+  for (unsigned i = 0; i < c.code.m; ++i) std::memcpy(want[i].data(), c.ptrs[c.code.k + i], c.len);
+  for (unsigned i = 0; i < c.code.m; ++i) std::memset(c.ptrs[c.code.k + i], 0, c.len);
+  std::shared_ptr<Jit> jit = xor_jit(256ull << 20);
+  auto codec = jit->codec(spec);
+  if (!codec.ok()) {
+    state.SkipWithError(codec.status().to_string().c_str());
+    return;
+  }
+  std::vector<const uint8_t *> in(c.ptrs.begin(), c.ptrs.begin() + c.code.k);
+  auto run = [&] {
+    if (ecjit) (void)(*codec)->encode({in.data(), in.size()}, {c.ptrs.data() + c.code.k, c.code.m}, c.len);
+    else c.jerasure_encode();
+  };
+  run();
+  for (unsigned i = 0; i < c.code.m; ++i)
+    if (std::memcmp(want[i].data(), c.ptrs[c.code.k + i], c.len) != 0) {
+      state.SkipWithError(("parity " + std::to_string(i) + " differs from libJerasure's").c_str());
+      return;
+    }
+  for (auto _ : state) {
+    run();
+    benchmark::ClobberMemory();
+  }
+  c.count(state);
+  if (ecjit) state.SetLabel((*codec)->encoder_info().why);
+}
+
+enum class Decoder { kEcjit, kRunner, kJerasure };
+
+void bm_decode2(benchmark::State &state, std::string spec, size_t want_len, Decoder which) {
+  XorCase c(spec, want_len);
+  c.jerasure_encode();
+  std::vector<std::vector<uint8_t>> orig(2, std::vector<uint8_t>(c.len));
+  for (unsigned s = 0; s < 2; ++s) std::memcpy(orig[s].data(), c.ptrs[s], c.len);
+  std::shared_ptr<Jit> jit = xor_jit(which == Decoder::kRunner ? ~uint64_t(0) : 256ull << 20);
+  auto codec = jit->codec(spec);
+  if (!codec.ok()) {
+    state.SkipWithError(codec.status().to_string().c_str());
+    return;
+  }
+  std::vector<bool> present(c.code.n(), true);
+  present[0] = present[1] = false;
+  if (which == Decoder::kEcjit) {
+    (void)(*codec)->prepare_reconstruct(present);
+    jit->wait_for_tuning();
+  }
+  int erasures[] = {0, 1, -1};
+  auto run = [&] {
+    if (which == Decoder::kJerasure)
+      jerasure_schedule_decode_lazy(int(c.code.k), int(c.code.m), int(c.code.w), c.bitmatrix.data(), erasures,
+                                    c.data(), c.coding(), int(c.len), int(c.code.packet), 1);
+    else
+      (void)(*codec)->reconstruct({c.ptrs.data(), c.ptrs.size()}, present, c.len);
+  };
+  for (unsigned s = 0; s < 2; ++s) std::memset(c.ptrs[s], 0, c.len);
+  run();
+  for (unsigned s = 0; s < 2; ++s)
+    if (std::memcmp(orig[s].data(), c.ptrs[s], c.len) != 0) {
+      state.SkipWithError(("rebuilt shard " + std::to_string(s) + " differs from the original").c_str());
+      return;
+    }
+  for (auto _ : state) {
+    run();
+    benchmark::ClobberMemory();
+  }
+  c.count(state);
+  if (which != Decoder::kJerasure) state.SetLabel((*codec)->decoder_info(present).why);
+}
+
+}  // namespace
+
+void register_xor_benchmarks(size_t len) {
+  const std::string sz = "/" + std::to_string(len);
+  for (const char *spec : kSpecs) {
+    for (bool ecjit : {true, false})
+      benchmark::RegisterBenchmark(("BM_xor_encode/" + std::string(ecjit ? "ecjit" : "jerasure") + "/" + spec + sz).c_str(),
+                                   bm_encode, std::string(spec), len, ecjit);
+    const std::pair<const char *, Decoder> decoders[] = {
+        {"ecjit", Decoder::kEcjit}, {"ecjit-runner", Decoder::kRunner}, {"jerasure", Decoder::kJerasure}};
+    for (const auto &[name, which] : decoders)
+      benchmark::RegisterBenchmark(("BM_xor_decode2/" + std::string(name) + "/" + spec + sz).c_str(), bm_decode2,
+                                   std::string(spec), len, which);
+  }
+}
+
+}  // namespace ecjit::bench

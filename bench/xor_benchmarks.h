@@ -1,0 +1,20 @@
+// xor_benchmarks: XOR bit-matrix codes in bench_encode, beside ISA-L in the same run: ecjit against libJerasure.
+#pragma once
+
+#include <cstddef>
+
+namespace ecjit::bench {
+
+// Registers, for shard size `len` (rounded down to whole blocks per code, at least one):
+//   BM_xor_encode/<impl>/<spec>/<len>       impl = ecjit | jerasure (smart schedule)
+//   BM_xor_decode2/<impl>/<spec>/<len>      data shards 0 and 1 lost: ecjit's compiled decoder
+//                                           (prepare_reconstruct, then waited for), ecjit's
+//                                           first-call runner ("ecjit-runner"), and libJerasure's
+//                                           jerasure_schedule_decode_lazy (smart)
+// for cauchy-good and cauchy-orig RS(10,4) w=8, liberation k=10 w=11, blaum-roth k=10 w=10
+// and liber8tion k=8, packets of 2 KiB (the configuration), and cauchy-good with
+// ecjit's default packet of 64 bytes. Every benchmark first
+// checks its output against libJerasure's (or the original data) and fails on a difference.
+void register_xor_benchmarks(size_t len);
+
+}  // namespace ecjit::bench
