@@ -2,7 +2,6 @@
 #include "codes/xor_schedule.h"
 
 #include <algorithm>
-#include <map>
 #include <utility>
 
 namespace ecjit::codes {
@@ -86,20 +85,36 @@ XorProgram matching(const BitMatrix &M, bool weighted) {
   p.inputs = M.cols;
   std::vector<std::vector<uint32_t>> rows(M.rows);
   for (unsigned r = 0; r < M.rows; ++r) rows[r] = set_bits(M, r);
+  // Pair counts in a dense table indexed a * stride + b (a < b), reset through the list of
+  // touched pairs: the ordered map this replaced spent 15 ms on RS(10,4).
+  std::vector<uint32_t> count;
+  std::vector<uint64_t> touched;
+  std::vector<unsigned> degree;
   while (true) {
-    std::map<std::pair<uint32_t, uint32_t>, unsigned> count;
+    const size_t stride = p.values();
+    if (count.size() < stride * stride) count.assign(4 * stride * stride, 0);  // all zero between rounds
+    touched.clear();
     for (const auto &row : rows)
       for (size_t i = 0; i < row.size(); ++i)
-        for (size_t j = i + 1; j < row.size(); ++j) ++count[{row[i], row[j]}];
+        for (size_t j = i + 1; j < row.size(); ++j) {
+          const uint64_t key = uint64_t(row[i]) * stride + row[j];
+          if (count[key]++ == 0) touched.push_back(key);
+        }
     unsigned best = 0;
-    for (const auto &[pair, n] : count) best = std::max(best, n);
-    if (best < 2) break;
+    for (uint64_t key : touched) best = std::max(best, count[key]);
+    if (best < 2) {
+      for (uint64_t key : touched) count[key] = 0;
+      break;
+    }
+    std::sort(touched.begin(), touched.end());  // (first, second) order, as the map had
     std::vector<std::pair<uint32_t, uint32_t>> edges;
-    std::map<uint32_t, unsigned> degree;
-    for (const auto &[pair, n] : count) {
-      ++degree[pair.first];
-      ++degree[pair.second];
-      if (n == best) edges.push_back(pair);
+    degree.assign(stride, 0);
+    for (uint64_t key : touched) {
+      const uint32_t a = uint32_t(key / stride), b = uint32_t(key % stride);
+      ++degree[a];
+      ++degree[b];
+      if (count[key] == best) edges.push_back({a, b});
+      count[key] = 0;
     }
     if (weighted)  // edges are in (first, second) order: ties keep it
       std::sort(edges.begin(), edges.end(), [&](const auto &x, const auto &y) {
