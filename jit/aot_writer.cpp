@@ -48,9 +48,9 @@ llvm::Expected<std::string> aot_emit(const AotRequest &request, AotEmit kind, bo
   std::set<std::string> symbols;
   for (const CompileRequest &k : request.kernels) {
     if (!same_target(k.target, request.target) || k.opt != request.opt)
-      return aot_error("kernel '" + k.desc.symbol + "' has another target or opt level");
-    if (!symbols.insert(k.desc.symbol).second)
-      return aot_error("symbol '" + k.desc.symbol + "' requested twice");
+      return aot_error("kernel '" + k.symbol() + "' has another target or opt level");
+    if (!symbols.insert(k.symbol()).second)
+      return aot_error("symbol '" + k.symbol() + "' requested twice");
   }
   if (request.generic && !symbols.insert(request.generic->symbol).second)
     return aot_error("symbol '" + request.generic->symbol + "' requested twice");

@@ -85,7 +85,12 @@ expect_error "packet=12 must be a multiple of 8 bytes" ir --spec cauchy-good:k=4
 expect_error "unknown key 'gf'" ir --spec cauchy-good:k=4,m=2,gf=8
 expect_error "bit-matrix codes have one lowering, xor" asm --spec liber8tion:k=8 --strategy gfni
 expect_error "bit-matrix codes have no shape kernels" asm --spec liber8tion:k=8 --op shape
-expect_error "have no AOT output yet" aot --spec liber8tion:k=8 --target aarch64 -o "$tmpd/l8.o"
+expect_error "--generic is for codes over GF(2^l)" aot --spec liber8tion:k=8 --target aarch64 --generic -o "$tmpd/l8.o"
+if ! "$ECJIT" aot --spec liber8tion:k=8 --target hexagon --decoders "0,9" -o "$tmpd/l8.o" --header "$tmpd/l8.h" ||
+   ! grep -q "#define ECJIT_LIBER8TION_K_8_M_2_W_8_PACKET_64_BLOCK_BYTES 512" "$tmpd/l8.h"; then
+  echo "FAIL: ecjit aot of liber8tion for hexagon did not write its object and header"
+  fails=$((fails + 1))
+fi
 expect_error "is not a multiple of 384 bytes" demo --spec blaum-roth:k=6,w=6,packet=64 --size 1000
 xor_in_loop=$("$ECJIT" asm --spec liber8tion:k=8,packet=64 --target x86_64-v3 |
   awk '/^[.$A-Za-z_0-9]+:/ { inside = ($0 ~ /%vloop *$/); next } inside && /vxorps|vpxor/ { n++ } END { print n + 0 }')

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "codes/bitmatrix_code.h"
 #include "codes/linear_code.h"
 
 namespace ecjit::tools {
@@ -38,6 +39,20 @@ bool is_c_identifier(const std::string &s);
 // The header text: include guard, extern "C", #defines for the code parameters, the parity
 // matrix, the decoder table and one prototype per kernel symbol.
 std::string aot_header_text(const AotContents &c);
+
+// A bit-matrix (XOR) code's object: its encoder and decoders (the same kernel ABI and
+// decoder table as symbol codes; lengths in whole blocks of w x packet bytes).
+struct XorAotContents {
+  codes::BitMatrixCode code;
+  std::string prefix;
+  std::string target_text;
+  std::string target_details;
+  std::string opt;
+  std::string encode_symbol;
+  std::string encode_schedule;  // e.g. "wm, 429 XORs per block position"
+  std::vector<AotDecoder> decoders;
+};
+std::string aot_xor_header_text(const XorAotContents &c);
 
 // File name and text of the runtime C file (tools/aot_runtime_c.inc with the code's
 // parameters filled in).

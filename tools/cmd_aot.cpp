@@ -10,6 +10,7 @@
 #include "jit/aot_writer.h"
 #include "llvm/Support/FileSystem.h"
 #include "jit/decoder_planner.h"
+#include "jit/xor_planner.h"
 #include "tools/aot_header.h"
 #include "tools/commands.h"
 #include "tools/kernel_request.h"
@@ -144,61 +145,96 @@ int cmd_aot(int argc, char **argv) {
     return usage_error(def.name, error);
   std::optional<KernelRequest> enc = make_kernel_request(kr_args, &error);
   if (!enc) return usage_error(def.name, error);
-  if (!enc->code)
-    return usage_error(def.name, "bit-matrix codes (" + enc->spec.to_string() +
-                                 ") have no AOT output yet: ecjit ir / asm show their kernels");
-  const codes::LinearCode &code = *enc->code;
-  const std::string spec = code.spec.to_string(), target = enc->target.to_string();
-
+  std::vector<std::vector<unsigned>> sets;
+  if (args.has("decoders") && !parse_decoder_sets(args.get("decoders"), &sets, &error))
+    return usage_error(def.name, error);
+  const std::string spec = enc->spec.to_string(), target = enc->target.to_string();
   std::string prefix = args.get("prefix", default_prefix(spec));
   if (!is_c_identifier(prefix))
     return usage_error(def.name, "--prefix '" + prefix + "' is not a C identifier (letters, digits, '_'; "
                                  "starting with a letter; at most 64 characters)");
-
   jit::AotRequest request;
   request.target = enc->req.target;
   request.opt = enc->req.opt;
   request.kernels.push_back(enc->req);
   request.module_name = prefix;
-
-  AotContents contents{code, prefix, target, "", ir::strategy_name(enc->resolved_strategy),
-                       opt_level_name(enc->req.opt), enc->req.desc.symbol, {}, "", false};
-  contents.target_details = request.target.triple + ", cpu " + request.target.cpu +
-                            (request.target.features.empty() ? "" : ", " + request.target.features) +
-                            ", " + std::to_string(request.target.vector_bits) + "-bit vectors";
-
-  std::vector<std::vector<unsigned>> sets;
-  if (args.has("decoders") && !parse_decoder_sets(args.get("decoders"), &sets, &error))
-    return usage_error(def.name, error);
-  for (const std::vector<unsigned> &erased : sets) {
-    std::vector<bool> present(code.n(), true);
-    for (unsigned s : erased) {
-      if (s >= code.n())
-        return usage_error(def.name, "--decoders: shard " + std::to_string(s) +
-                                         " does not exist (the code has shards 0.." +
-                                         std::to_string(code.n() - 1) + ")");
-      present[s] = false;
+  const std::string target_details =
+      request.target.triple + ", cpu " + request.target.cpu +
+      (request.target.features.empty() ? "" : ", " + request.target.features) + ", " +
+      std::to_string(request.target.vector_bits) + "-bit vectors";
+  // The header, and the runtime C file when asked for (symbol codes only).
+  std::string header_text, runtime_c_name, runtime_c_text;
+  if (enc->bits) {
+    const codes::BitMatrixCode &code = *enc->bits;
+    if (args.has("generic") || args.has("runtime-c"))
+      return usage_error(def.name, std::string("--") + (args.has("generic") ? "generic" : "runtime-c") +
+                                       " is for codes over GF(2^l); a bit-matrix code's decoders are "
+                                       "fixed with --decoders");
+    XorAotContents contents{code, prefix, target, target_details, opt_level_name(enc->req.opt),
+                            enc->req.symbol(), enc->schedule + ", " +
+                                std::to_string(enc->req.xor_kernel->program.xors()) + " XORs per block position",
+                            {}};
+    for (const std::vector<unsigned> &erased : sets) {
+      std::vector<bool> present(code.n(), true);
+      for (unsigned s : erased) {
+        if (s >= code.n())
+          return usage_error(def.name, "--decoders: shard " + std::to_string(s) +
+                                           " does not exist (the code has shards 0.." + std::to_string(code.n() - 1) + ")");
+        present[s] = false;
+      }
+      // As the runtime promotes a set: the best schedule of its decode bit-matrix.
+      Result<jit::XorPlan> plan = jit::xor_decoder_plan(code, present, erased, target, /*best=*/true);
+      if (!plan.ok())
+        return usage_error(def.name, "--decoders: erasure set {" + join_indices(erased) + "}: " +
+                                         plan.status().to_string());
+      if (plan->sources.size() > code.k)
+        return usage_error(def.name, "--decoders: erasure set {" + join_indices(erased) + "} reads " +
+                                         std::to_string(plan->sources.size()) + " shards, more than k (not MDS there)");
+      jit::CompileRequest req = enc->req;
+      req.xor_kernel = std::make_shared<const ir::XorKernelDesc>(plan->desc);
+      contents.decoders.push_back({erased, plan->sources, plan->desc.symbol});
+      request.kernels.push_back(std::move(req));
     }
-    // AOT decoders keep the direct map: the two-stage one (same ABI) is not yet run by the
-    // emulated foreign-ISA tests (test/aot). Named and planned as the runtime does.
-    Result<jit::DecoderPlan> plan = jit::plan_decoder(code, present, erased, enc->req.target, target,
-                                                      enc->req.strategy, enc->req.opt,
-                                                      /*two_stage=*/false);
-    if (!plan.ok())
-      return usage_error(def.name, "--decoders: erasure set {" + join_indices(erased) +
-                                       "}: " + plan.status().to_string());
-    jit::CompileRequest req = enc->req;
-    req.desc.coeffs = plan->request.desc.coeffs;
-    req.desc.pre = codes::Matrix();
-    req.desc.symbol = plan->request.desc.symbol;
-    contents.decoders.push_back({plan->plan.targets, plan->plan.sources, req.desc.symbol});
-    request.kernels.push_back(std::move(req));
+    header_text = aot_xor_header_text(contents);
+  } else {
+    const codes::LinearCode &code = *enc->code;
+    AotContents contents{code, prefix, target, target_details, ir::strategy_name(enc->resolved_strategy),
+                         opt_level_name(enc->req.opt), enc->req.desc.symbol, {}, "", false};
+    for (const std::vector<unsigned> &erased : sets) {
+      std::vector<bool> present(code.n(), true);
+      for (unsigned s : erased) {
+        if (s >= code.n())
+          return usage_error(def.name, "--decoders: shard " + std::to_string(s) +
+                                           " does not exist (the code has shards 0.." +
+                                           std::to_string(code.n() - 1) + ")");
+        present[s] = false;
+      }
+      // AOT decoders keep the direct map: the two-stage one (same ABI) is not yet run by the
+      // emulated foreign-ISA tests (test/aot). Named and planned as the runtime does.
+      Result<jit::DecoderPlan> plan = jit::plan_decoder(code, present, erased, enc->req.target, target,
+                                                        enc->req.strategy, enc->req.opt,
+                                                        /*two_stage=*/false);
+      if (!plan.ok())
+        return usage_error(def.name, "--decoders: erasure set {" + join_indices(erased) +
+                                         "}: " + plan.status().to_string());
+      jit::CompileRequest req = enc->req;
+      req.desc.coeffs = plan->request.desc.coeffs;
+      req.desc.pre = codes::Matrix();
+      req.desc.symbol = plan->request.desc.symbol;
+      contents.decoders.push_back({plan->plan.targets, plan->plan.sources, req.desc.symbol});
+      request.kernels.push_back(std::move(req));
+    }
+    if (args.has("generic")) {
+      contents.generic_symbol = ir::kernel_symbol("generic", spec, target);
+      request.generic = jit::GenericKernelRequest{code.field, contents.generic_symbol};
+    }
+    contents.runtime_c = args.has("runtime-c");
+    header_text = aot_header_text(contents);
+    if (contents.runtime_c) {
+      runtime_c_name = aot_runtime_c_name(contents);
+      runtime_c_text = aot_runtime_c_text(contents);
+    }
   }
-  if (args.has("generic")) {
-    contents.generic_symbol = ir::kernel_symbol("generic", spec, target);
-    request.generic = jit::GenericKernelRequest{code.field, contents.generic_symbol};
-  }
-  contents.runtime_c = args.has("runtime-c");
 
   // Assembly keeps LLVM's comments (IR block names such as %vloop) for reading and llvm-mca.
   llvm::Expected<std::string> out = jit::aot_emit(request, kind, /*verbose_asm=*/true);
@@ -206,9 +242,8 @@ int cmd_aot(int argc, char **argv) {
   // Every file or none: each is written to a temporary beside it and renamed only once all
   // are written (a failed header write no longer leaves an object that has no header).
   std::vector<std::pair<std::string, std::string>> files = {{args.get("output"), *out}};
-  if (args.has("header")) files.push_back({args.get("header"), aot_header_text(contents)});
-  if (args.has("runtime-c"))
-    files.push_back({args.get("runtime-c") + "/" + aot_runtime_c_name(contents), aot_runtime_c_text(contents)});
+  if (args.has("header")) files.push_back({args.get("header"), header_text});
+  if (args.has("runtime-c")) files.push_back({args.get("runtime-c") + "/" + runtime_c_name, runtime_c_text});
   for (size_t i = 0; i < files.size(); ++i)
     for (size_t j = i + 1; j < files.size(); ++j)
       if (files[i].first == files[j].first ||

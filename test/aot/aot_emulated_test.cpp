@@ -5,14 +5,18 @@
 // clang 19 + ld.lld freestanding for Hexagon), linked statically with them and run under
 // qemu-<arch>-static (x86-64 tiers run natively when this CPU has them). Its output (every
 // data, parity and rebuilt shard, and the runtime C's decode matrices) is checked here byte
-// for byte against codes::ref_encode, plan_reconstruct and the original shards.
+// for byte against codes::ref_encode, plan_reconstruct and the original shards. Bit-matrix
+// (XOR) codes have no generic kernel or runtime C: encoder and decoders only, checked against
+// codes::ref_bitmatrix_encode, with lengths in whole blocks.
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <vector>
 
+#include "codes/bitmatrix_code.h"
 #include "codes/decode.h"
 #include "codes/linear_code.h"
 #include "codes/reference_codec.h"
@@ -91,6 +95,14 @@ std::vector<Case> cases() {
   v.push_back({"riscv64", "rs-vand:k=4,m=2,gf=32", "1;0,5", Runner::kRiscv});
   v.push_back({"hexagon-v68+hvx", "rs-vand:k=4,m=2,gf=32", "1;0,5", Runner::kHexagon});
   v.push_back({"aarch64", "rs-vand:k=3,m=2,gf=64", "0,4", Runner::kAArch64});
+  // XOR bit-matrix codes (issue 18): NEON, Hexagon scalar and HVX (128-byte packets fill one
+  // HVX vector), ARMv7, RISC-V V.
+  v.push_back({"aarch64", "liber8tion:k=8", "0,3;1,9", Runner::kAArch64});
+  v.push_back({"aarch64", "cauchy-good:k=6,m=3,w=8", "0,4,7;2", Runner::kAArch64});
+  v.push_back({"hexagon-v68", "liberation:k=5,w=5,packet=32", "1,6;0", Runner::kHexagon});
+  v.push_back({"hexagon-v68+hvx", "cauchy-good:k=6,m=3,w=8,packet=128", "0,4,7;2", Runner::kHexagon});
+  v.push_back({"armv7", "blaum-roth:k=4,w=4", "0,5", Runner::kArm});
+  v.push_back({"riscv64-v", "cauchy-orig:k=4,m=2,w=4,packet=16", "1,4", Runner::kRiscvV});
   return v;
 }
 
@@ -169,9 +181,38 @@ std::string first_difference(const std::vector<uint8_t> &got, const std::vector<
 }
 
 // Checks the harness output against the reference codec. Returns "" or the first problem.
-std::string verify(const codes::LinearCode &code, const std::vector<std::vector<unsigned>> &decoders,
+// The code a harness ran: a symbol code (with the generic kernel and the runtime C lines) or
+// a bit-matrix code (encoder and decoders only).
+struct RefCode {
+  std::optional<codes::LinearCode> code;
+  std::optional<codes::BitMatrixCode> bits;
+  unsigned k = 0, m = 0;
+  unsigned n() const { return k + m; }
+  void encode(const uint8_t *const *data, uint8_t *const *parity, size_t len) const {
+    if (code) (void)codes::ref_encode(*code, data, parity, len);
+    else (void)codes::ref_bitmatrix_encode(*bits, data, parity, len);
+  }
+};
+
+RefCode ref_code(const std::string &spec) {
+  RefCode r;
+  Result<CodeSpec> parsed = CodeSpec::parse(spec);
+  EXPECT_TRUE(parsed.ok()) << spec;
+  if (parsed->bitmatrix()) {
+    r.bits = *codes::build_bitmatrix_code(*parsed);
+    r.k = r.bits->k;
+    r.m = r.bits->m;
+  } else {
+    r.code = *codes::build_code(*parsed);
+    r.k = r.code->k;
+    r.m = r.code->m;
+  }
+  return r;
+}
+
+std::string verify(const RefCode &ref, const std::vector<std::vector<unsigned>> &decoders,
                    const std::string &output) {
-  const unsigned k = code.k, m = code.m, n = code.n();
+  const unsigned k = ref.k, m = ref.m, n = ref.n();
   std::stringstream in(output);
   std::string line;
   size_t len = 0;
@@ -187,7 +228,7 @@ std::string verify(const codes::LinearCode &code, const std::vector<std::vector<
     std::vector<uint8_t *> parity(m);
     for (unsigned s = 0; s < k; ++s) data[s] = shards[s].data();
     for (unsigned r = 0; r < m; ++r) parity[r] = shards[k + r].data();
-    (void)codes::ref_encode(code, data.data(), parity.data(), len);
+    ref.encode(data.data(), parity.data(), len);
     have_ref = true;
   };
   auto check_shard = [&](const std::string &what, unsigned s, const std::string &hex) -> std::string {
@@ -232,6 +273,8 @@ std::string verify(const codes::LinearCode &code, const std::vector<std::vector<
       const std::vector<unsigned> erased = parse_list(set);
       std::vector<bool> present(n, true);
       for (unsigned s : erased) present[s] = false;
+      if (!ref.code) return "runtime C line from a bit-matrix code's harness";
+      const codes::LinearCode &code = *ref.code;
       Result<codes::DecodePlan> plan = codes::plan_reconstruct(code, present);
       if (!plan.ok()) {
         const std::string want = plan.status().code() == StatusCode::kTooManyErasures ? "101" : "102";
@@ -267,11 +310,12 @@ std::string verify(const codes::LinearCode &code, const std::vector<std::vector<
   }
   if (!done) return "harness output incomplete (no X line)";
   if (lengths != 4) return "expected 4 lengths, saw " + std::to_string(lengths);
-  if (p_lines != 4 * m || q_lines != 4 * m)
+  const bool generic = ref.code.has_value();  // bit-matrix codes have no generic kernel
+  if (p_lines != 4 * m || q_lines != (generic ? 4 * m : 0))
     return "encoder lines " + std::to_string(p_lines) + ", generic encoder lines " + std::to_string(q_lines);
   for (const auto &d : decoders)
     if (d_lines[d] != 4 * d.size()) return "decoder lines missing for a set";
-  if (g_lines == 0) return "no generic-kernel reconstruction";
+  if (generic && g_lines == 0) return "no generic-kernel reconstruction";
   return "";
 }
 
@@ -283,9 +327,11 @@ std::vector<std::vector<unsigned>> decoder_sets(const Case &c) {
   return sets;
 }
 
+bool is_bitmatrix(const Case &c) { return CodeSpec::parse(c.spec)->bitmatrix(); }
+
 std::string aot_args(const Case &c) {
   return "--spec " + sh(c.spec) + " --target " + sh(c.target) + " --strategy " + c.strategy +
-         " --decoders " + sh(c.decoders) + " --generic --prefix codec";
+         " --decoders " + sh(c.decoders) + (is_bitmatrix(c) ? "" : " --generic") + " --prefix codec";
 }
 
 // Writes the AOT files for c into a fresh directory, builds the harness and runs it. Returns
@@ -294,14 +340,16 @@ bool build_and_run(const Case &c, const Toolchain &tc, std::string *dir, std::st
                    std::string *problem) {
   *dir = fresh_dir("emu_" + case_name(c));
   const std::string &d = *dir;
+  const bool bits = is_bitmatrix(c);  // no runtime C file
   if (ecjit_aot(aot_args(c) + " -o " + sh(d + "/codec.o") + " --header " + sh(d + "/codec.h") +
-                    " --runtime-c " + sh(d),
+                    (bits ? "" : " --runtime-c " + sh(d)),
                 d) != 0) {
     *problem = "ecjit aot failed: " + read_file(d + "/aot.err");
     return false;
   }
-  if (run(tc.compile + " -I" + sh(d) + " " + sh(ECJIT_HARNESS_SRC) + " " + sh(d + "/codec_runtime.c") +
-          " " + sh(d + "/codec.o") + " -o " + sh(d + "/harness") + " 2>" + sh(d + "/cc.err")) != 0) {
+  if (run(tc.compile + " -I" + sh(d) + " " + sh(ECJIT_HARNESS_SRC) + " " +
+          (bits ? "" : sh(d + "/codec_runtime.c") + " ") + sh(d + "/codec.o") + " -o " + sh(d + "/harness") +
+          " 2>" + sh(d + "/cc.err")) != 0) {
     *problem = "harness does not build: " + read_file(d + "/cc.err");
     return false;
   }
@@ -342,9 +390,7 @@ TEST_P(AotEmulated, MatchesReferenceCodec) {
   const std::string what = "spec " + c.spec + ", target " + c.target + ", strategy " + c.strategy;
   std::string dir, output, problem;
   const bool ran = build_and_run(c, tc, &dir, &output, &problem);
-  Result<codes::LinearCode> code = codes::build_code(c.spec);
-  ASSERT_TRUE(code.ok());
-  if (ran) problem = verify(*code, decoder_sets(c), output);
+  if (ran) problem = verify(ref_code(c.spec), decoder_sets(c), output);
   if (!problem.empty()) {
     ecjit_aot(aot_args(c) + " --emit asm -o " + sh(dir + "/codec.s"), dir);
     FAIL() << what << ": " << problem << "\n  assembly: " << dir << "/codec.s";
@@ -356,10 +402,9 @@ TEST(AotEmulatedChecker, RejectsCorruptedOutput) {
   const Case c{"x86_64", kGf16, kGf16Dec, Runner::kNative};
   std::string why, dir, output, problem;
   ASSERT_TRUE(build_and_run(c, toolchain(c.runner, &why), &dir, &output, &problem)) << problem;
-  Result<codes::LinearCode> code = codes::build_code(c.spec);
-  ASSERT_TRUE(code.ok());
+  const RefCode code = ref_code(c.spec);
   const auto sets = decoder_sets(c);
-  ASSERT_EQ(verify(*code, sets, output), "");
+  ASSERT_EQ(verify(code, sets, output), "");
   // Flip the last hex digit of the first line with each tag.
   for (const char *tag : {"\nP ", "\nQ ", "\nD ", "\nC ", "\nG "}) {
     std::string bad = output;
@@ -368,14 +413,14 @@ TEST(AotEmulatedChecker, RejectsCorruptedOutput) {
     const size_t eol = bad.find('\n', at + 1);
     char &ch = bad[eol - 1];
     ch = ch == '0' ? '1' : '0';
-    EXPECT_NE(verify(*code, sets, bad), "") << "corrupted" << tag;
+    EXPECT_NE(verify(code, sets, bad), "") << "corrupted" << tag;
   }
-  EXPECT_NE(verify(*code, sets, output.substr(0, output.rfind("X "))), "");
-  EXPECT_NE(verify(*code, sets, output + "E decoder\n"), "");
+  EXPECT_NE(verify(code, sets, output.substr(0, output.rfind("X "))), "");
+  EXPECT_NE(verify(code, sets, output + "E decoder\n"), "");
   std::string no_decoder = output;
   for (size_t at; (at = no_decoder.find("\nD 0 ")) != std::string::npos;)
     no_decoder.erase(at + 1, no_decoder.find('\n', at + 1) - at);
-  EXPECT_NE(verify(*code, sets, no_decoder), "");
+  EXPECT_NE(verify(code, sets, no_decoder), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, AotEmulated, ::testing::ValuesIn(cases()),

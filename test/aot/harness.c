@@ -85,7 +85,12 @@ static void sys_exit(int status) { _exit(status); }
 #endif
 
 #define SB CODEC_SYMBOL_BYTES
+#ifdef CODEC_BLOCK_BYTES
+/* A bit-matrix code: lengths are whole blocks of W x PACKET bytes (SB is the block). */
+#define MAX_SYMBOLS 9
+#else
 #define MAX_SYMBOLS 4651
+#endif
 #define GUARD 64
 #define MAX_BYTES (MAX_SYMBOLS * SB)
 /* 64 bytes of slack before the front guard, 1 of misalignment, rounded up */
@@ -94,7 +99,11 @@ static void sys_exit(int status) { _exit(status); }
 
 /* Symbols per shard; bytes = symbols * SB. 1: one symbol; 31, 200: shorter than / a few
  * vectors; 4651: many vectors plus an odd remainder. */
+#ifdef CODEC_BLOCK_BYTES
+static const unsigned kLengths[] = {1, 2, 3, 9};
+#else
 static const unsigned kLengths[] = {1, 31, 200, 4651};
+#endif
 
 /* ---- buffered output ---- */
 static char out_buf[1 << 16];
