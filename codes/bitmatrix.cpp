@@ -28,6 +28,20 @@ BitMatrix BitMatrix::select_rows(const std::vector<unsigned> &which) const {
   return S;
 }
 
+bool BitBasis::add(const uint64_t *row) {
+  const unsigned cols = rows_.cols, words = rows_.words();
+  std::vector<uint64_t> v(row, row + words);
+  for (unsigned c = 0; c < cols; ++c)
+    if (((v[c / 64] >> (c % 64)) & 1) && pivot_[c] >= 0)
+      for (unsigned w = 0; w < words; ++w) v[w] ^= rows_.row(unsigned(pivot_[c]))[w];
+  unsigned c = 0;
+  while (c < cols && !((v[c / 64] >> (c % 64)) & 1)) ++c;
+  if (c == cols) return false;
+  for (unsigned w = 0; w < words; ++w) rows_.row(rank_)[w] = v[w];
+  pivot_[c] = int(rank_++);
+  return true;
+}
+
 BitMatrix multiply(const BitMatrix &A, const BitMatrix &B) {
   BitMatrix C(A.rows, B.cols);
   for (unsigned r = 0; r < A.rows; ++r)

@@ -37,6 +37,23 @@ struct BitMatrix {
   BitMatrix select_rows(const std::vector<unsigned> &which) const;
 };
 
+// An incremental basis of GF(2) row vectors of `cols` bits, in echelon form (each stored
+// row's lowest set bit is its pivot): add() reduces a row by the stored ones in ascending
+// column order and keeps it when something is left.
+class BitBasis {
+ public:
+  explicit BitBasis(unsigned cols) : rows_(cols, cols), pivot_(cols, -1) {}
+  // Whether `row` (words() words) is independent of the rows added so far; kept if so.
+  bool add(const uint64_t *row);
+  unsigned rank() const { return rank_; }
+  bool full() const { return rank_ == rows_.cols; }
+
+ private:
+  BitMatrix rows_;
+  std::vector<int> pivot_;  // column -> stored row whose pivot it is
+  unsigned rank_ = 0;
+};
+
 // A * B over GF(2).
 BitMatrix multiply(const BitMatrix &A, const BitMatrix &B);
 // Inverse by Gauss-Jordan elimination over GF(2); kSingular when there is none.

@@ -95,32 +95,16 @@ Result<BitDecodePlan> plan_bitmatrix_decode(const BitMatrixCode &code, const std
   for (unsigned t : targets)
     if (t >= code.n() || present[t])
       return Status(StatusCode::kInvalidArgument, "target shard " + std::to_string(t) + " is present or out of range");
-  // Greedy basis of the present shards' bit-rows, in shard order: `basis` holds the rows
-  // reduced so far with their pivot columns.
-  BitMatrix chosen(0, kw);
+  // Greedy basis of the present shards' bit-rows, in shard order.
+  BitBasis basis(kw);
   std::vector<PacketRef> sources;
-  BitMatrix reduced(kw, kw);
-  std::vector<int> pivot_row(kw, -1);  // column -> reduced row holding its pivot
-  unsigned rank = 0;
-  for (unsigned s = 0; s < code.n() && rank < kw; ++s) {
+  for (unsigned s = 0; s < code.n() && !basis.full(); ++s) {
     if (!present[s]) continue;
     const BitMatrix rows = code.shard_rows(s);
-    for (unsigned x = 0; x < code.w && rank < kw; ++x) {
-      std::vector<uint64_t> v(rows.row(x), rows.row(x) + rows.words());
-      for (unsigned c = 0; c < kw; ++c)
-        if (((v[c / 64] >> (c % 64)) & 1) && pivot_row[c] >= 0)
-          for (unsigned wd = 0; wd < v.size(); ++wd) v[wd] ^= reduced.row(unsigned(pivot_row[c]))[wd];
-      unsigned c = 0;
-      while (c < kw && !((v[c / 64] >> (c % 64)) & 1)) ++c;
-      if (c == kw) continue;  // dependent on the rows taken
-      // Echelon form: each stored row's lowest set bit is its pivot, so reducing a new row
-      // in ascending column order clears every pivot column it has.
-      for (unsigned wd = 0; wd < v.size(); ++wd) reduced.row(rank)[wd] = v[wd];
-      pivot_row[c] = int(rank);
-      ++rank;
-      sources.push_back({s, x});
-    }
+    for (unsigned x = 0; x < code.w && !basis.full(); ++x)
+      if (basis.add(rows.row(x))) sources.push_back({s, x});
   }
+  const unsigned rank = basis.rank();
   if (rank < kw)
     return Status(StatusCode::kTooManyErasures,
                   "the present shards hold " + std::to_string(rank) + " independent bit-rows; " +

@@ -179,16 +179,7 @@ Result<Kernel> JitImpl::shape_kernel(const codes::Field &field, unsigned inputs,
   if (accumulate) req.desc.output = ir::OutputMode::kAccumulate;
   const std::string key = req.desc.symbol + "|" + ir::strategy_name(*strategy) + "|O" +
                           std::to_string(options_.opt_level) + "|shape";
-  auto compiled = cache_.get_or_compile(key, [&]() -> llvm::Expected<std::unique_ptr<jit::CompiledKernel>> {
-    const auto t0 = std::chrono::steady_clock::now();
-    bool from_disk = false;
-    auto k = jit::jit_kernel(*session_, req, nullptr, disk_.get(), &from_disk);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::lock_guard<std::mutex> lock(stats_mutex_);
-    compile_seconds_ += seconds;
-    from_disk_ += from_disk;
-    return k;
-  });
+  auto compiled = cache_.get_or_compile(key, [&] { return counted_compile(req, /*shared=*/true); });
   if (!compiled)
     return to_status(compiled.takeError(), StatusCode::kJitFailure,
                      "compiling the " + shape + " shape kernel of GF(2^" + std::to_string(field.bits()) + ")");
@@ -205,22 +196,25 @@ Result<Kernel> JitImpl::shape_kernel(const codes::Field &field, unsigned inputs,
   return k;
 }
 
+llvm::Expected<std::unique_ptr<jit::CompiledKernel>> JitImpl::counted_compile(const jit::CompileRequest &req,
+                                                                              bool shared) {
+  const auto t0 = std::chrono::steady_clock::now();
+  bool from_disk = false;
+  auto k = jit::jit_kernel(*session_, req, nullptr, disk_.get(), &from_disk);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::lock_guard<std::mutex> lock(stats_mutex_);
+  compile_seconds_ += seconds;
+  from_disk_ += from_disk;
+  if (!shared) ++private_compiles_;
+  return k;
+}
+
 Result<Kernel> JitImpl::xor_kernel(const ir::XorKernelDesc &desc, bool shared) {
   // desc is unused by xor kernels (CompileRequest::xor_kernel); any valid field fills it.
   jit::CompileRequest req{ir::KernelDesc{*codes::Field::make(8), codes::Matrix(), desc.symbol}, target_,
                           ir::Strategy::kAuto, opt_};
   req.xor_kernel = std::make_shared<const ir::XorKernelDesc>(desc);
-  auto compile = [&]() -> llvm::Expected<std::unique_ptr<jit::CompiledKernel>> {
-    const auto t0 = std::chrono::steady_clock::now();
-    bool from_disk = false;
-    auto k = jit::jit_kernel(*session_, req, nullptr, disk_.get(), &from_disk);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::lock_guard<std::mutex> lock(stats_mutex_);
-    compile_seconds_ += seconds;
-    from_disk_ += from_disk;
-    if (!shared) ++private_compiles_;
-    return k;
-  };
+  auto compile = [&] { return counted_compile(req, shared); };
   llvm::Expected<jit::KernelCache::Kernel> compiled = nullptr;
   if (shared) {
     compiled = cache_.get_or_compile(desc.symbol + "|xor|O" + std::to_string(options_.opt_level), compile);

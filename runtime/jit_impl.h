@@ -161,6 +161,10 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   // Slots of the shared tuned kernels by cache key (every Kernel copy of one shares it).
   std::mutex slots_mutex_;
   std::unordered_map<std::string, std::shared_ptr<KernelSlot>> slots_;
+  // jit::jit_kernel of req on this Jit's session and disk cache, its time and disk hit added
+  // to the stats (and a private compile counted when !shared).
+  llvm::Expected<std::unique_ptr<jit::CompiledKernel>> counted_compile(const jit::CompileRequest &req,
+                                                                       bool shared);
   // Compiled with the static choice, queued for tuning: `slot` gets the winner.
   void tune_later(const jit::CompileRequest &req, const std::shared_ptr<KernelSlot> &slot,
                   std::shared_ptr<const jit::CompiledKernel> running, bool optional);

@@ -226,28 +226,16 @@ Result<ShardSet> XorCodec::minimum_to_decode(const ShardSet &wanted, const Shard
   for (unsigned s = 0; s < n; ++s)
     if (available.contains(s) && !forced.contains(s)) order.push_back(s);
   // Greedy over shards: a shard is taken when its w bit-rows raise the rank (or it is wanted).
-  codes::BitMatrix basis(kw, kw);
-  std::vector<int> pivot(kw, -1);
-  unsigned rank = 0;
+  codes::BitBasis basis(kw);
   ShardSet result;
   for (unsigned s : order) {
-    if (rank == kw && !forced.contains(s)) break;
+    if (basis.full() && !forced.contains(s)) break;
     const codes::BitMatrix rows = code_.shard_rows(s);
     bool adds = false;
-    for (unsigned x = 0; x < code_.w; ++x) {
-      std::vector<uint64_t> v(rows.row(x), rows.row(x) + rows.words());
-      for (unsigned c = 0; c < kw; ++c)
-        if (((v[c / 64] >> (c % 64)) & 1) && pivot[c] >= 0)
-          for (unsigned wd = 0; wd < v.size(); ++wd) v[wd] ^= basis.row(unsigned(pivot[c]))[wd];
-      unsigned c = 0;
-      while (c < kw && !((v[c / 64] >> (c % 64)) & 1)) ++c;
-      if (c == kw) continue;
-      std::copy(v.begin(), v.end(), basis.row(rank));
-      pivot[c] = int(rank++);
-      adds = true;
-    }
+    for (unsigned x = 0; x < code_.w; ++x) adds = basis.add(rows.row(x)) || adds;
     if (adds || forced.contains(s)) result.insert(s);
   }
+  const unsigned rank = basis.rank();
   if (rank < kw)
     return Status(StatusCode::kSingular, "the available shards do not determine the data of " + code_.spec.to_string());
   return result;

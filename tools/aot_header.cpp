@@ -53,6 +53,32 @@ void replace_all(std::string &s, const std::string &from, const std::string &to)
 }
 
 const char *kKernelArgs = "(const uint8_t *const *in, uint8_t *const *out, size_t len)";
+
+// Include guard, includes and extern "C" opening / closing of every header.
+std::string header_open(const std::string &guard) {
+  return "#ifndef " + guard + "\n#define " + guard +
+         "\n\n#include <stddef.h>\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+}
+std::string header_close(const std::string &guard) {
+  return "#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif  /* " + guard + " */\n";
+}
+
+// The decoder struct and the table of the object's decoders (both kinds of code).
+std::string decoder_table(const std::string &P, const std::string &U, const std::vector<AotDecoder> &decoders) {
+  std::string t = "struct " + P + "_decoder {\n";
+  t += "  unsigned n_erased;          /* entries used in erased[] */\n";
+  t += "  unsigned erased[" + U + "_M];  /* the shards rebuilt, ascending = out[] order */\n";
+  t += "  unsigned inputs[" + U + "_K];  /* the shards read, in in[] order */\n";
+  t += "  " + P + "_kernel_fn fn;\n};\n";
+  if (decoders.empty()) return t;
+  t += "static const struct " + P + "_decoder " + P + "_decoders[" + U + "_DECODER_COUNT] = {\n";
+  for (size_t i = 0; i < decoders.size(); ++i) {
+    const AotDecoder &d = decoders[i];
+    t += "    {" + std::to_string(d.outputs.size()) + ", {" + join(d.outputs) + "}, {" + join(d.inputs) + "}, " +
+         d.symbol + (i + 1 < decoders.size() ? "},\n" : "}\n");
+  }
+  return t + "};\n";
+}
 const char *kGenericArgs =
     "(const uint8_t *coeffs, unsigned rows, unsigned cols,\n"
     "    const uint8_t *const *in, uint8_t *const *out, size_t len)";
@@ -100,16 +126,7 @@ std::string aot_header_text(const AotContents &c) {
   line(" * overlap each other. No byte at or past len is read or written. The kernels keep no");
   line(" * state and call no library function: reentrant and thread-safe.");
   line(" */");
-  line("#ifndef " + guard);
-  line("#define " + guard);
-  line();
-  line("#include <stddef.h>");
-  line("#include <stdint.h>");
-  line();
-  line("#ifdef __cplusplus");
-  line("extern \"C\" {");
-  line("#endif");
-  line();
+  h += header_open(guard);
   line("#define " + U + "_K " + std::to_string(code.k));
   line("#define " + U + "_M " + std::to_string(code.m));
   line("#define " + U + "_N " + std::to_string(code.n()));
@@ -143,21 +160,7 @@ std::string aot_header_text(const AotContents &c) {
          join(d.outputs) + "} */");
     line("void " + d.symbol + kKernelArgs + ";");
   }
-  line("struct " + P + "_decoder {");
-  line("  unsigned n_erased;          /* entries used in erased[] */");
-  line("  unsigned erased[" + U + "_M];  /* the shards rebuilt, ascending = out[] order */");
-  line("  unsigned inputs[" + U + "_K];  /* the shards read, in in[] order */");
-  line("  " + P + "_kernel_fn fn;");
-  line("};");
-  if (!c.decoders.empty()) {
-    line("static const struct " + P + "_decoder " + P + "_decoders[" + U + "_DECODER_COUNT] = {");
-    for (size_t i = 0; i < c.decoders.size(); ++i) {
-      const AotDecoder &d = c.decoders[i];
-      line("    {" + std::to_string(d.outputs.size()) + ", {" + join(d.outputs) + "}, {" +
-           join(d.inputs) + "}, " + d.symbol + (i + 1 < c.decoders.size() ? "}," : "}"));
-    }
-    line("};");
-  }
+  h += decoder_table(P, U, c.decoders);
   line();
   if (!c.generic_symbol.empty()) {
     line("/* Generic kernel: out[r] = sum_c coeffs[r][c] * in[c] for r < rows, c < cols, where");
@@ -191,12 +194,7 @@ std::string aot_header_text(const AotContents &c) {
     line("#define " + U + "_HAS_RUNTIME_C 0");
     line();
   }
-  line("#ifdef __cplusplus");
-  line("}  /* extern \"C\" */");
-  line("#endif");
-  line();
-  line("#endif  /* " + guard + " */");
-  return h;
+  return h + header_close(guard);
 }
 
 std::string aot_xor_header_text(const XorAotContents &c) {
@@ -224,16 +222,7 @@ std::string aot_xor_header_text(const XorAotContents &c) {
   line(" * overwritten and must not overlap each other or any input. The kernels keep no state");
   line(" * and call no library function: reentrant and thread-safe.");
   line(" */");
-  line("#ifndef " + guard);
-  line("#define " + guard);
-  line();
-  line("#include <stddef.h>");
-  line("#include <stdint.h>");
-  line();
-  line("#ifdef __cplusplus");
-  line("extern \"C\" {");
-  line("#endif");
-  line();
+  h += header_open(guard);
   line("#define " + U + "_K " + std::to_string(code.k));
   line("#define " + U + "_M " + std::to_string(code.m));
   line("#define " + U + "_N " + std::to_string(code.n()));
@@ -274,31 +263,12 @@ std::string aot_xor_header_text(const XorAotContents &c) {
     line("/* erased {" + join(d.outputs) + "}: in = shards {" + join(d.inputs) + "} */");
     line("void " + d.symbol + kKernelArgs + ";");
   }
-  line("struct " + P + "_decoder {");
-  line("  unsigned n_erased;          /* entries used in erased[] */");
-  line("  unsigned erased[" + U + "_M];  /* the shards rebuilt, ascending = out[] order */");
-  line("  unsigned inputs[" + U + "_K];  /* the shards read, in in[] order */");
-  line("  " + P + "_kernel_fn fn;");
-  line("};");
-  if (!c.decoders.empty()) {
-    line("static const struct " + P + "_decoder " + P + "_decoders[" + U + "_DECODER_COUNT] = {");
-    for (size_t i = 0; i < c.decoders.size(); ++i) {
-      const AotDecoder &d = c.decoders[i];
-      line("    {" + std::to_string(d.outputs.size()) + ", {" + join(d.outputs) + "}, {" + join(d.inputs) + "}, " +
-           d.symbol + (i + 1 < c.decoders.size() ? "}," : "}"));
-    }
-    line("};");
-  }
+  h += decoder_table(P, U, c.decoders);
   line();
   line("#define " + U + "_HAS_GENERIC 0");
   line("#define " + U + "_HAS_RUNTIME_C 0");
   line();
-  line("#ifdef __cplusplus");
-  line("}  /* extern \"C\" */");
-  line("#endif");
-  line();
-  line("#endif  /* " + guard + " */");
-  return h;
+  return h + header_close(guard);
 }
 
 std::string aot_runtime_c_name(const AotContents &c) { return c.prefix + "_runtime.c"; }

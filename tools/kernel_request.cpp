@@ -103,6 +103,33 @@ KernelRequest assemble(codes::LinearCode code, std::string op, std::vector<unsig
                        std::move(target.spec), resolved, std::move(req)};
 }
 
+// --erased (default: shards 0..m-1) of a code with n shards: the set ascending and the
+// present mask. false with a message on a bad index or an empty set.
+bool parse_erased(const Args &args, unsigned n, unsigned m, std::vector<unsigned> *erased,
+                  std::vector<bool> *present, std::string *error) {
+  erased->clear();
+  if (args.has("erased")) {
+    if (!parse_index_list(args.get("erased"), erased, error)) return false;
+  } else {
+    for (unsigned s = 0; s < m && s < n; ++s) erased->push_back(s);
+  }
+  std::sort(erased->begin(), erased->end());
+  present->assign(n, true);
+  for (unsigned s : *erased) {
+    if (s >= n) {
+      *error = "--erased: shard " + std::to_string(s) + " does not exist (the code has " + std::to_string(n) +
+               " shards, 0.." + std::to_string(n - 1) + ")";
+      return false;
+    }
+    (*present)[s] = false;
+  }
+  if (erased->empty()) {
+    *error = "--erased: no shard is missing; nothing to decode";
+    return false;
+  }
+  return true;
+}
+
 // --spec of a bit-matrix family: the xor kernel of --op encode | decode.
 std::optional<KernelRequest> make_xor_request(const Args &args, const CodeSpec &spec, std::string *error) {
   Result<codes::BitMatrixCode> code = codes::build_bitmatrix_code(spec);
@@ -136,26 +163,8 @@ std::optional<KernelRequest> make_xor_request(const Args &args, const CodeSpec &
     }
     plan = jit::xor_encoder_plan(*code, target_name);
   } else if (op == "decode") {
-    const unsigned n = code->n();
-    if (args.has("erased")) {
-      if (!parse_index_list(args.get("erased"), &erased, error)) return std::nullopt;
-    } else {
-      for (unsigned s = 0; s < code->m; ++s) erased.push_back(s);
-    }
-    std::sort(erased.begin(), erased.end());
-    std::vector<bool> present(n, true);
-    for (unsigned s : erased) {
-      if (s >= n) {
-        *error = "--erased: shard " + std::to_string(s) + " does not exist (the code has " +
-                 std::to_string(n) + " shards, 0.." + std::to_string(n - 1) + ")";
-        return std::nullopt;
-      }
-      present[s] = false;
-    }
-    if (erased.empty()) {
-      *error = "--erased: no shard is missing; nothing to decode";
-      return std::nullopt;
-    }
+    std::vector<bool> present;
+    if (!parse_erased(args, code->n(), code->m, &erased, &present, error)) return std::nullopt;
     plan = jit::xor_decoder_plan(*code, present, erased, target_name, /*best=*/true);
   } else {
     *error = "--op '" + op + "' is not encode or decode (bit-matrix codes have no shape kernels)";
@@ -264,27 +273,9 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
     *error = "--outputs applies to --op shape only";
     return std::nullopt;
   }
-  const unsigned n = code->n();
   std::vector<unsigned> erased;
-  if (args.has("erased")) {
-    if (!parse_index_list(args.get("erased"), &erased, error)) return std::nullopt;
-  } else {
-    for (unsigned s = 0; s < code->m && s < n; ++s) erased.push_back(s);
-  }
-  std::sort(erased.begin(), erased.end());
-  std::vector<bool> present(n, true);
-  for (unsigned s : erased) {
-    if (s >= n) {
-      *error = "--erased: shard " + std::to_string(s) + " does not exist (the code has " +
-               std::to_string(n) + " shards, 0.." + std::to_string(n - 1) + ")";
-      return std::nullopt;
-    }
-    present[s] = false;
-  }
-  if (erased.empty()) {
-    *error = "--erased: no shard is missing; nothing to decode";
-    return std::nullopt;
-  }
+  std::vector<bool> present;
+  if (!parse_erased(args, code->n(), code->m, &erased, &present, error)) return std::nullopt;
   // The runtime's decoder for this set: the same planner, name and two-stage choice.
   const std::string target_name = target->spec.to_string();
   Result<jit::DecoderPlan> plan =
