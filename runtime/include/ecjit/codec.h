@@ -64,7 +64,9 @@ class Codec {
   unsigned k() const { return spec().k; }
   unsigned m() const { return spec().m; }
   unsigned n() const { return spec().k + spec().m; }
-  unsigned symbol_bytes() const { return spec().symbol_bytes(); }
+  // The unit of every len: the symbol (gf / 8 bytes), or for a bit-matrix code its block of
+  // w x packet bytes (CodeSpec::block_bytes).
+  unsigned symbol_bytes() const { return unsigned(spec().block_bytes()); }
   // The m x k parity matrix, row-major (parity i = sum_j a[i*k + j] * data j).
   virtual const std::vector<uint64_t> &parity_matrix() const = 0;
   // The encoder running now: under strategy "auto" the static choice until the background

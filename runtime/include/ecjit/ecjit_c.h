@@ -62,6 +62,7 @@ int ecjit_codec_create(ecjit_jit *jit, const char *spec, ecjit_codec **out);
 void ecjit_codec_destroy(ecjit_codec *codec); /* NULL is ignored */
 unsigned ecjit_codec_k(const ecjit_codec *codec);
 unsigned ecjit_codec_m(const ecjit_codec *codec);
+/* The unit of every len: the symbol, or a bit-matrix code's block of w x packet bytes. */
 unsigned ecjit_codec_symbol_bytes(const ecjit_codec *codec);
 
 /* The calls below have the contracts of the ecjit::Codec methods of the same names
