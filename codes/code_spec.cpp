@@ -70,6 +70,11 @@ Status validate_bits(CodeSpec &s, const codes::BitFamily &row) {
     return bad("packet=" + std::to_string(s.packet) +
                " must be a multiple of 8 bytes, 8 .. 1048576 (Jerasure's rule: a multiple of "
                "sizeof(long))");
+  // Bit-rows bound the work of planning (GF(2) elimination over k w columns) and of the
+  // schedules; Jerasure's codes use k w of a few hundred.
+  if (uint64_t(s.k) * s.w > 4096 || uint64_t(s.m) * s.w > 1024)
+    return bad("a bit-matrix code is limited to k*w <= 4096 and m*w <= 1024 bit-rows; k*w = " +
+               std::to_string(uint64_t(s.k) * s.w) + ", m*w = " + std::to_string(uint64_t(s.m) * s.w));
   if (s.family == CodeFamily::kBitmatrixOf) {
     s.gf = s.w;  // the field the expanded symbol code lives in (poly is normalized for it)
     if (s.w == 8 || s.w == 16 || s.w == 32) ECJIT_RETURN_IF_ERROR(validate_poly(s));

@@ -7,6 +7,11 @@
 namespace ecjit::codes {
 namespace {
 
+// Values (inputs + temporaries) up to which common-pair matching keeps merging pairs.
+constexpr size_t kMaxMatchingValues = 4096;
+// Set bits of a matrix up to which best_schedule tries matching (RS(32,8) w=8: 6,884).
+constexpr size_t kMaxMatchingOnes = 8192;
+
 // Appends the chain v0 ^ v1 ^ ... to p and returns its value (kZero when empty).
 uint32_t chain(XorProgram &p, const std::vector<uint32_t> &vals, uint32_t start = XorProgram::kZero) {
   uint32_t acc = start;
@@ -87,12 +92,16 @@ XorProgram matching(const BitMatrix &M, bool weighted) {
   for (unsigned r = 0; r < M.rows; ++r) rows[r] = set_bits(M, r);
   // Pair counts in a dense table indexed a * stride + b (a < b), reset through the list of
   // touched pairs: the ordered map this replaced spent 15 ms on RS(10,4).
-  std::vector<uint32_t> count;
+  std::vector<uint16_t> count;  // a count is at most the number of rows
   std::vector<uint64_t> touched;
   std::vector<unsigned> degree;
   while (true) {
     const size_t stride = p.values();
-    if (count.size() < stride * stride) count.assign(4 * stride * stride, 0);  // all zero between rounds
+    // The table is stride^2 entries: past kMaxMatchingValues (32 MiB of counts) the rows are
+    // left as they are and chained (wide codes: plain chains, as dumb).
+    if (stride > kMaxMatchingValues || rows.size() > 0xffff) break;
+    if (count.size() < stride * stride)  // all zero between rounds
+      count.assign(std::min(4 * stride * stride, kMaxMatchingValues * kMaxMatchingValues), 0);
     touched.clear();
     for (const auto &row : rows)
       for (size_t i = 0; i < row.size(); ++i)
@@ -101,7 +110,7 @@ XorProgram matching(const BitMatrix &M, bool weighted) {
           if (count[key]++ == 0) touched.push_back(key);
         }
     unsigned best = 0;
-    for (uint64_t key : touched) best = std::max(best, count[key]);
+    for (uint64_t key : touched) best = std::max<unsigned>(best, count[key]);
     if (best < 2) {
       for (uint64_t key : touched) count[key] = 0;
       break;
@@ -182,7 +191,11 @@ XorProgram make_schedule(const BitMatrix &M, XorSchedule s) {
 Result<XorProgram> best_schedule(const BitMatrix &M, XorSchedule *chosen) {
   XorProgram best;
   bool have = false;
+  // Matching recounts every pair of every row per round: past kMaxMatchingOnes set bits
+  // (wide codes, whose schedules the runtime runs uncompiled anyway) it costs seconds.
+  const bool match = M.ones() <= kMaxMatchingOnes;
   for (XorSchedule s : {XorSchedule::kSmart, XorSchedule::kWeightedMatching}) {
+    if (s == XorSchedule::kWeightedMatching && !match) continue;
     XorProgram p = make_schedule(M, s);
     ECJIT_RETURN_IF_ERROR(check_program(p, M));
     if (!have || p.xors() < best.xors()) {

@@ -27,7 +27,8 @@ bool parse_schedule(const std::string &name, XorSchedule *out);
 XorProgram make_schedule(const BitMatrix &M, XorSchedule s);
 
 // The program a compiled kernel should run: the fewest XORs of the smart and weighted
-// matching schedules (ties: smart), each checked against M (check_program). `chosen`
+// matching schedules (ties: smart; matching only up to 8,192 set bits in M, past which it
+// takes seconds), each checked against M (check_program). `chosen`
 // receives its schedule. Errors: kInternal (a schedule that does not compute M: a bug).
 Result<XorProgram> best_schedule(const BitMatrix &M, XorSchedule *chosen = nullptr);
 

@@ -19,13 +19,21 @@ Result<std::shared_ptr<XorCodec>> XorCodec::make(std::shared_ptr<JitImpl> jit, c
   if (!plan.ok()) return plan.status();
   c->encoder_plan_ = std::move(*plan);
   const ir::XorKernelDesc &d = c->encoder_plan_.desc;
+  const size_t dumb = codes::make_schedule(bc.parity, codes::XorSchedule::kDumb).xors();
+  const std::string counts = std::string("schedule ") + codes::schedule_name(c->encoder_plan_.schedule) + ": " +
+                             std::to_string(d.program.xors()) + " XORs per block position (dumb: " +
+                             std::to_string(dumb) + ")";
+  if (d.program.xors() > kMaxUnrolledXors) {  // runs its schedule uncompiled
+    c->encoder_runner_ = std::make_unique<XorRunner>(d);
+    c->encoder_.info = KernelInfo{d.symbol, "xor", c->jit_->options().target, c->jit_->target_info().cpu, 0, 1,
+                                  counts + "; schedule runner: past " + std::to_string(kMaxUnrolledXors) +
+                                      " XORs unrolled code compiles for seconds"};
+    return c;
+  }
   auto k = c->jit_->xor_kernel(d, /*shared=*/true);
   if (!k.ok()) return k.status();
   c->encoder_ = std::move(*k);
-  const size_t dumb = codes::make_schedule(bc.parity, codes::XorSchedule::kDumb).xors();
-  c->encoder_.info.why = std::string("schedule ") + codes::schedule_name(c->encoder_plan_.schedule) + ": " +
-                         std::to_string(d.program.xors()) + " XORs per block position (dumb: " +
-                         std::to_string(dumb) + ")";
+  c->encoder_.info.why = counts;
   return c;
 }
 
@@ -52,13 +60,22 @@ Status XorCodec::encode(Span<const uint8_t *const> data, Span<uint8_t *const> pa
     if (!parity[i]) return Status(StatusCode::kNullPointer, "parity shard " + std::to_string(i) + " is null");
   ECJIT_RETURN_IF_ERROR(check_distinct_outputs("encode", {"parity shard", parity.data, m}, {{"data shard", data.data, k}}));
   ECJIT_RETURN_IF_ERROR(check_len("encode", len));
-  const KernelFn fn = encoder_.fn;
-  run_split(*jit_, data.data, k, parity.data, m, len, code_.block_bytes(),
-            [fn](const uint8_t *const *in, uint8_t *const *out, size_t n) { fn(in, out, n); });
+  encode_blocks(data.data, parity.data, len);
   return Status::Ok();
 }
 
+void XorCodec::encode_blocks(const uint8_t *const *data, uint8_t *const *parity, size_t len) const {
+  const KernelFn fn = encoder_.fn;
+  const XorRunner *runner = encoder_runner_.get();
+  run_split(*jit_, data, code_.k, parity, code_.m, len, code_.block_bytes(),
+            [fn, runner](const uint8_t *const *in, uint8_t *const *out, size_t n) {
+              if (fn) fn(in, out, n);
+              else runner->run(in, out, n);
+            });
+}
+
 void XorCodec::promote(const std::shared_ptr<const Op> &op, bool optional) const {
+  if (op->plan.desc.program.xors() > kMaxUnrolledXors) return;  // the runner stays (see make)
   if (op->asked.exchange(true) || std::atomic_load(&op->compiled)) return;
   std::weak_ptr<const Op> weak = op;
   JitImpl *jit = jit_.get();  // the task runs on this Jit's own thread, which it outlives
@@ -326,7 +343,7 @@ Result<bool> XorCodec::verify(Span<const uint8_t *const> shards, size_t len, siz
     const size_t part = std::min(run_len, len - off);
     for (unsigned j = 0; j < k; ++j) in[j] = shards[j] + off;
     for (unsigned i = 0; i < m; ++i) out[i] = scratch.data() + i * run_len;
-    encoder_.fn(in.data(), out.data(), part);
+    encode_blocks(in.data(), out.data(), part);
     for (unsigned i = 0; i < m; ++i) {
       if (std::memcmp(out[i], shards[k + i] + off, part) == 0) continue;
       if (mismatch_offset) {  // the first differing byte of any parity shard in this run

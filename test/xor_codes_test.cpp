@@ -118,8 +118,9 @@ TEST(XorFamilies, CauchyGoodRaid6TableOrder) {
     const unsigned k = w <= 10 ? (1u << w) - 2 : w <= 12 ? 1023 : 40;
     int *matrix = cauchy_good_general_coding_matrix(int(k), 2, int(w));
     ASSERT_NE(matrix, nullptr);
-    const BitMatrixCode c = code_of(spec_text("cauchy-good", k, 2, w));
-    for (unsigned i = 0; i < 2 * k; ++i) ASSERT_EQ(c.symbols[i], uint64_t(uint32_t(matrix[i]))) << "w=" << w << " i=" << i;
+    // The matrix itself: k w past the spec's 4096 bit-rows for most of these.
+    const std::vector<uint64_t> ours = codes::cauchy_good_matrix(*codes::WordField::make(w), k, 2);
+    for (unsigned i = 0; i < 2 * k; ++i) ASSERT_EQ(ours[i], uint64_t(uint32_t(matrix[i]))) << "w=" << w << " i=" << i;
     free(matrix);
   }
 }
@@ -153,6 +154,7 @@ TEST(XorSpecs, RulesAreNamed) {
       {"cauchy-orig:k=4,m=2,w=33", "w = 2..32"}, {"cauchy-good:k=4,m=2,gf=8", "unknown key 'gf'"},
       {"rs-vand:k=4,m=2,w=8", "unknown key 'w'"}, {"bitmatrix-of:of=cauchy-good,k=4,m=2", "symbol"},
       {"bitmatrix-of:of=rs-vand,k=4,m=2,w=12", "w = 8, 16 or 32"}, {"liberation:k=4", "missing w="},
+      {"cauchy-good:k=4000,m=96,w=16", "k*w <= 4096"},
   };
   for (const auto &[text, rule] : bad) {
     Result<CodeSpec> s = CodeSpec::parse(text);
@@ -434,6 +436,36 @@ TEST(XorCodec, ConcurrentFirstCallsAndPromotion) {
   EXPECT_EQ(failures.load(), 0);
   j->wait_for_tuning();
   EXPECT_GT((*codec)->kernel_cache_stats().promotions, 0u);
+}
+
+// Past XorCodec::kMaxUnrolledXors the encoder is never compiled: the runner serves it, and
+// still computes the code (codec() takes milliseconds, not seconds).
+TEST(XorCodec, WideCodesRunUncompiled) {
+  auto j = jit(/*promote_after=*/1);
+  const std::string spec = "cauchy-good:k=40,m=10,w=8,packet=16";
+  const BitMatrixCode c = code_of(spec);
+  auto got = j->codec(spec);
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  const Codec &codec = **got;
+  EXPECT_NE(codec.encoder_info().why.find("schedule runner"), std::string::npos) << codec.encoder_info().why;
+  const size_t len = 2 * c.block_bytes();
+  const Stripe want(c, len, 41);
+  Stripe s = want;
+  for (unsigned i = 0; i < c.m; ++i) memset(s.shards[c.k + i].data(), 0, len);
+  std::vector<const uint8_t *> in(s.ptrs.begin(), s.ptrs.begin() + c.k);
+  ASSERT_TRUE(codec.encode({in.data(), in.size()}, {s.ptrs.data() + c.k, c.m}, len).ok());
+  EXPECT_EQ(s.shards, want.shards);
+  std::vector<bool> present(c.n(), true);
+  for (unsigned l : {0u, 7u, 39u, 41u, 49u}) {
+    present[l] = false;
+    memset(s.shards[l].data(), 0, len);
+  }
+  for (int round = 0; round < 2; ++round) {  // never promoted: the same runner twice
+    ASSERT_TRUE(codec.reconstruct({s.ptrs.data(), s.ptrs.size()}, present, len).ok());
+    EXPECT_EQ(s.shards, want.shards);
+    j->wait_for_tuning();
+  }
+  EXPECT_EQ(codec.kernel_cache_stats().promotions, 0u);
 }
 
 // update and encode_partial after promotion: their compiled accumulate kernels (packets that

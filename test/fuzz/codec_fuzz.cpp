@@ -1,4 +1,4 @@
-// libFuzzer target: a drawn spec, host tier, length and data; the JIT kernel must equal the reference.
+// libFuzzer target: a drawn spec (symbol or XOR bit-matrix code), host tier, length and data; the JIT kernel must equal the reference.
 //
 // Run: build with -DECJIT_BUILD_FUZZ=ON (clang), then
 //   build-asan/test/fuzz/codec_fuzz -max_total_time=60 -rss_limit_mb=8192
@@ -11,19 +11,26 @@
 #include <string>
 #include <vector>
 
+#include "codes/bitmatrix_code.h"
 #include "codes/linear_code.h"
 #include "codes/reference_codec.h"
 #include "ecjit/ecjit.h"
 
 namespace {
 
+// A symbol code (code) or an XOR bit-matrix code (bits), with its reference encoder.
 struct Compiled {
-  ecjit::codes::LinearCode code;
+  std::unique_ptr<ecjit::codes::LinearCode> code;
+  std::unique_ptr<ecjit::codes::BitMatrixCode> bits;
   std::shared_ptr<const ecjit::Codec> codec;
+  ecjit::Status ref_encode(const uint8_t *const *in, uint8_t *const *out, size_t len) const {
+    return code ? ecjit::codes::ref_encode(*code, in, out, len) : ecjit::codes::ref_bitmatrix_encode(*bits, in, out, len);
+  }
+  size_t unit() const { return code ? code->field.bytes() : bits->block_bytes(); }
 };
 
 const char *const kTiers[] = {"host", "host-avx2", "host-sse2"};
-const char *const kFamilies[] = {"rs-vand", "rs-cauchy", "jerasure-vand", "matrix"};
+const char *const kFamilies[] = {"rs-vand", "rs-cauchy", "jerasure-vand", "matrix", "cauchy-good", "cauchy-orig"};
 
 // One Jit per tier and one codec per (spec, tier), so the fuzzer spends its time running
 // kernels rather than compiling them: k <= 12, m <= 6 bounds the number of kernels.
@@ -44,14 +51,24 @@ Compiled *get(const std::string &spec, unsigned tier) {
     if (!j.ok()) return nullptr;  // a tier this CPU lacks
     jits[tier] = *j;
   }
-  auto code = ecjit::codes::build_code(spec);
-  if (!code.ok()) return nullptr;
-  auto codec = jits[tier]->codec(code->spec);
+  auto parsed = ecjit::CodeSpec::parse(spec);
+  if (!parsed.ok()) return nullptr;
+  auto c = std::make_unique<Compiled>();
+  if (parsed->bitmatrix()) {
+    auto bits = ecjit::codes::build_bitmatrix_code(*parsed);
+    if (!bits.ok()) return nullptr;
+    c->bits = std::make_unique<ecjit::codes::BitMatrixCode>(std::move(*bits));
+  } else {
+    auto code = ecjit::codes::build_code(*parsed);
+    if (!code.ok()) return nullptr;
+    c->code = std::make_unique<ecjit::codes::LinearCode>(std::move(*code));
+  }
+  auto codec = jits[tier]->codec(*parsed);
   if (!codec.ok()) {
     fprintf(stderr, "codec %s failed: %s\n", key.c_str(), codec.status().to_string().c_str());
     abort();
   }
-  auto c = std::make_unique<Compiled>(Compiled{std::move(*code), *codec});
+  c->codec = *codec;
   Compiled *p = c.get();
   cache.emplace(key, std::move(c));
   return p;
@@ -63,15 +80,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 8) return 0;
   const unsigned gf = 8u << (data[0] % 4);
   const unsigned k = 1 + data[1] % 12, m = 1 + data[2] % 6, tier = data[3] % 3;
-  const char *family = kFamilies[data[4] % 4];
+  const char *family = kFamilies[data[4] % 6];
+  const bool xor_code = data[4] % 6 >= 4;  // bit-matrix: w from gf's byte, packet from len's
   const size_t sb = gf / 8;
   const uint8_t lose_bits = data[7];  // which shards the reconstruct below loses
   size_t len = ((size_t(data[5]) << 8 | data[6]) % 3000) / sb * sb;
   if (len == 0) len = sb;
   data += 8;
   size -= 8;
-  std::string spec = std::string(family) + ":k=" + std::to_string(k) + ",m=" + std::to_string(m) +
-                     ",gf=" + std::to_string(gf == 64 && std::string(family) == "jerasure-vand" ? 32 : gf);
+  std::string spec = std::string(family) + ":k=" + std::to_string(k) + ",m=" + std::to_string(m);
+  if (xor_code)  // w in 4..8 (k + m <= 18 fits w >= 5; w = 4 fails the spec when k + m > 16)
+    spec += ",w=" + std::to_string(4 + data[0] % 5) + ",packet=" + std::to_string(8 * (1 + data[5] % 12));
+  else
+    spec += ",gf=" + std::to_string(gf == 64 && std::string(family) == "jerasure-vand" ? 32 : gf);
   if (std::string(family) == "matrix") {
     spec += ",a=";
     for (unsigned i = 0; i < k * m; ++i) {
@@ -83,7 +104,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   Compiled *c = get(spec, tier);
   if (!c) return 0;
-  const unsigned csb = c->code.field.bytes();
+  const size_t csb = c->unit();
   len = len / csb * csb;
   if (!len) len = csb;
   std::vector<std::vector<uint8_t>> shards(k + m, std::vector<uint8_t>(len));
@@ -94,7 +115,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::vector<uint8_t *> out, ref;
   for (unsigned s = 0; s < k; ++s) in.push_back(shards[s].data());
   for (unsigned s = 0; s < m; ++s) out.push_back(shards[k + s].data()), ref.push_back(want[s].data());
-  if (!ecjit::codes::ref_encode(c->code, in.data(), ref.data(), len).ok()) abort();
+  if (!c->ref_encode(in.data(), ref.data(), len).ok()) abort();
   if (!c->codec->encode(in, out, len).ok()) abort();
   for (unsigned s = 0; s < m; ++s)
     if (memcmp(out[s], ref[s], len) != 0) {
