@@ -86,11 +86,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t lose_bits = data[7];  // which shards the reconstruct below loses
   size_t len = ((size_t(data[5]) << 8 | data[6]) % 3000) / sb * sb;
   if (len == 0) len = sb;
+  const unsigned xor_w = 4 + data[0] % 5, xor_packet = 8 * (1 + data[5] % 12);  // header bytes
   data += 8;
   size -= 8;
   std::string spec = std::string(family) + ":k=" + std::to_string(k) + ",m=" + std::to_string(m);
   if (xor_code)  // w in 4..8 (k + m <= 18 fits w >= 5; w = 4 fails the spec when k + m > 16)
-    spec += ",w=" + std::to_string(4 + data[0] % 5) + ",packet=" + std::to_string(8 * (1 + data[5] % 12));
+    spec += ",w=" + std::to_string(xor_w) + ",packet=" + std::to_string(xor_packet);
   else
     spec += ",gf=" + std::to_string(gf == 64 && std::string(family) == "jerasure-vand" ? 32 : gf);
   if (std::string(family) == "matrix") {
