@@ -252,13 +252,16 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
   if (!found) return bad("unknown code family '" + fam + "'; known: " + known_families());
   const bool bits = codes::bit_family(s.family) != nullptr;
   const bool expanded = s.family == CodeFamily::kBitmatrixOf;
+  const bool searched = s.family == CodeFamily::kCauchyOpt;
   const char *const keys_text = !bits ? "k, m, gf, poly, a"
+                                : searched ? "k, m, w, packet, seed"
                                 : expanded ? "of, k, m, w, packet, poly, a"
                                            : "k, m, w, packet";
   auto key_ok = [&](const std::string &key) {
     if (key == "k" || key == "m") return true;
     if (!bits) return key == "gf" || key == "poly" || key == "a";
     if (key == "w" || key == "packet") return true;
+    if (searched && key == "seed") return true;
     return expanded && (key == "of" || key == "poly" || key == "a");
   };
   std::map<std::string, std::string> kv;
@@ -312,6 +315,10 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
       s.packet = unsigned(v);
     }
   }
+  if (searched) {
+    s.seed = 1;
+    if (kv.count("seed")) ECJIT_RETURN_IF_ERROR(number("seed", false, ~uint64_t(0), &s.seed));
+  }
   if (expanded) {
     if (!kv.count("of")) return bad("missing of=<symbol family> in '" + text + "'");
     if (!find_family(kv["of"], &s.of) || codes::bit_family(s.of) != nullptr)
@@ -348,6 +355,7 @@ std::string CodeSpec::to_string() const {
   s += "k=" + std::to_string(k) + ",m=" + std::to_string(m);
   if (bitmatrix()) s += ",w=" + std::to_string(w) + ",packet=" + std::to_string(packet);
   else s += ",gf=" + std::to_string(gf);
+  if (family == CodeFamily::kCauchyOpt) s += ",seed=" + std::to_string(seed);
   if (poly != 0 && (bitmatrix() || poly != default_poly(gf)))
     s += ",poly=" + hex(field < 64 ? (poly | (uint64_t(1) << field)) : poly);
   if (family == CodeFamily::kMatrix || (family == CodeFamily::kBitmatrixOf && of == CodeFamily::kMatrix)) {
@@ -365,7 +373,7 @@ std::string CodeSpec::to_string() const {
 bool CodeSpec::operator==(const CodeSpec &o) const {
   return family == o.family && k == o.k && m == o.m && gf == o.gf &&
          effective_poly() == o.effective_poly() && matrix == o.matrix && w == o.w &&
-         packet == o.packet && (family != CodeFamily::kBitmatrixOf || of == o.of);
+         packet == o.packet && (family != CodeFamily::kBitmatrixOf || of == o.of) && seed == o.seed;
 }
 
 }  // namespace ecjit

@@ -3,9 +3,11 @@
 #include "codes/xor_families.h"
 
 #include <algorithm>
+#include <random>
 #include <string>
 
 #include "codes/linear_code.h"
+#include "codes/xor_schedule.h"
 
 namespace ecjit::codes {
 namespace {
@@ -49,6 +51,84 @@ Status build_cauchy(const CodeSpec &s, BitMatrix *parity, std::vector<uint64_t> 
                                                  : cauchy_original_matrix(*f, s.k, s.m);
   *parity = expand_symbols(*symbols, s.m, s.k, s.w,
                            [&](uint64_t e) { return uint64_t(f->times_x(uint32_t(e))); });
+  return Status::Ok();
+}
+
+// seed 002 sec. 4: Cauchy X (m points) and Y (k points), disjoint, searched by a genetic
+// algorithm for the fewest weighted operations of the normalised bit-matrix under uniform
+// matching (its c'_{1,2}: an XOR weighs 1.5 copies). The first individual is Jerasure's
+// original X = 0..m-1, Y = m..m+k-1 and the best is always kept, so the result is never
+// worse than cauchy-good (m > 2) under this cost. Deterministic for a seed.
+struct CauchyPoints {
+  std::vector<uint32_t> pts;  // x_0..x_{m-1}, then y_0..y_{k-1}, all distinct
+  double cost = 0;
+};
+
+std::vector<uint64_t> cauchy_xy_matrix(const WordField &f, unsigned k, unsigned m, const std::vector<uint32_t> &pts) {
+  std::vector<uint64_t> a(size_t(k) * m);
+  for (unsigned i = 0; i < m; ++i)
+    for (unsigned j = 0; j < k; ++j) a[size_t(i) * k + j] = f.div(1, pts[i] ^ pts[m + j]);
+  return a;
+}
+
+double weighted_cost(const WordField &f, unsigned k, unsigned m, const std::vector<uint32_t> &pts) {
+  std::vector<uint64_t> a = cauchy_xy_matrix(f, k, m, pts);
+  normalize_matrix(f, k, m, &a);
+  const BitMatrix B = expand_symbols(a, m, k, f.w(), [&](uint64_t e) { return uint64_t(f.times_x(uint32_t(e))); });
+  // Matching recounts pairs per round: for large matrices the smart schedule stands in.
+  const XorProgram p = make_schedule(B, B.ones() <= 8192 ? XorSchedule::kUniformMatching : XorSchedule::kSmart);
+  return 1.5 * double(p.xors()) + double(p.copies());
+}
+
+std::vector<uint32_t> cauchy_opt_points(const WordField &f, unsigned k, unsigned m, uint64_t seed) {
+  const unsigned n = k + m, kPopulation = 10, kGenerations = 12;
+  const uint64_t field = uint64_t(f.mask()) + 1;
+  std::mt19937_64 rng(seed);
+  auto draw = [&] { return uint32_t(rng() % field); };
+  // Replaces repeated points by unused random ones (the field has >= n elements).
+  auto repair = [&](std::vector<uint32_t> &pts) {
+    for (size_t i = 0; i < pts.size(); ++i)
+      while (std::find(pts.begin(), pts.begin() + long(i), pts[i]) != pts.begin() + long(i)) pts[i] = draw();
+  };
+  std::vector<CauchyPoints> pop(kPopulation);
+  for (unsigned i = 0; i < n; ++i) pop[0].pts.push_back(i);
+  for (unsigned p = 1; p < kPopulation; ++p) {
+    for (unsigned i = 0; i < n; ++i) pop[p].pts.push_back(draw());
+    repair(pop[p].pts);
+  }
+  for (CauchyPoints &c : pop) c.cost = weighted_cost(f, k, m, c.pts);
+  // Fewest weighted operations first; ties by the points, so the order is a pure function.
+  auto by_cost = [](const CauchyPoints &a, const CauchyPoints &b) {
+    return a.cost != b.cost ? a.cost < b.cost : a.pts < b.pts;
+  };
+  for (unsigned g = 0; g < kGenerations; ++g) {
+    std::sort(pop.begin(), pop.end(), by_cost);
+    std::vector<CauchyPoints> next(pop.begin(), pop.begin() + kPopulation / 2);  // elitism
+    while (next.size() < kPopulation) {
+      auto pick = [&]() -> const CauchyPoints & {  // tournament of two among the better half
+        const CauchyPoints &a = pop[rng() % (kPopulation / 2)], &b = pop[rng() % kPopulation];
+        return a.cost <= b.cost ? a : b;
+      };
+      const CauchyPoints &pa = pick(), &pb = pick();
+      CauchyPoints child;
+      for (unsigned i = 0; i < n; ++i) child.pts.push_back(rng() % 2 ? pa.pts[i] : pb.pts[i]);  // uniform crossover
+      if (rng() % 2) child.pts[rng() % n] = draw();                                           // mutation
+      repair(child.pts);
+      child.cost = weighted_cost(f, k, m, child.pts);
+      next.push_back(std::move(child));
+    }
+    pop = std::move(next);
+  }
+  std::sort(pop.begin(), pop.end(), by_cost);
+  return pop[0].pts;
+}
+
+Status build_cauchy_opt(const CodeSpec &s, BitMatrix *parity, std::vector<uint64_t> *symbols) {
+  Result<WordField> f = WordField::make(s.w);
+  if (!f.ok()) return f.status();
+  *symbols = cauchy_xy_matrix(*f, s.k, s.m, cauchy_opt_points(*f, s.k, s.m, s.seed));
+  normalize_matrix(*f, s.k, s.m, symbols);
+  *parity = expand_symbols(*symbols, s.m, s.k, s.w, [&](uint64_t e) { return uint64_t(f->times_x(uint32_t(e))); });
   return Status::Ok();
 }
 
@@ -239,6 +319,7 @@ const std::vector<BitFamily> &bit_families() {
       {CodeFamily::kBlaumRoth, "blaum-roth", check_blaum_roth, build_blaum_roth},
       {CodeFamily::kLiber8tion, "liber8tion", check_liber8tion, build_liber8tion},
       {CodeFamily::kBitmatrixOf, "bitmatrix-of", check_bitmatrix_of, build_bitmatrix_of},
+      {CodeFamily::kCauchyOpt, "cauchy-opt", check_cauchy, build_cauchy_opt},
   };
   return rows;
 }

@@ -18,6 +18,7 @@
 
 #include "codes/bitmatrix_code.h"
 #include "codes/gf_word.h"
+#include "codes/mds.h"
 #include "codes/xor_families.h"
 #include "codes/xor_schedule.h"
 #include "ecjit/ecjit.h"
@@ -143,6 +144,41 @@ TEST(XorFamilies, Raid6CodesBitForBit) {
                      jerasure_matrix_to_bitmatrix(6, 3, int(w), matrix), 3 * w, 6 * w, "bitmatrix-of");
     free(matrix);
   }
+}
+
+// cauchy-opt: seed 002's genetic search. Reproducible for a seed, MDS (a Cauchy matrix of
+// distinct points), and never worse than the original points it starts from.
+TEST(XorFamilies, CauchyOptIsReproducibleMdsAndNoWorse) {
+  auto ops = [](const BitMatrix &M) {
+    const codes::XorProgram p = codes::make_schedule(M, codes::XorSchedule::kUniformMatching);
+    return 1.5 * double(p.xors()) + double(p.copies());
+  };
+  for (const char *km : {"k=6,m=2,w=4", "k=6,m=3,w=8", "k=10,m=4,w=8"}) {
+    const BitMatrixCode a = code_of(std::string("cauchy-opt:") + km);
+    const BitMatrixCode b = code_of(std::string("cauchy-opt:") + km + ",seed=1");
+    EXPECT_EQ(a.parity, b.parity) << km;
+    EXPECT_EQ(a.spec.to_string(), std::string("cauchy-opt:") + km + ",packet=64,seed=1");
+    EXPECT_TRUE(codes::check_mds(a).mds) << km;
+    EXPECT_TRUE(codes::check_mds(code_of(std::string("cauchy-opt:") + km + ",seed=99")).mds) << km;
+    // Jerasure's original points, normalised: cauchy-good for m > 2 (for m = 2 Jerasure uses
+    // its table instead, so compare with the normalised original there too).
+    const codes::WordField f = *codes::WordField::make(a.w);
+    std::vector<uint64_t> orig = codes::cauchy_original_matrix(f, a.k, a.m);
+    codes::normalize_matrix(f, a.k, a.m, &orig);
+    const BitMatrix start = codes::expand_symbols(orig, a.m, a.k, a.w, [&](uint64_t e) { return uint64_t(f.times_x(uint32_t(e))); });
+    EXPECT_LE(ops(a.parity), ops(start)) << km;
+  }
+  auto j = jit();
+  auto codec = j->codec("cauchy-opt:k=10,m=4,w=8,seed=3");
+  ASSERT_TRUE(codec.ok());
+  const BitMatrixCode c = code_of("cauchy-opt:k=10,m=4,w=8,seed=3");
+  const size_t len = 2 * c.block_bytes();
+  const Stripe want(c, len, 2);
+  Stripe s = want;
+  std::vector<const uint8_t *> in(s.ptrs.begin(), s.ptrs.begin() + c.k);
+  ASSERT_TRUE((*codec)->encode({in.data(), in.size()}, {s.ptrs.data() + c.k, c.m}, len).ok());
+  EXPECT_EQ(s.shards, want.shards);
+  EXPECT_FALSE(CodeSpec::parse("cauchy-good:k=4,m=2,seed=3").ok());  // seed is cauchy-opt's
 }
 
 TEST(XorSpecs, RulesAreNamed) {

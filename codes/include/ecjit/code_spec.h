@@ -27,6 +27,7 @@ enum class CodeFamily {
   kBlaumRoth,     // "blaum-roth": m = 2, w + 1 prime, k <= w
   kLiber8tion,    // "liber8tion": m = 2, w = 8, k <= 8
   kBitmatrixOf,   // "bitmatrix-of": a symbol family (of=) over GF(2^w) expanded to bits
+  kCauchyOpt,     // "cauchy-opt": Cauchy X / Y searched by seed 002's genetic algorithm
 };
 
 // Largest k + m accepted by any family (and never more than the field allows).
@@ -55,6 +56,7 @@ constexpr unsigned kDefaultPacket = 64;
 //                      is a whole number of blocks of w x packet bytes
 //           of         bitmatrix-of only: the symbol family expanded (rs-vand, rs-cauchy,
 //                      jerasure-vand, matrix, ...), over GF(2^w), w = 8 | 16 | 32
+//           seed       cauchy-opt only: the search's random seed (default 1; same seed, same code)
 //           m          defaults to 2 for liberation, blaum-roth and liber8tion
 // to_string() prints the canonical form; parse(to_string()) returns an equal spec.
 struct CodeSpec {
@@ -67,6 +69,7 @@ struct CodeSpec {
   unsigned w = 0;                  // bit-matrix families: word size (0 for symbol families)
   unsigned packet = 0;             // bit-matrix families: packet bytes (0 for symbol families)
   CodeFamily of = CodeFamily::kRsVand;  // kBitmatrixOf: the symbol family expanded
+  uint64_t seed = 0;               // kCauchyOpt: the search's seed (1 when not given)
 
   // Parses and validates (family, k, m, field, polynomial primitive, matrix shape and range).
   // Returns kInvalidSpec with a message that names the offending part.
