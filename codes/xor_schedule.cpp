@@ -188,6 +188,15 @@ XorProgram make_schedule(const BitMatrix &M, XorSchedule s) {
   return dumb(M);
 }
 
+size_t dumb_xors(const BitMatrix &M) {
+  size_t n = 0;
+  for (unsigned r = 0; r < M.rows; ++r) {
+    const size_t ones = M.row_ones(r);
+    n += ones ? ones - 1 : 0;
+  }
+  return n;
+}
+
 Result<XorProgram> best_schedule(const BitMatrix &M, XorSchedule *chosen) {
   XorProgram best;
   bool have = false;

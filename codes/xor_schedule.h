@@ -26,6 +26,9 @@ bool parse_schedule(const std::string &name, XorSchedule *out);
 // holds (the builders' tests check it symbolically).
 XorProgram make_schedule(const BitMatrix &M, XorSchedule s);
 
+// XORs of the dumb schedule of M, counted without building it: each row's set bits minus one.
+size_t dumb_xors(const BitMatrix &M);
+
 // The program a compiled kernel should run: the fewest XORs of the smart and weighted
 // matching schedules (ties: smart; matching only up to 8,192 set bits in M, past which it
 // takes seconds), each checked against M (check_program). `chosen`

@@ -49,6 +49,14 @@ ir::Strategy resolve_strategy(ir::Strategy requested, const ir::TargetInfo &targ
   return ir::Strategy::kClmulShift;
 }
 
+CompileRequest xor_compile_request(const ir::XorKernelDesc &kernel, const ir::TargetInfo &target,
+                                   OptLevel opt) {
+  CompileRequest req{ir::KernelDesc{*codes::Field::make(8), codes::Matrix(), kernel.symbol}, target,
+                     ir::Strategy::kAuto, opt};
+  req.xor_kernel = std::make_shared<const ir::XorKernelDesc>(kernel);
+  return req;
+}
+
 llvm::Expected<BuiltModule> build_module(const CompileRequest &req, bool optimize_it) {
   if (llvm::Error e = init_llvm_targets()) return std::move(e);
   BuiltModule out;

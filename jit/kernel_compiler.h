@@ -37,6 +37,11 @@ struct CompileRequest {
   const std::string &symbol() const { return xor_kernel ? xor_kernel->symbol : desc.symbol; }
 };
 
+// The request of a bit-matrix kernel: xor_kernel set, desc an empty GF(2^8) placeholder that
+// nothing reads (CompileRequest::xor_kernel).
+CompileRequest xor_compile_request(const ir::XorKernelDesc &kernel, const ir::TargetInfo &target,
+                                   OptLevel opt);
+
 // The strategy `kAuto` stands for on a target, for a field of `field_bits`.
 ir::Strategy resolve_strategy(ir::Strategy requested, const ir::TargetInfo &target,
                               unsigned field_bits);

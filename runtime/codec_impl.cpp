@@ -23,21 +23,7 @@ Result<std::shared_ptr<CodecImpl>> CodecImpl::make(std::shared_ptr<JitImpl> jit,
 Status CodecImpl::encode(Span<const uint8_t *const> data, Span<uint8_t *const> parity,
                          size_t len) const {
   const unsigned k = code_.k, m = code_.m, sb = code_.field.bytes();
-  if (data.size != k || parity.size != m)
-    return Status(StatusCode::kShardCount,
-                  "encode of " + code_.spec.to_string() + " takes " + std::to_string(k) +
-                      " data and " + std::to_string(m) + " parity shards; got " +
-                      std::to_string(data.size) + " and " + std::to_string(parity.size));
-  if ((data.size && !data.data) || (parity.size && !parity.data))
-    return Status(StatusCode::kNullPointer, "shard pointer array is null");
-  for (unsigned i = 0; i < k; ++i)
-    if (!data[i]) return Status(StatusCode::kNullPointer, "data shard " + std::to_string(i) + " is null");
-  for (unsigned i = 0; i < m; ++i)
-    if (!parity[i]) return Status(StatusCode::kNullPointer, "parity shard " + std::to_string(i) + " is null");
-  if (Status st = check_distinct_outputs("encode", {"parity shard", parity.data, m},
-                                         {{"data shard", data.data, k}});
-      !st.ok())
-    return st;
+  ECJIT_RETURN_IF_ERROR(check_encode_shards(code_.spec, data, parity));
   if (len % sb) return shard_size_error(len, sb);
   if (len == 0) return Status::Ok();
   const size_t streaming_min = jit_->options().streaming_min_len;

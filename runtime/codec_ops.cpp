@@ -122,24 +122,8 @@ Status CodecImpl::update(const ShardSet &changed, Span<const uint8_t *const> old
 
 Status CodecImpl::encode_partial(unsigned data_index, const uint8_t *shard,
                                  Span<uint8_t *const> parity_acc, size_t len) const {
-  const unsigned k = code_.k, m = code_.m, sb = code_.field.bytes();
-  if (data_index >= k)
-    return Status(StatusCode::kInvalidArgument, "encode_partial: data index " +
-                                                    std::to_string(data_index) + " >= k = " +
-                                                    std::to_string(k));
-  if (parity_acc.size != m)
-    return Status(StatusCode::kShardCount, "encode_partial takes " + std::to_string(m) +
-                                               " parity accumulators; got " +
-                                               std::to_string(parity_acc.size));
-  if (!shard || !parity_acc.data)
-    return Status(StatusCode::kNullPointer, "encode_partial: the shard or the accumulator array is null");
-  for (unsigned r = 0; r < m; ++r)
-    if (!parity_acc[r])
-      return Status(StatusCode::kNullPointer, "encode_partial: accumulator " + std::to_string(r) + " is null");
-  if (Status st = check_distinct_outputs("encode_partial", {"accumulator", parity_acc.data, m},
-                                         {{"data shard", &shard, 1}});
-      !st.ok())
-    return st;
+  const unsigned m = code_.m, sb = code_.field.bytes();
+  ECJIT_RETURN_IF_ERROR(check_partial_shards(code_.spec, data_index, shard, parity_acc));
   if (len % sb) return shard_size_error(len, sb);
   OpKey key;
   key.op = OpKey::kPartial;

@@ -210,10 +210,7 @@ llvm::Expected<std::unique_ptr<jit::CompiledKernel>> JitImpl::counted_compile(co
 }
 
 Result<Kernel> JitImpl::xor_kernel(const ir::XorKernelDesc &desc, bool shared) {
-  // desc is unused by xor kernels (CompileRequest::xor_kernel); any valid field fills it.
-  jit::CompileRequest req{ir::KernelDesc{*codes::Field::make(8), codes::Matrix(), desc.symbol}, target_,
-                          ir::Strategy::kAuto, opt_};
-  req.xor_kernel = std::make_shared<const ir::XorKernelDesc>(desc);
+  const jit::CompileRequest req = jit::xor_compile_request(desc, target_, opt_);
   auto compile = [&] { return counted_compile(req, shared); };
   llvm::Expected<jit::KernelCache::Kernel> compiled = nullptr;
   if (shared) {

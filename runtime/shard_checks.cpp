@@ -35,4 +35,36 @@ std::string join_indices(const std::vector<unsigned> &v) {
   return s;
 }
 
+Status check_encode_shards(const CodeSpec &spec, Span<const uint8_t *const> data,
+                           Span<uint8_t *const> parity) {
+  const unsigned k = spec.k, m = spec.m;
+  if (data.size != k || parity.size != m)
+    return Status(StatusCode::kShardCount, "encode of " + spec.to_string() + " takes " + std::to_string(k) +
+                                               " data and " + std::to_string(m) + " parity shards; got " +
+                                               std::to_string(data.size) + " and " + std::to_string(parity.size));
+  if (!data.data || !parity.data) return Status(StatusCode::kNullPointer, "shard pointer array is null");
+  for (unsigned i = 0; i < k; ++i)
+    if (!data[i]) return Status(StatusCode::kNullPointer, "data shard " + std::to_string(i) + " is null");
+  for (unsigned i = 0; i < m; ++i)
+    if (!parity[i]) return Status(StatusCode::kNullPointer, "parity shard " + std::to_string(i) + " is null");
+  return check_distinct_outputs("encode", {"parity shard", parity.data, m}, {{"data shard", data.data, k}});
+}
+
+Status check_partial_shards(const CodeSpec &spec, unsigned data_index, const uint8_t *shard,
+                            Span<uint8_t *const> parity_acc) {
+  const unsigned k = spec.k, m = spec.m;
+  if (data_index >= k)
+    return Status(StatusCode::kInvalidArgument, "encode_partial: data index " + std::to_string(data_index) +
+                                                    " >= k = " + std::to_string(k));
+  if (parity_acc.size != m)
+    return Status(StatusCode::kShardCount, "encode_partial takes " + std::to_string(m) +
+                                               " parity accumulators; got " + std::to_string(parity_acc.size));
+  if (!shard || !parity_acc.data)
+    return Status(StatusCode::kNullPointer, "encode_partial: the shard or the accumulator array is null");
+  for (unsigned r = 0; r < m; ++r)
+    if (!parity_acc[r])
+      return Status(StatusCode::kNullPointer, "encode_partial: accumulator " + std::to_string(r) + " is null");
+  return check_distinct_outputs("encode_partial", {"accumulator", parity_acc.data, m}, {{"data shard", &shard, 1}});
+}
+
 }  // namespace ecjit::runtime

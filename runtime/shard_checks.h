@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "ecjit/code_spec.h"
+#include "ecjit/span.h"
 #include "ecjit/status.h"
 
 namespace ecjit::runtime {
@@ -33,6 +35,16 @@ struct PointerGroup {
 // pointers pairwise: no allocation; ~10 us for 128 outputs and 256 inputs.
 Status check_distinct_outputs(const char *what, const PointerGroup &out,
                               std::initializer_list<PointerGroup> in);
+
+// The pointer checks of encode (every code): kShardCount (not k data and m parity), kNullPointer
+// (an array or a shard), kInvalidArgument (a parity pointer equal to a data or another parity
+// pointer). The length is the caller's (its unit differs per kind of code).
+Status check_encode_shards(const CodeSpec &spec, Span<const uint8_t *const> data,
+                           Span<uint8_t *const> parity);
+// The same for encode_partial: kInvalidArgument (data_index >= k, aliasing), kShardCount,
+// kNullPointer.
+Status check_partial_shards(const CodeSpec &spec, unsigned data_index, const uint8_t *shard,
+                            Span<uint8_t *const> parity_acc);
 
 // "3_5_7": the indices joined by '_', for a kernel name.
 std::string join_indices(const std::vector<unsigned> &v);

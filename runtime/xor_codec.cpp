@@ -19,7 +19,7 @@ Result<std::shared_ptr<XorCodec>> XorCodec::make(std::shared_ptr<JitImpl> jit, c
   if (!plan.ok()) return plan.status();
   c->encoder_plan_ = std::move(*plan);
   const ir::XorKernelDesc &d = c->encoder_plan_.desc;
-  const size_t dumb = codes::make_schedule(bc.parity, codes::XorSchedule::kDumb).xors();
+  const size_t dumb = codes::dumb_xors(bc.parity);
   const std::string counts = std::string("schedule ") + codes::schedule_name(c->encoder_plan_.schedule) + ": " +
                              std::to_string(d.program.xors()) + " XORs per block position (dumb: " +
                              std::to_string(dumb) + ")";
@@ -47,18 +47,7 @@ Status XorCodec::check_len(const char *what, size_t len) const {
 }
 
 Status XorCodec::encode(Span<const uint8_t *const> data, Span<uint8_t *const> parity, size_t len) const {
-  const unsigned k = code_.k, m = code_.m;
-  if (data.size != k || parity.size != m)
-    return Status(StatusCode::kShardCount, "encode of " + code_.spec.to_string() + " takes " +
-                                               std::to_string(k) + " data and " + std::to_string(m) +
-                                               " parity shards; got " + std::to_string(data.size) +
-                                               " and " + std::to_string(parity.size));
-  if (!data.data || !parity.data) return Status(StatusCode::kNullPointer, "shard pointer array is null");
-  for (unsigned i = 0; i < k; ++i)
-    if (!data[i]) return Status(StatusCode::kNullPointer, "data shard " + std::to_string(i) + " is null");
-  for (unsigned i = 0; i < m; ++i)
-    if (!parity[i]) return Status(StatusCode::kNullPointer, "parity shard " + std::to_string(i) + " is null");
-  ECJIT_RETURN_IF_ERROR(check_distinct_outputs("encode", {"parity shard", parity.data, m}, {{"data shard", data.data, k}}));
+  ECJIT_RETURN_IF_ERROR(check_encode_shards(code_.spec, data, parity));
   ECJIT_RETURN_IF_ERROR(check_len("encode", len));
   encode_blocks(data.data, parity.data, len);
   return Status::Ok();
@@ -297,19 +286,7 @@ Status XorCodec::update(const ShardSet &changed, Span<const uint8_t *const> old_
 
 Status XorCodec::encode_partial(unsigned data_index, const uint8_t *shard, Span<uint8_t *const> parity_acc,
                                 size_t len) const {
-  const unsigned k = code_.k, m = code_.m;
-  if (data_index >= k)
-    return Status(StatusCode::kInvalidArgument, "encode_partial: data index " + std::to_string(data_index) +
-                                                    " >= k = " + std::to_string(k));
-  if (parity_acc.size != m)
-    return Status(StatusCode::kShardCount, "encode_partial takes " + std::to_string(m) + " parity accumulators; got " +
-                                               std::to_string(parity_acc.size));
-  if (!shard || !parity_acc.data)
-    return Status(StatusCode::kNullPointer, "encode_partial: the shard or the accumulator array is null");
-  for (unsigned r = 0; r < m; ++r)
-    if (!parity_acc[r]) return Status(StatusCode::kNullPointer, "encode_partial: accumulator " + std::to_string(r) + " is null");
-  ECJIT_RETURN_IF_ERROR(check_distinct_outputs("encode_partial", {"accumulator", parity_acc.data, m},
-                                               {{"data shard", &shard, 1}}));
+  ECJIT_RETURN_IF_ERROR(check_partial_shards(code_.spec, data_index, shard, parity_acc));
   ECJIT_RETURN_IF_ERROR(check_len("encode_partial", len));
   OpKey key;
   key.op = OpKey::kPartial;

@@ -235,6 +235,7 @@ TEST(XorSchedules, EveryScheduleComputesItsMatrix) {
     }
   const BitMatrix rs = code_of("cauchy-good:k=10,m=4,w=8").parity;
   const size_t dumb = codes::make_schedule(rs, codes::XorSchedule::kDumb).xors();
+  EXPECT_EQ(codes::dumb_xors(rs), dumb);
   const size_t smart = codes::make_schedule(rs, codes::XorSchedule::kSmart).xors();
   const size_t wm = codes::make_schedule(rs, codes::XorSchedule::kWeightedMatching).xors();
   EXPECT_LT(smart, dumb);

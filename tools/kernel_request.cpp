@@ -174,9 +174,7 @@ std::optional<KernelRequest> make_xor_request(const Args &args, const CodeSpec &
     *error = "--op " + op + ": " + plan.status().to_string();
     return std::nullopt;
   }
-  jit::CompileRequest req{ir::KernelDesc{*codes::Field::make(8), codes::Matrix(), plan->desc.symbol},
-                          target->info, ir::Strategy::kAuto, opt};
-  req.xor_kernel = std::make_shared<const ir::XorKernelDesc>(plan->desc);
+  jit::CompileRequest req = jit::xor_compile_request(plan->desc, target->info, opt);
   const CodeSpec canonical = code->spec;
   return KernelRequest{canonical, std::nullopt, std::move(*code), codes::schedule_name(plan->schedule),
                        plan->op, std::move(erased), std::move(target->spec), ir::Strategy::kAuto,
