@@ -37,9 +37,11 @@ struct Stripe {
   }
 };
 
-std::shared_ptr<ecjit::Jit> make_jit(size_t cap, bool tune = true) {
+std::shared_ptr<ecjit::Jit> make_jit(size_t cap, bool tune = true,
+                                     size_t promote_after = ecjit::JitOptions().promote_after_bytes) {
   ecjit::JitOptions o;
   o.max_cached_kernels = cap;
+  o.promote_after_bytes = promote_after;
   o.tune = tune;  // default: decoders are tuned in the background (see wait_for_tuning below)
   o.disk_cache = false;
   auto j = ecjit::Jit::create(o);
@@ -109,8 +111,10 @@ void bm_isal_reconstruct(benchmark::State &state, unsigned lost, size_t len, boo
 
 // Small write of one data shard: ecjit update (fused old ^ new, one pass) vs ecjit
 // re-encode of the whole stripe vs ISA-L (delta by hand + ec_encode_data_update).
+// which 0: the set's own kernel (promoted by its first call, waited for); 3: the accumulate
+// shape kernel every first call of a set runs on (never promoted).
 void bm_update(benchmark::State &state, int which, size_t len) {
-  auto jit = make_jit(64);
+  auto jit = make_jit(64, true, which == 3 ? ~size_t(0) : which == 0 ? 1 : ecjit::JitOptions().promote_after_bytes);
   auto codec = jit->codec(kSpec);
   Stripe st(kN, len), fresh(1, len);
   std::vector<uint8_t *> parity(st.p.begin() + kK, st.p.end());
@@ -120,8 +124,9 @@ void bm_update(benchmark::State &state, int which, size_t len) {
   gf_gen_cauchy1_matrix(enc.data(), kN, kK);
   ec_init_tables(kK, kM, enc.data() + kK * kK, tbls.data());
   if (!(*codec)->update({3}, olds, news, parity, len).ok()) state.SkipWithError("update");
+  jit->wait_for_tuning();
   for (auto _ : state) {
-    if (which == 0) {
+    if (which == 0 || which == 3) {
       benchmark::DoNotOptimize((*codec)->update({3}, olds, news, parity, len).ok());
     } else if (which == 1) {
       benchmark::DoNotOptimize((*codec)->encode(data, parity, len).ok());
@@ -173,6 +178,7 @@ void register_all() {
   for (size_t len : {size_t(4) << 10, size_t(64) << 10}) {
     const std::string tag = "/len:" + std::to_string(len >> 10) + "K";
     benchmark::RegisterBenchmark(("update/ecjit_update" + tag).c_str(), bm_update, 0, len);
+    benchmark::RegisterBenchmark(("update/ecjit_update_shape" + tag).c_str(), bm_update, 3, len);
     benchmark::RegisterBenchmark(("update/ecjit_reencode" + tag).c_str(), bm_update, 1, len);
     benchmark::RegisterBenchmark(("update/isal_delta_update" + tag).c_str(), bm_update, 2, len);
   }

@@ -2,6 +2,7 @@
 #include "runtime/codec_impl.h"
 
 #include "runtime/parallel_kernel.h"
+#include "runtime/shape_kernels.h"
 #include "runtime/shard_checks.h"
 
 #include <string>
@@ -11,12 +12,23 @@ namespace ecjit::runtime {
 Result<std::shared_ptr<CodecImpl>> CodecImpl::make(std::shared_ptr<JitImpl> jit,
                                                    codes::LinearCode code) {
   std::shared_ptr<CodecImpl> c(new CodecImpl(std::move(jit), std::move(code)));
-  auto enc = c->jit_->kernel(c->code_.spec, "encode", c->code_.field, c->code_.parity);
-  if (!enc.ok()) return enc.status();
-  c->encoder_ = std::move(*enc);
-  auto decodes = DecodeCache::make(c->jit_, c->code_);
-  if (!decodes.ok()) return decodes.status();
-  c->decodes_ = std::move(*decodes);
+  // The encoder and every shape kernel of the first calls (decode, update, encode_partial)
+  // compile together on two threads; codec() waits for all, so no later call waits for LLVM.
+  std::vector<ShapeRequest> requests = DecodeCache::shape_requests(*c->jit_, c->code_);
+  const size_t n_decode = requests.size();
+  for (const ShapeRequest &r : ParityDelta::shape_requests(*c->jit_, c->code_)) requests.push_back(r);
+  std::vector<Kernel> shapes;
+  ECJIT_RETURN_IF_ERROR(compile_with_shapes(
+      *c->jit_, c->code_.field, requests,
+      [&]() -> Status {
+        auto enc = c->jit_->kernel(c->code_.spec, "encode", c->code_.field, c->code_.parity);
+        if (!enc.ok()) return enc.status();
+        c->encoder_ = std::move(*enc);
+        return Status::Ok();
+      },
+      &shapes));
+  c->decodes_ = DecodeCache::make(c->jit_, c->code_, {shapes.begin(), shapes.begin() + n_decode});
+  c->deltas_ = ParityDelta::make(c->jit_, c->code_, {shapes.begin() + n_decode, shapes.end()});
   return c;
 }
 
@@ -198,6 +210,7 @@ KernelCacheStats CodecImpl::kernel_cache_stats() const {
   s.cached = ops_.size();
   s.capacity = ops_.capacity();
   if (decodes_) decodes_->add_stats(&s);
+  if (deltas_) deltas_->add_stats(&s);
   return s;
 }
 

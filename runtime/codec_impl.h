@@ -15,6 +15,7 @@
 #include "runtime/jit_impl.h"
 #include "runtime/decode_cache.h"
 #include "runtime/lru_cache.h"
+#include "runtime/parity_delta.h"
 #include "runtime/op_key.h"
 
 namespace ecjit::runtime {
@@ -79,6 +80,9 @@ class CodecImpl final : public Codec {
   // Decoders from the first call (shape kernels, promotion); null when this codec has no
   // shape kernels: then decoder() compiles one per erasure set on first use.
   std::unique_ptr<DecodeCache> decodes_;
+  // update() and encode_partial() from the first call (accumulate shape kernels, promotion);
+  // null without shape kernels: then ops_ compiles one kernel per set on first use.
+  std::unique_ptr<ParityDelta> deltas_;
   // The encoder with streaming stores (JitOptions::streaming_min_len), compiled on first
   // use with the strategy encoder_ has; fn stays null where it cannot be built.
   mutable std::once_flag streaming_once_;

@@ -86,6 +86,23 @@ Status CodecImpl::update(const ShardSet &changed, Span<const uint8_t *const> old
       !st.ok())
     return st;
   if (len % sb) return shard_size_error(len, sb);
+  std::array<const uint8_t *, 2 * kStackShards> in_stack;
+  std::vector<const uint8_t *> in_heap;
+  const uint8_t **in = in_stack.data();
+  if (j > kStackShards) {
+    in_heap.resize(2 * size_t(j));
+    in = in_heap.data();
+  }
+  for (unsigned i = 0; i < j; ++i) {
+    in[2 * i] = old_data[i];
+    in[2 * i + 1] = new_data[i];
+  }
+  if (deltas_) {
+    auto set = deltas_->find(/*pairs=*/true, changed);
+    if (!set.ok()) return set.status();
+    if (len) deltas_->run(*set, in, parity.data, len);
+    return Status::Ok();
+  }
   OpKey key;
   key.op = OpKey::kUpdate;
   key.a = changed.words();
@@ -105,17 +122,6 @@ Status CodecImpl::update(const ShardSet &changed, Span<const uint8_t *const> old
   });
   if (!op.ok()) return op.status();
   if (len == 0) return Status::Ok();
-  std::array<const uint8_t *, 2 * kStackShards> in_stack;
-  std::vector<const uint8_t *> in_heap;
-  const uint8_t **in = in_stack.data();
-  if (j > kStackShards) {
-    in_heap.resize(2 * size_t(j));
-    in = in_heap.data();
-  }
-  for (unsigned i = 0; i < j; ++i) {
-    in[2 * i] = old_data[i];
-    in[2 * i + 1] = new_data[i];
-  }
   run_kernel(*jit_, (*op)->kernel.fn, in, 2 * size_t(j), parity.data, m, len);
   return Status::Ok();
 }
@@ -125,6 +131,12 @@ Status CodecImpl::encode_partial(unsigned data_index, const uint8_t *shard,
   const unsigned m = code_.m, sb = code_.field.bytes();
   ECJIT_RETURN_IF_ERROR(check_partial_shards(code_.spec, data_index, shard, parity_acc));
   if (len % sb) return shard_size_error(len, sb);
+  if (deltas_) {
+    auto set = deltas_->find(/*pairs=*/false, ShardSet{data_index});
+    if (!set.ok()) return set.status();
+    if (len) deltas_->run(*set, &shard, parity_acc.data, len);
+    return Status::Ok();
+  }
   OpKey key;
   key.op = OpKey::kPartial;
   key.a[data_index / 64] = uint64_t(1) << (data_index % 64);

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "codes/coeff_layout.h"
@@ -12,6 +11,7 @@
 #include "ir_builders/lowering.h"
 #include "jit/decoder_planner.h"
 #include "runtime/parallel_kernel.h"
+#include "runtime/shape_kernels.h"
 #include "runtime/shard_checks.h"
 
 namespace ecjit::runtime {
@@ -80,34 +80,38 @@ size_t plan_capacity(const codes::LinearCode &code, size_t coeff_bytes) {
 
 }  // namespace
 
-Result<std::unique_ptr<DecodeCache>> DecodeCache::make(const std::shared_ptr<JitImpl> &jit,
-                                                       const codes::LinearCode &code) {
-  const std::optional<ir::Strategy> strategy = jit->shape_strategy(code.field.bits());
-  if (!jit->options().shape_kernels || !strategy || code.k > kMaxShapeInputs || code.m == 0)
-    return std::unique_ptr<DecodeCache>();
-  const size_t cb = codes::coeff_bytes(ir::runtime_layout(*strategy), code.field);
+namespace {
+
+bool served(const JitImpl &jit, const codes::LinearCode &code) {
+  return jit.options().shape_kernels && jit.shape_strategy(code.field.bits()) &&
+         code.k <= kMaxShapeInputs && code.m > 0;
+}
+
+unsigned rows_per_shape(const JitImpl &jit, const codes::Field &field) {
+  return ir::shape_outputs_per_kernel(*jit.shape_strategy(field.bits()), field, jit.target_info());
+}
+
+}  // namespace
+
+std::vector<ShapeRequest> DecodeCache::shape_requests(const JitImpl &jit, const codes::LinearCode &code) {
+  std::vector<ShapeRequest> requests;
+  if (!served(jit, code)) return requests;
+  for (unsigned r = 1; r <= std::min(code.m, rows_per_shape(jit, code.field)); ++r)
+    requests.push_back({code.k, r, false});
+  return requests;
+}
+
+std::unique_ptr<DecodeCache> DecodeCache::make(const std::shared_ptr<JitImpl> &jit,
+                                               const codes::LinearCode &code,
+                                               std::vector<Kernel> shapes) {
+  if (shapes.empty()) return nullptr;
+  const ir::Strategy strategy = *jit->shape_strategy(code.field.bits());
+  const size_t cb = codes::coeff_bytes(ir::runtime_layout(strategy), code.field);
   std::unique_ptr<DecodeCache> c(new DecodeCache(jit, code, plan_capacity(code, cb)));
-  c->layout_ = ir::runtime_layout(*strategy);
+  c->layout_ = ir::runtime_layout(strategy);
   c->coeff_bytes_ = cb;
-  c->max_rows_ = ir::shape_outputs_per_kernel(*strategy, code.field, jit->target_info());
-  // The shapes compile (or load) on two threads where the machine has two cores: codec()
-  // waits for every one of them, so that no reconstruct ever waits for LLVM.
-  const unsigned count = std::min(code.m, c->max_rows_);
-  std::vector<Result<Kernel>> made(count, Status(StatusCode::kJitFailure, "not compiled"));
-  auto compile = [&](unsigned first, unsigned step) {
-    for (unsigned r = first; r <= count; r += step) made[r - 1] = jit->shape_kernel(code.field, code.k, r);
-  };
-  if (count > 1 && std::thread::hardware_concurrency() > 1) {
-    std::thread helper(compile, 2u, 2u);
-    compile(1, 2);
-    helper.join();
-  } else {
-    compile(1, 1);
-  }
-  for (Result<Kernel> &k : made) {
-    if (!k.ok()) return k.status();
-    c->shapes_.push_back(std::move(*k));
-  }
+  c->max_rows_ = rows_per_shape(*jit, code.field);
+  c->shapes_ = std::move(shapes);
   return c;
 }
 

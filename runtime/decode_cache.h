@@ -15,6 +15,7 @@
 #include "runtime/jit_impl.h"
 #include "runtime/lru_cache.h"
 #include "runtime/op_key.h"
+#include "runtime/shape_kernels.h"
 
 namespace ecjit::runtime {
 
@@ -56,13 +57,14 @@ struct DecodeSet {
 // by memory. Thread-safe; calls never wait for a compile.
 class DecodeCache {
  public:
-  // Compiles (or loads) the shape kernels of `code` (outputs 1..min(m, R), k inputs; R =
-  // ir::shape_outputs_per_kernel, at most kMaxShapeOutputs). Null, and no error, when shape kernels do not serve this codec
+  // The shape kernels a DecodeCache of `code` runs on (outputs 1..min(m, R), k inputs; R =
+  // ir::shape_outputs_per_kernel); none when shape kernels do not serve this codec
   // (JitOptions::shape_kernels off, no shape strategy for the field on the target, or
   // k > kMaxShapeInputs): the codec then compiles decoders on first use.
-  // Errors: kJitFailure (a shape kernel failed to compile).
-  static Result<std::unique_ptr<DecodeCache>> make(const std::shared_ptr<JitImpl> &jit,
-                                                   const codes::LinearCode &code);
+  static std::vector<ShapeRequest> shape_requests(const JitImpl &jit, const codes::LinearCode &code);
+  // The cache over `shapes`, compiled for shape_requests() in that order; null when empty.
+  static std::unique_ptr<DecodeCache> make(const std::shared_ptr<JitImpl> &jit,
+                                           const codes::LinearCode &code, std::vector<Kernel> shapes);
   ~DecodeCache();
 
   // The plan for rebuilding `wanted` (missing shards only) from `present`, made on the

@@ -73,7 +73,7 @@ size_t run_shape_kernels(const JitImpl &jit, const ShapeChunk *chunks, size_t n_
   return run_pieces(jit, in, n_in, out, n_out, len,
                     [chunks, n_chunks](const uint8_t *const *i, uint8_t *const *o, size_t l) {
                       for (size_t c = 0; c < n_chunks; ++c)
-                        chunks[c].fn(i, o + chunks[c].r0, l, chunks[c].coeffs);
+                        chunks[c].fn(i + chunks[c].i0, o + chunks[c].r0, l, chunks[c].coeffs);
                     });
 }
 

@@ -44,12 +44,14 @@ size_t run_split(const JitImpl &jit, const uint8_t *const *in, size_t n_in, uint
                  size_t n_out, size_t len, size_t align,
                  const std::function<void(const uint8_t *const *, uint8_t *const *, size_t)> &call);
 
-// Shape kernels over one split of [0, len): chunk c computes outputs [r0, r0 + rows) as
-// fn(in, out + r0, len, coeffs); every piece runs every chunk (one dispatch per call).
+// Shape kernels over one split of [0, len): chunk c computes (or adds to) outputs
+// [r0, r0 + rows) from its inputs as fn(in + i0, out + r0, len, coeffs); every piece runs
+// every chunk, in order (one dispatch per call).
 struct ShapeChunk {
   ShapeFn fn;
   const uint8_t *coeffs;
   unsigned r0;
+  unsigned i0 = 0;
 };
 size_t run_shape_kernels(const JitImpl &jit, const ShapeChunk *chunks, size_t n_chunks,
                          const uint8_t *const *in, size_t n_in, uint8_t *const *out, size_t n_out,

@@ -321,6 +321,86 @@ TEST(EncodePartial, SumsToEncode) {
   }
 }
 
+// update() and encode_partial() of random sets on the accumulate shape kernels: nothing is
+// compiled after codec(), and a set past promote_after_bytes gets its own kernel in the
+// background with the same results. Specs: GF(2^8); GF(2^32) with 3 outputs (its shape
+// kernels take 2: a last chunk of 1); k = 100 with 70 changed (chunks beyond the stack).
+TEST(UpdateAndPartial, FromTheFirstCallWithoutCompilingThenPromoted) {
+  for (size_t promote_after : {size_t(256) << 20, size_t(1)}) {
+    JitOptions o;
+    o.target = "host";
+    o.disk_cache = false;
+    o.tune = false;
+    o.promote_after_bytes = promote_after;
+    auto jit = Jit::create(o);
+    ASSERT_TRUE(jit.ok());
+    for (const char *spec : {"rs-vand:k=10,m=4", "rs-vand:k=6,m=3,gf=32", "rs-cauchy:k=100,m=4"}) {
+      Subject s = subject(**jit, spec);
+      ASSERT_TRUE(s.codec);
+      const unsigned k = s.code.k, m = s.code.m;
+      const uint64_t compiled = (*jit)->stats().kernels_compiled;
+      std::mt19937_64 rng(k + m);
+      for (size_t len : {size_t(4), size_t(1000), size_t(65540)}) {
+        Stripe st(s.code, len, len + k);
+        for (int trial = 0; trial < 6; ++trial) {
+          if (promote_after == 1 && trial == 3) (*jit)->wait_for_tuning();  // promoted from here
+          // encode_partial of one data shard into zeroed accumulators = its share of parity
+          const unsigned d = unsigned(rng() % k);
+          std::vector<std::vector<uint8_t>> acc(m, std::vector<uint8_t>(len, 0));
+          std::vector<uint8_t *> accp;
+          for (auto &a : acc) accp.push_back(a.data());
+          ASSERT_TRUE(s.codec->encode_partial(d, st.ptrs[d], accp, len).ok());
+          std::vector<std::vector<uint8_t>> zero(k, std::vector<uint8_t>(len, 0)), want(m, std::vector<uint8_t>(len));
+          zero[d] = st.orig[d];
+          std::vector<const uint8_t *> zp;
+          std::vector<uint8_t *> wp;
+          for (auto &z : zero) zp.push_back(z.data());
+          for (auto &w : want) wp.push_back(w.data());
+          ASSERT_TRUE(ecjit::codes::ref_encode(s.code, zp.data(), wp.data(), len).ok());
+          for (unsigned r = 0; r < m; ++r)
+            ASSERT_EQ(acc[r], want[r]) << spec << " partial of " << d << " len " << len << " parity " << r;
+          // update of a random set (up to 70 shards)
+          ShardSet changed;
+          const unsigned count = 1 + unsigned(rng() % std::min(k, 70u));
+          while (changed.size() < count) changed.insert(unsigned(rng() % k));
+          std::vector<std::vector<uint8_t>> fresh;
+          std::vector<const uint8_t *> olds, news;
+          for (unsigned c : changed.to_vector()) {
+            fresh.emplace_back(len);
+            for (auto &b : fresh.back()) b = uint8_t(rng());
+            olds.push_back(st.ptrs[c]);
+          }
+          for (auto &f : fresh) news.push_back(f.data());
+          std::vector<uint8_t *> parity(st.ptrs.begin() + k, st.ptrs.end());
+          ASSERT_TRUE(s.codec->update(changed, olds, news, parity, len).ok());
+          size_t i = 0;
+          for (unsigned c : changed.to_vector()) {
+            st.orig[c] = fresh[i++];
+            memcpy(st.ptrs[c], st.orig[c].data(), len);
+          }
+          std::vector<const uint8_t *> dp;
+          std::vector<uint8_t *> pp;
+          for (unsigned c = 0; c < k; ++c) dp.push_back(st.orig[c].data());
+          for (unsigned p = k; p < k + m; ++p) pp.push_back(st.orig[p].data());
+          ASSERT_TRUE(ecjit::codes::ref_encode(s.code, dp.data(), pp.data(), len).ok());
+          for (unsigned p = k; p < k + m; ++p)
+            ASSERT_TRUE(st.intact(p)) << spec << " update of " << set_str(changed) << " len " << len
+                                      << " parity " << p << " promote_after " << promote_after;
+        }
+      }
+      const ecjit::KernelCacheStats cs = s.codec->kernel_cache_stats();
+      EXPECT_EQ(cs.compiles, 0u) << spec;
+      EXPECT_GT(cs.delta_shape_calls, 0u) << spec;
+      if (promote_after > 1) {
+        EXPECT_EQ((*jit)->stats().kernels_compiled, compiled) << spec << ": compiled on a call";
+        EXPECT_EQ(cs.promotions, 0u) << spec;
+      } else {
+        EXPECT_GT(cs.promotions, 0u) << spec;
+      }
+    }
+  }
+}
+
 TEST(Verify, DetectsAnyFlippedBitWritesNothing) {
   for (const char *tier : {"host", "host-avx2", "host-sse2"}) {
     auto jit = make_jit(tier);

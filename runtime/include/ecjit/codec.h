@@ -33,7 +33,8 @@ struct KernelInfo {
 // JIT memory once no call is running them.
 // With shape kernels (JitOptions::shape_kernels) decoders are counted apart: an erasure set
 // first gets a plan (prepared coefficients for the codec's shape kernels), and a promoted
-// set its specialised decoder, compiled in the background.
+// set its specialised decoder, compiled in the background; update and encode_partial sets
+// likewise run on shape kernels until promoted.
 struct KernelCacheStats {
   uint64_t compiles = 0;   // kernels compiled for this codec (failed ones included)
   uint64_t hits = 0;       // lookups answered from the cache
@@ -42,10 +43,12 @@ struct KernelCacheStats {
   size_t capacity = 0;
   uint64_t decode_plans = 0;        // erasure-set plans prepared (inversions)
   size_t decode_plans_cached = 0;   // plans held now
-  uint64_t promotions = 0;          // specialised decoders compiled in the background
+  uint64_t promotions = 0;          // specialised decoders (and update / partial encode
+                                    // kernels) compiled in the background
   uint64_t demotions = 0;           // promoted sets sent back to the shape kernel (LRU)
   size_t promoted = 0;              // erasure sets running a specialised decoder now
   uint64_t shape_calls = 0;         // decode calls served by a shape kernel
+  uint64_t delta_shape_calls = 0;   // update / encode_partial calls served by shape kernels
 };
 
 // Largest number of algebraic signature components (the n of an n-symbol base).
@@ -143,8 +146,12 @@ class Codec {
 
   // Parity delta update for a small write (ISA-L ec_encode_data_update, Ceph apply_delta):
   // for the data shards in `changed` (old_data[i] / new_data[i] belong to the i-th member in
-  // ascending order), parity[r] ^= sum_j a(r, j) * (old_j ^ new_j), fused in one pass over
-  // old, new and parity (one kernel per changed set, cached). Afterwards the parity equals
+  // ascending order), parity[r] ^= sum_j a(r, j) * (old_j ^ new_j). With shape kernels
+  // (the default) nothing compiles on this call: a new set runs on an accumulate shape
+  // kernel compiled with the codec (a pass over parity per changed shard), and a set that
+  // has moved JitOptions::promote_after_bytes gets its own kernel (one fused pass over old,
+  // new and parity, constants folded) compiled in the background; without them that kernel
+  // is compiled here on the set's first call. Both are cached per set. Afterwards the parity equals
   // encode() of the data with the changed shards replaced by the new contents. old_data and
   // new_data are only read (the caller stores the new data itself); parity is read and
   // written and must not overlap them or each other. Errors (nothing is written):
@@ -158,7 +165,8 @@ class Codec {
   // One data shard's contribution to every parity (dissertation eq. 2.29): parity_acc[r] ^=
   // a(r, data_index) * shard. Starting from zeroed accumulators, applying each data shard
   // once, in any order or split over nodes whose results are XOR-summed (eq. 2.30), yields
-  // encode(). shard is only read; parity_acc (m buffers) is read and written and must not
+  // encode(). Served like update(): shape kernel first, the index's own kernel when hot.
+  // shard is only read; parity_acc (m buffers) is read and written and must not
   // overlap it or each other. Errors (nothing is written): kInvalidArgument (data_index >= k,
   // or an accumulator pointer equal to the shard or to another accumulator),
   // kShardCount (parity_acc.size != m), kNullPointer, kShardSize, kJitFailure.
