@@ -22,6 +22,11 @@ const char *const kSpecs[] = {
     "cauchy-good:k=10,m=4,w=8,packet=2048", "cauchy-orig:k=10,m=4,w=8,packet=2048",
     "liberation:k=10,w=11,packet=2048",     "blaum-roth:k=10,w=10,packet=2048",
     "liber8tion:k=8,packet=2048",
+    // Array codes (issue 19's yardsticks: libJerasure's liberation for m = 2 and its
+    // cauchy-good for m = 3 at their best packet; ecjit's cauchy-good at the same k, m).
+    "evenodd:k=10,p=11,packet=64",          "rdp:k=10,p=11,packet=64",
+    "star:k=10,p=11,packet=64",             "cauchy-good:k=10,m=2,w=8,packet=64",
+    "cauchy-good:k=10,m=3,w=8,packet=64",   "cauchy-good:k=10,m=3,w=8,packet=2048",
 };
 
 // One code's stripe: 64-byte aligned shards, Jerasure's bit-matrix and smart schedule.

@@ -250,17 +250,19 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
   };
   found = find_family(fam, &s.family);
   if (!found) return bad("unknown code family '" + fam + "'; known: " + known_families());
-  const bool bits = codes::bit_family(s.family) != nullptr;
+  const codes::BitFamily *row = codes::bit_family(s.family);
+  const bool bits = row != nullptr;
   const bool expanded = s.family == CodeFamily::kBitmatrixOf;
   const bool searched = s.family == CodeFamily::kCauchyOpt;
-  const char *const keys_text = !bits ? "k, m, gf, poly, a"
+  const std::string word_key = bits ? row->word_key : "";
+  const std::string keys_text = !bits ? "k, m, gf, poly, a"
                                 : searched ? "k, m, w, packet, seed"
                                 : expanded ? "of, k, m, w, packet, poly, a"
-                                           : "k, m, w, packet";
+                                           : "k, m, " + word_key + ", packet";
   auto key_ok = [&](const std::string &key) {
     if (key == "k" || key == "m") return true;
     if (!bits) return key == "gf" || key == "poly" || key == "a";
-    if (key == "w" || key == "packet") return true;
+    if (key == word_key || key == "packet") return true;
     if (searched && key == "seed") return true;
     return expanded && (key == "of" || key == "poly" || key == "a");
   };
@@ -288,27 +290,30 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
     if (*out > max) return bad(std::string(key) + "=" + kv[key] + " is too large");
     return Status::Ok();
   };
-  const bool raid6 = s.family == CodeFamily::kLiberation || s.family == CodeFamily::kBlaumRoth ||
-                     s.family == CodeFamily::kLiber8tion;
+  const unsigned default_m = bits ? row->default_m : 0;
   if (!kv.count("k")) return bad("missing k= in '" + text + "'");
-  if (!kv.count("m") && !raid6) return bad("missing m= in '" + text + "'");
+  if (!kv.count("m") && !default_m) return bad("missing m= in '" + text + "'");
   uint64_t v = 0;
   ECJIT_RETURN_IF_ERROR(number("k", false, 1u << 20, &v));
   s.k = unsigned(v);
-  s.m = 2;
+  s.m = default_m;
   if (kv.count("m")) {
     ECJIT_RETURN_IF_ERROR(number("m", false, 1u << 20, &v));
     s.m = unsigned(v);
   }
   if (bits) {
-    const bool needs_w = s.family == CodeFamily::kLiberation || s.family == CodeFamily::kBlaumRoth;
-    if (needs_w && !kv.count("w")) return bad("missing w= in '" + text + "' (" + fam + " has no default w)");
-    s.w = 8;
-    if (kv.count("w")) {
-      ECJIT_RETURN_IF_ERROR(number("w", false, 1024, &v));
-      s.w = unsigned(v);
-      if (s.w == 0) return bad("w=0: the word size must be at least 2 bits");
+    // w, or for array codes the prime p of w = p - 1 rows.
+    const bool by_prime = word_key == "p";
+    if (!row->default_word && !kv.count(word_key))
+      return bad("missing " + word_key + "= in '" + text + "' (" + fam + " has no default " + word_key + ")");
+    unsigned word = row->default_word ? row->default_word(s.family, s.k) : 0;
+    if (kv.count(word_key)) {
+      ECJIT_RETURN_IF_ERROR(number(word_key.c_str(), false, 1024, &v));
+      word = unsigned(v);
     }
+    if (by_prime && word < 3) return bad("p=" + std::to_string(word) + ": " + fam + " needs p prime (>= 3)");
+    s.w = by_prime ? word - 1 : word;
+    if (s.w == 0) return bad("w=0: the word size must be at least 2 bits");
     s.packet = kDefaultPacket;
     if (kv.count("packet")) {
       ECJIT_RETURN_IF_ERROR(number("packet", false, uint64_t(1) << 32, &v));
@@ -353,7 +358,12 @@ std::string CodeSpec::to_string() const {
   const unsigned field = bitmatrix() ? w : gf;
   if (family == CodeFamily::kBitmatrixOf) s += std::string("of=") + family_name(of) + ",";
   s += "k=" + std::to_string(k) + ",m=" + std::to_string(m);
-  if (bitmatrix()) s += ",w=" + std::to_string(w) + ",packet=" + std::to_string(packet);
+  if (bitmatrix()) {
+    const codes::BitFamily *row = codes::bit_family(family);
+    const bool by_prime = row && std::string(row->word_key) == "p";
+    s += by_prime ? ",p=" + std::to_string(w + 1) : ",w=" + std::to_string(w);
+    s += ",packet=" + std::to_string(packet);
+  }
   else s += ",gf=" + std::to_string(gf);
   if (family == CodeFamily::kCauchyOpt) s += ",seed=" + std::to_string(seed);
   if (poly != 0 && (bitmatrix() || poly != default_poly(gf)))

@@ -1,11 +1,12 @@
-// Bit-matrix families: Cauchy (original, good), Liberation, Blaum-Roth, Liber8tion, and
-// any symbol code expanded to bits.
+// Bit-matrix families: Cauchy (original, good, searched), Liberation, Blaum-Roth, Liber8tion,
+// any symbol code expanded to bits, and the registry rows of the array codes (array_codes.h).
 #include "codes/xor_families.h"
 
 #include <algorithm>
 #include <random>
 #include <string>
 
+#include "codes/array_codes.h"
 #include "codes/linear_code.h"
 #include "codes/xor_schedule.h"
 
@@ -14,13 +15,6 @@ namespace {
 
 Status bad(const std::string &msg) { return Status(StatusCode::kInvalidSpec, msg); }
 std::string num(uint64_t v) { return std::to_string(v); }
-
-bool is_prime(unsigned p) {
-  if (p < 2) return false;
-  for (unsigned d = 2; d * d <= p; ++d)
-    if (p % d == 0) return false;
-  return true;
-}
 
 // Jerasure's layout of a RAID-6 bit-matrix: the P rows (row l of P XORs packet l of every
 // data device) then the Q blocks the family defines; q[j] = the w x w block of data device j,
@@ -248,7 +242,16 @@ Status build_bitmatrix_of(const CodeSpec &s, BitMatrix *parity, std::vector<uint
   return Status::Ok();
 }
 
+unsigned eight(CodeFamily, unsigned) { return 8; }
+
 }  // namespace
+
+bool is_prime(unsigned p) {
+  if (p < 2) return false;
+  for (unsigned d = 2; d * d <= p; ++d)
+    if (p % d == 0) return false;
+  return true;
+}
 
 std::vector<uint64_t> cauchy_original_matrix(const WordField &f, unsigned k, unsigned m) {
   std::vector<uint64_t> a(size_t(k) * m);
@@ -313,13 +316,16 @@ void normalize_matrix(const WordField &f, unsigned k, unsigned m, std::vector<ui
 
 const std::vector<BitFamily> &bit_families() {
   static const std::vector<BitFamily> rows = {
-      {CodeFamily::kCauchyOrig, "cauchy-orig", check_cauchy, build_cauchy},
-      {CodeFamily::kCauchyGood, "cauchy-good", check_cauchy, build_cauchy},
-      {CodeFamily::kLiberation, "liberation", check_liberation, build_liberation},
-      {CodeFamily::kBlaumRoth, "blaum-roth", check_blaum_roth, build_blaum_roth},
-      {CodeFamily::kLiber8tion, "liber8tion", check_liber8tion, build_liber8tion},
-      {CodeFamily::kBitmatrixOf, "bitmatrix-of", check_bitmatrix_of, build_bitmatrix_of},
-      {CodeFamily::kCauchyOpt, "cauchy-opt", check_cauchy, build_cauchy_opt},
+      {CodeFamily::kCauchyOrig, "cauchy-orig", check_cauchy, build_cauchy, "w", eight, 0},
+      {CodeFamily::kCauchyGood, "cauchy-good", check_cauchy, build_cauchy, "w", eight, 0},
+      {CodeFamily::kLiberation, "liberation", check_liberation, build_liberation, "w", nullptr, 2},
+      {CodeFamily::kBlaumRoth, "blaum-roth", check_blaum_roth, build_blaum_roth, "w", nullptr, 2},
+      {CodeFamily::kLiber8tion, "liber8tion", check_liber8tion, build_liber8tion, "w", eight, 2},
+      {CodeFamily::kBitmatrixOf, "bitmatrix-of", check_bitmatrix_of, build_bitmatrix_of, "w", eight, 0},
+      {CodeFamily::kCauchyOpt, "cauchy-opt", check_cauchy, build_cauchy_opt, "w", eight, 0},
+      {CodeFamily::kEvenodd, "evenodd", check_evenodd, build_evenodd, "p", default_prime, 2},
+      {CodeFamily::kRdp, "rdp", check_rdp, build_rdp, "p", default_prime, 2},
+      {CodeFamily::kStar, "star", check_star, build_star, "p", default_prime, 3},
   };
   return rows;
 }

@@ -19,7 +19,15 @@ struct BitFamily {
   // The (m w) x (k w) parity bit-matrix and, for families defined by a matrix over GF(2^w),
   // that matrix (m x k, row-major; empty otherwise).
   Status (*build)(const CodeSpec &spec, BitMatrix *parity, std::vector<uint64_t> *symbols);
+  // The spec key of the word size: "w", or "p" for array codes (a prime; w = p - 1 rows).
+  const char *word_key;
+  // That key's value when the spec gives none, for k data shards (0: it must be given).
+  unsigned (*default_word)(CodeFamily family, unsigned k);
+  // m when the spec gives none (0: it must be given).
+  unsigned default_m;
 };
+
+bool is_prime(unsigned p);
 
 // The row of `f`, null when f is not a bit-matrix family.
 const BitFamily *bit_family(CodeFamily f);

@@ -1,4 +1,4 @@
-// xor_table: schedules of seed 002's (n, k, w) Cauchy matrices and of the RAID-6 families, counted.
+// xor_table: schedules of seed 002's (n, k, w) Cauchy matrices, the RAID-6 families and the array codes, counted.
 #include "tools/xor_table.h"
 
 #include <cstdio>
@@ -110,13 +110,18 @@ int print_xor_table(const std::string &csv_path) {
 
   std::printf("\nSeed 001: XORs per coding word (schedule XORs / (m w)) of each family; optimum k - 1.\n"
               "paper: minimal-density RAID-6 codes encode with (k-1) + (k-1)/(2w) (its sec. 2.3);\n"
-              "Jerasure's CRS [12,4] w=4 performs 17.88 (its sec. 5.2).\n\n");
+              "Jerasure's CRS [12,4] w=4 performs 17.88 (its sec. 5.2); RDP at k = p - 1: k - 1 (its\n"
+              "sec. 2.3). EVENODD / STAR at k = p: the chains' own count, (p - 1) + (p - 2) / (2 (p - 1))\n"
+              "and (p - 1) + 2 (p - 2) / (3 (p - 1)) (row parity, diagonals, one adjuster each).\n\n");
   std::printf("%-44s %8s %8s %8s %8s %8s\n", "code", "dumb", "smart", "um", "wm", "paper");
   const char *const kCodes[] = {"liberation:k=7,w=7",        "liberation:k=11,w=11",
                                 "blaum-roth:k=6,w=6",        "blaum-roth:k=10,w=10",
                                 "liber8tion:k=8",            "cauchy-good:k=6,m=2,w=8",
                                 "cauchy-good:k=12,m=4,w=4",  "cauchy-orig:k=12,m=4,w=4",
-                                "cauchy-good:k=10,m=4,w=8",  "cauchy-orig:k=10,m=4,w=8"};
+                                "cauchy-good:k=10,m=4,w=8",  "cauchy-orig:k=10,m=4,w=8",
+                                "evenodd:k=7,p=7",           "evenodd:k=11,p=11",
+                                "rdp:k=6,p=7",               "rdp:k=10,p=11",
+                                "star:k=7,p=7",              "star:k=11,p=11"};
   for (const char *text : kCodes) {
     Result<codes::BitMatrixCode> code = codes::build_bitmatrix_code(*CodeSpec::parse(text));
     if (!code.ok()) return 1;
@@ -132,6 +137,10 @@ int print_xor_table(const std::string &csv_path) {
     double paper = -1;
     if (raid6) paper = (code->k - 1) + double(code->k - 1) / (2.0 * code->w);
     if (code->spec.family == CodeFamily::kCauchyGood && code->k == 12 && code->m == 4 && code->w == 4) paper = 17.88;
+    const double p = code->w + 1.0;
+    if (code->spec.family == CodeFamily::kRdp && code->k + 1 == unsigned(p)) paper = code->k - 1;
+    if (code->spec.family == CodeFamily::kEvenodd && code->k == unsigned(p)) paper = (p - 1) + (p - 2) / (2 * (p - 1));
+    if (code->spec.family == CodeFamily::kStar && code->k == unsigned(p)) paper = (p - 1) + 2 * (p - 2) / (3 * (p - 1));
     char paper_text[16];
     std::snprintf(paper_text, sizeof paper_text, paper < 0 ? "-" : "%.2f", paper);
     const std::string spec = code->spec.to_string();

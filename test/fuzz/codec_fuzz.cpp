@@ -30,7 +30,10 @@ struct Compiled {
 };
 
 const char *const kTiers[] = {"host", "host-avx2", "host-sse2"};
-const char *const kFamilies[] = {"rs-vand", "rs-cauchy", "jerasure-vand", "matrix", "cauchy-good", "cauchy-orig"};
+const char *const kFamilies[] = {"rs-vand",     "rs-cauchy",   "jerasure-vand", "matrix",
+                                  "cauchy-good", "cauchy-orig", "evenodd",       "rdp",
+                                  "star"};
+constexpr unsigned kNumFamilies = sizeof kFamilies / sizeof kFamilies[0];
 
 // One Jit per tier and one codec per (spec, tier), so the fuzzer spends its time running
 // kernels rather than compiling them: k <= 12, m <= 6 bounds the number of kernels.
@@ -79,9 +82,11 @@ Compiled *get(const std::string &spec, unsigned tier) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 8) return 0;
   const unsigned gf = 8u << (data[0] % 4);
-  const unsigned k = 1 + data[1] % 12, m = 1 + data[2] % 6, tier = data[3] % 3;
-  const char *family = kFamilies[data[4] % 6];
-  const bool xor_code = data[4] % 6 >= 4;  // bit-matrix: w from gf's byte, packet from len's
+  const unsigned k = 1 + data[1] % 12, tier = data[3] % 3;
+  unsigned m = 1 + data[2] % 6;  // array codes: the family's (set once the codec exists)
+  const char *family = kFamilies[data[4] % kNumFamilies];
+  const bool xor_code = data[4] % kNumFamilies >= 4;  // bit-matrix: w from gf's byte, packet from len's
+  const bool array_code = data[4] % kNumFamilies >= 6;  // p instead of w, m fixed by the family
   const size_t sb = gf / 8;
   const uint8_t lose_bits = data[7];  // which shards the reconstruct below loses
   size_t len = ((size_t(data[5]) << 8 | data[6]) % 3000) / sb * sb;
@@ -89,8 +94,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const unsigned xor_w = 4 + data[0] % 5, xor_packet = 8 * (1 + data[5] % 12);  // header bytes
   data += 8;
   size -= 8;
-  std::string spec = std::string(family) + ":k=" + std::to_string(k) + ",m=" + std::to_string(m);
-  if (xor_code)  // w in 4..8 (k + m <= 18 fits w >= 5; w = 4 fails the spec when k + m > 16)
+  std::string spec = std::string(family) + ":k=" + std::to_string(k);
+  if (!array_code) spec += ",m=" + std::to_string(m);
+  if (array_code)  // p in 3..13: k > p (or p - 1 for rdp) exercises the spec's refusal
+    spec += ",p=" + std::to_string(3 + 2 * (data[0] % 6)) + ",packet=" + std::to_string(xor_packet);
+  else if (xor_code)  // w in 4..8 (k + m <= 18 fits w >= 5; w = 4 fails the spec when k + m > 16)
     spec += ",w=" + std::to_string(xor_w) + ",packet=" + std::to_string(xor_packet);
   else
     spec += ",gf=" + std::to_string(gf == 64 && std::string(family) == "jerasure-vand" ? 32 : gf);
@@ -105,6 +113,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   Compiled *c = get(spec, tier);
   if (!c) return 0;
+  m = c->codec->m();
   const size_t csb = c->unit();
   len = len / csb * csb;
   if (!len) len = csb;

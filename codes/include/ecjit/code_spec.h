@@ -28,6 +28,10 @@ enum class CodeFamily {
   kLiber8tion,    // "liber8tion": m = 2, w = 8, k <= 8
   kBitmatrixOf,   // "bitmatrix-of": a symbol family (of=) over GF(2^w) expanded to bits
   kCauchyOpt,     // "cauchy-opt": Cauchy X / Y searched by seed 002's genetic algorithm
+  // Array codes, given by a prime p (w = p - 1 rows; see codes/array_codes.h):
+  kEvenodd,       // "evenodd": m = 2, k <= p
+  kRdp,           // "rdp": row-diagonal parity, m = 2, k <= p - 1
+  kStar,          // "star": EVENODD plus anti-diagonal parity, m = 3, k <= p
 };
 
 // Largest k + m accepted by any family (and never more than the field allows).
@@ -57,7 +61,10 @@ constexpr unsigned kDefaultPacket = 64;
 //           of         bitmatrix-of only: the symbol family expanded (rs-vand, rs-cauchy,
 //                      jerasure-vand, matrix, ...), over GF(2^w), w = 8 | 16 | 32
 //           seed       cauchy-opt only: the search's random seed (default 1; same seed, same code)
-//           m          defaults to 2 for liberation, blaum-roth and liber8tion
+//           m          defaults to 2 for liberation, blaum-roth, liber8tion, evenodd and
+//                      rdp, 3 for star
+//           p          evenodd, rdp, star (instead of w): the prime of the array, w = p - 1
+//                      (default: the smallest prime the family admits for k)
 // to_string() prints the canonical form; parse(to_string()) returns an equal spec.
 struct CodeSpec {
   CodeFamily family = CodeFamily::kRsVand;
