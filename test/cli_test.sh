@@ -117,6 +117,22 @@ if ! "$ECJIT" demo --spec liber8tion:k=8,packet=64 --size 64K --seconds 0.05 | g
   echo "FAIL: ecjit demo --spec liber8tion:k=8 does not end with OK"
   fails=$((fails + 1))
 fi
+# Array codes: the spec rules, a demo, and `ecjit edp` (seed 003's degraded-read replay).
+expect_error "rdp needs k <= p - 1" check-mds --spec rdp:k=5,p=5
+expect_error "unknown key 'w'" check-mds --spec star:k=4,w=4
+if ! "$ECJIT" demo --spec star:k=5,p=7 --size 96K --seconds 0.05 | grep -q "^OK"; then
+  echo "FAIL: ecjit demo --spec star:k=5,p=7 does not end with OK"
+  fails=$((fails + 1))
+fi
+expect_error "xcode needs p prime" edp --codes xcode --p 9
+expect_error "unknown array code 'raid5'" edp --codes raid5
+expect_error "unknown workload 'web_9'" edp --workloads web_9
+expect_error "--element" edp --element 5000
+if ! "$ECJIT" edp --codes xcode --p 5 --workloads web_1 --reads 300 --csv "$tmpd/edp.csv" | grep -q "^xcode *web_1 *edp" ||
+   [[ $(wc -l <"$tmpd/edp.csv") -ne 4 ]]; then
+  echo "FAIL: ecjit edp does not print X-Code's EDP row or its CSV has not 3 rows"
+  fails=$((fails + 1))
+fi
 rm -rf "$tmpd"
 
 if [[ $fails -ne 0 ]]; then

@@ -10,5 +10,6 @@ int cmd_asm(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_check_mds(int argc, char **argv);
 int cmd_aot(int argc, char **argv);
+int cmd_edp(int argc, char **argv);
 
 }  // namespace ecjit::tools

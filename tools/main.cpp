@@ -22,6 +22,7 @@ constexpr Command kCommands[] = {
      "count XOR/shift/AND in IR and machine code, code size; --sweep: dissertation Fig. 5-4"},
     {"aot", ecjit::tools::cmd_aot,
      "write an object file + C header for a target (aarch64, armv7, hexagon, riscv64, x86)"},
+    {"edp", ecjit::tools::cmd_edp, "degraded reads under horizontal, vertical and EDP data placement (seed 003)"},
     {"check-mds", ecjit::tools::cmd_check_mds,
      "check that a code is MDS; --table: which families are MDS up to which k, m"},
 };
