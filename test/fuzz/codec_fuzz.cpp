@@ -92,12 +92,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t len = ((size_t(data[5]) << 8 | data[6]) % 3000) / sb * sb;
   if (len == 0) len = sb;
   const unsigned xor_w = 4 + data[0] % 5, xor_packet = 8 * (1 + data[5] % 12);  // header bytes
+  const unsigned array_p = 3 + 2 * (data[0] % 6);  // 3..13: 9 and k > p exercise the refusals
   data += 8;
   size -= 8;
   std::string spec = std::string(family) + ":k=" + std::to_string(k);
   if (!array_code) spec += ",m=" + std::to_string(m);
-  if (array_code)  // p in 3..13: k > p (or p - 1 for rdp) exercises the spec's refusal
-    spec += ",p=" + std::to_string(3 + 2 * (data[0] % 6)) + ",packet=" + std::to_string(xor_packet);
+  if (array_code)
+    spec += ",p=" + std::to_string(array_p) + ",packet=" + std::to_string(xor_packet);
   else if (xor_code)  // w in 4..8 (k + m <= 18 fits w >= 5; w = 4 fails the spec when k + m > 16)
     spec += ",w=" + std::to_string(xor_w) + ",packet=" + std::to_string(xor_packet);
   else
