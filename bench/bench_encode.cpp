@@ -332,6 +332,7 @@ int main(int argc, char **argv) {
     if (len >= (64 << 10)) ecjit::bench::register_xor_benchmarks(len);  // blocks of 16-22 KiB
   }
   ecjit::bench::register_compile();
+  ecjit::bench::register_xor_order_benchmarks();
   benchmark::AddCustomContext("bytes_counted", "k x shard bytes per iteration (k = 10, m = 4)");
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

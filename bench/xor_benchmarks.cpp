@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "codes/bitmatrix_code.h"
+#include "codes/xor_orders.h"
 #include "ecjit/ecjit.h"
 
 namespace ecjit::bench {
@@ -144,7 +145,55 @@ void bm_decode2(benchmark::State &state, std::string spec, size_t want_len, Deco
   if (which != Decoder::kJerasure) state.SetLabel((*codec)->decoder_info(present).why);
 }
 
+// Seed 000's loop orders (codes::encode_in_order, order >= 0) against ecjit's compiled
+// encoder (order < 0) on the same code, packet and shards, checked against libJerasure.
+void bm_order(benchmark::State &state, std::string spec, size_t want_len, int order) {
+  XorCase c(spec, want_len);
+  std::vector<std::vector<uint8_t>> want(c.code.m, std::vector<uint8_t>(c.len));
+  c.jerasure_encode();
+  for (unsigned i = 0; i < c.code.m; ++i) std::memcpy(want[i].data(), c.ptrs[c.code.k + i], c.len);
+  std::shared_ptr<Jit> jit = xor_jit(256ull << 20);
+  auto codec = jit->codec(spec);
+  if (!codec.ok()) {
+    state.SkipWithError(codec.status().to_string().c_str());
+    return;
+  }
+  std::vector<const uint8_t *> in(c.ptrs.begin(), c.ptrs.begin() + c.code.k);
+  auto run = [&] {
+    if (order < 0) (void)(*codec)->encode({in.data(), in.size()}, {c.ptrs.data() + c.code.k, c.code.m}, c.len);
+    else
+      codes::encode_in_order(c.code.parity, c.code.k, c.code.m, c.code.w, c.code.packet, codes::XorOrder(order),
+                             in.data(), c.ptrs.data() + c.code.k, c.len);
+  };
+  for (unsigned i = 0; i < c.code.m; ++i) std::memset(c.ptrs[c.code.k + i], 0, c.len);
+  run();
+  for (unsigned i = 0; i < c.code.m; ++i)
+    if (std::memcmp(want[i].data(), c.ptrs[c.code.k + i], c.len) != 0) {
+      state.SkipWithError(("parity " + std::to_string(i) + " differs from libJerasure's").c_str());
+      return;
+    }
+  for (auto _ : state) {
+    run();
+    benchmark::ClobberMemory();
+  }
+  c.count(state);
+}
+
 }  // namespace
+
+void register_xor_order_benchmarks() {
+  // Seed 000's Table 2 (Liberation k = w = 11), Table 4 (RDP k = w = 10) and Fig. 13 (STAR
+  // k = 11, w = 10); 256 KiB shards, the packet swept (the paper reports each order's peak).
+  for (const char *code : {"liberation:k=11,w=11", "rdp:k=10,p=11", "star:k=11,p=11"})
+    for (unsigned packet : {64u, 256u, 1024u, 4096u}) {
+      const std::string spec = std::string(code) + ",packet=" + std::to_string(packet);
+      for (int order = -1; order < 4; ++order) {
+        const std::string name = order < 0 ? "ecjit" : codes::xor_order_name(codes::XorOrder(order));
+        benchmark::RegisterBenchmark(("BM_xor_order/" + name + "/" + spec).c_str(), bm_order, spec, size_t(256) << 10,
+                                     order);
+      }
+    }
+}
 
 void register_xor_benchmarks(size_t len) {
   const std::string sz = "/" + std::to_string(len);

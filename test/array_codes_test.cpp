@@ -11,6 +11,7 @@
 
 #include "codes/bitmatrix_code.h"
 #include "codes/mds.h"
+#include "codes/xor_orders.h"
 #include "codes/xor_schedule.h"
 #include "ecjit/ecjit.h"
 
@@ -263,6 +264,32 @@ TEST(ArrayCodes, RdpEncodesWithTheOptimalXorCount) {
     ASSERT_TRUE(codes::check_program(prog, code->parity).ok());
     const double per_word = double(prog.xors()) / (2.0 * (p - 1));
     EXPECT_LE(per_word, double(p - 2) + 1e-9) << "p = " << p;
+  }
+}
+
+// Seed 000's four loop orders compute the bit-matrix reference's parity, any code.
+TEST(XorOrders, EveryOrderEncodesLikeTheReference) {
+  for (const char *text : {"liberation:k=11,w=11,packet=64", "rdp:k=10,p=11,packet=24", "star:k=11,p=11,packet=8",
+                           "cauchy-good:k=6,m=3,w=8,packet=16", "rdp:k=3,p=5,packet=8"}) {
+    auto code = codes::build_bitmatrix_code(*CodeSpec::parse(text));
+    ASSERT_TRUE(code.ok()) << text;
+    const size_t len = 3 * code->block_bytes();
+    auto data = random_data(code->k, len, 77);
+    std::vector<const uint8_t *> dp;
+    for (auto &v : data) dp.push_back(v.data());
+    std::vector<std::vector<uint8_t>> want(code->m, std::vector<uint8_t>(len));
+    std::vector<uint8_t *> wp;
+    for (auto &v : want) wp.push_back(v.data());
+    ASSERT_TRUE(codes::ref_bitmatrix_encode(*code, dp.data(),
+                                            wp.data(), len)
+                    .ok());
+    for (codes::XorOrder order : {codes::XorOrder::kPpg, codes::XorOrder::kPwg, codes::XorOrder::kDpg, codes::XorOrder::kDwg}) {
+      std::vector<std::vector<uint8_t>> got(code->m, std::vector<uint8_t>(len, 0xcc));
+      std::vector<uint8_t *> gp;
+      for (auto &v : got) gp.push_back(v.data());
+      codes::encode_in_order(code->parity, code->k, code->m, code->w, code->packet, order, dp.data(), gp.data(), len);
+      EXPECT_EQ(got, want) << text << " " << codes::xor_order_name(order);
+    }
   }
 }
 
