@@ -72,7 +72,11 @@ std::shared_ptr<Jit> xor_jit(uint64_t promote_after) {
   return *Jit::create(o);
 }
 
-void bm_encode(benchmark::State &state, std::string spec, size_t want_len, bool ecjit) {
+// The encoder under test: ecjit's codec, libJerasure's smart schedule, or (order >= 0) one of
+// seed 000's loop orders (codes::encode_in_order).
+constexpr int kEcjit = -1, kJerasure = -2;
+
+void bm_encode(benchmark::State &state, std::string spec, size_t want_len, int impl) {
   XorCase c(spec, want_len);
   std::vector<std::vector<uint8_t>> want(c.code.m, std::vector<uint8_t>(c.len));
   c.jerasure_encode();
@@ -86,8 +90,11 @@ void bm_encode(benchmark::State &state, std::string spec, size_t want_len, bool 
   }
   std::vector<const uint8_t *> in(c.ptrs.begin(), c.ptrs.begin() + c.code.k);
   auto run = [&] {
-    if (ecjit) (void)(*codec)->encode({in.data(), in.size()}, {c.ptrs.data() + c.code.k, c.code.m}, c.len);
-    else c.jerasure_encode();
+    if (impl == kEcjit) (void)(*codec)->encode({in.data(), in.size()}, {c.ptrs.data() + c.code.k, c.code.m}, c.len);
+    else if (impl == kJerasure) c.jerasure_encode();
+    else
+      codes::encode_in_order(c.code.parity, c.code.k, c.code.m, c.code.w, c.code.packet, codes::XorOrder(impl),
+                             in.data(), c.ptrs.data() + c.code.k, c.len);
   };
   run();
   for (unsigned i = 0; i < c.code.m; ++i)
@@ -100,7 +107,7 @@ void bm_encode(benchmark::State &state, std::string spec, size_t want_len, bool 
     benchmark::ClobberMemory();
   }
   c.count(state);
-  if (ecjit) state.SetLabel((*codec)->encoder_info().why);
+  if (impl == kEcjit) state.SetLabel((*codec)->encoder_info().why);
 }
 
 enum class Decoder { kEcjit, kRunner, kJerasure };
@@ -145,40 +152,6 @@ void bm_decode2(benchmark::State &state, std::string spec, size_t want_len, Deco
   if (which != Decoder::kJerasure) state.SetLabel((*codec)->decoder_info(present).why);
 }
 
-// Seed 000's loop orders (codes::encode_in_order, order >= 0) against ecjit's compiled
-// encoder (order < 0) on the same code, packet and shards, checked against libJerasure.
-void bm_order(benchmark::State &state, std::string spec, size_t want_len, int order) {
-  XorCase c(spec, want_len);
-  std::vector<std::vector<uint8_t>> want(c.code.m, std::vector<uint8_t>(c.len));
-  c.jerasure_encode();
-  for (unsigned i = 0; i < c.code.m; ++i) std::memcpy(want[i].data(), c.ptrs[c.code.k + i], c.len);
-  std::shared_ptr<Jit> jit = xor_jit(256ull << 20);
-  auto codec = jit->codec(spec);
-  if (!codec.ok()) {
-    state.SkipWithError(codec.status().to_string().c_str());
-    return;
-  }
-  std::vector<const uint8_t *> in(c.ptrs.begin(), c.ptrs.begin() + c.code.k);
-  auto run = [&] {
-    if (order < 0) (void)(*codec)->encode({in.data(), in.size()}, {c.ptrs.data() + c.code.k, c.code.m}, c.len);
-    else
-      codes::encode_in_order(c.code.parity, c.code.k, c.code.m, c.code.w, c.code.packet, codes::XorOrder(order),
-                             in.data(), c.ptrs.data() + c.code.k, c.len);
-  };
-  for (unsigned i = 0; i < c.code.m; ++i) std::memset(c.ptrs[c.code.k + i], 0, c.len);
-  run();
-  for (unsigned i = 0; i < c.code.m; ++i)
-    if (std::memcmp(want[i].data(), c.ptrs[c.code.k + i], c.len) != 0) {
-      state.SkipWithError(("parity " + std::to_string(i) + " differs from libJerasure's").c_str());
-      return;
-    }
-  for (auto _ : state) {
-    run();
-    benchmark::ClobberMemory();
-  }
-  c.count(state);
-}
-
 }  // namespace
 
 void register_xor_order_benchmarks() {
@@ -187,9 +160,9 @@ void register_xor_order_benchmarks() {
   for (const char *code : {"liberation:k=11,w=11", "rdp:k=10,p=11", "star:k=11,p=11"})
     for (unsigned packet : {64u, 256u, 1024u, 4096u}) {
       const std::string spec = std::string(code) + ",packet=" + std::to_string(packet);
-      for (int order = -1; order < 4; ++order) {
+      for (int order = kEcjit; order < 4; ++order) {
         const std::string name = order < 0 ? "ecjit" : codes::xor_order_name(codes::XorOrder(order));
-        benchmark::RegisterBenchmark(("BM_xor_order/" + name + "/" + spec).c_str(), bm_order, spec, size_t(256) << 10,
+        benchmark::RegisterBenchmark(("BM_xor_order/" + name + "/" + spec).c_str(), bm_encode, spec, size_t(256) << 10,
                                      order);
       }
     }
@@ -198,9 +171,10 @@ void register_xor_order_benchmarks() {
 void register_xor_benchmarks(size_t len) {
   const std::string sz = "/" + std::to_string(len);
   for (const char *spec : kSpecs) {
-    for (bool ecjit : {true, false})
-      benchmark::RegisterBenchmark(("BM_xor_encode/" + std::string(ecjit ? "ecjit" : "jerasure") + "/" + spec + sz).c_str(),
-                                   bm_encode, std::string(spec), len, ecjit);
+    for (int impl : {kEcjit, kJerasure})
+      benchmark::RegisterBenchmark(
+          ("BM_xor_encode/" + std::string(impl == kEcjit ? "ecjit" : "jerasure") + "/" + spec + sz).c_str(), bm_encode,
+          std::string(spec), len, impl);
     const std::pair<const char *, Decoder> decoders[] = {
         {"ecjit", Decoder::kEcjit}, {"ecjit-runner", Decoder::kRunner}, {"jerasure", Decoder::kJerasure}};
     for (const auto &[name, which] : decoders)

@@ -11,6 +11,7 @@
 #include "ir_builders/lowering.h"
 #include "jit/decoder_planner.h"
 #include "runtime/parallel_kernel.h"
+#include "runtime/promotion.h"
 #include "runtime/shape_kernels.h"
 #include "runtime/shard_checks.h"
 
@@ -180,25 +181,20 @@ void DecodeCache::promote_now(const std::shared_ptr<const DecodeSet> &d) const {
 }
 
 void DecodeCache::ask(const std::shared_ptr<const DecodeSet> &d, bool optional) const {
-  if (d->promotion_asked.exchange(true) || std::atomic_load(&d->special)) return;
-  std::weak_ptr<const DecodeSet> weak = d;
+  if (std::atomic_load(&d->special)) return;
   std::shared_ptr<Promotions> p = promotions_;
   JitImpl *jit = jit_.get();  // the task runs on this Jit's own thread, which it outlives
-  auto task = [weak, p, jit] {
-    std::shared_ptr<const DecodeSet> set = weak.lock();
-    if (!set || p->closed.load()) return;
-    // The shape kernel keeps serving when this fails (promotion_asked stays set).
-    auto op = compile_decoder(*jit, p->code, set->present, set->targets);
-    if (!op.ok() || !op->kernel.fn || op->sources != set->sources) return;
-    std::atomic_store(&set->special, std::shared_ptr<const Kernel>(
-                                         std::make_shared<const Kernel>(std::move(op->kernel))));
-    p->admit(set);
-  };
-  auto wanted = [weak, p] { return !weak.expired() && !p->closed.load(); };
-  if (!jit_->submit_background(std::move(task), std::move(wanted), optional)) {
-    d->bytes.store(0, std::memory_order_relaxed);  // backlog full: try again later
-    d->promotion_asked.store(false, std::memory_order_release);
-  }
+  promote_in_background<DecodeSet>(
+      *jit_, d, d->promotion_asked, d->bytes,
+      [p, jit](const std::shared_ptr<const DecodeSet> &set) {
+        // The shape kernel keeps serving when this fails (promotion_asked stays set).
+        auto op = compile_decoder(*jit, p->code, set->present, set->targets);
+        if (!op.ok() || !op->kernel.fn || op->sources != set->sources) return;
+        std::atomic_store(&set->special, std::shared_ptr<const Kernel>(
+                                             std::make_shared<const Kernel>(std::move(op->kernel))));
+        p->admit(set);
+      },
+      [p] { return !p->closed.load(); }, optional);
 }
 
 KernelInfo DecodeCache::info(const DecodeSet &d) const {

@@ -10,6 +10,7 @@
 #include "ir_builders/lowering.h"
 #include "runtime/decode_cache.h"
 #include "runtime/parallel_kernel.h"
+#include "runtime/promotion.h"
 #include "runtime/shard_checks.h"
 
 namespace ecjit::runtime {
@@ -124,34 +125,29 @@ void ParityDelta::run(const std::shared_ptr<const DeltaSet> &d, const uint8_t *c
 }
 
 void ParityDelta::ask(const std::shared_ptr<const DeltaSet> &d) const {
-  if (d->asked.exchange(true) || std::atomic_load(&d->special)) return;
-  std::weak_ptr<const DeltaSet> weak = d;
+  if (std::atomic_load(&d->special)) return;
   std::shared_ptr<Shared> s = shared_;
   JitImpl *jit = jit_.get();  // the task runs on this Jit's own thread, which it outlives
-  auto task = [weak, s, jit] {
-    std::shared_ptr<const DeltaSet> set = weak.lock();
-    if (!set || s->closed.load()) return;
-    const codes::LinearCode &code = s->code;
-    codes::Matrix coeffs(code.m, unsigned(set->cols.size()));
-    for (unsigned r = 0; r < code.m; ++r)
-      for (size_t c = 0; c < set->cols.size(); ++c) coeffs.at(r, unsigned(c)) = code.parity.at(r, set->cols[c]);
-    KernelMode mode;
-    mode.output = ir::OutputMode::kAccumulate;
-    if (set->pairs) mode.input = ir::InputMode::kDelta;
-    mode.shared = false;
-    const std::string what = (set->pairs ? "update_d" : "partial_d") + join_indices(set->cols);
-    // The shape kernels keep serving when this fails (asked stays set).
-    auto kernel = jit->kernel(code.spec, what, code.field, coeffs, mode);
-    if (!kernel.ok() || !kernel->fn) return;
-    std::atomic_store(&set->special, std::shared_ptr<const Kernel>(
-                                         std::make_shared<const Kernel>(std::move(*kernel))));
-    s->promotions.fetch_add(1);
-  };
-  auto wanted = [weak, s] { return !weak.expired() && !s->closed.load(); };
-  if (!jit_->submit_background(std::move(task), std::move(wanted), /*optional=*/true)) {
-    d->bytes.store(0, std::memory_order_relaxed);  // backlog full: try again later
-    d->asked.store(false, std::memory_order_release);
-  }
+  promote_in_background<DeltaSet>(
+      *jit_, d, d->asked, d->bytes,
+      [s, jit](const std::shared_ptr<const DeltaSet> &set) {
+        const codes::LinearCode &code = s->code;
+        codes::Matrix coeffs(code.m, unsigned(set->cols.size()));
+        for (unsigned r = 0; r < code.m; ++r)
+          for (size_t c = 0; c < set->cols.size(); ++c) coeffs.at(r, unsigned(c)) = code.parity.at(r, set->cols[c]);
+        KernelMode mode;
+        mode.output = ir::OutputMode::kAccumulate;
+        if (set->pairs) mode.input = ir::InputMode::kDelta;
+        mode.shared = false;
+        const std::string what = (set->pairs ? "update_d" : "partial_d") + join_indices(set->cols);
+        // The shape kernels keep serving when this fails (asked stays set).
+        auto kernel = jit->kernel(code.spec, what, code.field, coeffs, mode);
+        if (!kernel.ok() || !kernel->fn) return;
+        std::atomic_store(&set->special, std::shared_ptr<const Kernel>(
+                                             std::make_shared<const Kernel>(std::move(*kernel))));
+        s->promotions.fetch_add(1);
+      },
+      [s] { return !s->closed.load(); }, /*optional=*/true);
 }
 
 void ParityDelta::add_stats(KernelCacheStats *s) const {

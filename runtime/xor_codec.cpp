@@ -6,6 +6,7 @@
 
 #include "ir_builders/kernel_builder.h"
 #include "runtime/parallel_kernel.h"
+#include "runtime/promotion.h"
 #include "runtime/shard_checks.h"
 
 namespace ecjit::runtime {
@@ -65,28 +66,23 @@ void XorCodec::encode_blocks(const uint8_t *const *data, uint8_t *const *parity,
 
 void XorCodec::promote(const std::shared_ptr<const Op> &op, bool optional) const {
   if (op->plan.desc.program.xors() > kMaxUnrolledXors) return;  // the runner stays (see make)
-  if (op->asked.exchange(true) || std::atomic_load(&op->compiled)) return;
-  std::weak_ptr<const Op> weak = op;
+  if (std::atomic_load(&op->compiled)) return;
   JitImpl *jit = jit_.get();  // the task runs on this Jit's own thread, which it outlives
   std::shared_ptr<std::atomic<uint64_t>> count = promotions_;
-  auto task = [weak, jit, count] {
-    std::shared_ptr<const Op> o = weak.lock();
-    if (!o) return;
-    Result<jit::XorPlan> better = jit::with_best_schedule(o->plan);
-    const ir::XorKernelDesc &desc =
-        better.ok() && better->desc.program.xors() < o->plan.desc.program.xors() ? better->desc : o->plan.desc;
-    auto k = jit->xor_kernel(desc, /*shared=*/false);
-    if (!k.ok()) return;  // the runner keeps serving
-    k->info.why = "unrolled schedule, " + std::to_string(desc.program.xors()) +
-                  " XORs per block position; compiled in the background after the runner served";
-    std::atomic_store(&o->compiled, std::shared_ptr<const Kernel>(std::make_shared<const Kernel>(std::move(*k))));
-    count->fetch_add(1, std::memory_order_relaxed);
-  };
-  auto wanted = [weak] { return !weak.expired(); };
-  if (!jit_->submit_background(std::move(task), std::move(wanted), optional)) {
-    op->bytes.store(0, std::memory_order_relaxed);  // backlog full: ask again later
-    op->asked.store(false, std::memory_order_release);
-  }
+  promote_in_background<Op>(
+      *jit_, op, op->asked, op->bytes,
+      [jit, count](const std::shared_ptr<const Op> &o) {
+        Result<jit::XorPlan> better = jit::with_best_schedule(o->plan);
+        const ir::XorKernelDesc &desc =
+            better.ok() && better->desc.program.xors() < o->plan.desc.program.xors() ? better->desc : o->plan.desc;
+        auto k = jit->xor_kernel(desc, /*shared=*/false);
+        if (!k.ok()) return;  // the runner keeps serving
+        k->info.why = "unrolled schedule, " + std::to_string(desc.program.xors()) +
+                      " XORs per block position; compiled in the background after the runner served";
+        std::atomic_store(&o->compiled, std::shared_ptr<const Kernel>(std::make_shared<const Kernel>(std::move(*k))));
+        count->fetch_add(1, std::memory_order_relaxed);
+      },
+      [] { return true; }, optional);
 }
 
 void XorCodec::run(const std::shared_ptr<const Op> &op, const uint8_t *const *in, uint8_t *const *out,
