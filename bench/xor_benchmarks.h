@@ -20,7 +20,9 @@ void register_xor_benchmarks(size_t len);
 
 // BM_xor_order/<order>/<spec>: seed 000's loop orders (ppg, pwg, dpg, dwg: codes/xor_orders.h)
 // and ecjit's compiled encoder on Liberation k=w=11, RDP k=w=10 and STAR k=11 w=10, packets
-// 64 B .. 4 KiB, 256 KiB shards, checked against libJerasure.
+// 64 B .. 4 KiB, 256 KiB shards, checked against libJerasure; and BM_array_codec/<op>/<spec>:
+// X-Code, BP-Code and RDP p=7 at element level (Jit::array_codec), encode and the rebuild of
+// two disks, ~64 KiB per disk, GB/s of data cells.
 void register_xor_order_benchmarks();
 
 }  // namespace ecjit::bench

@@ -242,6 +242,61 @@ bool recoverable(const ArrayLayout &L, const std::vector<bool> &known, unsigned 
   return false;
 }
 
+Status solve_cells(const ArrayLayout &L, const std::vector<bool> &unknown, BitMatrix *map,
+                   std::vector<unsigned> *lost, std::vector<unsigned> *known) {
+  lost->clear();
+  known->clear();
+  for (unsigned c = 0; c < L.cells(); ++c) (unknown[c] ? lost : known)->push_back(c);
+  std::vector<std::vector<uint64_t>> eq = equations(L);
+  if (eliminate(eq, *lost) != lost->size())
+    return Status(StatusCode::kTooManyErasures,
+                  "the chains of " + L.family + " p=" + std::to_string(L.p) + " do not determine the " +
+                      std::to_string(lost->size()) + " lost cells");
+  // Pivot row i holds lost cell (*lost)[i] alone among the lost cells (fully reduced).
+  *map = BitMatrix(unsigned(lost->size()), unsigned(known->size()));
+  for (size_t i = 0; i < lost->size(); ++i) {
+    const auto row = std::find_if(eq.begin(), eq.begin() + long(lost->size()),
+                                  [&](const std::vector<uint64_t> &r) { return bit(r, (*lost)[i]); });
+    for (size_t j = 0; j < known->size(); ++j)
+      if (bit(*row, (*known)[j])) map->set(unsigned(i), unsigned(j));
+  }
+  return Status::Ok();
+}
+
+std::string ArraySpec::to_string() const {
+  return family + ":p=" + std::to_string(p) + ",element=" + std::to_string(element);
+}
+
+Result<ArraySpec> parse_array_spec(const std::string &text) {
+  const size_t colon = text.find(':');
+  ArraySpec s;
+  s.family = text.substr(0, colon);
+  bool have_p = false;
+  if (colon != std::string::npos) {
+    std::string rest = text.substr(colon + 1);
+    for (size_t at = 0; at <= rest.size();) {
+      const size_t comma = std::min(rest.find(',', at), rest.size());
+      const std::string item = rest.substr(at, comma - at);
+      const size_t eq = item.find('=');
+      const std::string key = item.substr(0, eq), val = eq == std::string::npos ? "" : item.substr(eq + 1);
+      if (eq == std::string::npos || val.empty() || val.size() > 9 ||
+          val.find_first_not_of("0123456789") != std::string::npos)
+        return bad("'" + item + "' in '" + text + "' is not key=<decimal number>");
+      const unsigned v = unsigned(std::stoul(val));
+      if (key == "p") s.p = v, have_p = true;
+      else if (key == "element") s.element = v;
+      else return bad("unknown key '" + key + "' in '" + text + "'; keys: p, element");
+      at = comma + 1;
+    }
+  }
+  if (!have_p) return bad("missing p= in '" + text + "' (an array code: " + std::string(array_layout_families()) + ")");
+  if (s.element == 0 || s.element % 8 || s.element > (1u << 20))
+    return bad("element=" + std::to_string(s.element) + " must be a multiple of 8 bytes, 8 .. 1048576");
+  Result<ArrayLayout> L = array_layout(s.family, s.p);
+  if (!L.ok()) return L.status();
+  return s;
+}
+
 void encode_layout(const ArrayLayout &L, uint8_t *const *cells, size_t bytes) {
   for (unsigned i : L.encode_order()) {
     const ArrayLayout::Chain &ch = L.chains[i];

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "codes/bitmatrix.h"
 #include "ecjit/status.h"
 
 namespace ecjit::codes {
@@ -64,6 +65,24 @@ bool tolerates(const ArrayLayout &layout, unsigned failures, std::vector<unsigne
 // Whether `target` is determined by the cells in `known` (a mask over cells) and the chains:
 // some XOR of chain equations involves only known cells and target.
 bool recoverable(const ArrayLayout &layout, const std::vector<bool> &known, unsigned target);
+
+// Each cell in `unknown` (a mask over cells) as the XOR of cells outside it: row i of *map is
+// unknown cell (*lost)[i] over the columns (*known) (both ascending), by GF(2) elimination of
+// the chain equations. Parity cells unknown: the encoder (known = data cells); every cell of
+// failed disks unknown: their rebuild. Errors: kTooManyErasures when the chains do not
+// determine them all.
+Status solve_cells(const ArrayLayout &layout, const std::vector<bool> &unknown, BitMatrix *map,
+                   std::vector<unsigned> *lost, std::vector<unsigned> *known);
+
+// An array code for a codec: "xcode:p=7[,element=64]" (also rdp, evenodd, bpcode); element:
+// bytes per cell, a multiple of 8 (default 64). Errors: kInvalidSpec naming the part.
+struct ArraySpec {
+  std::string family;
+  unsigned p = 0;
+  unsigned element = 64;
+  std::string to_string() const;
+};
+Result<ArraySpec> parse_array_spec(const std::string &text);
 
 // The reference encoder: every parity cell of one stripe from its data cells, in
 // encode_order(). cells[c] points at cell c's `bytes` bytes.

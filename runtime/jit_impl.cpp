@@ -15,6 +15,7 @@
 #include "jit/tuner.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/TargetParser/Host.h"
+#include "runtime/array_codec_impl.h"
 #include "runtime/codec_impl.h"
 #include "runtime/xor_codec.h"
 #include "runtime/llvm_status.h"
@@ -365,6 +366,12 @@ Result<Kernel> JitImpl::kernel(const CodeSpec &spec, const std::string &what,
     if (queue_tuning) tune_later(req, k.slot, k.code, /*optional=*/!mode.shared);
   }
   return k;
+}
+
+Result<std::shared_ptr<const ArrayCodec>> JitImpl::array_codec(const std::string &spec_text) {
+  auto c = ArrayCodecImpl::make(shared_from_this(), spec_text);
+  if (!c.ok()) return c.status();
+  return std::shared_ptr<const ArrayCodec>(*c);
 }
 
 Result<std::shared_ptr<const Codec>> JitImpl::codec(const CodeSpec &spec) {

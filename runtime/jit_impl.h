@@ -72,6 +72,7 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   static Result<std::shared_ptr<JitImpl>> make(const JitOptions &options);
 
   Result<std::shared_ptr<const Codec>> codec(const CodeSpec &spec) override;
+  Result<std::shared_ptr<const ArrayCodec>> array_codec(const std::string &spec_text) override;
   const JitOptions &options() const override { return options_; }
   JitStats stats() const override;
   void wait_for_tuning() override;

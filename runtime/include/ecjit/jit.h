@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "ecjit/array_codec.h"
 #include "ecjit/code_spec.h"
 #include "ecjit/codec.h"
 #include "ecjit/status.h"
@@ -122,6 +123,9 @@ class Jit {
   // decoders on first use per erasure set. Errors: kInvalidSpec, kJitFailure.
   virtual Result<std::shared_ptr<const Codec>> codec(const CodeSpec &spec) = 0;
   Result<std::shared_ptr<const Codec>> codec(const std::string &spec_text);
+  // An array code at element level, "xcode:p=7[,element=64]" (ecjit/array_codec.h): parity
+  // cells on the data disks. The encoder is compiled here. Errors: kInvalidSpec, kJitFailure.
+  virtual Result<std::shared_ptr<const ArrayCodec>> array_codec(const std::string &spec_text) = 0;
 
   virtual const JitOptions &options() const = 0;
   virtual JitStats stats() const = 0;

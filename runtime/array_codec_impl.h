@@ -1,0 +1,67 @@
+// ArrayCodecImpl: an element-level array code with its XOR schedules - encoder compiled, rebuilds runner-first.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "codes/array_layout.h"
+#include "ecjit/array_codec.h"
+#include "runtime/jit_impl.h"
+#include "runtime/xor_runner.h"
+
+namespace ecjit::runtime {
+
+class ArrayCodecImpl final : public ArrayCodec {
+ public:
+  // Plans the encoder (parity cells from data cells: codes::solve_cells, best_schedule) and
+  // compiles it. Errors: those of parse_array_spec (kInvalidSpec), kJitFailure.
+  static Result<std::shared_ptr<ArrayCodecImpl>> make(std::shared_ptr<JitImpl> jit, const std::string &spec);
+
+  std::string spec() const override { return spec_.to_string(); }
+  unsigned disks() const override { return layout_.disks; }
+  unsigned rows() const override { return layout_.rows; }
+  size_t element_bytes() const override { return spec_.element; }
+  bool is_parity(unsigned row, unsigned disk) const override {
+    return row < layout_.rows && disk < layout_.disks && layout_.is_parity(layout_.cell(row, disk));
+  }
+  Status encode(Span<uint8_t *const> disks, size_t len) const override;
+  Status reconstruct(Span<uint8_t *const> disks, const std::vector<bool> &present, size_t len) const override;
+  KernelInfo encoder_info() const override { return encoder_.info; }
+  KernelInfo decoder_info(const std::vector<bool> &present) const override;
+
+  // One cell map as a kernel: `runner` until `compiled` (background) is set.
+  struct Op {
+    Op(ir::XorKernelDesc d, codes::BitMatrix m) : desc(std::move(d)), map(std::move(m)), runner(desc) {}
+    ir::XorKernelDesc desc;
+    codes::BitMatrix map;  // lost cells x known cells, what desc.program computes
+    XorRunner runner;
+    mutable std::shared_ptr<const Kernel> compiled;  // std::atomic_load / atomic_store
+    mutable std::atomic<uint64_t> bytes{0};
+    mutable std::atomic<bool> asked{false};
+  };
+
+ private:
+  ArrayCodecImpl(std::shared_ptr<JitImpl> jit, codes::ArraySpec spec, codes::ArrayLayout layout)
+      : jit_(std::move(jit)), spec_(std::move(spec)), layout_(std::move(layout)) {}
+  // The kernel computing the cells `unknown` marks from the others ("encode" or a rebuild).
+  // *map (when not null): the cell map the program computes.
+  Result<ir::XorKernelDesc> plan(const std::vector<bool> &unknown, const std::string &op, bool best,
+                                 codes::BitMatrix *map) const;
+  Status check(const char *what, Span<uint8_t *const> disks, size_t len) const;
+  Result<std::shared_ptr<const Op>> rebuild_op(uint64_t failed_mask) const;
+  void run(KernelFn fn, const XorRunner *runner, Span<uint8_t *const> disks, size_t len) const;
+
+  std::shared_ptr<JitImpl> jit_;
+  codes::ArraySpec spec_;
+  codes::ArrayLayout layout_;
+  Kernel encoder_;
+  std::unique_ptr<XorRunner> encoder_runner_;  // when the encoder could not be compiled
+  mutable std::mutex mutex_;                    // guards rebuilds_
+  mutable std::map<uint64_t, std::shared_ptr<const Op>> rebuilds_;  // by failed-disk mask
+};
+
+}  // namespace ecjit::runtime

@@ -1,0 +1,49 @@
+// ArrayCodec: an array code whose parity shares the disks with the data (X-Code, Balanced P-Code; RDP and EVENODD too), at element level.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ecjit/codec.h"
+#include "ecjit/span.h"
+#include "ecjit/status.h"
+
+namespace ecjit {
+
+// A stripe is rows x disks cells of element_bytes() each; disk d's buffer holds, stripe
+// after stripe, its rows cells in row order (cell (r, d) of stripe s at offset
+// (s * rows() + r) * element_bytes()). Which cells hold parity is the code's
+// (docs/xor-codes.md): X-Code's last two rows, P-Code's first row, RDP's / EVENODD's last
+// disks. Spec: "<family>:p=<prime>[,element=<bytes>]", family xcode, bpcode, rdp or evenodd,
+// element a multiple of 8 (default 64). Obtained from Jit::array_codec(); immutable and
+// thread-safe. The encoder is an XOR schedule compiled with the codec; a failed-disk set's
+// first rebuild runs its schedule uncompiled while its kernel compiles in the background.
+class ArrayCodec {
+ public:
+  virtual ~ArrayCodec() = default;
+  virtual std::string spec() const = 0;
+  virtual unsigned disks() const = 0;
+  virtual unsigned rows() const = 0;
+  virtual size_t element_bytes() const = 0;
+  // Bytes of one stripe on one disk: every len is a multiple of it.
+  size_t stripe_bytes() const { return size_t(rows()) * element_bytes(); }
+  // Whether cell (row, disk) holds parity.
+  virtual bool is_parity(unsigned row, unsigned disk) const = 0;
+
+  // Writes every parity cell from the data cells, stripe by stripe; data cells are only
+  // read. Errors (nothing written): kShardCount (disks.size != disks()), kNullPointer,
+  // kInvalidArgument (two disks share a buffer), kShardSize (len % stripe_bytes()).
+  virtual Status encode(Span<uint8_t *const> disks, size_t len) const = 0;
+  // Rebuilds every cell of the disks marked absent in `present` (their buffers are
+  // written; the others only read). Errors as encode, and kTooManyErasures when the code
+  // cannot rebuild that set (more than 2 disks for these codes); nothing is written then.
+  virtual Status reconstruct(Span<uint8_t *const> disks, const std::vector<bool> &present,
+                             size_t len) const = 0;
+  virtual KernelInfo encoder_info() const = 0;
+  // What rebuilds the set now (its schedule runner, or its compiled kernel).
+  virtual KernelInfo decoder_info(const std::vector<bool> &present) const = 0;
+};
+
+}  // namespace ecjit
