@@ -118,6 +118,10 @@ if ! "$ECJIT" demo --spec liber8tion:k=8,packet=64 --size 64K --seconds 0.05 | g
   fails=$((fails + 1))
 fi
 # Array codes: the spec rules, a demo, and `ecjit edp` (seed 003's degraded-read replay).
+if ! "$ECJIT" stats --xor-table | grep -Eq "^xcode p=7 +7 +5 +4\.00 +4\.00 +2\.00 +2$"; then
+  echo "FAIL: stats --xor-table does not show X-Code p=7 at the optimum (4 XORs per parity, update 2)"
+  fails=$((fails + 1))
+fi
 expect_error "rdp needs k <= p - 1" check-mds --spec rdp:k=5,p=5
 expect_error "unknown key 'w'" check-mds --spec star:k=4,w=4
 if ! "$ECJIT" demo --spec star:k=5,p=7 --size 96K --seconds 0.05 | grep -q "^OK"; then
