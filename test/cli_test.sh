@@ -100,7 +100,9 @@ if [[ -z $want_xors || $xor_in_loop -ne $want_xors ]]; then
   echo "FAIL: liber8tion encoder loop has $xor_in_loop vector XORs, its schedule says '$want_xors' ($xor_header)"
   fails=$((fails + 1))
 fi
-if ! "$ECJIT" stats --xor-table --csv "$tmpd/xor.csv" | grep -q "17.88" || ! grep -q "seed002_table3" "$tmpd/xor.csv"; then
+# (output captured first: grep -q closing the pipe early would kill ecjit before its CSV is flushed)
+xor_table=$("$ECJIT" stats --xor-table --csv "$tmpd/xor.csv")
+if ! grep -q "17.88" <<<"$xor_table" || ! grep -q "seed002_table3" "$tmpd/xor.csv"; then
   echo "FAIL: stats --xor-table does not reproduce Jerasure's 17.88 XORs per coding word or wrote no CSV"
   fails=$((fails + 1))
 fi
@@ -118,7 +120,7 @@ if ! "$ECJIT" demo --spec liber8tion:k=8,packet=64 --size 64K --seconds 0.05 | g
   fails=$((fails + 1))
 fi
 # Array codes: the spec rules, a demo, and `ecjit edp` (seed 003's degraded-read replay).
-if ! "$ECJIT" stats --xor-table | grep -Eq "^xcode p=7 +7 +5 +4\.00 +4\.00 +2\.00 +2$"; then
+if ! grep -Eq "^xcode p=7 +7 +5 +4\.00 +4\.00 +2\.00 +2$" <<<"$xor_table"; then
   echo "FAIL: stats --xor-table does not show X-Code p=7 at the optimum (4 XORs per parity, update 2)"
   fails=$((fails + 1))
 fi
