@@ -139,6 +139,13 @@ if ! "$ECJIT" edp --codes xcode --p 5 --workloads web_1 --reads 300 --csv "$tmpd
   echo "FAIL: ecjit edp does not print X-Code's EDP row or its CSV has not 3 rows"
   fails=$((fails + 1))
 fi
+# The placement-aware store: every code and placement laid over disk files, each disk failed
+# in turn, every byte of every read checked by ecjit itself (it exits 1 on a mismatch).
+store_out=$("$ECJIT" edp --store "$tmpd/store" --size 1M --p 5 --workloads web_3 --reads 60)
+if [[ $? -ne 0 ]] || [[ $(grep -c "every byte checked" <<<"$store_out") -ne 9 ]] || [[ ! -f "$tmpd/store/xcode_edp/disk4/data" ]]; then
+  echo "FAIL: ecjit edp --store did not check 9 code x placement replays on disk files"
+  fails=$((fails + 1))
+fi
 rm -rf "$tmpd"
 
 if [[ $fails -ne 0 ]]; then
