@@ -22,15 +22,19 @@ if [ "${ECJIT_SKIP_SANITIZE:-0}" != "1" ]; then
   echo "== tests under ASan + UBSan"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$JOBS" -LE slow
-  echo "== fuzz: JIT kernels against the reference codec for ${ECJIT_FUZZ_SECONDS:-60} s"
-  mkdir -p build-asan/fuzz-corpus
-  # The whole log is kept (build-asan/fuzz.log); on a failure its sanitizer report is printed.
-  if ! ASAN_OPTIONS=detect_leaks=0 build-asan/test/fuzz/codec_fuzz build-asan/fuzz-corpus \
-      -max_total_time="${ECJIT_FUZZ_SECONDS:-60}" -rss_limit_mb=8192 -print_final_stats=1 \
-      > build-asan/fuzz.log 2>&1; then
-    grep -n -A60 "ERROR: AddressSanitizer\|runtime error\|ERROR: libFuzzer" build-asan/fuzz.log | head -n 120
-    tail -n 12 build-asan/fuzz.log
-    exit 1
-  fi
-  tail -n 12 build-asan/fuzz.log
+  # fuzz <target> <seconds> <what>: the whole log is kept (build-asan/<target>.log); on a
+  # failure its sanitizer report is printed.
+  fuzz() {
+    echo "== fuzz: $3 for $2 s"
+    mkdir -p "build-asan/$1-corpus"
+    if ! ASAN_OPTIONS=detect_leaks=0 "build-asan/test/fuzz/$1" "build-asan/$1-corpus" \
+        -max_total_time="$2" -rss_limit_mb=8192 -print_final_stats=1 > "build-asan/$1.log" 2>&1; then
+      grep -n -A60 "ERROR: AddressSanitizer\|runtime error\|ERROR: libFuzzer\|MISMATCH\|failed on" "build-asan/$1.log" | head -n 120
+      tail -n 12 "build-asan/$1.log"
+      exit 1
+    fi
+    tail -n 12 "build-asan/$1.log"
+  }
+  fuzz codec_fuzz "${ECJIT_FUZZ_SECONDS:-60}" "JIT kernels against the reference codec"
+  fuzz disk_cache_fuzz "${ECJIT_CACHE_FUZZ_SECONDS:-30}" "damaged disk-cache entries never crash, hang or serve"
 fi
