@@ -9,8 +9,16 @@ namespace {
 
 // For each of `rows` rows r: dst + r dst_stride (^)= XOR of src[s] + r src_stride[s] over
 // `bytes` (a multiple of 8); the sum stays in registers. An AVX2 clone on x86 (the library is
-// built for the baseline ISA).
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__)) && !defined(__SANITIZE_ADDRESS__)
+// built for the baseline ISA). Not under the sanitizers: the clones' ifunc resolver runs
+// during relocation, before their runtime is up (TSan: a crash at start-up).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define ECJIT_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define ECJIT_SANITIZED 1
+#endif
+#endif
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__)) && !defined(ECJIT_SANITIZED)
 __attribute__((target_clones("avx2", "default")))
 #endif
 void xor_sources(uint8_t *dst, size_t dst_stride, const uint8_t *const *src, const size_t *src_stride, unsigned n,
