@@ -6,6 +6,7 @@
 // k x len; signatures count len. Compare update and re-encode by time per operation.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -13,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "codes/decode.h"
+#include "codes/linear_code.h"
 #include "ecjit/ecjit.h"
 
 extern "C" {
@@ -163,7 +166,34 @@ void bm_signature(benchmark::State &state, const char *spec, unsigned comps, siz
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(len));
 }
 
+// Decode set-up of a wide code (issue 22 item 5): the plan of a new erasure set of `lost`
+// data shards, rs-cauchy:k=4000,m=96,gf=16 - inversion and coefficients, no compile.
+void bm_wide_setup(benchmark::State &state, unsigned lost) {
+  auto code = ecjit::codes::build_code("rs-cauchy:k=4000,m=96,gf=16");
+  if (!code.ok()) {
+    state.SkipWithError(code.status().to_string().c_str());
+    return;
+  }
+  unsigned round = 0;
+  for (auto _ : state) {
+    std::vector<bool> present(code->n(), true);
+    std::vector<unsigned> wanted;
+    for (unsigned i = 0; i < lost; ++i) wanted.push_back((i * 163 + round * 7) % code->k);
+    std::sort(wanted.begin(), wanted.end());
+    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+    for (unsigned w : wanted) present[w] = false;
+    ++round;
+    auto plan = ecjit::codes::plan_decode(*code, present, wanted, ecjit::codes::CostModel::kNoSearch, false);
+    if (!plan.ok()) state.SkipWithError(plan.status().to_string().c_str());
+    benchmark::DoNotOptimize(plan);
+  }
+}
+
 void register_all() {
+  for (unsigned lost : {1u, 24u, 96u})
+    benchmark::RegisterBenchmark(("setup/wide_plan/rs-cauchy_k4000_m96_gf16/lost:" + std::to_string(lost)).c_str(),
+                                 bm_wide_setup, lost)
+        ->Unit(benchmark::kMillisecond);
   for (size_t len : {size_t(64) << 10, size_t(1) << 20})
     for (unsigned lost : {1u, 2u, 4u}) {
       const std::string tag = "/lost:" + std::to_string(lost) + "/len:" + std::to_string(len >> 10) + "K";
