@@ -86,14 +86,19 @@ Result<const ArrayStore::Plan *> ArrayStore::plan(unsigned first, unsigned count
   Plan p;
   p.read = std::move(*rp);
   // Each lost element: the XOR of its chain's other cells (all read), or for the whole-stripe
-  // fallback the elimination over every surviving cell.
-  std::vector<bool> unknown(layout_.cells());
-  for (unsigned c = 0; c < layout_.cells(); ++c) unknown[c] = layout_.disk_of(c) == failed_;
+  // fallback the elimination over every surviving cell (solved only when a plan needs it).
   codes::BitMatrix all;
   std::vector<unsigned> lost_all, known_all;
-  ECJIT_RETURN_IF_ERROR(codes::solve_cells(layout_, unknown, &all, &lost_all, &known_all));
-  for (unsigned i = 0; i < count; ++i)
+  bool fallback = false;
+  for (unsigned i = 0; i < count; ++i) {
     if (p.read.chain_used[i] != -1) p.lost.push_back(placement_.cell_of[first + i]);
+    fallback |= p.read.chain_used[i] == -2;
+  }
+  if (fallback) {
+    std::vector<bool> unknown(layout_.cells());
+    for (unsigned c = 0; c < layout_.cells(); ++c) unknown[c] = layout_.disk_of(c) == failed_;
+    ECJIT_RETURN_IF_ERROR(codes::solve_cells(layout_, unknown, &all, &lost_all, &known_all));
+  }
   codes::BitMatrix map(unsigned(p.lost.size()), unsigned(p.read.cells.size()));
   auto col = [&](unsigned cell) {
     return unsigned(std::lower_bound(p.read.cells.begin(), p.read.cells.end(), cell) - p.read.cells.begin());
