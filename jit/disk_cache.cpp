@@ -191,25 +191,44 @@ void DiskCache::store(const std::string &key, const llvm::MemoryBuffer &object) 
   }
   if (llvm::sys::fs::rename(tmp, path)) llvm::sys::fs::remove(tmp);
   static std::atomic<unsigned> stores{0};
-  if (stores.fetch_add(1) % 64 != 0) return;
-  if (!background_) prune();
-  else (void)background_([this] { prune(); });
+  if (stores.fetch_add(1) % 64 != 0 && !prune_pending_.load(std::memory_order_relaxed)) return;
+  if (!background_) (void)prune();
+  else (void)background_([this] { (void)prune(); });
 }
 
-void DiskCache::prune() const {
-  if (dir_.empty() || !problem_.empty()) return;
+DiskCache::PruneRun DiskCache::prune(std::chrono::steady_clock::duration budget) const {
+  PruneRun run;
+  if (dir_.empty() || !problem_.empty()) return run;
+  const auto deadline = std::chrono::steady_clock::now() + budget;
+  auto out_of_time = [&] { return std::chrono::steady_clock::now() >= deadline; };
   // Entries of older ecjit builds are never looked up again: keep the newest kMaxEntries.
   std::vector<std::pair<llvm::sys::TimePoint<>, std::string>> files;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir_, ec), end; it != end && !ec; it.increment(ec)) {
+    if (out_of_time()) {
+      run.complete = false;
+      break;
+    }
+    ++run.scanned;
     if (!llvm::StringRef(it->path()).ends_with(".ecjit-obj")) continue;
     llvm::sys::fs::file_status st;
     if (llvm::sys::fs::status(it->path(), st)) continue;
     files.emplace_back(st.getLastModificationTime(), it->path());
   }
-  if (files.size() <= kMaxEntries) return;
-  std::sort(files.begin(), files.end());
-  for (size_t i = 0; i + kMaxEntries < files.size(); ++i) llvm::sys::fs::remove(files[i].second);
+  // The unseen rest of the directory only adds entries: trimming the seen ones to
+  // kMaxEntries keeps at least kMaxEntries in all.
+  if (files.size() > kMaxEntries) {
+    std::sort(files.begin(), files.end());
+    for (size_t i = 0; i + kMaxEntries < files.size(); ++i) {
+      if (out_of_time()) {
+        run.complete = false;
+        break;
+      }
+      if (!llvm::sys::fs::remove(files[i].second)) ++run.removed;
+    }
+  }
+  prune_pending_.store(!run.complete, std::memory_order_relaxed);
+  return run;
 }
 
 }  // namespace ecjit::jit

@@ -1,8 +1,9 @@
 // DiskCache: compiled kernel objects on disk, keyed by everything the machine code depends on.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <functional>
-
 #include <memory>
 #include <optional>
 #include <cstddef>
@@ -54,20 +55,30 @@ class DiskCache {
   // Small text records (tuning decisions), validated like objects but not parsed.
   std::optional<std::string> load_text(const std::string &key) const;
   void store_text(const std::string &key, const std::string &text) const;
-  // Deletes all but the newest kMaxEntries entries. Every 64th store() asks for it: through
+  // Deletes the oldest entries beyond kMaxEntries. Every 64th store() asks for it: through
   // the runner given to set_background (a Jit's background thread: a directory of many
   // thousand entries takes seconds to scan, never on a caller's thread), else inline.
-  void prune() const;
+  // One run stops at `budget` (the background thread also compiles promoted kernels): it
+  // then deletes only among the entries it saw - the oldest of them beyond kMaxEntries, so
+  // the directory never drops below kMaxEntries - and the next store() asks again.
+  struct PruneRun {
+    size_t scanned = 0;
+    size_t removed = 0;
+    bool complete = true;  // the whole directory was scanned and trimmed
+  };
+  PruneRun prune(std::chrono::steady_clock::duration budget = kPruneBudget) const;
   // `run(task)` queues task on another thread and returns false when it refused it (then the
   // prune waits for a later store). The runner must outlive this cache's stores, and the
   // tasks it runs must finish before the cache is destroyed.
   void set_background(std::function<bool(std::function<void()>)> run) { background_ = std::move(run); }
   static constexpr size_t kMaxEntries = 4096;
+  static constexpr std::chrono::milliseconds kPruneBudget{100};
 
  private:
   std::string dir_;
   std::string problem_;  // non-empty: the directory is not trusted, the cache is off
   std::function<bool(std::function<void()>)> background_;
+  mutable std::atomic<bool> prune_pending_{false};  // the last run ran out of budget
 };
 
 }  // namespace ecjit::jit

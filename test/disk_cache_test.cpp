@@ -310,3 +310,43 @@ TEST(DiskCacheTrust, PruneRunsOnTheBackgroundRunner) {
   for (llvm::sys::fs::directory_iterator it(f.dir, ec), end; it != end && !ec; it.increment(ec)) ++entries;
   EXPECT_EQ(entries, 64u);
 }
+
+// One prune run is bounded in time (issue 22, item 6): out of budget it stops, never trims the
+// directory below kMaxEntries on a partial scan, and a full run removes exactly the oldest.
+TEST(DiskCacheTrust, PruneIsBoundedInTimeAndKeepsTheNewest) {
+  Fixture f = make_fixture("prune-bounded");
+  jit::DiskCache disk(f.dir);
+  ASSERT_EQ(disk.problem(), "");
+  disk.set_background([](std::function<void()>) { return false; });  // no prune while filling
+  const size_t extra = 40, total = jit::DiskCache::kMaxEntries + extra;
+  const std::string bytes(64, 'x');
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < total; ++i) {
+    const std::string key = "prune-bounded-" + std::to_string(i);
+    disk.store(key, *llvm::MemoryBuffer::getMemBuffer(bytes, "", false));
+    paths.push_back(disk.path_for(key));
+    // Entry i is i seconds old-er than the newest: the first `extra` are the oldest.
+    struct timespec times[2] = {{time_t(1000000 + i), 0}, {time_t(1000000 + i), 0}};
+    ASSERT_EQ(utimensat(AT_FDCWD, paths.back().c_str(), times, 0), 0);
+  }
+  auto count = [&] {
+    size_t n = 0;
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(f.dir, ec), end; it != end && !ec; it.increment(ec))
+      if (llvm::StringRef(it->path()).ends_with(".ecjit-obj")) ++n;
+    return n;
+  };
+  const size_t before = count();
+  ASSERT_EQ(before, total);
+
+  jit::DiskCache::PruneRun none = disk.prune(std::chrono::nanoseconds(0));
+  EXPECT_FALSE(none.complete);
+  EXPECT_EQ(none.removed, 0u);
+  EXPECT_EQ(count(), before) << "a run with no time left deleted entries";
+
+  jit::DiskCache::PruneRun full = disk.prune(std::chrono::seconds(60));
+  EXPECT_TRUE(full.complete);
+  EXPECT_EQ(count(), jit::DiskCache::kMaxEntries);
+  for (size_t i = 0; i < total; ++i)
+    EXPECT_EQ(llvm::sys::fs::exists(paths[i]), i >= extra) << "entry " << i << " of " << total;
+}
