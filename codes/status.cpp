@@ -17,6 +17,7 @@ const char *status_code_name(StatusCode code) {
     case StatusCode::kUnsupported: return "unsupported";
     case StatusCode::kJitFailure: return "jit-failure";
     case StatusCode::kInternal: return "internal";
+    case StatusCode::kIoError: return "io-error";
   }
   return "unknown";
 }

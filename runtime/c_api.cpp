@@ -31,7 +31,8 @@ static_assert(ECJIT_OK == int(StatusCode::kOk) && ECJIT_INVALID_SPEC == int(Stat
                   ECJIT_UNSUPPORTED_TARGET == int(StatusCode::kUnsupportedTarget) &&
                   ECJIT_UNSUPPORTED == int(StatusCode::kUnsupported) &&
                   ECJIT_JIT_FAILURE == int(StatusCode::kJitFailure) &&
-                  ECJIT_INTERNAL == int(StatusCode::kInternal),
+                  ECJIT_INTERNAL == int(StatusCode::kInternal) &&
+                  ECJIT_IO_ERROR == int(StatusCode::kIoError),
               "C status codes must equal ecjit::StatusCode");
 
 thread_local std::string g_last_error;
@@ -90,7 +91,7 @@ void ecjit_jit_options_init(ecjit_jit_options *o) {
 const char *ecjit_last_error(void) { return g_last_error.c_str(); }
 
 const char *ecjit_status_name(int code) {
-  if (code < 0 || code > int(StatusCode::kInternal)) return "unknown";
+  if (code < 0 || code > int(StatusCode::kIoError)) return "unknown";
   return ecjit::status_code_name(StatusCode(code));
 }
 

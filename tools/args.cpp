@@ -24,6 +24,10 @@ bool Args::parse(const CommandDef &def, int argc, char **argv, std::string *erro
       help_ = true;
       continue;
     }
+    if (!def.positional.empty() && (word.size() < 2 || word[0] != '-')) {
+      positional_.push_back(word);
+      continue;
+    }
     if (word.size() < 3 || word.compare(0, 2, "--") != 0) {
       *error = "unexpected argument '" + word + "' (options start with --; see --help)";
       return false;

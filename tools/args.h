@@ -23,6 +23,8 @@ struct CommandDef {
   std::string summary;   // one line, shown by `ecjit --help`
   std::string details;   // paragraph(s) shown by `ecjit <cmd> --help`
   std::vector<Option> options;
+  // Words that are not options (e.g. "PATH..."): empty = none accepted.
+  std::string positional;
 };
 
 // The parsed options of one invocation. Every option may be given at most once.
@@ -34,12 +36,15 @@ class Args {
   bool parse(const CommandDef &def, int argc, char **argv, std::string *error);
 
   bool help() const { return help_; }
+  // The words that are not options, in order (only when CommandDef::positional is set).
+  const std::vector<std::string> &positional() const { return positional_; }
   bool has(const std::string &name) const;
   // The value of an option, or `fallback` when it was not given.
   std::string get(const std::string &name, const std::string &fallback = "") const;
 
  private:
   std::vector<std::pair<std::string, std::string>> values_;
+  std::vector<std::string> positional_;
   bool help_ = false;
 };
 

@@ -11,5 +11,10 @@ int cmd_stats(int argc, char **argv);
 int cmd_check_mds(int argc, char **argv);
 int cmd_aot(int argc, char **argv);
 int cmd_edp(int argc, char **argv);
+// protect / scrub / restore exit with 0 clean, 1 failure, 2 bad arguments, 3 repaired,
+// 4 damage not repaired, 5 data lost.
+int cmd_protect(int argc, char **argv);
+int cmd_scrub(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
 
 }  // namespace ecjit::tools

@@ -23,6 +23,9 @@ constexpr Command kCommands[] = {
     {"aot", ecjit::tools::cmd_aot,
      "write an object file + C header for a target (aarch64, armv7, hexagon, riscv64, x86)"},
     {"edp", ecjit::tools::cmd_edp, "degraded reads under horizontal, vertical and EDP data placement (seed 003)"},
+    {"protect", ecjit::tools::cmd_protect, "write redundancy files (with unit signatures) for files and directories"},
+    {"scrub", ecjit::tools::cmd_scrub, "check protected files by signatures; --repair rebuilds bad units"},
+    {"restore", ecjit::tools::cmd_restore, "rebuild a protected file (missing, truncated, corrupt) from its redundancy"},
     {"check-mds", ecjit::tools::cmd_check_mds,
      "check that a code is MDS; --table: which families are MDS up to which k, m"},
 };
@@ -35,7 +38,7 @@ void usage(FILE *out) {
   std::fprintf(out,
                "\n  --help     print this help\n  --version  print the ecjit and LLVM versions\n"
                "\nexit status: 0 success, 1 failure (compile error, mismatch, not MDS), 2 bad "
-               "arguments\n");
+               "arguments;\nprotect / scrub / restore also 3 repaired, 4 damage not repaired, 5 data lost\n");
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ enum class StatusCode : int {
   kUnsupported = 9,        // a valid request this build cannot serve (field, strategy, ...)
   kJitFailure = 10,        // LLVM could not build, optimize or compile a kernel
   kInternal = 11,          // a broken invariant; a bug in ecjit
+  kIoError = 12,           // a file could not be read, written, locked or renamed
 };
 
 // Short stable name of a code, e.g. "kTooManyErasures" -> "too-many-erasures".

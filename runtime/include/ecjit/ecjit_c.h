@@ -23,6 +23,7 @@ extern "C" {
 #define ECJIT_UNSUPPORTED 9
 #define ECJIT_JIT_FAILURE 10
 #define ECJIT_INTERNAL 11
+#define ECJIT_IO_ERROR 12
 
 typedef struct ecjit_jit ecjit_jit;     /* owns the JIT session and kernel caches */
 typedef struct ecjit_codec ecjit_codec; /* one code; immutable, thread-safe */

@@ -1,0 +1,137 @@
+// File protection: redundancy files with algebraic signatures beside ordinary data files
+// (dissertation ch. 7.3, ECCFS, with ch. 2.4) - protect, scrub, repair and restore.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ecjit/codec.h"
+#include "ecjit/status.h"
+
+namespace ecjit {
+
+class Jit;
+
+namespace files {
+
+// A data file is cut into stripes of k units of `unit` bytes (the last stripe padded with
+// zeros); redundancy file r (0..m-1) holds ECC unit r of every stripe after a header with
+// the code, the data file's identity and, per stripe, the algebraic signatures of the k
+// data units and of that file's ECC unit (docs/files.md has the byte layout).
+struct ProtectOptions {
+  // Any code over GF(2^l) symbols (signatures need symbols: not the bit-matrix families).
+  // Empty: a protected file keeps the code of its redundancy, a new one gets kDefaultSpec.
+  std::string spec;
+  // Bytes per unit: a multiple of 64, at most 256 MiB. 0: a protected file keeps its unit,
+  // a new one gets kDefaultUnit.
+  uint64_t unit = 0;
+  static constexpr const char *kDefaultSpec = "rs-vand:k=10,m=4";
+  static constexpr uint64_t kDefaultUnit = uint64_t(1) << 20;
+  // Where redundancy goes: empty = a `.ecjit` directory beside each data file; else this
+  // directory, mirroring each data file's absolute path (another file system is another
+  // failure domain).
+  std::string ecc_dir;
+  // Workers per file (stripes are shared out); 0 = one per hardware thread.
+  unsigned threads = 0;
+  // Bytes per second read and written in all, 0 = unlimited.
+  uint64_t max_rate = 0;
+  // Re-encode every stripe even when the data file's identity is unchanged.
+  bool force = false;
+};
+
+// Progress of the current file, called from worker threads (at most ~20 times a second per
+// file, and once at its end).
+struct Progress {
+  std::string path;
+  uint64_t units_done = 0, units_total = 0;  // data units read so far / in the file
+  uint64_t bytes_done = 0;                   // bytes read and written so far
+};
+
+// What one command found or did to one data file.
+enum class Verdict {
+  kProtected,   // protect: redundancy written (all stripes encoded)
+  kUpdated,     // protect: redundancy rewritten, only changed stripes re-encoded
+  kUnchanged,   // protect: size and mtime as protected; nothing read or written
+  kClean,       // scrub: every unit matches its signature and the redundancy is consistent
+  kDamaged,     // scrub: damage found that the code can repair (run with repair)
+  kRepaired,    // scrub --repair / restore: every damaged unit rebuilt and rewritten
+  kModified,    // scrub: the data changed after protection (size or mtime differ and units
+                // differ): run protect to update, or restore to roll back
+  kDataLost,    // some damage is beyond the code (more than m bad units in a stripe)
+  kUnprotected, // no usable redundancy file for this data file
+};
+const char *verdict_name(Verdict v);
+
+// A unit found bad, and what became of it.
+struct UnitDamage {
+  uint64_t stripe = 0;
+  unsigned unit = 0;       // 0..k-1 data unit, k..k+m-1 ECC unit (redundancy file unit - k)
+  std::string what;        // "corrupt", "unreadable", "missing", "inconsistent", "stale"
+  bool repaired = false;
+};
+
+struct FileReport {
+  std::string path;
+  Verdict verdict = Verdict::kClean;
+  unsigned k = 0, m = 0;           // the code's (0 when no redundancy was found)
+  uint64_t file_size = 0;
+  uint64_t stripes = 0;
+  uint64_t stripes_encoded = 0;    // protect: stripes (re-)encoded
+  uint64_t bytes_read = 0, bytes_written = 0;
+  double seconds = 0;
+  std::vector<UnitDamage> damage;  // scrub / restore
+  std::vector<std::string> notes;  // one line each: redundancy files missing, torn, foreign...
+};
+
+// Runs the commands on one Jit's codecs. Thread-compatible: one command at a time per
+// object; separate objects (and processes) may work on different files at once, and on one
+// file a second run is refused (a lock file in the redundancy directory).
+class FileProtector {
+ public:
+  // Errors: kInvalidSpec / kUnsupported (the spec, or a bit-matrix code), kInvalidArgument
+  // (unit size).
+  static Result<std::unique_ptr<FileProtector>> create(Jit &jit, const ProtectOptions &options);
+  ~FileProtector();
+
+  void on_progress(std::function<void(const Progress &)> callback);
+
+  // The regular files under each path (a directory is walked; `.ecjit` directories and the
+  // ecc_dir are skipped), in order. Errors: kIoError (a path that does not exist).
+  Result<std::vector<std::string>> expand(const std::vector<std::string> &paths) const;
+
+  // Writes (or updates) the redundancy of `path`: stripes whose data signatures are unchanged
+  // keep their ECC units (the old redundancy file is copied), the others are re-encoded.
+  // Crash-safe: new redundancy is written to temporary files, fsynced and renamed; the data
+  // file is only read. A data file that changes while it is read is reported (kIoError) and
+  // its old redundancy kept. Errors: kIoError (read / write / lock failures, busy).
+  Result<FileReport> protect(const std::string &path);
+
+  // Checks every data and ECC unit of `path` against its stored signature and the
+  // redundancy's consistency (eq. 2.37, on signatures only). With repair, rebuilds bad units
+  // from good ones (only units whose signatures check are used; a rebuilt unit is written
+  // only when its signature matches the stored one) and rewrites them in place, redundancy
+  // files that are missing or torn included. Never rolls back a modified data file (that is
+  // restore's job).
+  Result<FileReport> scrub(const std::string &path, bool repair);
+
+  // Rebuilds the protected contents of `path`: in place (missing, truncated, corrupt or
+  // modified units rewritten, the size and mtime set back), or into `to` (written to a
+  // temporary file and renamed; `path` only read).
+  Result<FileReport> restore(const std::string &path, const std::string &to = "");
+
+  // Where redundancy file r of `path` lives.
+  std::string redundancy_path(const std::string &path, unsigned r) const;
+
+  class Impl;
+
+ private:
+  explicit FileProtector(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace files
+}  // namespace ecjit

@@ -1,0 +1,300 @@
+// ecjit protect / scrub / restore: redundancy files for ordinary files, with a progress line
+// on a terminal and a --json summary (runtime/files does the work).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ecjit/file_protection.h"
+#include "ecjit/jit.h"
+#include "tools/args.h"
+#include "tools/commands.h"
+
+namespace ecjit::tools {
+namespace {
+
+// Exit status of protect / scrub / restore (documented in every --help and docs/files.md).
+constexpr int kExitClean = 0, kExitFailure = 1, kExitRepaired = 3, kExitDamaged = 4, kExitLost = 5;
+
+const char *kExitHelp =
+    "exit status: 0 clean (or protected), 1 an error stopped a file, 2 bad arguments,\n"
+    "3 damage found and all of it repaired, 4 damage or a modified file found and not\n"
+    "repaired, 5 data lost (more bad units in a stripe than the code can rebuild).";
+
+const std::vector<Option> kCommonOptions = {
+    {"ecc-dir", "DIR", "redundancy under DIR (mirroring absolute paths) instead of .ecjit/ beside each file"},
+    {"threads", "N", "workers per file (default: one per hardware thread)"},
+    {"max-rate", "RATE", "cap bytes read + written per second, e.g. 50M (default: no cap)"},
+    {"json", "", "print a machine-readable summary on stdout instead of the text report"},
+    {"quiet", "", "no progress line (it is only drawn on a terminal anyway)"},
+};
+
+CommandDef protect_def() {
+  CommandDef d{"protect", "PATH... [--spec S] [--unit SIZE] [--ecc-dir DIR] [--force]",
+               "write redundancy files for files (directories are walked)",
+               "Cuts each file into stripes of k units and writes m redundancy files holding the ECC\n"
+               "units and, in a checksummed header, the algebraic signature of every data and ECC unit\n"
+               "(docs/files.md). A file protected before is updated: only stripes whose data changed are\n"
+               "re-encoded; a file whose size and mtime are as protected is skipped. New redundancy is\n"
+               "written to temporary files, fsynced and renamed: an interrupted run leaves the old\n"
+               "redundancy valid. The data files are only read.\n\n" + std::string(kExitHelp),
+               {{"spec", "S", "code over GF(2^l) symbols (default: a protected file's own, else rs-vand:k=10,m=4)"},
+                {"unit", "SIZE", "bytes per unit, a multiple of 64 (default: a protected file's own, else 1M)"},
+                {"force", "", "re-encode every stripe even of unchanged files"}},
+               "PATH..."};
+  d.options.insert(d.options.end(), kCommonOptions.begin(), kCommonOptions.end());
+  return d;
+}
+
+CommandDef scrub_def() {
+  CommandDef d{"scrub", "PATH... [--repair] [--ecc-dir DIR]",
+               "check protected files by signatures; --repair rebuilds bad units",
+               "Checks every data unit and ECC unit against the signatures stored with the redundancy\n"
+               "(which unit is corrupt), and that the redundancy is consistent with the data (eq. 2.37 of\n"
+               "the dissertation, on signatures only: the RAID write hole). With --repair, bad units are\n"
+               "rebuilt from units whose signatures check and rewritten in place, and missing or torn\n"
+               "redundancy files are written afresh; a rebuilt unit is written only when its signature\n"
+               "is the stored one. A file changed after protection (new mtime, units differ) is reported\n"
+               "as modified and never rolled back (ecjit restore does that).\n\n" + std::string(kExitHelp),
+               {{"repair", "", "rebuild and rewrite bad units and redundancy files"}},
+               "PATH..."};
+  d.options.insert(d.options.end(), kCommonOptions.begin(), kCommonOptions.end());
+  return d;
+}
+
+CommandDef restore_def() {
+  CommandDef d{"restore", "FILE [--to OUT] [--ecc-dir DIR]",
+               "rebuild a file's protected contents from its redundancy",
+               "Rebuilds a data file that is missing, truncated, partly unreadable, corrupt or modified\n"
+               "since protection back to its protected contents: in place (only the bad units are\n"
+               "written, then its size and mtime are set back), or with --to into a new file (written to\n"
+               "a temporary file and renamed; FILE is only read).\n\n" + std::string(kExitHelp),
+               {{"to", "OUT", "write the restored file to OUT instead of in place"}},
+               "FILE"};
+  d.options.insert(d.options.end(), kCommonOptions.begin(), kCommonOptions.end());
+  return d;
+}
+
+std::string json_string(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += char(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += char(c);
+    }
+  }
+  return out + "\"";
+}
+
+int exit_for(files::Verdict v) {
+  switch (v) {
+    case files::Verdict::kRepaired: return kExitRepaired;
+    case files::Verdict::kDamaged:
+    case files::Verdict::kModified:
+    case files::Verdict::kUnprotected: return kExitDamaged;
+    case files::Verdict::kDataLost: return kExitLost;
+    default: return kExitClean;
+  }
+}
+// Worst first: lost > failure > damaged > repaired > clean.
+int worse(int a, int b) {
+  static const int rank[] = {0, 3, 0, 1, 2, 4};  // by exit code 0..5
+  return rank[b] > rank[a] ? b : a;
+}
+
+// One progress line on stderr, redrawn in place.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool on) : on_(on) {}
+  void file(size_t index, size_t count) {
+    index_ = index;
+    count_ = count;
+    start_ = std::chrono::steady_clock::now();
+  }
+  void draw(const files::Progress &p) {
+    if (!on_) return;
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double rate = secs > 0 ? p.bytes_done / secs / 1e6 : 0;
+    std::string eta = "--";
+    if (p.units_done && p.units_total > p.units_done) {
+      const double left = secs * double(p.units_total - p.units_done) / double(p.units_done);
+      eta = std::to_string(int(left) / 60) + ":" + (int(left) % 60 < 10 ? "0" : "") + std::to_string(int(left) % 60);
+    } else if (p.units_done >= p.units_total) {
+      eta = "0:00";
+    }
+    std::string name = p.path;
+    if (name.size() > 40) name = "..." + name.substr(name.size() - 37);
+    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s  units %llu/%llu  %.1f MB/s  ETA %s", index_ + 1, count_, name.c_str(),
+                 static_cast<unsigned long long>(p.units_done), static_cast<unsigned long long>(p.units_total), rate,
+                 eta.c_str());
+    drawn_ = true;
+  }
+  void clear() {
+    if (drawn_) std::fprintf(stderr, "\r\033[K");
+    drawn_ = false;
+  }
+
+ private:
+  bool on_;
+  bool drawn_ = false;
+  size_t index_ = 0, count_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+std::string human_bytes(uint64_t b) {
+  char buf[32];
+  if (b < 1024) snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
+  else if (b < (uint64_t(1) << 20)) snprintf(buf, sizeof buf, "%.1f KiB", b / 1024.0);
+  else if (b < (uint64_t(1) << 30)) snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576.0);
+  else snprintf(buf, sizeof buf, "%.2f GiB", b / 1073741824.0);
+  return buf;
+}
+
+void print_report(const files::FileReport &r, const std::string &command) {
+  const double mb = double(r.bytes_read + r.bytes_written) / 1e6;
+  std::printf("%-11s %s", files::verdict_name(r.verdict), r.path.c_str());
+  if (command == "protect" && r.verdict != files::Verdict::kUnchanged)
+    std::printf("  (%llu of %llu stripes encoded, %s, %.1f MB/s)", static_cast<unsigned long long>(r.stripes_encoded),
+                static_cast<unsigned long long>(r.stripes), human_bytes(r.file_size).c_str(),
+                r.seconds > 0 ? mb / r.seconds : 0.0);
+  else if (command != "protect")
+    std::printf("  (%llu stripes, %s, %.1f MB/s)", static_cast<unsigned long long>(r.stripes),
+                human_bytes(r.file_size).c_str(), r.seconds > 0 ? mb / r.seconds : 0.0);
+  std::printf("\n");
+  size_t shown = 0;
+  for (const files::UnitDamage &d : r.damage) {
+    if (++shown > 12) {
+      std::printf("    ... %zu more bad units\n", r.damage.size() - 12);
+      break;
+    }
+    const bool data = d.unit < r.k;
+    std::printf("    stripe %llu %s unit %u: %s%s\n", static_cast<unsigned long long>(d.stripe), data ? "data" : "ecc",
+                data ? d.unit : d.unit - r.k, d.what.c_str(), d.repaired ? ", repaired" : "");
+  }
+  for (const std::string &note : r.notes) std::printf("    %s\n", note.c_str());
+}
+
+void print_json_report(const files::FileReport &r, bool first) {
+  std::printf("%s\n    {\"path\": %s, \"verdict\": \"%s\", \"file_size\": %llu, \"stripes\": %llu, "
+              "\"stripes_encoded\": %llu, \"bytes_read\": %llu, \"bytes_written\": %llu, \"seconds\": %.6f, "
+              "\"damage\": [",
+              first ? "" : ",", json_string(r.path).c_str(), files::verdict_name(r.verdict),
+              static_cast<unsigned long long>(r.file_size), static_cast<unsigned long long>(r.stripes),
+              static_cast<unsigned long long>(r.stripes_encoded), static_cast<unsigned long long>(r.bytes_read),
+              static_cast<unsigned long long>(r.bytes_written), r.seconds);
+  for (size_t i = 0; i < r.damage.size(); ++i)
+    std::printf("%s{\"stripe\": %llu, \"unit\": %u, \"what\": \"%s\", \"repaired\": %s}", i ? ", " : "",
+                static_cast<unsigned long long>(r.damage[i].stripe), r.damage[i].unit, r.damage[i].what.c_str(),
+                r.damage[i].repaired ? "true" : "false");
+  std::printf("], \"notes\": [");
+  for (size_t i = 0; i < r.notes.size(); ++i) std::printf("%s%s", i ? ", " : "", json_string(r.notes[i]).c_str());
+  std::printf("]}");
+}
+
+int run(const CommandDef &def, int argc, char **argv) {
+  Args args;
+  if (auto done = parse_command(def, argc, argv, &args)) return *done;
+  const std::string cmd = def.name;
+  if (args.positional().empty()) return usage_error(cmd, "no " + def.positional + " given (see --help)");
+  if (cmd == "restore" && args.positional().size() != 1)
+    return usage_error(cmd, "restore takes exactly one FILE");
+  files::ProtectOptions opt;
+  opt.spec = args.get("spec", opt.spec);
+  opt.ecc_dir = args.get("ecc-dir");
+  opt.force = args.has("force");
+  if (args.has("unit") && (!parse_size(args.get("unit"), &opt.unit) || opt.unit == 0))
+    return usage_error(cmd, "--unit '" + args.get("unit") + "': expected a size such as 65536, 64K or 1M");
+  uint64_t v = 0;
+  if (args.has("threads")) {
+    if (!parse_u64(args.get("threads"), &v) || v == 0 || v > 256)
+      return usage_error(cmd, "--threads '" + args.get("threads") + "': expected 1..256");
+    opt.threads = unsigned(v);
+  }
+  if (args.has("max-rate") && (!parse_size(args.get("max-rate"), &opt.max_rate) || opt.max_rate == 0))
+    return usage_error(cmd, "--max-rate '" + args.get("max-rate") + "': expected bytes per second such as 50M");
+  const bool json = args.has("json");
+
+  JitOptions jo;
+  auto jit = Jit::create(jo);
+  if (!jit.ok()) return runtime_error(cmd, jit.status().to_string());
+  auto protector = files::FileProtector::create(**jit, opt);
+  if (!protector.ok()) {
+    const StatusCode c = protector.status().code();
+    if (c == StatusCode::kInvalidSpec || c == StatusCode::kUnsupported || c == StatusCode::kInvalidArgument)
+      return usage_error(cmd, protector.status().to_string());
+    return runtime_error(cmd, protector.status().to_string());
+  }
+  std::vector<std::string> paths;
+  if (cmd == "restore") {
+    paths = args.positional();  // the file may be gone: that is what restore is for
+  } else {
+    auto expanded = (*protector)->expand(args.positional());
+    if (!expanded.ok()) return runtime_error(cmd, expanded.status().message());
+    paths = std::move(*expanded);
+  }
+  ProgressLine line(!json && !args.has("quiet") && isatty(STDERR_FILENO));
+  (*protector)->on_progress([&](const files::Progress &p) { line.draw(p); });
+
+  int exit_code = kExitClean;
+  std::map<std::string, size_t> counts;
+  if (json) std::printf("{\"command\": \"%s\", \"files\": [", cmd.c_str());
+  bool first = true;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    line.file(i, paths.size());
+    Result<files::FileReport> r = cmd == "protect" ? (*protector)->protect(paths[i])
+                                  : cmd == "scrub" ? (*protector)->scrub(paths[i], args.has("repair"))
+                                                   : (*protector)->restore(paths[i], args.get("to"));
+    line.clear();
+    if (!r.ok()) {
+      std::fprintf(stderr, "ecjit %s: error: %s\n", cmd.c_str(), r.status().to_string().c_str());
+      exit_code = worse(exit_code, kExitFailure);
+      counts["error"]++;
+      if (json) {
+        std::printf("%s\n    {\"path\": %s, \"verdict\": \"error\", \"error\": %s}", first ? "" : ",",
+                    json_string(paths[i]).c_str(), json_string(r.status().to_string()).c_str());
+        first = false;
+      }
+      continue;
+    }
+    counts[files::verdict_name(r->verdict)]++;
+    exit_code = worse(exit_code, exit_for(r->verdict));
+    if (json) {
+      print_json_report(*r, first);
+      first = false;
+    } else {
+      print_report(*r, cmd);
+    }
+  }
+  if (json) {
+    std::printf("\n  ], \"summary\": {");
+    bool f = true;
+    for (const auto &kv : counts) {
+      std::printf("%s\"%s\": %zu", f ? "" : ", ", kv.first.c_str(), kv.second);
+      f = false;
+    }
+    std::printf("}, \"exit\": %d}\n", exit_code);
+  } else if (paths.size() > 1) {
+    std::printf("%zu files:", paths.size());
+    for (const auto &kv : counts) std::printf(" %zu %s", kv.second, kv.first.c_str());
+    std::printf("\n");
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+int cmd_protect(int argc, char **argv) { return run(protect_def(), argc, argv); }
+int cmd_scrub(int argc, char **argv) { return run(scrub_def(), argc, argv); }
+int cmd_restore(int argc, char **argv) { return run(restore_def(), argc, argv); }
+
+}  // namespace ecjit::tools
