@@ -167,7 +167,7 @@ void print_report(const files::FileReport &r, const std::string &command) {
     std::printf("  (%llu of %llu stripes encoded, %s, %.1f MB/s)", static_cast<unsigned long long>(r.stripes_encoded),
                 static_cast<unsigned long long>(r.stripes), human_bytes(r.file_size).c_str(),
                 r.seconds > 0 ? mb / r.seconds : 0.0);
-  else if (command != "protect")
+  else if (command != "protect" && r.verdict != files::Verdict::kUnprotected)
     std::printf("  (%llu stripes, %s, %.1f MB/s)", static_cast<unsigned long long>(r.stripes),
                 human_bytes(r.file_size).c_str(), r.seconds > 0 ? mb / r.seconds : 0.0);
   std::printf("\n");

@@ -413,9 +413,11 @@ Result<FileReport> FileProtector::Impl::check(const std::string &path, bool repa
     c.rep.seconds = seconds_since(t0);
     return std::move(c.rep);
   };
-  if (::access(dir_name(ecc_base(c.abs)).c_str(), F_OK) != 0) {
+  // Never protected (protect leaves the lock file; a copied set has its file 0): nothing to
+  // lock, nothing created.
+  if (::access(lock_path(c.abs).c_str(), F_OK) != 0 && ::access((ecc_base(c.abs) + ".ecc0").c_str(), F_OK) != 0) {
     c.rep.verdict = Verdict::kUnprotected;
-    c.rep.notes.push_back("no redundancy directory " + dir_name(ecc_base(c.abs)));
+    c.rep.notes.push_back("no redundancy files " + ecc_base(c.abs) + ".ecc*");
     return finish();
   }
   auto lock = RunLock::acquire(lock_path(c.abs), c.abs);
