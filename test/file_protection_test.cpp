@@ -433,4 +433,36 @@ TEST(FileProtection, ASecondRunOnTheSameFileIsRefused) {
   EXPECT_EQ(fx.scrub(path, false).verdict, Verdict::kClean);
 }
 
+// Many files: small ones side by side, a large one with all workers; every report once.
+TEST(FileProtection, RunWorksManyFilesAndReportsEachOnce) {
+  Fixture fx("many", "rs-vand:k=4,m=2", 4096);
+  std::vector<std::string> files;
+  std::vector<std::string> contents;
+  for (int i = 0; i < 24; ++i) {
+    files.push_back(fx.scratch.path("f" + std::to_string(i)));
+    contents.push_back(random_bytes(size_t(100 + 3000 * i), uint32_t(40 + i)));
+  }
+  files.push_back(fx.scratch.path("large"));
+  contents.push_back(random_bytes(4 * 4096 * 9 + 3, 77));  // 10 stripes: shared out
+  for (size_t i = 0; i < files.size(); ++i) write_file(files[i], contents[i]);
+  auto run = [&](FileProtector::Command cmd, Verdict want) {
+    std::vector<int> seen(files.size(), 0);
+    fx.fp->run(files, cmd, [&](size_t i, const ecjit::Result<FileReport> &r) {
+      ASSERT_LT(i, files.size());
+      ++seen[i];
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      EXPECT_EQ(r->path, files[i]);
+      EXPECT_EQ(r->verdict, want) << files[i] << ": " << ecjit::files::verdict_name(r->verdict);
+    });
+    for (size_t i = 0; i < files.size(); ++i) EXPECT_EQ(seen[i], 1) << files[i];
+  };
+  run(FileProtector::Command::kProtect, Verdict::kProtected);
+  for (size_t i = 0; i < files.size(); ++i) flip_bit(files[i], contents[i].size() / 2);
+  run(FileProtector::Command::kScrub, Verdict::kDamaged);
+  run(FileProtector::Command::kRepair, Verdict::kRepaired);
+  for (size_t i = 0; i < files.size(); ++i) EXPECT_TRUE(read_file(files[i]) == contents[i]) << files[i];
+  run(FileProtector::Command::kScrub, Verdict::kClean);
+  expect_matches_reference(fx, files.back(), "rs-vand:k=4,m=2", 4096);
+}
+
 }  // namespace

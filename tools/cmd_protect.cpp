@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,13 @@
 
 namespace ecjit::tools {
 namespace {
+
+// The path a report names (reports carry absolute paths).
+std::string absolute_path_of(const std::string &path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char cwd[4096];
+  return getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + path : path;
+}
 
 // Exit status of protect / scrub / restore (documented in every --help and docs/files.md).
 constexpr int kExitClean = 0, kExitFailure = 1, kExitRepaired = 3, kExitDamaged = 4, kExitLost = 5;
@@ -112,18 +120,16 @@ int worse(int a, int b) {
   return rank[b] > rank[a] ? b : a;
 }
 
-// One progress line on stderr, redrawn in place.
+// One progress line on stderr, redrawn in place; files may report from several threads.
 class ProgressLine {
  public:
-  explicit ProgressLine(bool on) : on_(on) {}
-  void file(size_t index, size_t count) {
-    index_ = index;
-    count_ = count;
-    start_ = std::chrono::steady_clock::now();
-  }
+  ProgressLine(bool on, size_t files) : on_(on), files_(files) {}
   void draw(const files::Progress &p) {
     if (!on_) return;
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::lock_guard<std::mutex> lock(mu_);
+    auto &f = per_file_[p.path];
+    if (f.start == std::chrono::steady_clock::time_point()) f.start = std::chrono::steady_clock::now();
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - f.start).count();
     const double rate = secs > 0 ? p.bytes_done / secs / 1e6 : 0;
     std::string eta = "--";
     if (p.units_done && p.units_total > p.units_done) {
@@ -134,21 +140,29 @@ class ProgressLine {
     }
     std::string name = p.path;
     if (name.size() > 40) name = "..." + name.substr(name.size() - 37);
-    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s  units %llu/%llu  %.1f MB/s  ETA %s", index_ + 1, count_, name.c_str(),
+    std::fprintf(stderr, "\r\033[K[%zu/%zu done] %s  units %llu/%llu  %.1f MB/s  ETA %s", done_, files_, name.c_str(),
                  static_cast<unsigned long long>(p.units_done), static_cast<unsigned long long>(p.units_total), rate,
                  eta.c_str());
     drawn_ = true;
   }
-  void clear() {
+  // A file finished: its line is cleared before its report is printed.
+  void file_done(const std::string &path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++done_;
+    per_file_.erase(path);
     if (drawn_) std::fprintf(stderr, "\r\033[K");
     drawn_ = false;
   }
 
  private:
+  struct FileState {
+    std::chrono::steady_clock::time_point start;
+  };
   bool on_;
+  size_t files_, done_ = 0;
   bool drawn_ = false;
-  size_t index_ = 0, count_ = 0;
-  std::chrono::steady_clock::time_point start_;
+  std::mutex mu_;
+  std::map<std::string, FileState> per_file_;
 };
 
 std::string human_bytes(uint64_t b) {
@@ -242,19 +256,16 @@ int run(const CommandDef &def, int argc, char **argv) {
     if (!expanded.ok()) return runtime_error(cmd, expanded.status().message());
     paths = std::move(*expanded);
   }
-  ProgressLine line(!json && !args.has("quiet") && isatty(STDERR_FILENO));
+  ProgressLine line(!json && !args.has("quiet") && isatty(STDERR_FILENO), paths.size());
   (*protector)->on_progress([&](const files::Progress &p) { line.draw(p); });
 
   int exit_code = kExitClean;
   std::map<std::string, size_t> counts;
   if (json) std::printf("{\"command\": \"%s\", \"files\": [", cmd.c_str());
   bool first = true;
-  for (size_t i = 0; i < paths.size(); ++i) {
-    line.file(i, paths.size());
-    Result<files::FileReport> r = cmd == "protect" ? (*protector)->protect(paths[i])
-                                  : cmd == "scrub" ? (*protector)->scrub(paths[i], args.has("repair"))
-                                                   : (*protector)->restore(paths[i], args.get("to"));
-    line.clear();
+  // Reports in the order files finish (several run side by side).
+  auto done = [&](size_t i, const Result<files::FileReport> &r) {
+    line.file_done(absolute_path_of(paths[i]));
     if (!r.ok()) {
       std::fprintf(stderr, "ecjit %s: error: %s\n", cmd.c_str(), r.status().to_string().c_str());
       exit_code = worse(exit_code, kExitFailure);
@@ -264,7 +275,7 @@ int run(const CommandDef &def, int argc, char **argv) {
                     json_string(paths[i]).c_str(), json_string(r.status().to_string()).c_str());
         first = false;
       }
-      continue;
+      return;
     }
     counts[files::verdict_name(r->verdict)]++;
     exit_code = worse(exit_code, exit_for(r->verdict));
@@ -274,6 +285,15 @@ int run(const CommandDef &def, int argc, char **argv) {
     } else {
       print_report(*r, cmd);
     }
+    std::fflush(stdout);
+  };
+  if (cmd == "restore") {
+    done(0, (*protector)->restore(paths[0], args.get("to")));
+  } else {
+    const auto command = cmd == "protect"      ? files::FileProtector::Command::kProtect
+                         : args.has("repair") ? files::FileProtector::Command::kRepair
+                                              : files::FileProtector::Command::kScrub;
+    (*protector)->run(paths, command, done);
   }
   if (json) {
     std::printf("\n  ], \"summary\": {");

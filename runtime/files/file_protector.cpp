@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <thread>
 
 #include "codes/gf.h"
 #include "ecjit/jit.h"
@@ -90,18 +91,22 @@ Result<size_t> read_data_unit(int fd, const RedundancyHeader &h, uint64_t s, uns
 class FileProtector::Impl {
  public:
   Impl(Jit &jit, ProtectOptions opt, std::shared_ptr<const Codec> codec)
-      : jit_(jit), opt_(std::move(opt)), workers_(opt_.threads, opt_.max_rate), default_(std::move(codec)) {
+      : jit_(jit), opt_(std::move(opt)), rate_(opt_.max_rate), default_(std::move(codec)) {
     codecs_[default_->spec().to_string()] = default_;
   }
 
-  void on_progress(std::function<void(const Progress &)> callback) { workers_.on_progress(std::move(callback)); }
+  void on_progress(std::function<void(const Progress &)> callback) { progress_ = std::move(callback); }
   std::string redundancy_path(const std::string &path, unsigned r) const {
     return ecc_base(absolute_path(path)) + ".ecc" + std::to_string(r);
   }
   Result<std::vector<std::string>> expand(const std::vector<std::string> &paths) const;
-  Result<FileReport> protect(const std::string &path);
+  // threads: workers for this file (0: the options').
+  Result<FileReport> protect(const std::string &path, unsigned threads = 0);
   // scrub (repair or not) and restore (in place, or into `to`).
-  Result<FileReport> check(const std::string &path, bool repair, bool restore, const std::string &to);
+  Result<FileReport> check(const std::string &path, bool repair, bool restore, const std::string &to,
+                           unsigned threads = 0);
+  void run(const std::vector<std::string> &files, Command command,
+           const std::function<void(size_t, const Result<FileReport> &)> &on_done);
 
  private:
   struct Check;
@@ -123,7 +128,11 @@ class FileProtector::Impl {
     return *c;
   }
 
-  Result<FileReport> protect_locked(const std::string &abs);
+  Result<FileReport> protect_locked(const std::string &abs, StripeWorkers &workers);
+  unsigned threads_or_default(unsigned threads) const {
+    if (!threads) threads = opt_.threads;
+    return threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  }
   // scrub / restore in three steps: every unit against its signature, the verdict, the rebuild.
   Status scan(Check &c);
   bool judge(Check &c);  // false: done (nothing to rebuild)
@@ -131,7 +140,8 @@ class FileProtector::Impl {
 
   Jit &jit_;
   ProtectOptions opt_;
-  StripeWorkers workers_;
+  RateLimit rate_;  // shared by every file of the object
+  std::function<void(const Progress &)> progress_;
   std::shared_ptr<const Codec> default_;  // the options' code
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<const Codec>> codecs_;
@@ -180,15 +190,16 @@ Result<std::vector<std::string>> FileProtector::Impl::expand(const std::vector<s
   return out;
 }
 
-Result<FileReport> FileProtector::Impl::protect(const std::string &path) {
+Result<FileReport> FileProtector::Impl::protect(const std::string &path, unsigned threads) {
   const std::string abs = absolute_path(path);
   ECJIT_RETURN_IF_ERROR(make_dirs(dir_name(ecc_base(abs))));
   auto lock = RunLock::acquire(lock_path(abs), abs);
   if (!lock.ok()) return lock.status();
-  return protect_locked(abs);
+  StripeWorkers workers(threads_or_default(threads), rate_, progress_);
+  return protect_locked(abs, workers);
 }
 
-Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs) {
+Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, StripeWorkers &workers) {
   const auto t0 = std::chrono::steady_clock::now();
   FileReport rep;
   rep.path = abs;
@@ -280,15 +291,15 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs) {
   }
 
   std::atomic<uint64_t> encoded{0}, bytes_read{0}, bytes_written{0};
-  workers_.begin(abs, rep.stripes * k);
-  Status st = workers_.run(rep.stripes, n, unit, [&](uint64_t s, UnitBuffers &b) -> Status {
+  workers.begin(abs, rep.stripes * k);
+  Status st = workers.run(rep.stripes, n, unit, [&](uint64_t s, UnitBuffers &b) -> Status {
     for (unsigned j = 0; j < k; ++j) {
       auto got = read_data_unit(data->get(), hdr, s, j, b.unit[j], abs);
       if (!got.ok()) return got.status();
       auto sig = unit_signature(codec, b.unit[j], unit);
       if (!sig.ok()) return sig.status();
       for (unsigned r = 0; r < m; ++r) hdrs[r].data_sig(s, j) = *sig;
-      workers_.moved(&bytes_read, *got, 1);
+      workers.moved(&bytes_read, *got, 1);
     }
     std::vector<unsigned> todo;
     for (unsigned r = 0; r < m; ++r) {
@@ -310,7 +321,7 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs) {
       }
       hdrs[r].ecc_sig(s) = *sig;
       ECJIT_RETURN_IF_ERROR(write_at(tmp[r].get(), hdrs[r].unit_offset(s), size_t(unit), b.unit[k + r], tmp_path[r]));
-      workers_.moved(&bytes_written, 2 * unit, 0);
+      workers.moved(&bytes_written, 2 * unit, 0);
     }
     if (todo.empty()) return Status::Ok();
     const uint8_t *dp[256];
@@ -330,11 +341,11 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs) {
       // The temporary is sparse: an all-zero unit (a hole in sparse data) need not be written.
       if (*sig == 0 && all_zero(b.unit[k + r], unit)) continue;
       ECJIT_RETURN_IF_ERROR(write_at(tmp[r].get(), hdrs[r].unit_offset(s), size_t(unit), b.unit[k + r], tmp_path[r]));
-      workers_.moved(&bytes_written, unit, 0);
+      workers.moved(&bytes_written, unit, 0);
     }
     return Status::Ok();
   });
-  workers_.finish();
+  workers.finish();
   if (st.ok()) {
     // The data must not have changed while it was read, or the signatures mix two versions.
     auto after = identity_of(data->get(), abs);
@@ -376,6 +387,8 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs) {
 
 // The state of one scrub / restore of one data file.
 struct FileProtector::Impl::Check {
+  explicit Check(StripeWorkers &w) : workers(w) {}
+  StripeWorkers &workers;
   std::string abs, to;
   bool repair = false, restore = false;
   bool write_ecc = false;  // scrub --repair: redundancy files are repaired too
@@ -398,9 +411,10 @@ struct FileProtector::Impl::Check {
 };
 
 Result<FileReport> FileProtector::Impl::check(const std::string &path, bool repair, bool restore,
-                                               const std::string &to) {
+                                               const std::string &to, unsigned threads) {
   const auto t0 = std::chrono::steady_clock::now();
-  Check c;
+  StripeWorkers workers(threads_or_default(threads), rate_, progress_);
+  Check c(workers);
   c.abs = absolute_path(path);
   c.to = to;
   c.repair = repair;
@@ -479,8 +493,8 @@ Status FileProtector::Impl::scan(Check &c) {
   const unsigned k = c.k, m = c.m;
   const uint64_t unit = c.unit;
   c.states.assign(c.rep.stripes, {});
-  workers_.begin(c.abs, c.rep.stripes * k);
-  Status st = workers_.run(c.rep.stripes, c.n, unit, [&](uint64_t s, UnitBuffers &b) -> Status {
+  c.workers.begin(c.abs, c.rep.stripes * k);
+  Status st = c.workers.run(c.rep.stripes, c.n, unit, [&](uint64_t s, UnitBuffers &b) -> Status {
     std::vector<UnitState> u(c.n, UnitState::kGood);
     for (unsigned j = 0; j < k; ++j) {
       const uint64_t want = unit_bytes_in_file(auth, s, j);
@@ -489,7 +503,7 @@ Status FileProtector::Impl::scan(Check &c) {
         u[j] = UnitState::kUnreadable;
         continue;
       }
-      workers_.moved(&c.bytes_read, got, 1);
+      c.workers.moved(&c.bytes_read, got, 1);
       if (got < want) {
         u[j] = UnitState::kMissing;
         continue;
@@ -519,7 +533,7 @@ Status FileProtector::Impl::scan(Check &c) {
         u[k + r] = UnitState::kUnreadable;
         continue;
       }
-      workers_.moved(&c.bytes_read, got, 0);
+      c.workers.moved(&c.bytes_read, got, 0);
       if (got < unit) {
         u[k + r] = UnitState::kMissing;
         continue;
@@ -531,7 +545,7 @@ Status FileProtector::Impl::scan(Check &c) {
     c.states[s] = std::move(u);
     return Status::Ok();
   });
-  workers_.finish();
+  c.workers.finish();
   return st;
 }
 
@@ -649,8 +663,8 @@ Status FileProtector::Impl::rebuild(Check &c) {
   };
   std::vector<uint8_t> lost(c.rep.stripes, 0);
   std::atomic<bool> data_written{false};
-  workers_.begin(abs, c.rep.stripes * k);
-  Status st = workers_.run(c.rep.stripes, n, unit, [&](uint64_t s, UnitBuffers &b) -> Status {
+  c.workers.begin(abs, c.rep.stripes * k);
+  Status st = c.workers.run(c.rep.stripes, n, unit, [&](uint64_t s, UnitBuffers &b) -> Status {
     const std::vector<UnitState> &u = c.states[s];
     std::vector<bool> present(n);
     unsigned good = 0;
@@ -673,13 +687,13 @@ Status FileProtector::Impl::rebuild(Check &c) {
       if (i < k) {
         auto got = read_data_unit(c.data.get(), auth, s, i, b.unit[i], abs);
         if (!got.ok()) return got.status();
-        workers_.moved(&c.bytes_read, *got, 1);
+        c.workers.moved(&c.bytes_read, *got, 1);
         want_sig = auth.data_sig(s, i);
       } else {
         const EccFile &e = c.set.files[i - k];
         size_t got = 0;
         ECJIT_RETURN_IF_ERROR(read_at(e.fd.get(), e.header->unit_offset(s), size_t(unit), b.unit[i], &got, e.path));
-        workers_.moved(&c.bytes_read, got, 0);
+        c.workers.moved(&c.bytes_read, got, 0);
         want_sig = e.header->ecc_sig(s);
       }
       auto sig = unit_signature(codec, b.unit[i], unit);
@@ -722,7 +736,7 @@ Status FileProtector::Impl::rebuild(Check &c) {
       } else {
         continue;
       }
-      workers_.moved(&c.bytes_written, unit, 0);
+      c.workers.moved(&c.bytes_written, unit, 0);
     }
     for (unsigned j = 0; j < k; ++j) {
       const uint64_t len = unit_bytes_in_file(auth, s, j);
@@ -736,11 +750,11 @@ Status FileProtector::Impl::rebuild(Check &c) {
       } else {
         continue;
       }
-      workers_.moved(&c.bytes_written, len, 0);
+      c.workers.moved(&c.bytes_written, len, 0);
     }
     return Status::Ok();
   });
-  workers_.finish();
+  c.workers.finish();
   if (!st.ok()) {
     discard();
     return st;
@@ -792,6 +806,42 @@ Status FileProtector::Impl::rebuild(Check &c) {
   return Status::Ok();
 }
 
+void FileProtector::Impl::run(const std::vector<std::string> &files, Command command,
+                              const std::function<void(size_t, const Result<FileReport> &)> &on_done) {
+  const unsigned threads = threads_or_default(0);
+  auto one = [&](size_t i, unsigned t) -> Result<FileReport> {
+    switch (command) {
+      case Command::kProtect: return protect(files[i], t);
+      case Command::kScrub: return check(files[i], false, false, "", t);
+      case Command::kRepair: return check(files[i], true, false, "", t);
+      case Command::kRestore: return check(files[i], true, true, "", t);
+    }
+    return Status(StatusCode::kInternal, "unknown command");
+  };
+  // A file of fewer stripes than workers cannot keep them busy: those go side by side.
+  const uint64_t k = default_->k(), unit = opt_.unit ? opt_.unit : ProtectOptions::kDefaultUnit;
+  std::vector<size_t> small, large;
+  for (size_t i = 0; i < files.size(); ++i) {
+    struct stat st;
+    const bool big = threads > 1 && ::stat(files[i].c_str(), &st) == 0 && uint64_t(st.st_size) > threads * k * unit;
+    (big ? large : small).push_back(i);
+  }
+  std::mutex done_mu;
+  auto report = [&](size_t i, const Result<FileReport> &r) {
+    std::lock_guard<std::mutex> lock(done_mu);
+    on_done(i, r);
+  };
+  std::atomic<size_t> next{0};
+  auto side_by_side = [&] {
+    for (size_t j; (j = next.fetch_add(1)) < small.size();) report(small[j], one(small[j], 1));
+  };
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < std::min<size_t>(threads, small.size()); ++w) pool.emplace_back(side_by_side);
+  side_by_side();
+  for (auto &t : pool) t.join();
+  for (size_t i : large) report(i, one(i, threads));
+}
+
 FileProtector::FileProtector(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 FileProtector::~FileProtector() = default;
 
@@ -817,6 +867,10 @@ Result<std::vector<std::string>> FileProtector::expand(const std::vector<std::st
   return impl_->expand(paths);
 }
 Result<FileReport> FileProtector::protect(const std::string &path) { return impl_->protect(path); }
+void FileProtector::run(const std::vector<std::string> &files, Command command,
+                        const std::function<void(size_t, const Result<FileReport> &)> &on_done) {
+  impl_->run(files, command, on_done);
+}
 Result<FileReport> FileProtector::scrub(const std::string &path, bool repair) {
   return impl_->check(path, repair, false, "");
 }

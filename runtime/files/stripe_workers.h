@@ -26,15 +26,17 @@ struct UnitBuffers {
   std::vector<uint8_t *> unit;
 };
 
+// The workers of one file: threads over its stripes, progress reports for it, and a rate limit
+// shared with the other files of the run.
 class StripeWorkers {
  public:
-  // threads: 0 = one per hardware thread. bytes_per_second: 0 = no cap.
-  StripeWorkers(unsigned threads, uint64_t bytes_per_second) : threads_(threads), rate_(bytes_per_second) {}
+  // threads: 0 = one per hardware thread. progress may be empty.
+  StripeWorkers(unsigned threads, RateLimit &rate, std::function<void(const Progress &)> progress)
+      : threads_(threads), rate_(rate), progress_(std::move(progress)) {}
   // Unit buffers of all workers together stay under this; fewer workers when a unit is big.
   static constexpr uint64_t kMemory = uint64_t(1) << 30;
 
-  void on_progress(std::function<void(const Progress &)> callback) { progress_ = std::move(callback); }
-  // Starts the progress of one file.
+  // Starts (or restarts, for a second pass) the progress of the file.
   void begin(const std::string &path, uint64_t units_total);
   // Accounts bytes read or written (into *counter), `units` data units done, and sleeps as the
   // rate limit asks. Called from the workers.
@@ -50,7 +52,7 @@ class StripeWorkers {
   void tick(uint64_t units, uint64_t bytes, bool final);
 
   unsigned threads_;
-  RateLimit rate_;
+  RateLimit &rate_;
   std::function<void(const Progress &)> progress_;
   std::string path_;
   uint64_t total_ = 0;

@@ -35,7 +35,8 @@ struct ProtectOptions {
   // directory, mirroring each data file's absolute path (another file system is another
   // failure domain).
   std::string ecc_dir;
-  // Workers per file (stripes are shared out); 0 = one per hardware thread.
+  // Workers: 0 = one per hardware thread. run() works small files side by side, one worker
+  // each, and shares a large file's stripes out among all of them.
   unsigned threads = 0;
   // Bytes per second read and written in all, 0 = unlimited.
   uint64_t max_rate = 0;
@@ -43,8 +44,8 @@ struct ProtectOptions {
   bool force = false;
 };
 
-// Progress of the current file, called from worker threads (at most ~20 times a second per
-// file, and once at its end).
+// Progress of a file, called from worker threads (at most ~20 times a second per file, and
+// once at its end); with run(), several files may report at once.
 struct Progress {
   std::string path;
   uint64_t units_done = 0, units_total = 0;  // data units read so far / in the file
@@ -87,9 +88,9 @@ struct FileReport {
   std::vector<std::string> notes;  // one line each: redundancy files missing, torn, foreign...
 };
 
-// Runs the commands on one Jit's codecs. Thread-compatible: one command at a time per
-// object; separate objects (and processes) may work on different files at once, and on one
-// file a second run is refused (a lock file in the redundancy directory).
+// Runs the commands on one Jit's codecs. Thread-compatible: one command (or run()) at a time
+// per object; separate objects (and processes) may work on different files at once, and on
+// one file a second run is refused (a lock file in the redundancy directory).
 class FileProtector {
  public:
   // Errors: kInvalidSpec / kUnsupported (the spec, or a bit-matrix code), kInvalidArgument
@@ -122,6 +123,14 @@ class FileProtector {
   // modified units rewritten, the size and mtime set back), or into `to` (written to a
   // temporary file and renamed; `path` only read).
   Result<FileReport> restore(const std::string &path, const std::string &to = "");
+
+  // The command of run().
+  enum class Command { kProtect, kScrub, kRepair, kRestore };
+  // Runs a command on many files: files of fewer stripes than workers side by side (one worker
+  // each, up to `threads` at a time), then the larger ones one at a time with all workers.
+  // on_done(index, report) is called once per file as it finishes, one call at a time.
+  void run(const std::vector<std::string> &files, Command command,
+           const std::function<void(size_t, const Result<FileReport> &)> &on_done);
 
   // Where redundancy file r of `path` lives.
   std::string redundancy_path(const std::string &path, unsigned r) const;
