@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# install_test: `cmake --install` into a scratch prefix, then programs outside the tree built
+# against it - through find_package(ecjit) (shared and static) and through pkg-config - encode,
+# reconstruct and protect a file; libecjit.so exports only the public API; the drop-in sits in
+# its own directory; the installed ecjit command runs.
+#   install_test.sh <build dir> <c++ compiler> <source dir>
+set -uo pipefail
+BUILD=$1
+CXX=$2
+SRC=$3
+fails=0
+fail() {
+  echo "FAIL: $*"
+  fails=$((fails + 1))
+}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+export ECJIT_DISK_CACHE=0
+
+cmake --install "$BUILD" --prefix "$prefix" >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "cmake --install"; exit 1; }
+lib=$prefix/lib
+[[ -d $prefix/lib64 ]] && lib=$prefix/lib64
+[[ -d $prefix/lib/x86_64-linux-gnu ]] && lib=$prefix/lib/x86_64-linux-gnu
+for f in "$lib/libecjit.so" "$lib/libecjit.a" "$lib/pkgconfig/ecjit.pc" "$lib/cmake/ecjit/ecjitConfig.cmake" \
+         "$lib/ecjit/isal-compat/libisal.so.2" "$prefix/include/ecjit/ecjit.h" "$prefix/include/ecjit/status.h" \
+         "$prefix/include/ecjit/file_protection.h" "$prefix/bin/ecjit"; do
+  [[ -e $f ]] || fail "not installed: $f"
+done
+[[ -e $lib/libisal.so.2 ]] && fail "the drop-in was installed over the system's place for libisal.so.2"
+soname=$(readelf -d "$lib/libecjit.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+[[ $soname == libecjit.so.0 ]] || fail "SONAME is '$soname', want libecjit.so.0"
+# Only the public API is exported: no LLVM, no internal namespace.
+leaks=$(nm -DC --defined-only "$lib/libecjit.so" | grep -E ' (llvm::|ecjit::(codes|ir|jit|runtime|isal)::|ecjit::files::(FileProtector::Impl|RedundancyHeader|StripeWorkers))' | head -5)
+[[ -z $leaks ]] || fail "libecjit.so exports internals: $leaks"
+
+head -c 50000 /dev/urandom >"$work/data.bin"
+# find_package(ecjit): shared, then static.
+for mode in OFF ON; do
+  b=$work/consumer-$mode
+  if cmake -S "$SRC/test/install" -B "$b" -G Ninja -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_PREFIX_PATH="$prefix" \
+       -DECJIT_STATIC=$mode >"$b.log" 2>&1 && cmake --build "$b" >>"$b.log" 2>&1; then
+    cp "$work/data.bin" "$work/data-$mode.bin"
+    LD_LIBRARY_PATH=$lib "$b/consumer" "$work/data-$mode.bin" || fail "find_package consumer (static=$mode) failed"
+  else
+    cat "$b.log"
+    fail "find_package consumer (static=$mode) did not build"
+  fi
+done
+# pkg-config.
+export PKG_CONFIG_PATH=$lib/pkgconfig
+if "$CXX" -std=c++17 -o "$work/consumer-pc" "$SRC/test/install/consumer.cpp" $(pkg-config --cflags --libs ecjit) \
+     2>"$work/pc.log"; then
+  cp "$work/data.bin" "$work/data-pc.bin"
+  LD_LIBRARY_PATH=$lib "$work/consumer-pc" "$work/data-pc.bin" || fail "pkg-config consumer failed"
+else
+  cat "$work/pc.log"
+  fail "pkg-config consumer did not build"
+fi
+"$prefix/bin/ecjit" --version | grep -q "^ecjit " || fail "installed ecjit --version"
+"$prefix/bin/ecjit" demo --size 64K >"$work/demo.log" 2>&1 || { cat "$work/demo.log"; fail "installed ecjit demo"; }
+
+if [[ $fails -ne 0 ]]; then
+  echo "$fails failure(s)"
+  exit 1
+fi
+echo "install_test: all passed"
