@@ -3,7 +3,7 @@
 set -euo pipefail
 
 PKGS=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config help2man dpkg-dev
   llvm-19-dev libclang-19-dev clang-19 lld-19 libclang-rt-19-dev
   libzstd-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev

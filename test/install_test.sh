@@ -60,6 +60,33 @@ fi
 "$prefix/bin/ecjit" --version | grep -q "^ecjit " || fail "installed ecjit --version"
 "$prefix/bin/ecjit" demo --size 64K >"$work/demo.log" 2>&1 || { cat "$work/demo.log"; fail "installed ecjit demo"; }
 
+# The Debian package: built by CPack, unpacked in a scratch root (dpkg -x), its ecjit run and a
+# consumer built against its headers and library; it must depend on LLVM 19's runtime package.
+if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null; then
+  if (cd "$BUILD" && cpack -G DEB -B "$work/deb" >"$work/cpack.log" 2>&1); then
+    deb=$(ls "$work"/deb/ecjit_*.deb | head -1)
+    dpkg-deb -I "$deb" | grep -q "Depends:.*libllvm19" || fail "the .deb does not depend on libllvm19: $(dpkg-deb -I "$deb" | grep Depends)"
+    dpkg-deb -x "$deb" "$work/root"
+    for f in usr/bin/ecjit usr/lib/libecjit.so.0 usr/include/ecjit/ecjit.h usr/share/man/man1/ecjit.1 \
+             usr/lib/ecjit/isal-compat/libisal.so.2 usr/lib/pkgconfig/ecjit.pc; do
+      [[ -e $work/root/$f ]] || fail "not in the .deb: /$f"
+    done
+    "$work/root/usr/bin/ecjit" demo --size 64K >"$work/deb-demo.log" 2>&1 || { cat "$work/deb-demo.log"; fail "the .deb's ecjit demo"; }
+    if "$CXX" -std=c++17 -o "$work/consumer-deb" "$SRC/test/install/consumer.cpp" -I"$work/root/usr/include" \
+         -L"$work/root/usr/lib" -lecjit 2>"$work/deb-cc.log"; then
+      LD_LIBRARY_PATH=$work/root/usr/lib "$work/consumer-deb" || fail "consumer of the .deb's library failed"
+    else
+      cat "$work/deb-cc.log"
+      fail "consumer of the .deb did not build"
+    fi
+  else
+    cat "$work/cpack.log"
+    fail "cpack -G DEB"
+  fi
+else
+  echo "install_test: no cpack / dpkg-deb here, the .deb is not checked"
+fi
+
 if [[ $fails -ne 0 ]]; then
   echo "$fails failure(s)"
   exit 1
