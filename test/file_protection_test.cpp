@@ -27,14 +27,25 @@ using ecjit::files::FileReport;
 using ecjit::files::ProtectOptions;
 using ecjit::files::Verdict;
 
-std::shared_ptr<ecjit::Jit> test_jit() {
-  static std::shared_ptr<ecjit::Jit> jit = [] {
-    ecjit::JitOptions o;
-    o.disk_cache = false;
-    return *ecjit::Jit::create(o);
-  }();
+// One Jit for the binary, released when the tests end: a Jit must be gone before the process
+// exits, or its background thread may be compiling while exit() destroys LLVM's statics.
+std::shared_ptr<ecjit::Jit> &shared_jit() {
+  static std::shared_ptr<ecjit::Jit> jit;
   return jit;
 }
+std::shared_ptr<ecjit::Jit> test_jit() {
+  if (!shared_jit()) {
+    ecjit::JitOptions o;
+    o.disk_cache = false;
+    shared_jit() = *ecjit::Jit::create(o);
+  }
+  return shared_jit();
+}
+class ReleaseJit : public ::testing::Environment {
+ public:
+  void TearDown() override { shared_jit().reset(); }
+};
+::testing::Environment *const release_jit = ::testing::AddGlobalTestEnvironment(new ReleaseJit);
 
 std::string read_file(const std::string &path) {
   std::ifstream f(path, std::ios::binary);

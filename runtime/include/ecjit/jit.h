@@ -110,7 +110,10 @@ struct JitStats {
 // Owns an LLVM JIT session and a kernel cache. Thread-safe: codecs may be requested and
 // used from many threads; concurrent first requests for one kernel compile it once.
 // Codecs keep their Jit alive; the JIT memory is released when the Jit and every codec
-// obtained from it are gone.
+// obtained from it are gone. Release the Jit and its codecs before the process exits (not
+// in a static or global destroyed by exit()): its background thread may be compiling, and
+// exit() destroys LLVM's static state under it. The drop-in libisal.so.2 handles this for
+// its process-wide Jit itself (an atexit handler stops the background thread).
 class Jit {
  public:
   // Errors: kUnsupportedTarget (unknown target string or one this CPU cannot run),
