@@ -119,6 +119,14 @@ grep -q "busy" "$dir/err" || fail "second run not refused as busy: $(cat "$dir/e
 wait $pid || fail "the first run failed: $(cat "$dir/first.out")"
 expect_status 0 scrub "$dir/k/big"
 
+# --- --max-rate caps the bytes moved per second (a lower bound on the time, never an upper) ---
+mkdir -p "$dir/r" && head -c $((3 << 20)) /dev/urandom >"$dir/r/f"
+start=$(date +%s%N)
+expect_status 0 protect "$dir/r/f" --spec rs-vand:k=4,m=2 --unit 256K --max-rate 2M
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+# 3 MiB read + 1.5 MiB written at 2 MiB/s: at least ~2.2 s.
+[[ $elapsed_ms -ge 1800 ]] || fail "--max-rate 2M moved 4.5 MiB in $elapsed_ms ms"
+
 # --- help ---
 "$ECJIT" scrub --help | grep -q "exit status: 0 clean" || fail "scrub --help lacks the exit statuses"
 
