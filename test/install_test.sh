@@ -57,7 +57,7 @@ else
   cat "$work/pc.log"
   fail "pkg-config consumer did not build"
 fi
-"$prefix/bin/ecjit" --version | grep -q "^ecjit " || fail "installed ecjit --version"
+[[ $("$prefix/bin/ecjit" --version) == "ecjit "* ]] || fail "installed ecjit --version"
 "$prefix/bin/ecjit" demo --size 64K >"$work/demo.log" 2>&1 || { cat "$work/demo.log"; fail "installed ecjit demo"; }
 
 # The Debian package: built by CPack, unpacked in a scratch root (dpkg -x), its ecjit run and a
@@ -65,7 +65,8 @@ fi
 if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null; then
   if (cd "$BUILD" && cpack -G DEB -B "$work/deb" >"$work/cpack.log" 2>&1); then
     deb=$(ls "$work"/deb/ecjit_*.deb | head -1)
-    dpkg-deb -I "$deb" | grep -q "Depends:.*libllvm19" || fail "the .deb does not depend on libllvm19: $(dpkg-deb -I "$deb" | grep Depends)"
+    depends=$(dpkg-deb -f "$deb" Depends)
+    [[ $depends == *libllvm19* ]] || fail "the .deb does not depend on libllvm19: $depends"
     dpkg-deb -x "$deb" "$work/root"
     for f in usr/bin/ecjit usr/lib/libecjit.so.0 usr/include/ecjit/ecjit.h usr/share/man/man1/ecjit.1 \
              usr/lib/ecjit/isal-compat/libisal.so.2 usr/lib/pkgconfig/ecjit.pc; do
