@@ -9,6 +9,8 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libisal-dev libjerasure-dev libgf-complete-dev liberasurecode-dev
   python3-pyeclib
+  # python/: the binding and its tests (pybind11 and setuptools from Debian, no network)
+  python3-venv python3-dev python3-pybind11 python3-setuptools python3-wheel python3-pytest python3-numpy
   # test/aot: llvm-objdump-19 / llvm-mca-19, cross compilers + C libraries, qemu-user
   llvm-19 qemu-user-static
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross

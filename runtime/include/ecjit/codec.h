@@ -70,7 +70,8 @@ class Codec {
   // The unit of every len: the symbol (gf / 8 bytes), or for a bit-matrix code its block of
   // w x packet bytes (CodeSpec::block_bytes).
   unsigned symbol_bytes() const { return unsigned(spec().block_bytes()); }
-  // The m x k parity matrix, row-major (parity i = sum_j a[i*k + j] * data j).
+  // The m x k parity matrix, row-major (parity i = sum_j a[i*k + j] * data j); for a
+  // bit-matrix code (spec().bitmatrix()) the (m w) x (k w) bit-matrix of 0 / 1 entries.
   virtual const std::vector<uint64_t> &parity_matrix() const = 0;
   // The encoder running now: under strategy "auto" the static choice until the background
   // tuner swaps in its winner (JitOptions::tune_in_background, Jit::wait_for_tuning).
@@ -189,7 +190,7 @@ class Codec {
   // = X, the primitive element of the code's field. Two pages collide with probability about
   // 2^(-n l); up to n changed symbols are always detected while the page has fewer than
   // 2^l - 1 symbols. JIT kernel per n (cached). Errors: kInvalidArgument (n out of range),
-  // kNullPointer, kShardSize, kJitFailure.
+  // kNullPointer, kShardSize, kJitFailure, kUnsupported (a bit-matrix code: no symbols).
   virtual Status signature(const uint8_t *shard, size_t len, Span<uint64_t> sig) const = 0;
 
   // Checks a stripe by signatures only (eq. 2.37: RS(sig(d)) = sig(RS(d))): sigs holds
