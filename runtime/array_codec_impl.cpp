@@ -130,15 +130,8 @@ Status ArrayCodecImpl::reconstruct(Span<uint8_t *const> disks, const std::vector
     promote_in_background<Op>(
         *jit_, o, o->asked, o->bytes,
         [jit](const std::shared_ptr<const Op> &set) {
-          ir::XorKernelDesc desc = set->desc;
-          if (Result<codes::XorProgram> best = codes::best_schedule(set->map);
-              best.ok() && best->xors() < desc.program.xors())
-            desc.program = std::move(*best);
-          auto k = jit->xor_kernel(desc, /*shared=*/false);
-          if (!k.ok()) return;  // the runner keeps serving
-          k->info.why = "unrolled schedule, " + std::to_string(desc.program.xors()) +
-                        " XORs per stripe; compiled in the background after the runner served";
-          std::atomic_store(&set->compiled, std::shared_ptr<const Kernel>(std::make_shared<const Kernel>(std::move(*k))));
+          std::shared_ptr<const Kernel> k = promoted_xor_kernel(*jit, set->desc, set->map, "stripe");
+          if (k) std::atomic_store(&set->compiled, std::move(k));  // else the runner keeps serving
         },
         // Not optional: a failed-disk set serves every stripe until the disk is replaced.
         [] { return true; }, /*optional=*/false);

@@ -72,14 +72,9 @@ void XorCodec::promote(const std::shared_ptr<const Op> &op, bool optional) const
   promote_in_background<Op>(
       *jit_, op, op->asked, op->bytes,
       [jit, count](const std::shared_ptr<const Op> &o) {
-        Result<jit::XorPlan> better = jit::with_best_schedule(o->plan);
-        const ir::XorKernelDesc &desc =
-            better.ok() && better->desc.program.xors() < o->plan.desc.program.xors() ? better->desc : o->plan.desc;
-        auto k = jit->xor_kernel(desc, /*shared=*/false);
-        if (!k.ok()) return;  // the runner keeps serving
-        k->info.why = "unrolled schedule, " + std::to_string(desc.program.xors()) +
-                      " XORs per block position; compiled in the background after the runner served";
-        std::atomic_store(&o->compiled, std::shared_ptr<const Kernel>(std::make_shared<const Kernel>(std::move(*k))));
+        std::shared_ptr<const Kernel> k = promoted_xor_kernel(*jit, o->plan.desc, o->plan.map, "block position");
+        if (!k) return;  // the runner keeps serving
+        std::atomic_store(&o->compiled, std::move(k));
         count->fetch_add(1, std::memory_order_relaxed);
       },
       [] { return true; }, optional);
@@ -360,6 +355,17 @@ KernelCacheStats XorCodec::kernel_cache_stats() const {
   s.promotions = promotions_->load();
   s.shape_calls = runner_calls_.load();
   return s;
+}
+
+std::shared_ptr<const Kernel> promoted_xor_kernel(JitImpl &jit, ir::XorKernelDesc desc, const codes::BitMatrix &map,
+                                                  const std::string &unit) {
+  if (Result<codes::XorProgram> best = codes::best_schedule(map); best.ok() && best->xors() < desc.program.xors())
+    desc.program = std::move(*best);
+  auto k = jit.xor_kernel(desc, /*shared=*/false);
+  if (!k.ok()) return nullptr;
+  k->info.why = "unrolled schedule, " + std::to_string(desc.program.xors()) + " XORs per " + unit +
+                "; compiled in the background after the runner served";
+  return std::make_shared<const Kernel>(std::move(*k));
 }
 
 }  // namespace ecjit::runtime

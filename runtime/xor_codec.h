@@ -105,4 +105,11 @@ class XorCodec final : public Codec {
   mutable std::atomic<uint64_t> runner_calls_{0};
 };
 
+// The unrolled kernel a hot XOR program is promoted to (compiled on the Jit's background
+// thread): `desc` with best_schedule's program when that has fewer XORs than its own, its
+// `why` naming the count per `unit` ("block position", "stripe"); null when the compile fails
+// (the runner keeps serving). Shared by XorCodec and ArrayCodecImpl.
+std::shared_ptr<const Kernel> promoted_xor_kernel(JitImpl &jit, ir::XorKernelDesc desc, const codes::BitMatrix &map,
+                                                  const std::string &unit);
+
 }  // namespace ecjit::runtime
