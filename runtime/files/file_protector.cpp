@@ -69,20 +69,14 @@ const char *unit_state_name(UnitState s) {
   return "?";
 }
 
-// Bytes of data unit j of stripe s that lie inside the protected file.
-uint64_t unit_bytes_in_file(const RedundancyHeader &h, uint64_t s, unsigned j) {
-  const uint64_t off = (s * h.k + j) * h.unit;
-  return off >= h.data.size ? 0 : std::min<uint64_t>(h.unit, h.data.size - off);
-}
-
-// Reads data unit j of stripe s into buf, zero-padded past the end of the data. Returns the
+// Reads data unit j of stripe s into buf, zero-padded to the stripe's unit bytes. Returns the
 // bytes read, or an error for an unreadable range.
 Result<size_t> read_data_unit(int fd, const RedundancyHeader &h, uint64_t s, unsigned j, uint8_t *buf,
                               const std::string &what) {
-  const uint64_t want = unit_bytes_in_file(h, s, j);
+  const uint64_t want = h.data_bytes(s, j);
   size_t got = 0;
-  if (want && fd >= 0) ECJIT_RETURN_IF_ERROR(read_at(fd, (s * h.k + j) * h.unit, size_t(want), buf, &got, what));
-  memset(buf + got, 0, size_t(h.unit - got));
+  if (want && fd >= 0) ECJIT_RETURN_IF_ERROR(read_at(fd, h.data_offset(s, j), size_t(want), buf, &got, what));
+  memset(buf + got, 0, size_t(h.stripe_unit(s) - got));
   return got;
 }
 
@@ -293,10 +287,11 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
   std::atomic<uint64_t> encoded{0}, bytes_read{0}, bytes_written{0};
   workers.begin(abs, rep.stripes * k);
   Status st = workers.run(rep.stripes, n, unit, [&](uint64_t s, UnitBuffers &b) -> Status {
+    const uint64_t su = hdr.stripe_unit(s);
     for (unsigned j = 0; j < k; ++j) {
       auto got = read_data_unit(data->get(), hdr, s, j, b.unit[j], abs);
       if (!got.ok()) return got.status();
-      auto sig = unit_signature(codec, b.unit[j], unit);
+      auto sig = unit_signature(codec, b.unit[j], su);
       if (!sig.ok()) return sig.status();
       for (unsigned r = 0; r < m; ++r) hdrs[r].data_sig(s, j) = *sig;
       workers.moved(&bytes_read, *got, 1);
@@ -304,7 +299,7 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
     std::vector<unsigned> todo;
     for (unsigned r = 0; r < m; ++r) {
       const auto &h = old[r].header;
-      bool same = reusable[r] && s < h->stripes();
+      bool same = reusable[r] && s < h->stripes() && h->stripe_unit(s) == su;
       for (unsigned j = 0; same && j < k; ++j) same = h->data_sig(s, j) == hdrs[r].data_sig(s, j);
       if (!same) {
         todo.push_back(r);
@@ -312,16 +307,16 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
       }
       // Unchanged stripe: this file's old ECC unit serves (copied, checked by its signature).
       size_t got = 0;
-      ECJIT_RETURN_IF_ERROR(read_at(old[r].fd.get(), h->unit_offset(s), size_t(unit), b.unit[k + r], &got, old[r].path));
-      auto sig = got == unit ? unit_signature(codec, b.unit[k + r], unit) : Result<uint64_t>(uint64_t(0));
+      ECJIT_RETURN_IF_ERROR(read_at(old[r].fd.get(), h->unit_offset(s), size_t(su), b.unit[k + r], &got, old[r].path));
+      auto sig = got == su ? unit_signature(codec, b.unit[k + r], su) : Result<uint64_t>(uint64_t(0));
       if (!sig.ok()) return sig.status();
-      if (got != unit || *sig != h->ecc_sig(s)) {
+      if (got != su || *sig != h->ecc_sig(s)) {
         todo.push_back(r);  // the old unit is damaged: encode afresh
         continue;
       }
       hdrs[r].ecc_sig(s) = *sig;
-      ECJIT_RETURN_IF_ERROR(write_at(tmp[r].get(), hdrs[r].unit_offset(s), size_t(unit), b.unit[k + r], tmp_path[r]));
-      workers.moved(&bytes_written, 2 * unit, 0);
+      ECJIT_RETURN_IF_ERROR(write_at(tmp[r].get(), hdrs[r].unit_offset(s), size_t(su), b.unit[k + r], tmp_path[r]));
+      workers.moved(&bytes_written, 2 * su, 0);
     }
     if (todo.empty()) return Status::Ok();
     const uint8_t *dp[256];
@@ -332,16 +327,16 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
     uint8_t **p = m <= 256 ? pp : (pv.resize(m), pv.data());
     for (unsigned j = 0; j < k; ++j) d[j] = b.unit[j];
     for (unsigned r = 0; r < m; ++r) p[r] = b.unit[k + r];
-    ECJIT_RETURN_IF_ERROR(codec.encode(Span<const uint8_t *const>(d, k), Span<uint8_t *const>(p, m), unit));
+    ECJIT_RETURN_IF_ERROR(codec.encode(Span<const uint8_t *const>(d, k), Span<uint8_t *const>(p, m), su));
     encoded.fetch_add(1);
     for (unsigned r : todo) {
-      auto sig = unit_signature(codec, b.unit[k + r], unit);
+      auto sig = unit_signature(codec, b.unit[k + r], su);
       if (!sig.ok()) return sig.status();
       hdrs[r].ecc_sig(s) = *sig;
       // The temporary is sparse: an all-zero unit (a hole in sparse data) need not be written.
-      if (*sig == 0 && all_zero(b.unit[k + r], unit)) continue;
-      ECJIT_RETURN_IF_ERROR(write_at(tmp[r].get(), hdrs[r].unit_offset(s), size_t(unit), b.unit[k + r], tmp_path[r]));
-      workers.moved(&bytes_written, unit, 0);
+      if (*sig == 0 && all_zero(b.unit[k + r], su)) continue;
+      ECJIT_RETURN_IF_ERROR(write_at(tmp[r].get(), hdrs[r].unit_offset(s), size_t(su), b.unit[k + r], tmp_path[r]));
+      workers.moved(&bytes_written, su, 0);
     }
     return Status::Ok();
   });
@@ -496,10 +491,11 @@ Status FileProtector::Impl::scan(Check &c) {
   c.workers.begin(c.abs, c.rep.stripes * k);
   Status st = c.workers.run(c.rep.stripes, c.n, unit, [&](uint64_t s, UnitBuffers &b) -> Status {
     std::vector<UnitState> u(c.n, UnitState::kGood);
+    const uint64_t su = auth.stripe_unit(s);
     for (unsigned j = 0; j < k; ++j) {
-      const uint64_t want = unit_bytes_in_file(auth, s, j);
+      const uint64_t want = auth.data_bytes(s, j);
       size_t got = 0;
-      if (want && c.exists && !read_at(c.data.get(), (s * k + j) * unit, size_t(want), b.unit[j], &got, c.abs).ok()) {
+      if (want && c.exists && !read_at(c.data.get(), auth.data_offset(s, j), size_t(want), b.unit[j], &got, c.abs).ok()) {
         u[j] = UnitState::kUnreadable;
         continue;
       }
@@ -508,8 +504,8 @@ Status FileProtector::Impl::scan(Check &c) {
         u[j] = UnitState::kMissing;
         continue;
       }
-      memset(b.unit[j] + got, 0, size_t(unit - got));
-      auto sig = unit_signature(codec, b.unit[j], unit);
+      memset(b.unit[j] + got, 0, size_t(su - got));
+      auto sig = unit_signature(codec, b.unit[j], su);
       if (!sig.ok()) return sig.status();
       if (*sig != auth.data_sig(s, j)) u[j] = UnitState::kCorrupt;
     }
@@ -529,16 +525,16 @@ Status FileProtector::Impl::scan(Check &c) {
         continue;
       }
       size_t got = 0;
-      if (!read_at(e.fd.get(), h.unit_offset(s), size_t(unit), b.unit[k + r], &got, e.path).ok()) {
+      if (!read_at(e.fd.get(), h.unit_offset(s), size_t(su), b.unit[k + r], &got, e.path).ok()) {
         u[k + r] = UnitState::kUnreadable;
         continue;
       }
       c.workers.moved(&c.bytes_read, got, 0);
-      if (got < unit) {
+      if (got < su) {
         u[k + r] = UnitState::kMissing;
         continue;
       }
-      auto sig = unit_signature(codec, b.unit[k + r], unit);
+      auto sig = unit_signature(codec, b.unit[k + r], su);
       if (!sig.ok()) return sig.status();
       if (*sig != h.ecc_sig(s)) u[k + r] = UnitState::kCorrupt;
     }
@@ -666,6 +662,7 @@ Status FileProtector::Impl::rebuild(Check &c) {
   c.workers.begin(abs, c.rep.stripes * k);
   Status st = c.workers.run(c.rep.stripes, n, unit, [&](uint64_t s, UnitBuffers &b) -> Status {
     const std::vector<UnitState> &u = c.states[s];
+    const uint64_t su = auth.stripe_unit(s);
     std::vector<bool> present(n);
     unsigned good = 0;
     bool need = false;
@@ -692,30 +689,30 @@ Status FileProtector::Impl::rebuild(Check &c) {
       } else {
         const EccFile &e = c.set.files[i - k];
         size_t got = 0;
-        ECJIT_RETURN_IF_ERROR(read_at(e.fd.get(), e.header->unit_offset(s), size_t(unit), b.unit[i], &got, e.path));
+        ECJIT_RETURN_IF_ERROR(read_at(e.fd.get(), e.header->unit_offset(s), size_t(su), b.unit[i], &got, e.path));
         c.workers.moved(&c.bytes_read, got, 0);
         want_sig = e.header->ecc_sig(s);
       }
-      auto sig = unit_signature(codec, b.unit[i], unit);
+      auto sig = unit_signature(codec, b.unit[i], su);
       if (!sig.ok()) return sig.status();
       if (*sig != want_sig)
         return Status(StatusCode::kIoError, abs + ": stripe " + std::to_string(s) + " unit " + std::to_string(i) +
                                                 " changed during the repair; nothing more written, run again");
     }
     std::vector<uint8_t *> ptr(b.unit.begin(), b.unit.end());
-    if (good < n) ECJIT_RETURN_IF_ERROR(codec.reconstruct(Span<uint8_t *const>(ptr.data(), n), present, unit));
+    if (good < n) ECJIT_RETURN_IF_ERROR(codec.reconstruct(Span<uint8_t *const>(ptr.data(), n), present, su));
     // Regenerated redundancy files need every stripe's ECC unit: encode from the (rebuilt) data.
     std::vector<bool> have = present;
     if (c.any_regen) {
       ECJIT_RETURN_IF_ERROR(
-          codec.encode(Span<const uint8_t *const>(ptr.data(), k), Span<uint8_t *const>(ptr.data() + k, m), unit));
+          codec.encode(Span<const uint8_t *const>(ptr.data(), k), Span<uint8_t *const>(ptr.data() + k, m), su));
       for (unsigned r = 0; r < m; ++r)
         if (c.regenerate[r]) have[k + r] = false;
     }
     // A rebuilt unit is written only when its signature is the stored one.
     for (unsigned i = 0; i < n; ++i) {
       if (have[i]) continue;
-      auto sig = unit_signature(codec, b.unit[i], unit);
+      auto sig = unit_signature(codec, b.unit[i], su);
       if (!sig.ok()) return sig.status();
       const bool regen = i >= k && c.regenerate[i - k];
       const uint64_t want = i < k  ? auth.data_sig(s, i)
@@ -729,19 +726,19 @@ Status FileProtector::Impl::rebuild(Check &c) {
       const unsigned r = i - k;
       if (regen) {
         fresh[r].ecc_sig(s) = *sig;
-        ECJIT_RETURN_IF_ERROR(write_at(fresh_fd[r].get(), fresh[r].unit_offset(s), size_t(unit), b.unit[i], fresh_tmp[r]));
+        ECJIT_RETURN_IF_ERROR(write_at(fresh_fd[r].get(), fresh[r].unit_offset(s), size_t(su), b.unit[i], fresh_tmp[r]));
       } else if (c.write_ecc) {
         const EccFile &e = c.set.files[r];
-        ECJIT_RETURN_IF_ERROR(write_at(e.fd.get(), e.header->unit_offset(s), size_t(unit), b.unit[i], e.path));
+        ECJIT_RETURN_IF_ERROR(write_at(e.fd.get(), e.header->unit_offset(s), size_t(su), b.unit[i], e.path));
       } else {
         continue;
       }
-      c.workers.moved(&c.bytes_written, unit, 0);
+      c.workers.moved(&c.bytes_written, su, 0);
     }
     for (unsigned j = 0; j < k; ++j) {
-      const uint64_t len = unit_bytes_in_file(auth, s, j);
+      const uint64_t len = auth.data_bytes(s, j);
       if (!len) break;
-      const uint64_t off = (s * k + j) * unit;
+      const uint64_t off = auth.data_offset(s, j);
       if (write_out) {
         ECJIT_RETURN_IF_ERROR(write_at(out.get(), off, size_t(len), b.unit[j], out_tmp));
       } else if (!present[j]) {

@@ -2,6 +2,7 @@
 // and per-stripe algebraic signatures (docs/files.md has the byte layout).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -43,11 +44,27 @@ struct RedundancyHeader {
   uint64_t &ecc_sig(uint64_t stripe) { return sigs[stripe * (k + 1) + k]; }
   uint64_t ecc_sig(uint64_t stripe) const { return sigs[stripe * (k + 1) + k]; }
 
+  // Unit bytes of a stripe: `unit`, except the last stripe's, which is just long enough for
+  // the data left (ceil(rest / k) rounded up to 64 bytes): a small file's redundancy is about
+  // m / k of its size, not m whole units.
+  uint64_t stripe_unit(uint64_t stripe) const {
+    const uint64_t full = uint64_t(k) * unit, last = stripes() - 1;
+    if (stripe < last) return unit;
+    const uint64_t rest = data.size - last * full, per = (rest + k - 1) / k;
+    return std::min<uint64_t>(unit, (per + 63) / 64 * 64);
+  }
+  // Where data unit j of a stripe starts in the data file.
+  uint64_t data_offset(uint64_t stripe, unsigned j) const { return stripe * k * unit + j * stripe_unit(stripe); }
+  // Bytes of data unit j inside the data file (the rest of the unit is zero padding).
+  uint64_t data_bytes(uint64_t stripe, unsigned j) const {
+    const uint64_t off = data_offset(stripe, j);
+    return off >= data.size ? 0 : std::min<uint64_t>(stripe_unit(stripe), data.size - off);
+  }
   // Bytes of the serialized header, padded to kAlign: where ECC unit 0 starts.
   uint64_t header_bytes() const;
   uint64_t unit_offset(uint64_t stripe) const { return header_bytes() + stripe * unit; }
   // Size of the whole redundancy file.
-  uint64_t file_bytes() const { return header_bytes() + stripes() * unit; }
+  uint64_t file_bytes() const { return stripes() ? unit_offset(stripes() - 1) + stripe_unit(stripes() - 1) : header_bytes(); }
 
   std::vector<uint8_t> serialize() const;
   // Parses and checks a header read from the start of a file (at least its first kAlign
