@@ -35,7 +35,7 @@ const char *kExitHelp =
 
 const std::vector<Option> kCommonOptions = {
     {"ecc-dir", "DIR", "redundancy under DIR (mirroring absolute paths) instead of .ecjit/ beside each file"},
-    {"threads", "N", "workers per file (default: one per hardware thread)"},
+    {"threads", "N", "workers: small files side by side, a large file's stripes shared out (default: one per hardware thread)"},
     {"max-rate", "RATE", "cap bytes read + written per second, e.g. 50M (default: no cap)"},
     {"json", "", "print a machine-readable summary on stdout instead of the text report"},
     {"quiet", "", "no progress line (it is only drawn on a terminal anyway)"},
