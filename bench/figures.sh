@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# bench/figures.sh: measures, then draws the benchmark figures of docs/figures/ (bench/plots.py).
+#   bench/figures.sh            (about 3 minutes of measuring on a quiet 2-core VM, plus waits)
+# Runs, with the binaries already built in $BUILD (nothing is compiled here):
+#   1. ecjit stats --sweep --csv           dissertation Figure 5-4 counts (deterministic, no timing)
+#   2. bench_encode (Google Benchmark)     RS(10,4) at 64 KiB, every backend, 3 repetitions
+#   3. plots.py measure-encode-k           RS(k,4) encode at 64 KiB for k = 2..32 (bench_encode has k = 10 only)
+#   4. bench_degraded                      degraded reads, ecjit vs ISA-L, per lost count
+# raw output in $DATA (docs/figures/data), then plots.py draws SVG + PNG (+ the plotted values as
+# CSV) into $OUT (docs/figures). Before each timing run it waits, polling every 15 s, until the
+# 1-minute load average is below 1.0 (at most LOAD_WAIT s per run and LOAD_WAIT_TOTAL s in all,
+# so the script stays near 10 minutes); a run that starts above that is labelled "measured under
+# load" on its figure.
+# env: BUILD (default build), DATA, OUT, PY (default /usr/bin/python3: Debian's matplotlib),
+#      MIN_TIME (bench_encode seconds per benchmark, default 0.1), REPS (default 3),
+#      LOAD_WAIT (default 600), LOAD_WAIT_TOTAL (default 600), LOAD_MAX (default 1.0),
+#      ECJIT_ISAL231 (libisal.so of ISA-L 2.31; used only when already built, never built here),
+#      STEPS (default sweep,encode,encode_k,degraded: a subset re-measures only those; the other
+#      figures are redrawn from the data already in $DATA)
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+DATA=${DATA:-$ROOT/docs/figures/data}
+OUT=${OUT:-$ROOT/docs/figures}
+PY=${PY:-/usr/bin/python3}
+MIN_TIME=${MIN_TIME:-0.1}
+REPS=${REPS:-3}
+LOAD_WAIT=${LOAD_WAIT:-600}
+LOAD_WAIT_TOTAL=${LOAD_WAIT_TOTAL:-600}
+LOAD_MAX=${LOAD_MAX:-1.0}
+STEPS=${STEPS:-sweep,encode,encode_k,degraded}
+step() { [[ ",$STEPS," == *",$1,"* ]]; }
+ECJIT="$BUILD/tools/ecjit"
+START=$SECONDS
+
+for f in "$ECJIT" "$BUILD/bench/bench_encode" "$BUILD/bench/bench_degraded"; do
+  [[ -x "$f" ]] || { echo "figures.sh: $f is missing (build ecjit first)" >&2; exit 1; }
+done
+if ! "$PY" -c 'import matplotlib, numpy' 2>/dev/null; then
+  echo "figures.sh: $PY lacks matplotlib: apt-get install -y --no-install-recommends python3-matplotlib" >&2
+  exit 1
+fi
+mkdir -p "$DATA" "$OUT"
+
+# ISA-L 2.31 only when it is already built (bench/fetch_isal231.sh builds it; not done here).
+if [[ -z "${ECJIT_ISAL231:-}" ]]; then
+  for lib in "$BUILD"/isal-2.31/src/isa-l/bin/libisal.so "$BUILD"/isal231*/src/isa-l/bin/libisal.so \
+             /tmp/isal231*/src/isa-l/bin/libisal.so; do
+    if [[ -f "$lib" ]]; then export ECJIT_ISAL231="$lib"; break; fi
+  done
+fi
+if [[ -n "${ECJIT_ISAL231:-}" ]]; then echo "ISA-L 2.31: $ECJIT_ISAL231"
+else echo "ISA-L 2.31: not built, left out (bench/fetch_isal231.sh builds it)"; unset ECJIT_ISAL231; fi
+
+load1() { cut -d' ' -f1 /proc/loadavg; }
+below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+WAITED_TOTAL=0
+
+# wait_quiet NAME: waits for a load average below LOAD_MAX, then starts $DATA/NAME.meta.
+wait_quiet() {
+  local name=$1 waited=0 l
+  l=$(load1)
+  while ! below "$l" "$LOAD_MAX" && (( waited < LOAD_WAIT && WAITED_TOTAL < LOAD_WAIT_TOTAL )); do
+    echo "  load average $l >= $LOAD_MAX: waiting (${waited}s so far)"
+    sleep 15
+    waited=$((waited + 15)); WAITED_TOTAL=$((WAITED_TOTAL + 15))
+    l=$(load1)
+  done
+  local under=0
+  below "$l" "$LOAD_MAX" || { under=1; echo "  still $l after ${waited}s: measuring under load"; }
+  { echo "date=$(date -u +%Y-%m-%d\ %H:%M\ UTC)"
+    echo "load_before=$l"
+    echo "loadavg_before=$(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "waited_s=$waited"
+    echo "under_load=$under"; } >"$DATA/$name.meta"
+}
+# finish_meta NAME T0 CMD...: appends the load after the run, its duration and command.
+finish_meta() {
+  local name=$1 t0=$2; shift 2
+  { echo "load_after=$(load1)"
+    echo "seconds=$((SECONDS - t0))"
+    echo "command=$*"; } >>"$DATA/$name.meta"
+}
+
+# The machine, for every figure's label.
+{
+  echo "nproc=$(nproc)"
+  echo "cpu_model=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+  echo "cpu_family=$(grep -m1 '^cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')"
+  echo "cpu_model_number=$(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')"
+  flags=$(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2)
+  keep=""
+  for f in avx2 avx512f avx512bw gfni vpclmulqdq; do [[ " $flags " == *" $f "* ]] && keep+="${keep:+,}$f"; done
+  echo "flags=$keep"
+  [[ " $flags " == *" hypervisor "* ]] && echo "virtualized=yes"
+  if command -v clang-19 >/dev/null; then
+    echo "llvm_cpu=$(clang-19 -march=native -### -x c /dev/null -c 2>&1 | sed -n 's/.*"-target-cpu" "\([^"]*\)".*/\1/p' | head -1)"
+  fi
+  echo "kernel=$(uname -r)"
+  echo "ecjit=$("$ECJIT" --version 2>/dev/null | head -1)"
+  echo "libisal2=$(dpkg-query -W -f='${Version}' libisal2 2>/dev/null || echo '?')"
+  echo "libjerasure2=$(dpkg-query -W -f='${Version}' libjerasure2 2>/dev/null || echo '?')"
+  echo "libbenchmark=$(dpkg-query -W -f='${Version}' libbenchmark1debian 2>/dev/null || echo '?')"
+  echo "isal231=${ECJIT_ISAL231:-not built}"
+  echo "date=$(date -u +%Y-%m-%d)"
+} >"$DATA/machine.txt"
+
+if step sweep; then
+  echo "[1/4] ecjit stats --sweep (Figure 5-4 counts, no timing)"
+  t0=$SECONDS
+  echo "date=$(date -u +%Y-%m-%d\ %H:%M\ UTC)" >"$DATA/stats_sweep.meta"
+  (cd "$DATA" && "$ECJIT" stats --sweep --csv stats_sweep.csv >stats_sweep.txt)
+  finish_meta stats_sweep "$t0" ecjit stats --sweep --csv stats_sweep.csv
+fi
+
+# Google Benchmark 1.7 takes --benchmark_min_time=0.1, 1.8 and later also 0.1s (and warn on 0.1).
+if "$BUILD/bench/bench_ops" --benchmark_min_time=1s --benchmark_filter='^$' 2>&1 | grep -q 'expected to be a double'; then
+  MT="$MIN_TIME"
+else
+  MT="${MIN_TIME}s"
+fi
+# RS(10,4) at 64 KiB: the baselines, ecjit's tuned codec per field and tier, forced strategies.
+FILTER='^BM_(isal|isal231|isal_xor_gen|jerasure|gf_complete|reference)/(.*/)?65536$'
+FILTER+='|^BM_ecjit/gf(8|16|32|64)/host/auto/O3/65536$|^BM_ecjit/gf8-isal-cauchy/host/auto/O3/65536$'
+FILTER+='|^BM_ecjit/gf8/(host-gfni|host-avx512f,-gfni|host-avx2,-gfni)/auto/O3/65536$'
+FILTER+='|^BM_ecjit/gf8/host/(gfni|split-table|clmul-shift)/O3/65536$|^BM_ecjit/gf8/host/clmul-shift/O0/65536$'
+if step encode; then
+  echo "[2/4] bench_encode RS(10,4), 64 KiB, every backend ($REPS repetitions, min time $MT)"
+  wait_quiet bench_encode
+  t0=$SECONDS
+  "$BUILD/bench/bench_encode" "--benchmark_filter=$FILTER" --benchmark_min_time="$MT" \
+    --benchmark_repetitions="$REPS" --benchmark_enable_random_interleaving=true \
+    --benchmark_out="$DATA/bench_encode.json" --benchmark_out_format=json >"$DATA/bench_encode.console.txt" 2>&1
+  finish_meta bench_encode "$t0" bench_encode "--benchmark_filter=$FILTER" --benchmark_min_time="$MT" \
+    --benchmark_repetitions="$REPS" --benchmark_enable_random_interleaving=true
+fi
+
+if step encode_k; then
+  echo "[3/4] encode RS(k,4) against k, 64 KiB (ecjit demo; ISA-L, drop-in, Jerasure through ctypes)"
+  wait_quiet encode_k
+  t0=$SECONDS
+  "$PY" "$ROOT/bench/plots.py" measure-encode-k --out "$DATA/encode_k.csv" --build "$BUILD" --reps "$REPS" \
+    --seconds 0.3 --size 65536 --m 4
+  finish_meta encode_k "$t0" plots.py measure-encode-k --reps "$REPS" --seconds 0.3 --size 65536 --m 4
+fi
+
+if step degraded; then
+  echo "[4/4] bench_degraded: RS(10,4), random erasure sets, 4K / 64K / 1M shards"
+  BACKENDS=ecjit,dropin,isal-2.30
+  [[ -n "${ECJIT_ISAL231:-}" ]] && BACKENDS+=,isal-2.31
+  wait_quiet degraded
+  t0=$SECONDS
+  "$BUILD/bench/bench_degraded" --sizes 4K,64K,1M --lost 1,2,4 --k 10 --m 4 --backends "$BACKENDS" \
+    --reps "$REPS" >"$DATA/degraded.txt"
+  finish_meta degraded "$t0" bench_degraded --sizes 4K,64K,1M --lost 1,2,4 --k 10 --m 4 --backends "$BACKENDS" --reps "$REPS"
+fi
+
+echo "plotting"
+"$PY" "$ROOT/bench/plots.py" --data "$DATA" --out "$OUT"
+echo
+echo "figures (SVG + PNG, each with the CSV of its plotted values) in $OUT:"
+ls -1 "$OUT"/*.svg "$OUT"/*.png | sed 's/^/  /'
+echo "raw data and run metadata (date, load average) in $DATA"
+echo "figures.sh: $((SECONDS - START)) s, of which ${WAITED_TOTAL} s waiting for a quiet machine"
