@@ -641,8 +641,8 @@ def plot_encode_k(data_dir, out_dir, machine):
     b.set_ylabel("ratio")
     b.set_xlabel("k (data shards); m = %s parity shards" % m)
     b.grid(True, alpha=0.3)
-    b.set_ylim(bottom=0)
-    b.legend(fontsize=8, loc="best")
+    b.set_ylim(0, max([r for _, rs in ratios for r in rs.values()] or [1]) * 1.2)
+    b.legend(fontsize=8, loc="lower right")
     allk = sorted({k for s in series.values() for k in s})
     b.set_xticks(allk)
     reps = max((v[3] for s in series.values() for v in s.values()), default=1)
@@ -722,9 +722,10 @@ def plot_degraded(data_dir, out_dir, machine):
         if r["shard"] not in sizes:
             sizes.append(r["shard"])
     backends = [b for b in ("ecjit", "dropin", "isal-2.31", "isal-2.30") if any(r["backend"] == b for r in rows)]
-    fig, axes = plt.subplots(1, len(sizes), figsize=(4.2 * len(sizes) + 1, 5.6), squeeze=False)
+    fig, axes = plt.subplots(2, len(sizes), figsize=(4.2 * len(sizes) + 1, 9.0), squeeze=False,
+                             gridspec_kw={"height_ratios": [3, 2]})
     summary = []
-    for ax, size in zip(axes[0], sizes):
+    for col, (ax, size) in enumerate(zip(axes[0], sizes)):
         lost = []
         for r in rows:
             if r["shard"] == size and r["lost"] not in lost:
@@ -754,7 +755,23 @@ def plot_degraded(data_dir, out_dir, machine):
         ax.set_title("%s shards" % re.sub(r"^(\d+)([KM])$", r"\1 \2iB", size))
         ax.set_ylim(0, top * 1.15)
         ax.grid(True, axis="y", alpha=0.3)
+        # Latency per call: p50 bars, p99 as a tick above each (the max is in the CSV).
+        lx = axes[1][col]
+        for bi, b in enumerate(backends):
+            for li, l in enumerate(lost):
+                r = next((r for r in rows if r["shard"] == size and r["lost"] == l and r["backend"] == b), None)
+                if not r:
+                    continue
+                x = li + (bi - (len(backends) - 1) / 2) * width
+                lx.bar([x], [r["p50_us"]], width, color=DEG_STYLE.get(b, (b, "gray"))[1])
+                lx.plot([x], [r["p99_us"]], marker="_", markersize=12, color="black")
+                lx.plot([x, x], [r["p50_us"], r["p99_us"]], color="black", linewidth=0.6)
+        lx.set_xticks(range(len(lost)))
+        lx.set_xticklabels(["%s lost" % l for l in lost])
+        lx.set_ylim(bottom=0)
+        lx.grid(True, axis="y", alpha=0.3)
     axes[0][0].set_ylabel("GB/s (k x shard bytes per call / s, GB = 1e9 B)")
+    axes[1][0].set_ylabel("latency per call, us: p50 (bar), p99 (tick)")
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=8, loc="upper center", ncol=len(backends), bbox_to_anchor=(0.5, 0.955),
                frameon=False)
@@ -763,8 +780,9 @@ def plot_degraded(data_dir, out_dir, machine):
                  fontsize=9)
     notes = timing_note(meta, "bench_degraded, medians of 3 repetitions in rotating order")
     notes.append("'1..2 lost' = each call loses a random 1 or 2 shards (data or parity); first calls and new "
-                 "erasure sets included; bold: ecjit / ISA-L (the better of 2.30 and 2.31 when both ran). "
-                 "Raw table: data/degraded.txt.")
+                 "erasure sets included; bold: ecjit / ISA-L (the better of 2.30 and 2.31 when both ran). GB/s is "
+                 "total bytes over the sum of call times, so at 4 KiB (2,000 calls of a few us) one stall of a few "
+                 "ms moves it a lot: see the max column of the raw table data/degraded.txt.")
     nl = footer(fig, machine, notes)
     fig.tight_layout(rect=(0, bottom_margin(fig, nl), 1, 0.92))
     out_rows = [[r["shard"], r["lost"], r["backend"], r["gbps"], r["p50_us"], r["p99_us"], r["max_us"], r["notes"]]
