@@ -1,0 +1,168 @@
+// rs-fft encode and decode as butterfly programs, and their scalar interpreter.
+#include "codes/rs_fft_program.h"
+
+#include <algorithm>
+#include <cassert>
+#include <string>
+
+namespace ecjit::codes::fft {
+namespace {
+
+void push(Program &p, OpKind kind, size_t a, size_t b = 0, uint16_t log = 0) {
+  assert(a < p.work_count && b < std::max<size_t>(p.work_count, 1));
+  p.ops.push_back(Op{kind, log, uint32_t(a), uint32_t(b)});
+}
+
+void zero_range(Program &p, size_t first, size_t last) {
+  for (size_t x = first; x < last; ++x) push(p, OpKind::kZero, x);
+}
+
+}  // namespace
+
+void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset) {
+  assert(skew_offset % size == 0 && skew_offset + size <= kOrder && truncated <= size);
+  const uint16_t *skew = skew_logs();
+  for (size_t dist = size / 2; dist > 0; dist /= 2)
+    for (size_t r = 0; r < truncated; r += 2 * dist) {
+      const uint16_t s = skew[skew_offset + r + dist - 1];
+      for (size_t i = pos + r; i < pos + r + dist; ++i) push(p, OpKind::kFft, i, i + dist, s);
+    }
+}
+
+void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset) {
+  assert(skew_offset % size == 0 && skew_offset + size <= kOrder && truncated <= size);
+  const uint16_t *skew = skew_logs();
+  for (size_t dist = 1; dist < size; dist *= 2)
+    for (size_t r = 0; r < truncated; r += 2 * dist) {
+      const uint16_t s = skew[skew_offset + r + dist - 1];
+      for (size_t i = pos + r; i < pos + r + dist; ++i) push(p, OpKind::kIfft, i, i + dist, s);
+    }
+}
+
+void append_formal_derivative(Program &p, size_t count) {
+  for (size_t i = 1; i < count; ++i) {
+    const size_t w = size_t(1) << __builtin_ctzll(i);
+    for (size_t t = 0; t < w; ++t) push(p, OpKind::kXor, i - w + t, i + t);
+  }
+}
+
+Result<Program> encode_program(unsigned k, unsigned m) {
+  Result<Geometry> g = geometry(k, m);
+  if (!g.ok()) return g.status();
+  const size_t C = g->chunk;
+  Program p;
+  for (unsigned i = 0; i < k; ++i) p.inputs.push_back({i, i});
+  for (unsigned j = 0; j < m; ++j) p.outputs.push_back({k + j, j});
+  if (g->rate == Rate::kHigh) {
+    // Chunks of C originals at slots c0 ..; each is interpolated at points c0 + C .. and
+    // XORed into chunk 0, whose FFT at points 0 .. m-1 gives the recovery shards.
+    p.work_count = uint32_t((k + C - 1) / C * C);
+    for (size_t c0 = 0; c0 < k; c0 += C) {
+      const size_t count = std::min<size_t>(C, k - c0);
+      zero_range(p, c0 + count, c0 + C);
+      append_ifft(p, c0, C, count, c0 + C);
+      if (c0 != 0)
+        for (size_t i = 0; i < C; ++i) push(p, OpKind::kXor, i, c0 + i);
+    }
+    append_fft(p, 0, C, m, 0);
+  } else {
+    // The originals' coefficients (IFFT at points 0 .. C-1) copied to every recovery chunk,
+    // each evaluated at its points c0 + C ...
+    p.work_count = uint32_t((m + C - 1) / C * C);
+    zero_range(p, k, C);
+    append_ifft(p, 0, C, k, 0);
+    for (size_t c0 = C; c0 < m; c0 += C)
+      for (size_t i = 0; i < C; ++i) push(p, OpKind::kCopy, c0 + i, i);
+    for (size_t c0 = 0; c0 < m; c0 += C) append_fft(p, c0, C, std::min<size_t>(C, m - c0), c0 + C);
+  }
+  return p;
+}
+
+Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &present,
+                               bool restore_recovery) {
+  Result<Geometry> g = geometry(k, m);
+  if (!g.ok()) return g.status();
+  if (present.size() != size_t(k) + m)
+    return Status(StatusCode::kShardCount, "rs-fft: present has " +
+                                               std::to_string(present.size()) +
+                                               " entries, need k + m = " + std::to_string(k + m));
+  const size_t count = size_t(std::count(present.begin(), present.end(), true));
+  if (count < k)
+    return Status(StatusCode::kTooManyErasures, "rs-fft: " + std::to_string(count) +
+                                                    " shards present, need k = " +
+                                                    std::to_string(k));
+  Program p;
+  std::vector<uint32_t> wanted;  // shard ids to restore, originals first
+  for (unsigned s = 0; s < k + m; ++s)
+    if (!present[s] && (s < k || restore_recovery)) wanted.push_back(s);
+  if (wanted.empty()) return p;
+
+  const size_t n = g->decode_work;
+  auto pos = [&](unsigned s) { return s < k ? g->original_pos + s : g->recovery_pos + (s - k); };
+  std::vector<bool> erased(n, false), holds(n, false);
+  for (unsigned s = 0; s < k + m; ++s) {
+    erased[pos(s)] = !present[s];
+    holds[pos(s)] = present[s];
+  }
+  if (g->rate == Rate::kHigh)
+    std::fill(erased.begin() + m, erased.begin() + g->chunk, true);
+  else
+    std::fill(erased.begin() + g->decode_end, erased.end(), true);
+  const std::vector<uint16_t> lg = erasure_logs(erased);
+
+  p.work_count = uint32_t(n);
+  for (unsigned s = 0; s < k + m; ++s)
+    if (present[s]) p.inputs.push_back({s, uint32_t(pos(s))});
+  for (size_t x = 0; x < n; ++x) {
+    if (holds[x])
+      push(p, OpKind::kMulLog, x, 0, lg[x]);
+    else
+      push(p, OpKind::kZero, x);
+  }
+  append_ifft(p, 0, n, g->decode_end, 0);
+  append_formal_derivative(p, n);
+  append_fft(p, 0, n, g->decode_end, 0);
+  for (uint32_t s : wanted) {
+    push(p, OpKind::kMulLog, pos(s), 0, uint16_t(kModulus - lg[pos(s)]));
+    p.outputs.push_back({s, uint32_t(pos(s))});
+  }
+  return p;
+}
+
+void run_program(const Program &p, size_t len, const uint16_t *const *in, uint16_t *const *out) {
+  std::vector<uint16_t> work(size_t(p.work_count) * len, uint16_t(0xA5A5));
+  auto shard = [&](uint32_t slot) { return work.data() + size_t(slot) * len; };
+  for (const Binding &b : p.inputs) std::copy(in[b.shard], in[b.shard] + len, shard(b.slot));
+  for (const Op &op : p.ops) {
+    uint16_t *a = shard(op.a), *b = shard(op.b);
+    switch (op.kind) {
+      case OpKind::kFft:
+        for (size_t t = 0; t < len; ++t) {
+          if (op.log != kModulus) a[t] ^= mul_log(b[t], op.log);
+          b[t] ^= a[t];
+        }
+        break;
+      case OpKind::kIfft:
+        for (size_t t = 0; t < len; ++t) {
+          b[t] ^= a[t];
+          if (op.log != kModulus) a[t] ^= mul_log(b[t], op.log);
+        }
+        break;
+      case OpKind::kXor:
+        for (size_t t = 0; t < len; ++t) a[t] ^= b[t];
+        break;
+      case OpKind::kCopy:
+        std::copy(b, b + len, a);
+        break;
+      case OpKind::kZero:
+        std::fill(a, a + len, uint16_t(0));
+        break;
+      case OpKind::kMulLog:
+        for (size_t t = 0; t < len; ++t) a[t] = mul_log(a[t], op.log);
+        break;
+    }
+  }
+  for (const Binding &b : p.outputs) std::copy(shard(b.slot), shard(b.slot) + len, out[b.shard]);
+}
+
+}  // namespace ecjit::codes::fft

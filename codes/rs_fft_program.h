@@ -1,0 +1,81 @@
+// rs-fft encode and decode as a flat list of per-shard butterfly ops that a JIT can lower.
+//
+// A Program runs on `work_count` work shards (all of one length). Running it:
+//  1. for each binding in `inputs`, work[slot] = shard (the shard's elements, unpacked);
+//     every other work shard starts undefined: the program zeroes what it reads;
+//  2. the ops, in order, each on whole shards, element by element;
+//  3. for each binding in `outputs`, shard = work[slot].
+// Shard ids in bindings: originals 0 .. k-1, recovery k .. k+m-1.
+// Executing a program with the scalar field ops (run_program) gives exactly encode / decode
+// of rs_fft.h; tests compare the two.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "codes/rs_fft.h"
+#include "ecjit/status.h"
+
+namespace ecjit::codes::fft {
+
+enum class OpKind : uint8_t {
+  kFft,     // a ^= mul_log(b, log) (skipped when log == kModulus); then b ^= a
+  kIfft,    // b ^= a; then a ^= mul_log(b, log) (skipped when log == kModulus)
+  kXor,     // a ^= b
+  kCopy,    // a = b
+  kZero,    // a = 0
+  kMulLog,  // a = mul_log(a, log)   (log == kModulus multiplies by 1)
+};
+
+// One op on work shards a and b (b unused by kZero and kMulLog; log unused by kXor, kCopy,
+// kZero).
+struct Op {
+  OpKind kind;
+  uint16_t log;
+  uint32_t a;
+  uint32_t b;
+  bool operator==(const Op &o) const {
+    return kind == o.kind && log == o.log && a == o.a && b == o.b;
+  }
+};
+
+struct Binding {
+  uint32_t shard;  // 0 .. k-1 original, k .. k+m-1 recovery
+  uint32_t slot;   // work shard
+};
+
+struct Program {
+  uint32_t work_count = 0;
+  std::vector<Binding> inputs;
+  std::vector<Binding> outputs;
+  std::vector<Op> ops;
+};
+
+// Append the butterflies of fft / ifft (rs_fft.h, same arguments, `pos` a work slot), in the
+// order the transforms run them: kFft / kIfft ops with the twiddle log.
+void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset);
+void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset);
+// Append formal_derivative over work slots [0, count) as kXor ops.
+void append_formal_derivative(Program &p, size_t count);
+
+// Encode: inputs are originals 0 .. k-1, outputs recovery 0 .. m-1 (shard ids k .. k+m-1).
+// Errors: kInvalidSpec.
+Result<Program> encode_program(unsigned k, unsigned m);
+
+// Decode for one erasure pattern: present has k + m entries (originals then recovery).
+// Inputs are the present shards; outputs are the missing originals, then, when
+// restore_recovery, the missing recovery shards, each in index order. The erasure-locator
+// logs are computed here and appear as kMulLog constants. No missing original and no
+// recovery wanted gives a program with no ops. Errors: kInvalidSpec, kShardCount (present
+// has the wrong size), kTooManyErasures (fewer than k present).
+Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &present,
+                               bool restore_recovery = false);
+
+// Runs p on shards of len elements: in[id] are read for the input bindings, out[id] written
+// for the output bindings (both arrays indexed by shard id, k + m entries; the pointers
+// that a binding names must be set). Work shards that are not inputs start as 0xA5A5
+// elements, so a program that reads a shard before writing it gives wrong results.
+void run_program(const Program &p, size_t len, const uint16_t *const *in, uint16_t *const *out);
+
+}  // namespace ecjit::codes::fft

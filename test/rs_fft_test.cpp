@@ -1,0 +1,676 @@
+// rs-fft (LCH additive FFT over GF(2^16)): field, transforms, every erasure set of small codes, the matrix form, and reed-solomon-simd's known answers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "codes/gf.h"
+#include "codes/rs_fft.h"
+#include "codes/rs_fft_program.h"
+
+namespace fft = ecjit::codes::fft;
+using ecjit::StatusCode;
+using Bytes = std::vector<uint8_t>;
+
+namespace {
+
+// The independent twin: the same field through codes/gf.h's polynomial-basis arithmetic and
+// the change of basis phi (rs_fft_field.h).
+struct Twin {
+  ecjit::codes::Field f = *ecjit::codes::Field::make(16, fft::kPolynomial);
+  std::vector<uint16_t> phi, phi_inv;
+  Twin() : phi(fft::kOrder), phi_inv(fft::kOrder) {
+    for (uint32_t e = 1; e < fft::kOrder; ++e)
+      phi[e] = uint16_t(phi[e & (e - 1)] ^ fft::kCantorBasis[__builtin_ctz(e)]);
+    for (uint32_t e = 0; e < fft::kOrder; ++e) phi_inv[phi[e]] = uint16_t(e);
+  }
+  uint16_t mul(uint16_t a, uint16_t b) const { return phi_inv[f.mul(phi[a], phi[b])]; }
+  uint16_t div(uint16_t a, uint16_t b) const { return phi_inv[f.div(phi[a], phi[b])]; }
+  // shat_j by the recursion shat_{j+1}(x) = q(x) / q(v_{j+1}), q(y) = shat_j(y)(shat_j(y) + 1).
+  uint16_t shat(unsigned j, uint16_t x) const {
+    if (j == 0) return x;
+    const uint16_t y = shat(j - 1, x), v = shat(j - 1, uint16_t(1u << j));
+    return div(mul(y, y ^ 1), mul(v, v ^ 1));
+  }
+};
+
+const Twin &twin() {
+  static const Twin t;
+  return t;
+}
+
+Bytes random_bytes(std::mt19937_64 &rng, size_t n) {
+  Bytes b(n);
+  for (auto &x : b) x = uint8_t(rng());
+  return b;
+}
+
+std::vector<const uint8_t *> cptrs(const std::vector<Bytes> &v) {
+  std::vector<const uint8_t *> p;
+  for (auto &b : v) p.push_back(b.data());
+  return p;
+}
+
+std::vector<uint8_t *> ptrs(std::vector<Bytes> &v) {
+  std::vector<uint8_t *> p;
+  for (auto &b : v) p.push_back(b.data());
+  return p;
+}
+
+std::vector<Bytes> encode(unsigned k, unsigned m, const std::vector<Bytes> &orig) {
+  const size_t bytes = orig[0].size();
+  std::vector<Bytes> rec(m, Bytes(bytes));
+  auto op = ptrs(rec);
+  auto st = fft::encode_bytes(k, m, bytes, cptrs(orig).data(), op.data());
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  return rec;
+}
+
+// Decodes with the shards where keep[s] is set; checks every original and recovery shard.
+void check_decode(unsigned k, unsigned m, const std::vector<Bytes> &orig,
+                  const std::vector<Bytes> &rec, const std::vector<bool> &keep,
+                  const std::string &what) {
+  const size_t bytes = orig[0].size();
+  std::vector<const uint8_t *> in(k + m, nullptr);
+  std::vector<Bytes> out_o(k, Bytes(bytes, 0xEE)), out_r(m, Bytes(bytes, 0xEE));
+  for (unsigned s = 0; s < k + m; ++s)
+    if (keep[s]) in[s] = s < k ? orig[s].data() : rec[s - k].data();
+  auto oo = ptrs(out_o), orr = ptrs(out_r);
+  auto st = fft::decode_bytes(k, m, bytes, in.data(), oo.data(), orr.data());
+  ASSERT_TRUE(st.ok()) << what << ": " << st.to_string();
+  for (unsigned s = 0; s < k + m; ++s) {
+    if (keep[s]) continue;
+    if (s < k)
+      ASSERT_EQ(out_o[s], orig[s]) << what << ": original " << s;
+    else
+      ASSERT_EQ(out_r[s - k], rec[s - k]) << what << ": recovery " << s - k;
+  }
+}
+
+uint64_t fnv1a64(const uint8_t *p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+// The originals of bench/rs_simd (main.rs, `originals`): one splitmix64 stream seeded with
+// seed ^ (k << 40) ^ (m << 20) ^ bytes, 8 bytes per output little-endian.
+std::vector<Bytes> kat_originals(uint64_t seed, unsigned k, unsigned m, size_t bytes) {
+  uint64_t state = seed ^ (uint64_t(k) << 40) ^ (uint64_t(m) << 20) ^ bytes;
+  std::vector<Bytes> orig(k, Bytes(bytes));
+  uint64_t word = 0;
+  for (size_t t = 0; t < size_t(k) * bytes; ++t) {
+    if (t % 8 == 0) {
+      uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      word = z ^ (z >> 31);
+    }
+    orig[t / bytes][t % bytes] = uint8_t(word >> (8 * (t % 8)));
+  }
+  return orig;
+}
+
+// ---------------------------------------------------------------- field
+
+TEST(RsFftField, CantorBasisAndLogTables) {
+  const Twin &tw = twin();
+  EXPECT_EQ(fft::kCantorBasis[0], 1);
+  for (unsigned i = 1; i < fft::kBits; ++i) {
+    const uint64_t v = fft::kCantorBasis[i];
+    EXPECT_EQ(tw.f.mul(v, v) ^ v, fft::kCantorBasis[i - 1]) << i;
+  }
+  EXPECT_EQ(fft::log_of(0), fft::kModulus);
+  EXPECT_EQ(fft::log_of(1), 0);
+  EXPECT_EQ(fft::exp_of(fft::kModulus), 1);
+  // The log base is the element that is X in the polynomial basis.
+  EXPECT_EQ(tw.phi[fft::exp_of(1)], 2);
+  for (uint32_t a = 1; a < fft::kOrder; ++a) {
+    ASSERT_LT(fft::log_of(uint16_t(a)), fft::kModulus);
+    ASSERT_EQ(fft::exp_of(fft::log_of(uint16_t(a))), a);
+  }
+}
+
+TEST(RsFftField, MultiplyMatchesTwinAndAxioms) {
+  const Twin &tw = twin();
+  std::mt19937_64 rng(1);
+  for (uint32_t a = 0; a < fft::kOrder; ++a)
+    for (int r = 0; r < 4; ++r) {
+      const uint16_t b = uint16_t(rng()), c = uint16_t(rng());
+      const uint16_t ab = fft::mul(uint16_t(a), b);
+      ASSERT_EQ(ab, tw.mul(uint16_t(a), b)) << a << "*" << b;
+      ASSERT_EQ(ab, fft::mul(b, uint16_t(a)));
+      ASSERT_EQ(fft::mul(uint16_t(a), b ^ c), ab ^ fft::mul(uint16_t(a), c));
+      ASSERT_EQ(fft::mul(ab, c), fft::mul(uint16_t(a), fft::mul(b, c)));
+      if (b) ASSERT_EQ(fft::mul_log(uint16_t(a), fft::log_of(b)), ab);
+    }
+  for (uint32_t a = 0; a < fft::kOrder; ++a) {
+    ASSERT_EQ(fft::mul(uint16_t(a), 1), a);
+    ASSERT_EQ(fft::mul_log(uint16_t(a), 0), a);
+    ASSERT_EQ(fft::mul_log(uint16_t(a), fft::kModulus), a) << "kModulus is a log of 1";
+    if (a) ASSERT_EQ(fft::mul(uint16_t(a), fft::inv(uint16_t(a))), 1) << a;
+  }
+  for (int r = 0; r < 2000; ++r) {
+    const uint16_t c = uint16_t(rng()), x = uint16_t(rng());
+    const auto cols = fft::mul_columns(c);
+    uint16_t y = 0;
+    for (unsigned j = 0; j < 16; ++j)
+      if (x >> j & 1) y ^= cols[j];
+    ASSERT_EQ(y, fft::mul(c, x)) << c << "*" << x;
+  }
+}
+
+TEST(RsFftField, SkewTableIsNormalisedSubspacePolynomials) {
+  const Twin &tw = twin();
+  std::mt19937_64 rng(2);
+  for (unsigned j = 0; j < fft::kBits; ++j) {
+    EXPECT_EQ(fft::subspace_poly(j, uint16_t(1u << j)), 1) << j;
+    for (int r = 0; r < 64; ++r) {
+      const uint16_t x = uint16_t(rng()), y = uint16_t(rng());
+      ASSERT_EQ(fft::subspace_poly(j, x) ^ fft::subspace_poly(j, y), fft::subspace_poly(j, x ^ y));
+      ASSERT_EQ(fft::subspace_poly(j, uint16_t(x & ((1u << j) - 1))), 0);
+    }
+  }
+  const uint16_t *skew = fft::skew_logs();
+  for (size_t i = 0; i < fft::kSkewCount; ++i) {
+    const unsigned j = __builtin_ctzll(i + 1);
+    const uint16_t x = uint16_t(i + 1 - (size_t(1) << j));
+    ASSERT_EQ(skew[i], fft::log_of(tw.shat(j, x))) << "index " << i;
+  }
+}
+
+// ---------------------------------------------------------------- transforms
+
+fft::Shards random_shards(std::mt19937_64 &rng, size_t count, size_t len) {
+  fft::Shards s(count, len);
+  for (size_t i = 0; i < count; ++i)
+    for (size_t t = 0; t < len; ++t) s[i][t] = uint16_t(rng());
+  return s;
+}
+
+bool same(const fft::Shards &a, const fft::Shards &b, size_t first, size_t last) {
+  for (size_t i = first; i < last; ++i)
+    if (!std::equal(a[i], a[i] + a.len(), b[i])) return false;
+  return true;
+}
+
+TEST(RsFftTransform, FftEvaluatesTheNovelBasisPolynomial) {
+  const Twin &tw = twin();
+  std::mt19937_64 rng(3);
+  for (size_t size : {1, 2, 4, 8, 32})
+    for (size_t offset : {size_t(0), size, 4 * size, 65536 - size}) {
+      fft::Shards d = random_shards(rng, size, 1), e = d;
+      fft::fft(e, 0, size, size, offset);
+      for (size_t i = 0; i < size; ++i) {
+        const uint16_t x = uint16_t(offset + i);
+        uint16_t sum = 0;
+        for (size_t l = 0; l < size; ++l) {
+          uint16_t basis = 1;  // X_l(x) = prod over set bits t of l of shat_t(x)
+          for (unsigned t = 0; t < 16; ++t)
+            if (l >> t & 1) basis = tw.mul(basis, tw.shat(t, x));
+          sum ^= tw.mul(d[l][0], basis);
+        }
+        ASSERT_EQ(e[i][0], sum) << "size " << size << " offset " << offset << " point " << i;
+      }
+    }
+}
+
+TEST(RsFftTransform, InverseAndTruncation) {
+  std::mt19937_64 rng(4);
+  for (size_t size : {1, 2, 16, 256, 4096})
+    for (size_t offset : {size_t(0), size, 65536 - size}) {
+      fft::Shards d = random_shards(rng, size + 3, 5), e = d;
+      fft::fft(e, 3, size, size, offset);
+      EXPECT_FALSE(size > 1 && same(d, e, 3, size + 3));
+      fft::ifft(e, 3, size, size, offset);
+      ASSERT_TRUE(same(d, e, 0, size + 3)) << size << " " << offset;
+      for (size_t trunc : {size_t(1), size / 2 + 1, size - 1}) {
+        if (trunc == 0 || trunc > size) continue;
+        fft::Shards z = d;
+        z.zero(3 + trunc, 3 + size);
+        fft::Shards full = z, cut = z;
+        fft::ifft(full, 3, size, size, offset);
+        fft::ifft(cut, 3, size, trunc, offset);
+        ASSERT_TRUE(same(full, cut, 0, size + 3)) << "ifft truncated " << trunc;
+        full = d, cut = d;
+        fft::fft(full, 3, size, size, offset);
+        fft::fft(cut, 3, size, trunc, offset);
+        ASSERT_TRUE(same(full, cut, 0, 3 + trunc)) << "fft truncated " << trunc;
+      }
+    }
+}
+
+TEST(RsFftTransform, ErasureLogsAreLocatorValues) {
+  std::mt19937_64 rng(5);
+  for (size_t n : {1, 2, 8, 64, 1024}) {
+    std::vector<bool> erased(n);
+    for (size_t i = 0; i < n; ++i) erased[i] = rng() % 3 == 0;
+    const auto lg = fft::erasure_logs(erased);
+    for (size_t i = 0; i < n; ++i) {
+      uint16_t prod = 1;  // prod over erased e != i of (i + e)
+      for (size_t e = 0; e < n; ++e)
+        if (erased[e] && e != i) prod = fft::mul(prod, uint16_t(i ^ e));
+      ASSERT_EQ(fft::exp_of(lg[i]), prod) << "n " << n << " point " << i;
+    }
+  }
+}
+
+TEST(RsFftProgram, TransformsMatchDirect) {
+  std::mt19937_64 rng(6);
+  for (size_t size : {2, 64, 1024})
+    for (size_t trunc : {size, size / 2 + 1}) {
+      fft::Shards d = random_shards(rng, size, 7);
+      d.zero(trunc, size);
+      fft::Program p;
+      p.work_count = uint32_t(size);
+      for (uint32_t i = 0; i < size; ++i) {
+        p.inputs.push_back({i, i});
+        p.outputs.push_back({i, i});
+      }
+      for (int inverse = 0; inverse < 2; ++inverse) {
+        fft::Program q = p;
+        fft::Shards direct = d, ran(size, 7);
+        if (inverse) {
+          fft::append_ifft(q, 0, size, trunc, size);
+          fft::ifft(direct, 0, size, trunc, size);
+        } else {
+          fft::append_fft(q, 0, size, trunc, size);
+          fft::fft(direct, 0, size, trunc, size);
+        }
+        std::vector<const uint16_t *> in;
+        std::vector<uint16_t *> out;
+        for (size_t i = 0; i < size; ++i) in.push_back(d[i]), out.push_back(ran[i]);
+        fft::run_program(q, 7, in.data(), out.data());
+        ASSERT_TRUE(same(direct, ran, 0, inverse ? size : trunc)) << size << " " << inverse;
+      }
+    }
+}
+
+// ---------------------------------------------------------------- parameters and layout
+
+TEST(RsFftParams, DefaultRateRuleAndLimits) {
+  struct Case { unsigned k, m; bool ok; fft::Rate rate; };
+  const Case cases[] = {
+      {1, 1, true, fft::Rate::kHigh},       {4, 2, true, fft::Rate::kHigh},
+      {3, 5, true, fft::Rate::kLow},        {5, 6, true, fft::Rate::kHigh},
+      {6, 5, true, fft::Rate::kLow},        {100, 120, true, fft::Rate::kHigh},
+      {120, 100, true, fft::Rate::kLow},    {32768, 32768, true, fft::Rate::kHigh},
+      {65535, 1, true, fft::Rate::kHigh},   {1, 65535, true, fft::Rate::kLow},
+      {61440, 4096, true, fft::Rate::kHigh}, {32769, 32768, false, {}},
+      {65536, 1, false, {}},                {61441, 4096, false, {}},
+      {0, 1, false, {}},                    {1, 0, false, {}},
+      {4000000000u, 1, false, {}},
+  };
+  for (const Case &c : cases) {
+    auto g = fft::geometry(c.k, c.m);
+    ASSERT_EQ(g.ok(), c.ok) << c.k << ":" << c.m;
+    if (c.ok)
+      EXPECT_EQ(g->rate, c.rate) << c.k << ":" << c.m;
+    else
+      EXPECT_EQ(g.status().code(), StatusCode::kInvalidSpec);
+  }
+}
+
+TEST(RsFftParams, BadArgumentsRejected) {
+  Bytes a(64), b(64), c(64);
+  const uint8_t *in[2] = {a.data(), b.data()};
+  uint8_t *out[2] = {c.data(), c.data()};
+  EXPECT_EQ(fft::encode_bytes(0, 1, 64, in, out).code(), StatusCode::kInvalidSpec);
+  EXPECT_EQ(fft::encode_bytes(1, 0, 64, in, out).code(), StatusCode::kInvalidSpec);
+  EXPECT_EQ(fft::encode_bytes(32769, 32768, 64, in, out).code(), StatusCode::kInvalidSpec);
+  for (size_t bad : {0, 1, 63, 65}) {
+    auto st = fft::encode_bytes(1, 1, bad, in, out);
+    EXPECT_EQ(st.code(), StatusCode::kShardSize) << bad;
+    EXPECT_NE(st.message().find("nonzero and even"), std::string::npos) << st.message();
+  }
+  EXPECT_EQ(fft::encode_bytes(1, 1, 64, nullptr, out).code(), StatusCode::kNullPointer);
+  const uint8_t *in_null[2] = {a.data(), nullptr};
+  EXPECT_EQ(fft::encode_bytes(2, 1, 64, in_null, out).code(), StatusCode::kNullPointer);
+  // Decode 2:2 with only one shard: too many erasures; a missing original without output.
+  const uint8_t *one[4] = {a.data(), nullptr, nullptr, nullptr};
+  uint8_t *outs[2] = {c.data(), c.data()};
+  EXPECT_EQ(fft::decode_bytes(2, 2, 64, one, outs).code(), StatusCode::kTooManyErasures);
+  const uint8_t *two[4] = {a.data(), nullptr, b.data(), nullptr};
+  uint8_t *no_out[2] = {c.data(), nullptr};
+  EXPECT_EQ(fft::decode_bytes(2, 2, 64, two, no_out).code(), StatusCode::kNullPointer);
+  EXPECT_EQ(fft::decode_bytes(2, 2, 62, two, outs).ok(), true);
+  EXPECT_EQ(fft::decode_bytes(2, 2, 61, two, outs).code(), StatusCode::kShardSize);
+  EXPECT_EQ(fft::decode_program(2, 2, {true, false, false, false}).status().code(),
+            StatusCode::kTooManyErasures);
+  EXPECT_EQ(fft::decode_program(2, 2, {true, true, true}).status().code(), StatusCode::kShardCount);
+  EXPECT_EQ(fft::encode_program(0, 2).status().code(), StatusCode::kInvalidSpec);
+}
+
+TEST(RsFftLayout, LowHighBytesPerChunkAndTail) {
+  // 98 bytes: one whole chunk (elements 0..31) and a 34-byte tail of 17 elements.
+  Bytes b(98);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = uint8_t(i);
+  std::vector<uint16_t> e(49);
+  fft::unpack_shard(b.data(), b.size(), e.data());
+  EXPECT_EQ(e[0], 0x2000);   // lo byte 0, hi byte 32
+  EXPECT_EQ(e[31], 0x3F1F);  // lo 31, hi 63
+  EXPECT_EQ(e[32], 0x5140);  // tail: lo 64, hi 64 + 17
+  EXPECT_EQ(e[48], 0x6150);  // lo 80, hi 97
+  Bytes back(98);
+  fft::pack_shard(e.data(), back.size(), back.data());
+  EXPECT_EQ(back, b);
+  std::vector<uint16_t> two(1);
+  fft::unpack_shard(b.data(), 2, two.data());
+  EXPECT_EQ(two[0], 0x0100);
+}
+
+// ---------------------------------------------------------------- round trips
+
+TEST(RsFftRoundTrip, EveryErasureSetOfSmallCodes) {
+  std::mt19937_64 rng(7);
+  for (unsigned k = 1; k <= 8; ++k)
+    for (unsigned m = 1; m <= 8; ++m) {
+      const size_t bytes = 66 + 2 * ((k + m) % 3);  // a whole chunk and a tail
+      std::vector<Bytes> orig;
+      for (unsigned i = 0; i < k; ++i) orig.push_back(random_bytes(rng, bytes));
+      const auto rec = encode(k, m, orig);
+      const unsigned n = k + m;
+      for (uint32_t mask = 0; mask < (1u << n); ++mask) {
+        const unsigned lost = __builtin_popcount(mask);
+        std::vector<bool> keep(n);
+        for (unsigned s = 0; s < n; ++s) keep[s] = !(mask >> s & 1);
+        if (lost > m) {
+          if (lost == m + 1) {
+            std::vector<const uint8_t *> in(n, nullptr);
+            std::vector<Bytes> o(k, Bytes(bytes));
+            auto op = ptrs(o);
+            for (unsigned s = 0; s < n; ++s)
+              if (keep[s]) in[s] = s < k ? orig[s].data() : rec[s - k].data();
+            ASSERT_EQ(fft::decode_bytes(k, m, bytes, in.data(), op.data()).code(),
+                      StatusCode::kTooManyErasures);
+          }
+          continue;
+        }
+        check_decode(k, m, orig, rec, keep,
+                     std::to_string(k) + ":" + std::to_string(m) + " lost mask " +
+                         std::to_string(mask));
+        if (HasFatalFailure()) return;
+      }
+    }
+}
+
+void random_round_trips(unsigned k, unsigned m, size_t bytes, int trials, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Bytes> orig;
+  for (unsigned i = 0; i < k; ++i) orig.push_back(random_bytes(rng, bytes));
+  const auto rec = encode(k, m, orig);
+  std::vector<unsigned> ids(k + m);
+  for (unsigned s = 0; s < k + m; ++s) ids[s] = s;
+  for (int t = 0; t < trials; ++t) {
+    std::shuffle(ids.begin(), ids.end(), rng);
+    const unsigned lost = t == 0 ? m : unsigned(rng() % (m + 1));
+    std::vector<bool> keep(k + m, true);
+    for (unsigned i = 0; i < lost; ++i) keep[ids[i]] = false;
+    check_decode(k, m, orig, rec, keep,
+                 std::to_string(k) + ":" + std::to_string(m) + " trial " + std::to_string(t));
+    if (testing::Test::HasFatalFailure()) return;
+  }
+}
+
+TEST(RsFftRoundTrip, RandomErasuresLargeCodes) {
+  random_round_trips(1000, 1000, 64, 3, 10);
+  random_round_trips(200, 3000, 64, 3, 11);
+  random_round_trips(3000, 200, 98, 3, 12);
+  random_round_trips(65000, 500, 2, 1, 13);   // 127 high-rate chunks, decode on all 2^16 points
+  random_round_trips(3, 65000, 2, 1, 14);     // 16250 low-rate chunks
+}
+
+TEST(RsFftRoundTrip, OneOriginalIsRepeated) {
+  // k = 1: the polynomial is a constant, so every recovery shard equals the original.
+  std::mt19937_64 rng(15);
+  for (unsigned m : {1u, 7u, 65535u}) {
+    const std::vector<Bytes> orig = {random_bytes(rng, 6)};
+    for (const Bytes &r : encode(1, m, orig)) ASSERT_EQ(r, orig[0]) << m;
+  }
+}
+
+// ---------------------------------------------------------------- program view
+
+void check_programs(unsigned k, unsigned m, size_t len, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  fft::Shards orig = random_shards(rng, k, len), rec(m, len), ran(k + m, len);
+  std::vector<const uint16_t *> in(k + m, nullptr);
+  std::vector<uint16_t *> out(k + m), rp(m);
+  for (unsigned s = 0; s < k + m; ++s) out[s] = ran[s];
+  for (unsigned i = 0; i < k; ++i) in[i] = orig[i];
+  for (unsigned j = 0; j < m; ++j) rp[j] = rec[j];
+  ASSERT_TRUE(fft::encode(k, m, len, in.data(), rp.data()).ok());
+  auto ep = fft::encode_program(k, m);
+  ASSERT_TRUE(ep.ok());
+  fft::run_program(*ep, len, in.data(), out.data());
+  for (unsigned j = 0; j < m; ++j)
+    ASSERT_TRUE(std::equal(rec[j], rec[j] + len, ran[k + j])) << k << ":" << m << " rec " << j;
+  for (unsigned j = 0; j < m; ++j) in[k + j] = rec[j];
+  for (int t = 0; t < 4; ++t) {
+    std::vector<bool> present(k + m, true);
+    for (unsigned e = 0; e < m; ++e) present[rng() % (k + m)] = false;
+    auto dp = fft::decode_program(k, m, present, true);
+    ASSERT_TRUE(dp.ok()) << dp.status().to_string();
+    std::vector<const uint16_t *> din(k + m, nullptr);
+    for (unsigned s = 0; s < k + m; ++s)
+      if (present[s]) din[s] = in[s];
+    fft::run_program(*dp, len, din.data(), out.data());
+    for (unsigned s = 0; s < k + m; ++s)
+      if (!present[s])
+        ASSERT_TRUE(std::equal(in[s], in[s] + len, ran[s])) << k << ":" << m << " shard " << s;
+  }
+}
+
+TEST(RsFftProgram, EncodeAndDecodeMatchDirect) {
+  const unsigned sizes[][2] = {{1, 1}, {2, 2}, {3, 5}, {5, 3}, {6, 5}, {5, 6}, {9, 2},
+                               {2, 9}, {100, 20}, {20, 100}, {300, 50}, {50, 300}};
+  uint64_t seed = 100;
+  for (auto &km : sizes) check_programs(km[0], km[1], 9, seed++);
+}
+
+// ---------------------------------------------------------------- matrix form
+
+// G (m x k): column i is the encoding of the unit vector e_i (one element per shard).
+std::vector<std::vector<uint16_t>> generator(unsigned k, unsigned m) {
+  std::vector<std::vector<uint16_t>> g(m, std::vector<uint16_t>(k));
+  for (unsigned i = 0; i < k; ++i) {
+    fft::Shards o(k, 1), r(m, 1);
+    o[i][0] = 1;
+    std::vector<const uint16_t *> in;
+    std::vector<uint16_t *> out;
+    for (unsigned t = 0; t < k; ++t) in.push_back(o[t]);
+    for (unsigned j = 0; j < m; ++j) out.push_back(r[j]);
+    EXPECT_TRUE(fft::encode(k, m, 1, in.data(), out.data()).ok());
+    for (unsigned j = 0; j < m; ++j) g[j][i] = r[j][0];
+  }
+  return g;
+}
+
+bool invertible(std::vector<std::vector<uint16_t>> a) {
+  const size_t n = a.size();
+  for (size_t c = 0; c < n; ++c) {
+    size_t p = c;
+    while (p < n && !a[p][c]) ++p;
+    if (p == n) return false;
+    std::swap(a[p], a[c]);
+    const uint16_t iv = fft::inv(a[c][c]);
+    for (size_t r = c + 1; r < n; ++r) {
+      const uint16_t f = fft::mul(a[r][c], iv);
+      for (size_t t = c; t < n; ++t) a[r][t] ^= fft::mul(f, a[c][t]);
+    }
+  }
+  return true;
+}
+
+TEST(RsFftMatrix, LinearAndMds) {
+  std::mt19937_64 rng(16);
+  for (unsigned k = 1; k <= 7; ++k)
+    for (unsigned m = 1; m <= 7; ++m) {
+      const auto g = generator(k, m);
+      // (b) encode of random data = G x data, on 40 element positions.
+      const size_t len = 40;
+      fft::Shards o = random_shards(rng, k, len), r(m, len);
+      std::vector<const uint16_t *> in;
+      std::vector<uint16_t *> out;
+      for (unsigned i = 0; i < k; ++i) in.push_back(o[i]);
+      for (unsigned j = 0; j < m; ++j) out.push_back(r[j]);
+      ASSERT_TRUE(fft::encode(k, m, len, in.data(), out.data()).ok());
+      for (unsigned j = 0; j < m; ++j)
+        for (size_t t = 0; t < len; ++t) {
+          uint16_t y = 0;
+          for (unsigned i = 0; i < k; ++i) y ^= fft::mul(g[j][i], o[i][t]);
+          ASSERT_EQ(r[j][t], y) << k << ":" << m << " row " << j;
+        }
+      // (a) every k x k submatrix of [I; G] is invertible.
+      const unsigned n = k + m;
+      for (uint32_t rows = 0; rows < (1u << n); ++rows) {
+        if (unsigned(__builtin_popcount(rows)) != k) continue;
+        std::vector<std::vector<uint16_t>> a;
+        for (unsigned s = 0; s < n; ++s) {
+          if (!(rows >> s & 1)) continue;
+          if (s < k) {
+            std::vector<uint16_t> unit(k, 0);
+            unit[s] = 1;
+            a.push_back(unit);
+          } else {
+            a.push_back(g[s - k]);
+          }
+        }
+        ASSERT_TRUE(invertible(a)) << k << ":" << m << " rows " << rows;
+      }
+    }
+}
+
+// ---------------------------------------------------------------- reed-solomon-simd
+
+// test/data/rs_fft_kat.txt (format in its header): our recovery shards equal the crate's, and
+// the crate's shards (printed in full for small cases) decode with us.
+TEST(RsFftCompat, KnownAnswersOfReedSolomonSimd) {
+  std::ifstream f(ECJIT_RS_FFT_KAT);
+  ASSERT_TRUE(f.good()) << "cannot read " << ECJIT_RS_FFT_KAT;
+  std::string line, word;
+  uint64_t seed = 0;
+  unsigned k = 0, m = 0, cases = 0, full = 0;
+  size_t bytes = 0;
+  std::vector<Bytes> orig, ours, theirs;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream in(line);
+    in >> word;
+    if (word == "seed") {
+      std::string h;
+      in >> h;
+      seed = std::stoull(h, nullptr, 16);
+    } else if (word == "case") {
+      in >> k >> m >> bytes;
+      orig = kat_originals(seed, k, m, bytes);
+      ours = encode(k, m, orig);
+      theirs.assign(m, Bytes());
+      ++cases;
+    } else if (word == "orig") {
+      std::string h;
+      in >> h;
+      Bytes all;
+      for (auto &o : orig) all.insert(all.end(), o.begin(), o.end());
+      ASSERT_EQ(std::stoull(h, nullptr, 16), fnv1a64(all.data(), all.size()))
+          << "originals differ from bench/rs_simd's generator: case " << k << " " << m << " " << bytes;
+    } else if (word == "rec") {
+      unsigned j;
+      std::string h, hex;
+      in >> j >> h >> hex;
+      ASSERT_LT(j, m);
+      EXPECT_EQ(std::stoull(h, nullptr, 16), fnv1a64(ours[j].data(), bytes))
+          << "recovery " << j << " of case " << k << " " << m << " " << bytes;
+      if (!hex.empty()) {
+        ASSERT_EQ(hex.size(), 2 * bytes);
+        for (size_t t = 0; t < bytes; ++t)
+          theirs[j].push_back(uint8_t(std::stoul(hex.substr(2 * t, 2), nullptr, 16)));
+        EXPECT_EQ(theirs[j], ours[j]) << "recovery " << j << " of case " << k << " " << m;
+      }
+    } else if (word == "end") {
+      // Decode from the crate's recovery shards (ours where only a hash was stored) with as
+      // many originals lost as possible, lowest indices first.
+      std::vector<Bytes> rec = ours;
+      if (!theirs.empty() && !theirs[0].empty()) rec = theirs, ++full;
+      std::vector<bool> keep(k + m, true);
+      for (unsigned i = 0; i < std::min(k, m); ++i) keep[i] = false;
+      check_decode(k, m, orig, rec, keep, "KAT case " + std::to_string(k) + ":" + std::to_string(m));
+    } else {
+      FAIL() << "bad KAT line: " << line;
+    }
+  }
+  EXPECT_GE(cases, 50u);
+  EXPECT_GE(full, 10u);
+}
+
+// Live differential run against bench/rs_simd (see bench/rs_simd/README.md).
+std::string rs_simd_run(const std::string &bin, const std::string &args, const Bytes &input) {
+  const std::string dir = testing::TempDir();
+  const std::string in = dir + "rs_fft_in.bin", out = dir + "rs_fft_out.bin";
+  std::ofstream(in, std::ios::binary).write((const char *)input.data(), std::streamsize(input.size()));
+  const std::string cmd = "'" + bin + "' " + args + " < '" + in + "' > '" + out + "'";
+  if (std::system(cmd.c_str()) != 0) return std::string("\x01") + cmd;
+  std::ifstream f(out, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+TEST(RsFftCompat, LiveDifferentialAgainstReedSolomonSimd) {
+  const char *bin = std::getenv("ECJIT_RS_SIMD_BIN");
+  if (!bin || !*bin)
+    GTEST_SKIP() << "set ECJIT_RS_SIMD_BIN to the binary that bench/rs_simd/build.sh prints "
+                    "(bench/rs_simd/target/release/rs_simd) to run the live differential test";
+  std::mt19937_64 rng(17);
+  std::vector<std::array<unsigned, 3>> cases = {{1024, 1024, 64}, {16384, 16384, 64},
+                                                {1, 1, 2},        {65535, 1, 2},
+                                                {1, 65535, 2},    {32768, 32768, 2}};
+  for (int t = 0; t < 12; ++t) {
+    unsigned k = 1 + unsigned(rng() % 3000), m = 1 + unsigned(rng() % 3000);
+    cases.push_back({k, m, 2 * (1 + unsigned(rng() % 100))});
+  }
+  for (auto [k, m, bytes] : cases) {
+    const std::string what = std::to_string(k) + ":" + std::to_string(m) + " x " + std::to_string(bytes);
+    std::vector<Bytes> orig;
+    Bytes all;
+    for (unsigned i = 0; i < k; ++i) {
+      orig.push_back(random_bytes(rng, bytes));
+      all.insert(all.end(), orig.back().begin(), orig.back().end());
+    }
+    const auto ours = encode(k, m, orig);
+    const std::string got = rs_simd_run(bin, "encode " + std::to_string(k) + " " +
+                                                 std::to_string(m) + " " + std::to_string(bytes), all);
+    ASSERT_EQ(got.size(), size_t(m) * bytes) << what << ": " << got.substr(0, 200);
+    std::vector<Bytes> theirs;
+    for (unsigned j = 0; j < m; ++j) {
+      theirs.emplace_back(got.begin() + j * bytes, got.begin() + (j + 1) * bytes);
+      ASSERT_EQ(theirs[j], ours[j]) << what << ": recovery " << j;
+    }
+    // Lose min(k, m) random shards; we decode the crate's shards, the crate decodes ours.
+    std::vector<unsigned> ids(k + m);
+    for (unsigned s = 0; s < k + m; ++s) ids[s] = s;
+    std::shuffle(ids.begin(), ids.end(), rng);
+    std::vector<bool> keep(k + m, true);
+    for (unsigned i = 0; i < std::min(k, m); ++i) keep[ids[i]] = false;
+    check_decode(k, m, orig, theirs, keep, what);
+    Bytes input;
+    for (unsigned s = 0; s < k + m; ++s) input.push_back(keep[s] ? 1 : 0);
+    Bytes expect;
+    for (unsigned s = 0; s < k + m; ++s) {
+      const Bytes &b = s < k ? orig[s] : ours[s - k];
+      if (keep[s]) input.insert(input.end(), b.begin(), b.end());
+      else if (s < k) expect.insert(expect.end(), b.begin(), b.end());
+    }
+    const std::string restored = rs_simd_run(bin, "decode " + std::to_string(k) + " " +
+                                                      std::to_string(m) + " " + std::to_string(bytes), input);
+    ASSERT_EQ(restored, std::string(expect.begin(), expect.end())) << what << ": crate decode";
+  }
+}
+
+}  // namespace
