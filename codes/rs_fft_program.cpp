@@ -19,24 +19,44 @@ void zero_range(Program &p, size_t first, size_t last) {
 
 }  // namespace
 
-void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset) {
-  assert(skew_offset % size == 0 && skew_offset + size <= kOrder && truncated <= size);
-  const uint16_t *skew = skew_logs();
-  for (size_t dist = size / 2; dist > 0; dist /= 2)
-    for (size_t r = 0; r < truncated; r += 2 * dist) {
-      const uint16_t s = skew[skew_offset + r + dist - 1];
-      for (size_t i = pos + r; i < pos + r + dist; ++i) push(p, OpKind::kFft, i, i + dist, s);
-    }
+namespace {
+
+// The butterflies of the block [r0, r0 + 2 dist) of one layer, when the block is computed.
+void push_block(Program &p, OpKind kind, size_t pos, size_t r0, size_t dist, size_t truncated,
+                size_t skew_offset) {
+  if (r0 >= truncated) return;
+  const uint16_t s = skew_logs()[skew_offset + r0 + dist - 1];
+  for (size_t i = pos + r0; i < pos + r0 + dist; ++i) push(p, kind, i, i + dist, s);
 }
 
-void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset) {
+void fft_depth_first(Program &p, size_t pos, size_t r0, size_t size, size_t truncated, size_t skew_offset) {
+  if (size < 2 || r0 >= truncated) return;  // nothing of a skipped block's halves runs either
+  push_block(p, OpKind::kFft, pos, r0, size / 2, truncated, skew_offset);
+  fft_depth_first(p, pos, r0, size / 2, truncated, skew_offset);
+  fft_depth_first(p, pos, r0 + size / 2, size / 2, truncated, skew_offset);
+}
+
+void ifft_depth_first(Program &p, size_t pos, size_t r0, size_t size, size_t truncated, size_t skew_offset) {
+  if (size < 2 || r0 >= truncated) return;
+  ifft_depth_first(p, pos, r0, size / 2, truncated, skew_offset);
+  ifft_depth_first(p, pos, r0 + size / 2, size / 2, truncated, skew_offset);
+  push_block(p, OpKind::kIfft, pos, r0, size / 2, truncated, skew_offset);
+}
+
+}  // namespace
+
+void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset, Order order) {
   assert(skew_offset % size == 0 && skew_offset + size <= kOrder && truncated <= size);
-  const uint16_t *skew = skew_logs();
+  if (order == Order::kDepthFirst) return fft_depth_first(p, pos, 0, size, truncated, skew_offset);
+  for (size_t dist = size / 2; dist > 0; dist /= 2)
+    for (size_t r = 0; r < truncated; r += 2 * dist) push_block(p, OpKind::kFft, pos, r, dist, truncated, skew_offset);
+}
+
+void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset, Order order) {
+  assert(skew_offset % size == 0 && skew_offset + size <= kOrder && truncated <= size);
+  if (order == Order::kDepthFirst) return ifft_depth_first(p, pos, 0, size, truncated, skew_offset);
   for (size_t dist = 1; dist < size; dist *= 2)
-    for (size_t r = 0; r < truncated; r += 2 * dist) {
-      const uint16_t s = skew[skew_offset + r + dist - 1];
-      for (size_t i = pos + r; i < pos + r + dist; ++i) push(p, OpKind::kIfft, i, i + dist, s);
-    }
+    for (size_t r = 0; r < truncated; r += 2 * dist) push_block(p, OpKind::kIfft, pos, r, dist, truncated, skew_offset);
 }
 
 void append_formal_derivative(Program &p, size_t count) {
@@ -46,7 +66,7 @@ void append_formal_derivative(Program &p, size_t count) {
   }
 }
 
-Result<Program> encode_program(unsigned k, unsigned m) {
+Result<Program> encode_program(unsigned k, unsigned m, Order order) {
   Result<Geometry> g = geometry(k, m);
   if (!g.ok()) return g.status();
   const size_t C = g->chunk;
@@ -60,26 +80,25 @@ Result<Program> encode_program(unsigned k, unsigned m) {
     for (size_t c0 = 0; c0 < k; c0 += C) {
       const size_t count = std::min<size_t>(C, k - c0);
       zero_range(p, c0 + count, c0 + C);
-      append_ifft(p, c0, C, count, c0 + C);
+      append_ifft(p, c0, C, count, c0 + C, order);
       if (c0 != 0)
         for (size_t i = 0; i < C; ++i) push(p, OpKind::kXor, i, c0 + i);
     }
-    append_fft(p, 0, C, m, 0);
+    append_fft(p, 0, C, m, 0, order);
   } else {
     // The originals' coefficients (IFFT at points 0 .. C-1) copied to every recovery chunk,
     // each evaluated at its points c0 + C ...
     p.work_count = uint32_t((m + C - 1) / C * C);
     zero_range(p, k, C);
-    append_ifft(p, 0, C, k, 0);
+    append_ifft(p, 0, C, k, 0, order);
     for (size_t c0 = C; c0 < m; c0 += C)
       for (size_t i = 0; i < C; ++i) push(p, OpKind::kCopy, c0 + i, i);
-    for (size_t c0 = 0; c0 < m; c0 += C) append_fft(p, c0, C, std::min<size_t>(C, m - c0), c0 + C);
+    for (size_t c0 = 0; c0 < m; c0 += C) append_fft(p, c0, C, std::min<size_t>(C, m - c0), c0 + C, order);
   }
   return p;
 }
 
-Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &present,
-                               bool restore_recovery) {
+Result<std::vector<uint16_t>> locator_logs(unsigned k, unsigned m, const std::vector<bool> &present) {
   Result<Geometry> g = geometry(k, m);
   if (!g.ok()) return g.status();
   if (present.size() != size_t(k) + m)
@@ -91,24 +110,33 @@ Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &
     return Status(StatusCode::kTooManyErasures, "rs-fft: " + std::to_string(count) +
                                                     " shards present, need k = " +
                                                     std::to_string(k));
+  const size_t n = g->decode_work;
+  std::vector<bool> erased(n, false);
+  for (unsigned s = 0; s < k + m; ++s)
+    erased[s < k ? g->original_pos + s : g->recovery_pos + (s - k)] = !present[s];
+  if (g->rate == Rate::kHigh)
+    std::fill(erased.begin() + m, erased.begin() + g->chunk, true);
+  else
+    std::fill(erased.begin() + g->decode_end, erased.end(), true);
+  return erasure_logs(erased);
+}
+
+Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &present,
+                               bool restore_recovery) {
+  Result<std::vector<uint16_t>> logs = locator_logs(k, m, present);
+  if (!logs.ok()) return logs.status();
+  const Geometry g = *geometry(k, m);
   Program p;
   std::vector<uint32_t> wanted;  // shard ids to restore, originals first
   for (unsigned s = 0; s < k + m; ++s)
     if (!present[s] && (s < k || restore_recovery)) wanted.push_back(s);
   if (wanted.empty()) return p;
 
-  const size_t n = g->decode_work;
-  auto pos = [&](unsigned s) { return s < k ? g->original_pos + s : g->recovery_pos + (s - k); };
-  std::vector<bool> erased(n, false), holds(n, false);
-  for (unsigned s = 0; s < k + m; ++s) {
-    erased[pos(s)] = !present[s];
-    holds[pos(s)] = present[s];
-  }
-  if (g->rate == Rate::kHigh)
-    std::fill(erased.begin() + m, erased.begin() + g->chunk, true);
-  else
-    std::fill(erased.begin() + g->decode_end, erased.end(), true);
-  const std::vector<uint16_t> lg = erasure_logs(erased);
+  const size_t n = g.decode_work;
+  auto pos = [&](unsigned s) { return s < k ? g.original_pos + s : g.recovery_pos + (s - k); };
+  std::vector<bool> holds(n, false);
+  for (unsigned s = 0; s < k + m; ++s) holds[pos(s)] = present[s];
+  const std::vector<uint16_t> &lg = *logs;
 
   p.work_count = uint32_t(n);
   for (unsigned s = 0; s < k + m; ++s)
@@ -119,9 +147,9 @@ Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &
     else
       push(p, OpKind::kZero, x);
   }
-  append_ifft(p, 0, n, g->decode_end, 0);
+  append_ifft(p, 0, n, g.decode_end, 0);
   append_formal_derivative(p, n);
-  append_fft(p, 0, n, g->decode_end, 0);
+  append_fft(p, 0, n, g.decode_end, 0);
   for (uint32_t s : wanted) {
     push(p, OpKind::kMulLog, pos(s), 0, uint16_t(kModulus - lg[pos(s)]));
     p.outputs.push_back({s, uint32_t(pos(s))});

@@ -52,16 +52,25 @@ struct Program {
   std::vector<Op> ops;
 };
 
-// Append the butterflies of fft / ifft (rs_fft.h, same arguments, `pos` a work slot), in the
-// order the transforms run them: kFft / kIfft ops with the twiddle log.
-void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset);
-void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset);
+// The order butterflies are appended in. kLayers: layer by layer, as the transforms run
+// (rs_fft.h). kDepthFirst: the same butterflies reordered by the recursion of the transform
+// (FFT: a block's top layer, then each half in turn; IFFT: each half, then the top layer),
+// so that a code generator working on one column of all shards finishes sub-transforms
+// while their values are still in registers. Both orders compute the same thing.
+enum class Order : uint8_t { kLayers, kDepthFirst };
+
+// Append the butterflies of fft / ifft (rs_fft.h, same arguments, `pos` a work slot): kFft /
+// kIfft ops with the twiddle log, in `order`.
+void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset,
+                Order order = Order::kLayers);
+void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset,
+                 Order order = Order::kLayers);
 // Append formal_derivative over work slots [0, count) as kXor ops.
 void append_formal_derivative(Program &p, size_t count);
 
 // Encode: inputs are originals 0 .. k-1, outputs recovery 0 .. m-1 (shard ids k .. k+m-1).
 // Errors: kInvalidSpec.
-Result<Program> encode_program(unsigned k, unsigned m);
+Result<Program> encode_program(unsigned k, unsigned m, Order order = Order::kLayers);
 
 // Decode for one erasure pattern: present has k + m entries (originals then recovery).
 // Inputs are the present shards; outputs are the missing originals, then, when
@@ -71,6 +80,13 @@ Result<Program> encode_program(unsigned k, unsigned m);
 // has the wrong size), kTooManyErasures (fewer than k present).
 Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &present,
                                bool restore_recovery = false);
+
+// The erasure-locator logs of one pattern on the decode_work points (rs_fft.h's Geometry):
+// a present shard's point is multiplied by exp(logs[x]) before the IFFT, every other point
+// is zero; a restored point is multiplied by exp(kModulus - logs[x]) after the FFT. What
+// decode_program bakes in, for decoders that take the multipliers at run time. Errors as
+// decode_program's.
+Result<std::vector<uint16_t>> locator_logs(unsigned k, unsigned m, const std::vector<bool> &present);
 
 // Runs p on shards of len elements: in[id] are read for the input bindings, out[id] written
 // for the output bindings (both arrays indexed by shard id, k + m entries; the pointers

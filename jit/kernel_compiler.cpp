@@ -57,6 +57,14 @@ CompileRequest xor_compile_request(const ir::XorKernelDesc &kernel, const ir::Ta
   return req;
 }
 
+CompileRequest fft_compile_request(const ir::FftKernelDesc &kernel, const ir::TargetInfo &target,
+                                   OptLevel opt) {
+  CompileRequest req{ir::KernelDesc{*codes::Field::make(8), codes::Matrix(), kernel.symbol}, target,
+                     ir::Strategy::kAuto, opt};
+  req.fft_kernel = std::make_shared<const ir::FftKernelDesc>(kernel);
+  return req;
+}
+
 llvm::Expected<BuiltModule> build_module(const CompileRequest &req, bool optimize_it) {
   if (llvm::Error e = init_llvm_targets()) return std::move(e);
   BuiltModule out;
@@ -64,8 +72,9 @@ llvm::Expected<BuiltModule> build_module(const CompileRequest &req, bool optimiz
   const ir::Strategy strategy = resolve_strategy(req.strategy, req.target, req.desc.field.bits());
   ir::BuildOptions options;
   options.unroll = req.unroll;
-  auto module = req.xor_kernel ? ir::build_xor_kernel(*out.ctx, *req.xor_kernel, req.target)
-                               : ir::build_kernel(*out.ctx, req.desc, req.target, strategy, options);
+  auto module = req.xor_kernel   ? ir::build_xor_kernel(*out.ctx, *req.xor_kernel, req.target)
+                : req.fft_kernel ? ir::build_fft_kernel(*out.ctx, *req.fft_kernel, req.target)
+                                 : ir::build_kernel(*out.ctx, req.desc, req.target, strategy, options);
   if (!module) return module.takeError();
   out.module = std::move(*module);
   if (optimize_it) {
@@ -113,10 +122,20 @@ std::string xor_cache_key(const CompileRequest &req) {
   return k + "|" + d.symbol;
 }
 
+// The key of an rs-fft kernel: target, opt level, kind, k and m (the code is fixed by them).
+std::string fft_cache_key(const CompileRequest &req) {
+  const ir::FftKernelDesc &d = *req.fft_kernel;
+  return DiskCache::build_identity() + "|" + req.target.triple + "|" + req.target.cpu + "|" +
+         req.target.features + "|v" + std::to_string(req.target.vector_bits) + "|fft|O" +
+         std::to_string(int(req.opt)) + (d.kind == ir::FftKernelDesc::Kind::kDecode ? "|dec" : "|enc") + "|k" +
+         std::to_string(d.k) + "|m" + std::to_string(d.m) + "|" + d.symbol;
+}
+
 }  // namespace
 
 std::string kernel_cache_key(const CompileRequest &req) {
   if (req.xor_kernel) return xor_cache_key(req);
+  if (req.fft_kernel) return fft_cache_key(req);
   std::string k = DiskCache::build_identity();
   const ir::Strategy strategy = resolve_strategy(req.strategy, req.target, req.desc.field.bits());
   k += "|" + req.target.triple + "|" + req.target.cpu + "|" + req.target.features + "|v" +
@@ -164,8 +183,9 @@ llvm::Expected<std::unique_ptr<CompiledKernel>> jit_kernel(JitSession &session,
     // entry with the right key and checksum may still hold another kernel (forged by a
     // writer of the directory, see DiskCache).
     const ir::Strategy strategy = resolve_strategy(req.strategy, req.target, req.desc.field.bits());
-    const bool matches = k && (req.xor_kernel ? xor_kernel_matches_desc(**k, *req.xor_kernel)
-                                              : kernel_matches_desc(**k, req.desc, strategy));
+    const bool matches = k && (req.xor_kernel   ? xor_kernel_matches_desc(**k, *req.xor_kernel)
+                               : req.fft_kernel ? fft_kernel_matches_desc(**k, *req.fft_kernel)
+                                                : kernel_matches_desc(**k, req.desc, strategy));
     if (matches) {
       if (from_disk) *from_disk = true;
       return done(std::move(k));

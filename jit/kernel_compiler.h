@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "ir_builders/fft_kernel.h"
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/strategy.h"
 #include "ir_builders/target_info.h"
@@ -33,13 +34,21 @@ struct CompileRequest {
   // A bit-matrix kernel instead (ir::build_xor_kernel): desc, strategy and unroll are then
   // unused; the symbol is xor_kernel->symbol.
   std::shared_ptr<const ir::XorKernelDesc> xor_kernel = nullptr;
+  // An rs-fft kernel instead (ir::build_fft_kernel), likewise.
+  std::shared_ptr<const ir::FftKernelDesc> fft_kernel = nullptr;
 
-  const std::string &symbol() const { return xor_kernel ? xor_kernel->symbol : desc.symbol; }
+  const std::string &symbol() const {
+    return xor_kernel ? xor_kernel->symbol : fft_kernel ? fft_kernel->symbol : desc.symbol;
+  }
 };
 
 // The request of a bit-matrix kernel: xor_kernel set, desc an empty GF(2^8) placeholder that
 // nothing reads (CompileRequest::xor_kernel).
 CompileRequest xor_compile_request(const ir::XorKernelDesc &kernel, const ir::TargetInfo &target,
+                                   OptLevel opt);
+
+// The request of an rs-fft kernel (CompileRequest::fft_kernel), desc a placeholder likewise.
+CompileRequest fft_compile_request(const ir::FftKernelDesc &kernel, const ir::TargetInfo &target,
                                    OptLevel opt);
 
 // The strategy `kAuto` stands for on a target, for a field of `field_bits`.

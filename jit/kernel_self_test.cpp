@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "codes/coeff_layout.h"
+#include "codes/rs_fft.h"
+#include "codes/rs_fft_program.h"
 #include "codes/reference_codec.h"
 #include "ir_builders/lowering.h"
 
@@ -14,6 +16,7 @@ namespace {
 
 using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
 using ShapeFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t, const uint8_t *);
+using FftDecodeFn = void (*)(const uint8_t *const *, uint8_t *const *, const uint8_t *, size_t);
 
 #if defined(__clang__)
 __attribute__((no_sanitize("function")))
@@ -22,6 +25,14 @@ void call(void *fn, const uint8_t *const *in, uint8_t *const *out, size_t len,
           const uint8_t *coeffs) {
   if (coeffs) reinterpret_cast<ShapeFn>(fn)(in, out, len, coeffs);
   else reinterpret_cast<KernelFn>(fn)(in, out, len);
+}
+
+#if defined(__clang__)
+__attribute__((no_sanitize("function")))
+#endif
+void call_fft_decode(void *fn, const uint8_t *const *in, uint8_t *const *out, const uint8_t *tables,
+                     size_t len) {
+  reinterpret_cast<FftDecodeFn>(fn)(in, out, tables, len);
 }
 
 }  // namespace
@@ -95,6 +106,55 @@ bool xor_kernel_matches_desc(const CompiledKernel &kernel, const ir::XorKernelDe
   for (auto &v : out) out_p.push_back(v.data());
   call(kernel.address(), in_p.data(), out_p.data(), len, nullptr);
   return out == want;
+}
+
+bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDesc &desc) {
+  namespace fft = codes::fft;
+  Result<fft::Geometry> g = fft::geometry(desc.k, desc.m);
+  if (!g.ok()) return false;
+  const unsigned k = desc.k, m = desc.m, n = k + m;
+  const size_t len = 128;  // two columns
+  std::mt19937_64 rng(0xff7c0de);
+  std::vector<std::vector<uint8_t>> shard(n, std::vector<uint8_t>(len));
+  for (unsigned i = 0; i < k; ++i)
+    for (auto &b : shard[i]) b = uint8_t(rng());
+  std::vector<const uint8_t *> orig(k);
+  std::vector<uint8_t *> rec(m);
+  for (unsigned i = 0; i < k; ++i) orig[i] = shard[i].data();
+  for (unsigned j = 0; j < m; ++j) rec[j] = shard[k + j].data();
+  if (!fft::encode_bytes(k, m, len, orig.data(), rec.data()).ok()) return false;
+  std::vector<std::vector<uint8_t>> got(n, std::vector<uint8_t>(len, 0x5a));
+  if (desc.kind == ir::FftKernelDesc::Kind::kEncode) {
+    std::vector<uint8_t *> out(m);
+    for (unsigned j = 0; j < m; ++j) out[j] = got[j].data();
+    call(kernel.address(), orig.data(), out.data(), len, nullptr);
+    for (unsigned j = 0; j < m; ++j)
+      if (got[j] != shard[k + j]) return false;
+    return true;
+  }
+  // Decode: the first m shards (originals first) lost, every one restored.
+  std::vector<bool> present(n, true);
+  for (unsigned s = 0; s < m; ++s) present[s] = false;
+  Result<std::vector<uint16_t>> logs = fft::locator_logs(k, m, present);
+  if (!logs.ok()) return false;
+  const size_t points = g->decode_work;
+  std::vector<uint8_t> tables(2 * points * ir::kFftMulTableBytes, 0);
+  std::vector<const uint8_t *> in(points, shard[n - 1].data());
+  std::vector<uint8_t *> out(points, nullptr);
+  for (unsigned s = 0; s < n; ++s) {
+    const size_t x = s < k ? g->original_pos + s : g->recovery_pos + (s - k);
+    if (present[s]) {
+      in[x] = shard[s].data();
+      ir::fft_mul_tables((*logs)[x], tables.data() + x * ir::kFftMulTableBytes);
+    } else {
+      out[x] = got[s].data();
+      ir::fft_mul_tables(uint16_t(fft::kModulus - (*logs)[x]), tables.data() + (points + x) * ir::kFftMulTableBytes);
+    }
+  }
+  call_fft_decode(kernel.address(), in.data(), out.data(), tables.data(), len);
+  for (unsigned s = 0; s < n; ++s)
+    if (!present[s] && got[s] != shard[s]) return false;
+  return true;
 }
 
 }  // namespace ecjit::jit

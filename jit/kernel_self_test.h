@@ -1,6 +1,7 @@
 // kernel_self_test: runs a compiled kernel on a few fixed vectors against the reference map before it may serve calls.
 #pragma once
 
+#include "ir_builders/fft_kernel.h"
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/strategy.h"
 #include "ir_builders/xor_kernel.h"
@@ -21,5 +22,9 @@ bool kernel_matches_desc(const CompiledKernel &kernel, const ir::KernelDesc &des
 // The same for a bit-matrix kernel: its program run by codes::run_program, packet by packet,
 // on two blocks of seeded data (accumulate kernels over seeded outputs).
 bool xor_kernel_matches_desc(const CompiledKernel &kernel, const ir::XorKernelDesc &desc);
+
+// The same for an rs-fft kernel: codes::fft::encode_bytes / decode_bytes on seeded shards of
+// two columns (decode: one erasure pattern of m lost shards, multipliers prepared here).
+bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDesc &desc);
 
 }  // namespace ecjit::jit

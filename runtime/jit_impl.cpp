@@ -235,6 +235,31 @@ Result<Kernel> JitImpl::xor_kernel(const ir::XorKernelDesc &desc, bool shared) {
 }
 
 void JitImpl::tune_later(const jit::CompileRequest &req, const std::shared_ptr<KernelSlot> &slot,
+Result<Kernel> JitImpl::fft_kernel(const ir::FftKernelDesc &desc) {
+  if (!ir::fft_kernel_supported(target_))
+    return Status(StatusCode::kUnsupported, "rs-fft kernels need a 16-entry byte shuffle (x86 SSSE3 / AVX2, "
+                                            "AArch64 NEON); target " + options_.target + " has none");
+  const size_t slots = ir::fft_kernel_slots(desc);
+  if (slots == 0 || slots > kMaxFftKernelSlots)
+    return Status(StatusCode::kUnsupported, "rs-fft k=" + std::to_string(desc.k) + ",m=" + std::to_string(desc.m) +
+                                                ": " + std::to_string(slots) + " work slots, more than the " +
+                                                std::to_string(kMaxFftKernelSlots) + " an unrolled kernel takes");
+  const jit::CompileRequest req = jit::fft_compile_request(desc, target_, opt_);
+  auto compiled = cache_.get_or_compile(desc.symbol + "|fft|O" + std::to_string(options_.opt_level),
+                                        [&] { return counted_compile(req, /*shared=*/true); });
+  if (!compiled)
+    return to_status(compiled.takeError(), StatusCode::kJitFailure, "compiling rs-fft kernel " + desc.symbol);
+  Kernel k;
+  k.code = std::move(*compiled);
+  if (desc.kind == ir::FftKernelDesc::Kind::kEncode) k.fn = reinterpret_cast<KernelFn>(k.code->address());
+  k.info.symbol = desc.symbol;
+  k.info.strategy = "fft";
+  k.info.target = options_.target;
+  k.info.cpu = target_.cpu;
+  k.info.vector_bits = target_.vector_bits >= 256 ? 256 : 128;
+  return k;
+}
+
                          std::shared_ptr<const jit::CompiledKernel> running, bool optional) {
   jit::BackgroundTuner::Job job;
   job.request = req;

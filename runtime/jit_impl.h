@@ -13,6 +13,7 @@
 #include "codes/matrix.h"
 #include "codes/gf.h"
 #include "ecjit/jit.h"
+#include "ir_builders/fft_kernel.h"
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/strategy.h"
 #include "ir_builders/target_info.h"
@@ -36,6 +37,11 @@ using VerifyFn = size_t (*)(const uint8_t *const *, size_t);
 using ShapeFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t, const uint8_t *);
 
 // A compiled kernel plus what it is, kept alive by shared ownership.
+// Work slots of the largest rs-fft kernel JitImpl::fft_kernel unrolls (ir::fft_kernel_slots).
+// Zen 3, AVX2: encode 32:32 (32 slots) compiles in ~0.35 s, the decode core of 32:32 (64) ~1 s;
+// past that the straight-line column spills more than it saves.
+constexpr size_t kMaxFftKernelSlots = 64;
+
 struct Kernel {
   std::shared_ptr<const jit::CompiledKernel> code;
   KernelFn fn = nullptr;          // every mode but kVerify and shape kernels
@@ -107,6 +113,13 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   // kernel cache by symbol for the Jit's lifetime (encoders); else compiled for the caller
   // alone (decoders per erasure set, owned by a codec's LRU). Errors: kJitFailure.
   Result<Kernel> xor_kernel(const ir::XorKernelDesc &desc, bool shared);
+
+  // An rs-fft kernel (ir::build_fft_kernel: encode, or the decode core of every erasure
+  // pattern), compiled once per Jit and shared by its codecs. Kernel::code->address() has
+  // the kind's signature (fn is set for encode only). Errors: kUnsupported (no byte shuffle
+  // on the target, or more than kMaxFftKernelSlots work slots: too large to unroll),
+  // kJitFailure.
+  Result<Kernel> fft_kernel(const ir::FftKernelDesc &desc);
 
   // Runs `task` on the Jit's background thread (one at a time, with the tunings). false
   // when refused: optional and 8 jobs wait already, or the Jit is going away.

@@ -448,11 +448,18 @@ void check_programs(unsigned k, unsigned m, size_t len, uint64_t seed) {
   for (unsigned i = 0; i < k; ++i) in[i] = orig[i];
   for (unsigned j = 0; j < m; ++j) rp[j] = rec[j];
   ASSERT_TRUE(fft::encode(k, m, len, in.data(), rp.data()).ok());
-  auto ep = fft::encode_program(k, m);
-  ASSERT_TRUE(ep.ok());
-  fft::run_program(*ep, len, in.data(), out.data());
-  for (unsigned j = 0; j < m; ++j)
-    ASSERT_TRUE(std::equal(rec[j], rec[j] + len, ran[k + j])) << k << ":" << m << " rec " << j;
+  for (fft::Order order : {fft::Order::kLayers, fft::Order::kDepthFirst}) {
+    auto ep = fft::encode_program(k, m, order);
+    ASSERT_TRUE(ep.ok());
+    fft::run_program(*ep, len, in.data(), out.data());
+    for (unsigned j = 0; j < m; ++j)
+      ASSERT_TRUE(std::equal(rec[j], rec[j] + len, ran[k + j]))
+          << k << ":" << m << " rec " << j << (order == fft::Order::kLayers ? " layers" : " depth-first");
+  }
+  {  // the two orders hold the same butterflies
+    auto a = fft::encode_program(k, m, fft::Order::kLayers), b = fft::encode_program(k, m, fft::Order::kDepthFirst);
+    ASSERT_EQ(a->ops.size(), b->ops.size());
+  }
   for (unsigned j = 0; j < m; ++j) in[k + j] = rec[j];
   for (int t = 0; t < 4; ++t) {
     std::vector<bool> present(k + m, true);

@@ -177,6 +177,48 @@ fn cmd_decode(k: usize, m: usize, bytes: usize) {
     write_stdout(&missing);
 }
 
+/// `bench K M BYTES SECONDS`: the crate's own encode and decode speed on one thread, with an
+/// encoder / decoder reused across calls (reset), as a caller keeping them would. Decode loses
+/// min(M, K) originals and rebuilds them from the recovery shards. Prints one line:
+/// `encode_gbps=E decode_gbps=D` with GB = 1e9 bytes of K x BYTES original data per call.
+fn cmd_bench(k: usize, m: usize, bytes: usize, seconds: f64) {
+    let orig = originals(0xbe7c4, k, m, bytes);
+    let rec = encode(k, m, bytes, &orig);
+    let mut enc = ReedSolomonEncoder::new(k, m, bytes).unwrap_or_else(|e| fail(1, &e.to_string()));
+    let time = |f: &mut dyn FnMut()| -> f64 {
+        f(); // warm up
+        let start = std::time::Instant::now();
+        let mut calls = 0u64;
+        while start.elapsed().as_secs_f64() < seconds {
+            f();
+            calls += 1;
+        }
+        (k * bytes) as f64 * calls as f64 / start.elapsed().as_secs_f64() / 1e9
+    };
+    let e = time(&mut || {
+        enc.reset(k, m, bytes).unwrap_or_else(|e| fail(1, &e.to_string()));
+        for s in &orig {
+            enc.add_original_shard(s).unwrap_or_else(|e| fail(1, &e.to_string()));
+        }
+        let r = enc.encode().unwrap_or_else(|e| fail(1, &e.to_string()));
+        std::hint::black_box(r.recovery(0));
+    });
+    let lost = m.min(k);
+    let mut dec = ReedSolomonDecoder::new(k, m, bytes).unwrap_or_else(|e| fail(1, &e.to_string()));
+    let d = time(&mut || {
+        dec.reset(k, m, bytes).unwrap_or_else(|e| fail(1, &e.to_string()));
+        for (i, s) in orig.iter().enumerate().skip(lost) {
+            dec.add_original_shard(i, s).unwrap_or_else(|e| fail(1, &e.to_string()));
+        }
+        for (j, s) in rec.iter().enumerate().take(lost) {
+            dec.add_recovery_shard(j, s).unwrap_or_else(|e| fail(1, &e.to_string()));
+        }
+        let r = dec.decode().unwrap_or_else(|e| fail(1, &e.to_string()));
+        std::hint::black_box(r.restored_original(0));
+    });
+    println!("encode_gbps={e:.3} decode_gbps={d:.3}");
+}
+
 fn num(s: Option<&String>, what: &str) -> u64 {
     let s = s.unwrap_or_else(|| fail(2, &format!("missing {what}")));
     let r = if let Some(h) = s.strip_prefix("0x") { u64::from_str_radix(h, 16) } else { s.parse() };
@@ -194,6 +236,7 @@ fn main() {
     let bytes = num(args.get(4), "BYTES") as usize;
     match cmd {
         "encode" => cmd_encode(k, m, bytes),
+        "bench" => cmd_bench(k, m, bytes, num(args.get(5), "SECONDS") as f64),
         "decode" => cmd_decode(k, m, bytes),
         "gen" => write_stdout(&originals(num(args.get(5), "SEED"), k, m, bytes)),
         _ => fail(2, "usage: rs_simd kat | encode K M BYTES | decode K M BYTES | gen K M BYTES SEED"),

@@ -1,0 +1,368 @@
+// build_fft_kernel: a column loop with the rs-fft program unrolled in its body, multiplies as nibble lookups.
+#include "ir_builders/fft_kernel.h"
+
+#include <array>
+#include <functional>
+#include <vector>
+
+#include "codes/rs_fft.h"
+#include "codes/rs_fft_program.h"
+#include "ir_builders/kernel_abi.h"
+#include "ir_builders/kernel_builder.h"
+#include "ir_builders/target_features.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsAArch64.h"
+#include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+#include "llvm/TargetParser/Triple.h"
+
+namespace ecjit::ir {
+namespace {
+
+namespace fft = codes::fft;
+
+constexpr unsigned kColumn = 64;  // bytes: 32 low bytes, then 32 high bytes of 32 elements
+constexpr unsigned kPlane = 32;
+
+llvm::Error make_error(const std::string &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), "build_fft_kernel: " + msg);
+}
+
+enum class Shuffle { kNone, kSsse3, kAvx2, kNeon };
+
+Shuffle shuffle_for(const TargetInfo &target) {
+  const llvm::Triple triple(target.triple);
+  if (triple.isX86()) {
+    if (target.vector_bits >= 256 && has_feature(target, "avx2")) return Shuffle::kAvx2;
+    if (target.vector_bits >= 128 && has_feature(target, "ssse3")) return Shuffle::kSsse3;
+    return Shuffle::kNone;
+  }
+  if (triple.isAArch64() && triple.isLittleEndian() && target.vector_bits >= 128 &&
+      has_feature(target, "neon"))
+    return Shuffle::kNeon;
+  return Shuffle::kNone;
+}
+
+// One column of one work slot: the low and the high bytes of its 32 elements.
+struct Planes {
+  llvm::Value *lo = nullptr;
+  llvm::Value *hi = nullptr;
+};
+
+// Emits the column program: lookups, constant multiplies and butterflies on Planes.
+class ColumnEmitter {
+ public:
+  ColumnEmitter(llvm::IRBuilderBase &b, Shuffle shuffle) : b_(b), shuffle_(shuffle) {
+    plane_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), kPlane);
+    half_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), 16);
+  }
+  llvm::Type *plane_type() const { return plane_ty_; }
+  llvm::Type *table_type() const { return half_ty_; }
+  Planes zero() const {
+    llvm::Value *z = llvm::Constant::getNullValue(plane_ty_);
+    return {z, z};
+  }
+  Planes xor_(Planes a, Planes c) { return {b_.CreateXor(a.lo, c.lo), b_.CreateXor(a.hi, c.hi)}; }
+
+  // x * c with the eight 16-entry tables of c (each a <16 x i8>: T_lo[0..3], T_hi[0..3]).
+  Planes mul(Planes x, const std::array<llvm::Value *, 8> &t) {
+    llvm::Value *f = llvm::ConstantInt::get(plane_ty_, 0x0F);
+    llvm::Value *four = llvm::ConstantInt::get(plane_ty_, 4);
+    const std::array<llvm::Value *, 4> nib = {b_.CreateAnd(x.lo, f), b_.CreateLShr(x.lo, four),
+                                              b_.CreateAnd(x.hi, f), b_.CreateLShr(x.hi, four)};
+    Planes out;
+    for (unsigned h = 0; h < 2; ++h) {
+      llvm::Value *acc = nullptr;
+      for (unsigned q = 0; q < 4; ++q) {
+        llvm::Value *v = lookup(t[4 * h + q], nib[q]);
+        acc = acc ? b_.CreateXor(acc, v) : v;
+      }
+      (h ? out.hi : out.lo) = acc;
+    }
+    return out;
+  }
+  // The tables of a compile-time constant given by its log.
+  std::array<llvm::Value *, 8> constant_tables(uint16_t log) {
+    std::array<uint8_t, kFftMulTableBytes> bytes;
+    fft_mul_tables(log, bytes.data());
+    std::array<llvm::Value *, 8> t;
+    for (unsigned i = 0; i < 8; ++i)
+      t[i] = llvm::ConstantDataVector::get(b_.getContext(), llvm::ArrayRef<uint8_t>(bytes.data() + 16 * i, 16));
+    return t;
+  }
+
+ private:
+  // table[idx] for each of the 32 indices (all < 16).
+  llvm::Value *lookup(llvm::Value *table16, llvm::Value *idx) {
+    auto half = [&](llvm::Value *v, unsigned first) {
+      llvm::SmallVector<int, 16> mask;
+      for (unsigned i = 0; i < 16; ++i) mask.push_back(int(first + i));
+      return b_.CreateShuffleVector(v, mask);
+    };
+    llvm::SmallVector<int, 32> whole;
+    for (unsigned i = 0; i < kPlane; ++i) whole.push_back(int(i));
+    switch (shuffle_) {
+      case Shuffle::kAvx2: {
+        llvm::SmallVector<int, 32> twice;
+        for (unsigned i = 0; i < kPlane; ++i) twice.push_back(int(i % 16));
+        llvm::Value *t = b_.CreateShuffleVector(table16, twice);
+        return b_.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pshuf_b, {}, {t, idx});
+      }
+      case Shuffle::kSsse3:
+      case Shuffle::kNeon: {
+        llvm::Value *r[2];
+        for (unsigned i = 0; i < 2; ++i) {
+          llvm::Value *part = half(idx, 16 * i);
+          r[i] = shuffle_ == Shuffle::kSsse3
+                     ? b_.CreateIntrinsic(llvm::Intrinsic::x86_ssse3_pshuf_b_128, {}, {table16, part})
+                     : b_.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_tbl1, {half_ty_}, {table16, part});
+        }
+        return b_.CreateShuffleVector(r[0], r[1], whole);
+      }
+      case Shuffle::kNone:
+        break;
+    }
+    return nullptr;
+  }
+
+  llvm::IRBuilderBase &b_;
+  Shuffle shuffle_;
+  llvm::Type *plane_ty_ = nullptr;
+  llvm::Type *half_ty_ = nullptr;
+};
+
+// Runs the ops of `p` on `slot` values. A slot that is still null when an op touches it is
+// first given by `fetch` (its input column, loaded only now, so that inputs are live only from
+// their first use); after op i, `retire(i)` may store the slots that op touched last.
+void run_ops(ColumnEmitter &e, const fft::Program &p, std::vector<Planes> &slot,
+             const std::function<void(uint32_t)> &fetch, const std::function<void(size_t)> &retire) {
+  auto get = [&](uint32_t x) -> Planes & {
+    if (!slot[x].lo) fetch(x);
+    return slot[x];
+  };
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    const fft::Op &op = p.ops[i];
+    switch (op.kind) {
+      case fft::OpKind::kFft: {
+        Planes &a = get(op.a);
+        Planes &c = get(op.b);
+        if (op.log != fft::kModulus) a = e.xor_(a, e.mul(c, e.constant_tables(op.log)));
+        c = e.xor_(c, a);
+        break;
+      }
+      case fft::OpKind::kIfft: {
+        Planes &a = get(op.a);
+        Planes &c = get(op.b);
+        c = e.xor_(c, a);
+        if (op.log != fft::kModulus) a = e.xor_(a, e.mul(c, e.constant_tables(op.log)));
+        break;
+      }
+      case fft::OpKind::kXor:
+        get(op.a) = e.xor_(get(op.a), get(op.b));
+        break;
+      case fft::OpKind::kCopy:
+        slot[op.a] = get(op.b);
+        break;
+      case fft::OpKind::kZero:
+        slot[op.a] = e.zero();
+        break;
+      case fft::OpKind::kMulLog:
+        get(op.a) = e.mul(get(op.a), e.constant_tables(op.log));
+        break;
+    }
+    retire(i);
+  }
+}
+
+// Index of the last op that touches each slot (-1: none).
+std::vector<int64_t> last_touch(const fft::Program &p) {
+  std::vector<int64_t> last(p.work_count, -1);
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    const fft::Op &op = p.ops[i];
+    last[op.a] = int64_t(i);
+    if (op.kind == fft::OpKind::kFft || op.kind == fft::OpKind::kIfft || op.kind == fft::OpKind::kXor ||
+        op.kind == fft::OpKind::kCopy)
+      last[op.b] = int64_t(i);
+  }
+  return last;
+}
+
+}  // namespace
+
+void fft_mul_tables(uint16_t log, uint8_t *out) {
+  for (unsigned q = 0; q < 4; ++q)
+    for (unsigned v = 0; v < 16; ++v) {
+      const uint16_t p = fft::mul_log(uint16_t(v << (4 * q)), log);
+      out[16 * q + v] = uint8_t(p);
+      out[64 + 16 * q + v] = uint8_t(p >> 8);
+    }
+}
+
+bool fft_kernel_supported(const TargetInfo &target) { return shuffle_for(target) != Shuffle::kNone; }
+
+size_t fft_kernel_slots(const FftKernelDesc &desc) {
+  Result<fft::Geometry> g = fft::geometry(desc.k, desc.m);
+  if (!g.ok()) return 0;
+  if (desc.kind == FftKernelDesc::Kind::kDecode) return g->decode_work;
+  const size_t count = g->rate == fft::Rate::kHigh ? desc.k : desc.m;
+  return (count + g->chunk - 1) / g->chunk * g->chunk;
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext &ctx,
+                                                               const FftKernelDesc &desc,
+                                                               const TargetInfo &target) {
+  if (desc.symbol.empty()) return make_error("empty symbol name");
+  const Shuffle shuffle = shuffle_for(target);
+  if (shuffle == Shuffle::kNone)
+    return make_error("target " + target.triple + " (" + target.cpu + ") has no 16-entry byte shuffle "
+                      "(x86 SSSE3 / AVX2, AArch64 NEON)");
+  Result<fft::Geometry> geo = fft::geometry(desc.k, desc.m);
+  if (!geo.ok()) return make_error(geo.status().message());
+  const fft::Geometry &g = *geo;
+  const bool decode = desc.kind == FftKernelDesc::Kind::kDecode;
+
+  // The program on work slots, and which slot each shard pointer reads or writes.
+  fft::Program prog;
+  std::vector<int64_t> in_slot, out_slot;  // per pointer index: its work slot
+  if (!decode) {
+    Result<fft::Program> p = fft::encode_program(desc.k, desc.m, fft::Order::kDepthFirst);
+    if (!p.ok()) return make_error(p.status().message());
+    prog = std::move(*p);
+    in_slot.assign(desc.k, -1);
+    out_slot.assign(desc.m, -1);
+    for (const fft::Binding &bd : prog.inputs) in_slot[bd.shard] = bd.slot;
+    for (const fft::Binding &bd : prog.outputs) out_slot[bd.shard - desc.k] = bd.slot;
+  } else {
+    const size_t n = g.decode_work;
+    prog.work_count = uint32_t(n);
+    fft::append_ifft(prog, 0, n, g.decode_end, 0, fft::Order::kDepthFirst);
+    fft::append_formal_derivative(prog, n);
+    fft::append_fft(prog, 0, n, g.decode_end, 0, fft::Order::kDepthFirst);
+    // Pointer x is point x; only the points that hold a shard are read and written.
+    for (unsigned s = 0; s < desc.k + desc.m; ++s) {
+      const size_t x = s < desc.k ? g.original_pos + s : g.recovery_pos + (s - desc.k);
+      in_slot.push_back(int64_t(x));
+    }
+    out_slot = in_slot;
+  }
+
+  auto mod = std::make_unique<llvm::Module>(desc.symbol, ctx);
+  mod->setTargetTriple(target.triple);
+  llvm::IRBuilder<> b(ctx);
+  llvm::IntegerType *size_ty = kernel_size_type(ctx, target);
+  llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx);
+  std::vector<llvm::Type *> params = {ptr, ptr};
+  if (decode) params.push_back(ptr);
+  params.push_back(size_ty);
+  auto *fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
+  llvm::Function *fn = create_kernel_function(*mod, fty, desc.symbol, target);
+  const unsigned len_arg = decode ? 3 : 2;
+  fn->getArg(0)->setName("in");
+  fn->getArg(1)->setName("out");
+  if (decode) fn->getArg(2)->setName("tables");
+  fn->getArg(len_arg)->setName("len");
+  for (unsigned i = 0; i < len_arg; ++i) {
+    fn->getArg(i)->addAttr(llvm::Attribute::NoCapture);
+    fn->getArg(i)->addAttr(llvm::Attribute::ReadOnly);
+  }
+  auto size = [&](uint64_t v) { return llvm::ConstantInt::get(size_ty, v); };
+  auto block = [&](const char *name) { return llvm::BasicBlock::Create(ctx, name, fn); };
+  const llvm::Align ptr_align(size_ty->getBitWidth() / 8), align1(1);
+
+  llvm::BasicBlock *entry = block("entry");
+  b.SetInsertPoint(entry);
+  // Pointer tables: in[x] / out[x] for decode are indexed by point, encode by shard.
+  auto load_ptr = [&](unsigned arg, uint64_t i, const std::string &name) {
+    return b.CreateAlignedLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, fn->getArg(arg), i), ptr_align, name);
+  };
+  std::vector<llvm::Value *> in_ptr(in_slot.size()), out_ptr(out_slot.size());
+  for (size_t i = 0; i < in_slot.size(); ++i)
+    in_ptr[i] = load_ptr(0, decode ? uint64_t(in_slot[i]) : i, "in" + std::to_string(i));
+  for (size_t i = 0; i < out_slot.size(); ++i)
+    out_ptr[i] = load_ptr(1, decode ? uint64_t(out_slot[i]) : i, "out" + std::to_string(i));
+  llvm::Value *len = fn->getArg(len_arg);
+  llvm::Value *end = b.CreateAnd(len, size(~uint64_t(kColumn - 1)), "end");
+  llvm::BasicBlock *body = block(kMainLoopBlock);
+  llvm::BasicBlock *done = block("done");
+  b.CreateCondBr(b.CreateICmpEQ(end, size(0)), done, body);
+
+  b.SetInsertPoint(body);
+  llvm::PHINode *off = b.CreatePHI(size_ty, 2, "off");
+  off->addIncoming(size(0), entry);
+  ColumnEmitter e(b, shuffle);
+  auto at = [&](llvm::Value *base, unsigned plane) {
+    return b.CreateInBoundsGEP(b.getInt8Ty(), base, b.CreateAdd(off, size(plane * kPlane)));
+  };
+  auto runtime_tables = [&](uint64_t index) {
+    std::array<llvm::Value *, 8> t;
+    for (unsigned i = 0; i < 8; ++i)
+      t[i] = b.CreateAlignedLoad(e.table_type(),
+                                 b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), fn->getArg(2),
+                                                              index * kFftMulTableBytes + 16 * i),
+                                 align1);
+    return t;
+  };
+  std::vector<Planes> slot(prog.work_count);
+  std::vector<int64_t> reader(prog.work_count, -1);  // pointer index whose column a slot starts as
+  for (size_t i = 0; i < in_slot.size(); ++i) reader[size_t(in_slot[i])] = int64_t(i);
+  auto fetch = [&](uint32_t x) {
+    if (reader[x] < 0) {  // a point that holds no shard (decode): zero
+      slot[x] = e.zero();
+      return;
+    }
+    llvm::Value *p = in_ptr[size_t(reader[x])];
+    Planes v{b.CreateAlignedLoad(e.plane_type(), at(p, 0), align1),
+             b.CreateAlignedLoad(e.plane_type(), at(p, 1), align1)};
+    if (decode) v = e.mul(v, runtime_tables(x));
+    slot[x] = v;
+  };
+  auto store = [&](size_t i) {
+    Planes v = slot[size_t(out_slot[i])];
+    if (!v.lo) {  // an output no op touched: its input as it is
+      fetch(uint32_t(out_slot[i]));
+      v = slot[size_t(out_slot[i])];
+    }
+    llvm::BasicBlock *next = nullptr;
+    if (decode) {  // out[x] == nullptr: not wanted
+      llvm::BasicBlock *st = block("store");
+      next = block("next");
+      b.CreateCondBr(b.CreateIsNull(out_ptr[i]), next, st);
+      b.SetInsertPoint(st);
+      v = e.mul(v, runtime_tables(g.decode_work + uint64_t(out_slot[i])));
+    }
+    b.CreateAlignedStore(v.lo, at(out_ptr[i], 0), align1);
+    b.CreateAlignedStore(v.hi, at(out_ptr[i], 1), align1);
+    if (next) {
+      b.CreateBr(next);
+      b.SetInsertPoint(next);
+    }
+  };
+  // Each output is stored right after the last op that touches its slot (outputs no op
+  // touches, after the program), so finished columns do not stay live.
+  const std::vector<int64_t> last = last_touch(prog);
+  std::vector<std::vector<size_t>> stores_after(prog.ops.size() + 1);
+  for (size_t i = 0; i < out_slot.size(); ++i) {
+    const int64_t l = last[size_t(out_slot[i])];
+    stores_after[l < 0 ? prog.ops.size() : size_t(l)].push_back(i);
+  }
+  run_ops(e, prog, slot, fetch, [&](size_t i) {
+    for (size_t o : stores_after[i]) store(o);
+  });
+  for (size_t o : stores_after[prog.ops.size()]) store(o);
+  llvm::Value *next_off = b.CreateAdd(off, size(kColumn), "off.next", true, true);
+  off->addIncoming(next_off, b.GetInsertBlock());
+  mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(next_off, end), body, done), true);
+
+  b.SetInsertPoint(done);
+  b.CreateRetVoid();
+  if (llvm::Error err = verify_kernel_module(*mod, "build_fft_kernel")) return std::move(err);
+  return std::move(mod);
+}
+
+}  // namespace ecjit::ir

@@ -1,0 +1,66 @@
+// build_fft_kernel: rs-fft encode and decode (codes/rs_fft.h) unrolled over 64-byte columns of every shard.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ir_builders/target_info.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+template <typename T> class Expected;
+}  // namespace llvm
+
+namespace ecjit::ir {
+
+// Which rs-fft kernel: the encoder of (k, m), or the decode core every erasure pattern of
+// (k, m) shares (its per-pattern multipliers arrive as tables at run time, so no erasure set
+// ever waits for a compile).
+struct FftKernelDesc {
+  enum class Kind : uint8_t { kEncode, kDecode };
+  Kind kind = Kind::kEncode;
+  unsigned k = 0;
+  unsigned m = 0;
+  std::string symbol;
+};
+
+// Bytes of one run-time multiplier (a constant of the crate's GF(2^16)): eight 16-entry
+// nibble tables, T_lo[0..3] then T_hi[0..3], T_h[q][v] = byte h of c * (v << 4q).
+constexpr size_t kFftMulTableBytes = 128;
+
+// The tables of c = exp(log) (codes::fft), written to out[0 .. kFftMulTableBytes).
+// log == codes::fft::kModulus is c = 1. Pure; thread-safe.
+void fft_mul_tables(uint16_t log, uint8_t *out);
+
+// Whether build_fft_kernel serves `target`: a 16-entry byte shuffle (x86 SSSE3 / AVX2 /
+// AVX-512BW, AArch64 NEON) and little-endian.
+bool fft_kernel_supported(const TargetInfo &target);
+
+// Work slots the kernel holds per column, a proxy of its size: encode C x chunks (rs_fft.h's
+// work_count), decode the decode_work points. 0 for unsupported (k, m).
+size_t fft_kernel_slots(const FftKernelDesc &desc);
+
+// Emits, for len a multiple of 64 (a trailing partial column is left untouched):
+//   encode:  void <symbol>(const uint8_t *const *in, uint8_t *const *out, size_t len)
+//            in: the k originals, out: the m recovery shards (the crate's byte layout).
+//   decode:  void <symbol>(const uint8_t *const *in, uint8_t *const *out,
+//                          const uint8_t *tables, size_t len)
+//            n = geometry(k, m).decode_work points; in[x] / out[x] for the points that hold
+//            a shard (originals at original_pos + i, recovery at recovery_pos + j; other
+//            entries are not read); tables: 2 n multipliers of kFftMulTableBytes, first the
+//            one each point's input is multiplied by (all zero for an erased point), then
+//            the one its result is multiplied by; out[x] == nullptr: point x not written.
+// Per 64-byte column: both byte planes of every shard are loaded as <32 x i8>, the program
+// (codes::fft::encode_program / the decoder's IFFT, formal derivative and FFT, butterflies in
+// depth-first order) runs on them with each constant multiply as eight nibble lookups
+// (constant tables for twiddles, loaded tables for run-time multipliers), and the outputs are
+// stored. Caller contract: outputs do not overlap each other or any input.
+// Errors (llvm::Error): an unsupported target or (k, m), empty symbol, verifier failure.
+llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext &ctx,
+                                                               const FftKernelDesc &desc,
+                                                               const TargetInfo &target);
+
+}  // namespace ecjit::ir

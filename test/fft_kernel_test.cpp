@@ -1,0 +1,166 @@
+// build_fft_kernel: JIT-compiled rs-fft encoders and decode cores against the scalar reference (codes/rs_fft.h).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codes/rs_fft.h"
+#include "codes/rs_fft_program.h"
+#include "ir_builders/fft_kernel.h"
+#include "jit/kernel_compiler.h"
+#include "jit/kernel_self_test.h"
+#include "jit/target_spec.h"
+#include "jit_test_util.h"
+
+namespace ecjit {
+namespace {
+
+namespace fft = codes::fft;
+using test::err_text;
+using test::init_session;
+using test::session;
+
+using DecodeFn = void (*)(const uint8_t *const *, uint8_t *const *, const uint8_t *, size_t);
+
+#if defined(__clang__)
+__attribute__((no_sanitize("function")))
+#endif
+void call_decode(const jit::CompiledKernel &k, const uint8_t *const *in, uint8_t *const *out,
+                 const uint8_t *tables, size_t len) {
+  reinterpret_cast<DecodeFn>(k.address())(in, out, tables, len);
+}
+
+struct FftCase {
+  std::string target;
+  unsigned k, m;
+};
+
+void PrintTo(const FftCase &c, std::ostream *os) { *os << c.target << "_k" << c.k << "_m" << c.m; }
+
+class FftKernel : public testing::TestWithParam<FftCase> {
+ protected:
+  void SetUp() override {
+    init_session();
+    auto info = test::resolve_target(GetParam().target);
+    ASSERT_TRUE(bool(info)) << err_text(info.takeError());
+    target_ = *info;
+    if (!ir::fft_kernel_supported(target_)) GTEST_SKIP() << GetParam().target << ": no byte shuffle";
+  }
+  std::unique_ptr<jit::CompiledKernel> compile(ir::FftKernelDesc::Kind kind) {
+    const FftCase &c = GetParam();
+    ir::FftKernelDesc d{kind, c.k, c.m,
+                        std::string("fft_test_") + (kind == ir::FftKernelDesc::Kind::kEncode ? "enc" : "dec") +
+                            "_" + std::to_string(c.k) + "_" + std::to_string(c.m) + "_" +
+                            std::to_string(counter_++)};
+    const auto t0 = std::chrono::steady_clock::now();
+    auto k = jit::jit_kernel(*session(), jit::fft_compile_request(d, target_, jit::OptLevel::kO3));
+    if (!k) {
+      ADD_FAILURE() << err_text(k.takeError());
+      return nullptr;
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    RecordProperty("compile_ms", std::to_string(int(ms)));
+    // The disk cache's self-test accepts it, and rejects it as the other kind's kernel.
+    EXPECT_TRUE(jit::fft_kernel_matches_desc(**k, d));
+    return std::move(*k);
+  }
+  ir::TargetInfo target_;
+  static inline int counter_ = 0;
+};
+
+std::vector<std::vector<uint8_t>> random_shards(std::mt19937_64 &rng, unsigned count, size_t len) {
+  std::vector<std::vector<uint8_t>> s(count, std::vector<uint8_t>(len));
+  for (auto &v : s)
+    for (auto &b : v) b = uint8_t(rng());
+  return s;
+}
+
+// Whole columns by the kernel; the bytes past the last whole column are left alone.
+TEST_P(FftKernel, EncodeMatchesReference) {
+  const unsigned k = GetParam().k, m = GetParam().m;
+  auto kernel = compile(ir::FftKernelDesc::Kind::kEncode);
+  ASSERT_TRUE(kernel);
+  std::mt19937_64 rng(k * 1000 + m);
+  for (size_t len : {size_t(64), size_t(192), size_t(64 * 37 + 30)}) {
+    const size_t whole = len / 64 * 64;
+    auto orig = random_shards(rng, k, len);
+    std::vector<std::vector<uint8_t>> want(m, std::vector<uint8_t>(whole)), got(m, std::vector<uint8_t>(len, 0xEE));
+    std::vector<const uint8_t *> in;
+    std::vector<uint8_t *> wp, gp;
+    for (auto &v : orig) in.push_back(v.data());
+    for (auto &v : want) wp.push_back(v.data());
+    for (auto &v : got) gp.push_back(v.data());
+    ASSERT_TRUE(fft::encode_bytes(k, m, whole, in.data(), wp.data()).ok());
+    test::call_kernel(*kernel, in.data(), gp.data(), len);
+    for (unsigned j = 0; j < m; ++j) {
+      ASSERT_TRUE(std::equal(want[j].begin(), want[j].end(), got[j].begin())) << "recovery " << j << " len " << len;
+      for (size_t t = whole; t < len; ++t) ASSERT_EQ(got[j][t], 0xEE) << "tail byte written, recovery " << j;
+    }
+  }
+}
+
+// One decode core serves every erasure pattern through its run-time multipliers.
+TEST_P(FftKernel, DecodeCoreServesEveryPattern) {
+  const unsigned k = GetParam().k, m = GetParam().m, n = k + m;
+  auto kernel = compile(ir::FftKernelDesc::Kind::kDecode);
+  ASSERT_TRUE(kernel);
+  const fft::Geometry g = *fft::geometry(k, m);
+  std::mt19937_64 rng(k * 7 + m);
+  const size_t len = 64 * 3;
+  auto shard = random_shards(rng, n, len);
+  std::vector<const uint8_t *> orig;
+  std::vector<uint8_t *> rec;
+  for (unsigned i = 0; i < k; ++i) orig.push_back(shard[i].data());
+  for (unsigned j = 0; j < m; ++j) rec.push_back(shard[k + j].data());
+  ASSERT_TRUE(fft::encode_bytes(k, m, len, orig.data(), rec.data()).ok());
+  auto point = [&](unsigned s) { return s < k ? g.original_pos + s : g.recovery_pos + (s - k); };
+  for (int trial = 0; trial < 24; ++trial) {
+    std::vector<bool> present(n, true);
+    const unsigned lost = trial == 0 ? m : 1 + unsigned(rng() % m);
+    for (unsigned e = 0; e < lost; ++e) present[rng() % n] = false;
+    auto logs = fft::locator_logs(k, m, present);
+    ASSERT_TRUE(logs.ok());
+    const size_t points = g.decode_work;
+    std::vector<uint8_t> tables(2 * points * ir::kFftMulTableBytes, 0);
+    std::vector<const uint8_t *> in(points, shard[0].data());
+    std::vector<uint8_t *> out(points, nullptr);
+    std::vector<std::vector<uint8_t>> got(n, std::vector<uint8_t>(len, 0xEE));
+    for (unsigned s = 0; s < n; ++s) {
+      const size_t x = point(s);
+      if (present[s]) {
+        in[x] = shard[s].data();
+        ir::fft_mul_tables((*logs)[x], tables.data() + x * ir::kFftMulTableBytes);
+      } else {
+        out[x] = got[s].data();
+        ir::fft_mul_tables(uint16_t(fft::kModulus - (*logs)[x]),
+                           tables.data() + (points + x) * ir::kFftMulTableBytes);
+      }
+    }
+    call_decode(*kernel, in.data(), out.data(), tables.data(), len);
+    for (unsigned s = 0; s < n; ++s)
+      if (!present[s]) ASSERT_EQ(got[s], shard[s]) << "trial " << trial << " shard " << s;
+  }
+}
+
+std::vector<FftCase> cases() {
+  std::vector<FftCase> out;
+  // Both rates, one and several chunks, shortened chunks; host and host-avx2 (128-bit, SSSE3 lookups).
+  const unsigned sizes[][2] = {{1, 1}, {2, 2}, {3, 5}, {5, 3}, {4, 2}, {2, 4}, {10, 4}, {9, 2}, {2, 9}, {32, 32}, {20, 60}};
+  for (const char *t : {"host", "host-avx2"})
+    for (auto &s : sizes) out.push_back({t, s[0], s[1]});
+  return out;
+}
+
+std::string case_name(const testing::TestParamInfo<FftCase> &info) {
+  std::string t = info.param.target;
+  for (char &c : t)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return t + "_k" + std::to_string(info.param.k) + "_m" + std::to_string(info.param.m);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, FftKernel, testing::ValuesIn(cases()), case_name);
+
+}  // namespace
+}  // namespace ecjit
