@@ -7,6 +7,8 @@
 
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_program.h"
+#include "ir_builders/fft_column.h"
+#include "ir_builders/fft_step_kernel.h"
 #include "ir_builders/kernel_abi.h"
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/target_features.h"
@@ -27,115 +29,9 @@ namespace {
 
 namespace fft = codes::fft;
 
-constexpr unsigned kColumn = 64;  // bytes: 32 low bytes, then 32 high bytes of 32 elements
-constexpr unsigned kPlane = 32;
-
 llvm::Error make_error(const std::string &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), "build_fft_kernel: " + msg);
 }
-
-enum class Shuffle { kNone, kSsse3, kAvx2, kNeon };
-
-Shuffle shuffle_for(const TargetInfo &target) {
-  const llvm::Triple triple(target.triple);
-  if (triple.isX86()) {
-    if (target.vector_bits >= 256 && has_feature(target, "avx2")) return Shuffle::kAvx2;
-    if (target.vector_bits >= 128 && has_feature(target, "ssse3")) return Shuffle::kSsse3;
-    return Shuffle::kNone;
-  }
-  if (triple.isAArch64() && triple.isLittleEndian() && target.vector_bits >= 128 &&
-      has_feature(target, "neon"))
-    return Shuffle::kNeon;
-  return Shuffle::kNone;
-}
-
-// One column of one work slot: the low and the high bytes of its 32 elements.
-struct Planes {
-  llvm::Value *lo = nullptr;
-  llvm::Value *hi = nullptr;
-};
-
-// Emits the column program: lookups, constant multiplies and butterflies on Planes.
-class ColumnEmitter {
- public:
-  ColumnEmitter(llvm::IRBuilderBase &b, Shuffle shuffle) : b_(b), shuffle_(shuffle) {
-    plane_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), kPlane);
-    half_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), 16);
-  }
-  llvm::Type *plane_type() const { return plane_ty_; }
-  llvm::Type *table_type() const { return half_ty_; }
-  Planes zero() const {
-    llvm::Value *z = llvm::Constant::getNullValue(plane_ty_);
-    return {z, z};
-  }
-  Planes xor_(Planes a, Planes c) { return {b_.CreateXor(a.lo, c.lo), b_.CreateXor(a.hi, c.hi)}; }
-
-  // x * c with the eight 16-entry tables of c (each a <16 x i8>: T_lo[0..3], T_hi[0..3]).
-  Planes mul(Planes x, const std::array<llvm::Value *, 8> &t) {
-    llvm::Value *f = llvm::ConstantInt::get(plane_ty_, 0x0F);
-    llvm::Value *four = llvm::ConstantInt::get(plane_ty_, 4);
-    const std::array<llvm::Value *, 4> nib = {b_.CreateAnd(x.lo, f), b_.CreateLShr(x.lo, four),
-                                              b_.CreateAnd(x.hi, f), b_.CreateLShr(x.hi, four)};
-    Planes out;
-    for (unsigned h = 0; h < 2; ++h) {
-      llvm::Value *acc = nullptr;
-      for (unsigned q = 0; q < 4; ++q) {
-        llvm::Value *v = lookup(t[4 * h + q], nib[q]);
-        acc = acc ? b_.CreateXor(acc, v) : v;
-      }
-      (h ? out.hi : out.lo) = acc;
-    }
-    return out;
-  }
-  // The tables of a compile-time constant given by its log.
-  std::array<llvm::Value *, 8> constant_tables(uint16_t log) {
-    std::array<uint8_t, kFftMulTableBytes> bytes;
-    fft_mul_tables(log, bytes.data());
-    std::array<llvm::Value *, 8> t;
-    for (unsigned i = 0; i < 8; ++i)
-      t[i] = llvm::ConstantDataVector::get(b_.getContext(), llvm::ArrayRef<uint8_t>(bytes.data() + 16 * i, 16));
-    return t;
-  }
-
- private:
-  // table[idx] for each of the 32 indices (all < 16).
-  llvm::Value *lookup(llvm::Value *table16, llvm::Value *idx) {
-    auto half = [&](llvm::Value *v, unsigned first) {
-      llvm::SmallVector<int, 16> mask;
-      for (unsigned i = 0; i < 16; ++i) mask.push_back(int(first + i));
-      return b_.CreateShuffleVector(v, mask);
-    };
-    llvm::SmallVector<int, 32> whole;
-    for (unsigned i = 0; i < kPlane; ++i) whole.push_back(int(i));
-    switch (shuffle_) {
-      case Shuffle::kAvx2: {
-        llvm::SmallVector<int, 32> twice;
-        for (unsigned i = 0; i < kPlane; ++i) twice.push_back(int(i % 16));
-        llvm::Value *t = b_.CreateShuffleVector(table16, twice);
-        return b_.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pshuf_b, {}, {t, idx});
-      }
-      case Shuffle::kSsse3:
-      case Shuffle::kNeon: {
-        llvm::Value *r[2];
-        for (unsigned i = 0; i < 2; ++i) {
-          llvm::Value *part = half(idx, 16 * i);
-          r[i] = shuffle_ == Shuffle::kSsse3
-                     ? b_.CreateIntrinsic(llvm::Intrinsic::x86_ssse3_pshuf_b_128, {}, {table16, part})
-                     : b_.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_tbl1, {half_ty_}, {table16, part});
-        }
-        return b_.CreateShuffleVector(r[0], r[1], whole);
-      }
-      case Shuffle::kNone:
-        break;
-    }
-    return nullptr;
-  }
-
-  llvm::IRBuilderBase &b_;
-  Shuffle shuffle_;
-  llvm::Type *plane_ty_ = nullptr;
-  llvm::Type *half_ty_ = nullptr;
-};
 
 // Runs the ops of `p` on `slot` values. A slot that is still null when an op touches it is
 // first given by `fetch` (its input column, loaded only now, so that inputs are live only from
@@ -204,9 +100,10 @@ void fft_mul_tables(uint16_t log, uint8_t *out) {
     }
 }
 
-bool fft_kernel_supported(const TargetInfo &target) { return shuffle_for(target) != Shuffle::kNone; }
+bool fft_kernel_supported(const TargetInfo &target) { return fft_shuffle_for(target) != FftShuffle::kNone; }
 
 size_t fft_kernel_slots(const FftKernelDesc &desc) {
+  if (desc.kind == FftKernelDesc::Kind::kSteps) return 1;
   Result<fft::Geometry> g = fft::geometry(desc.k, desc.m);
   if (!g.ok()) return 0;
   if (desc.kind == FftKernelDesc::Kind::kDecode) return g->decode_work;
@@ -217,9 +114,10 @@ size_t fft_kernel_slots(const FftKernelDesc &desc) {
 llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext &ctx,
                                                                const FftKernelDesc &desc,
                                                                const TargetInfo &target) {
+  if (desc.kind == FftKernelDesc::Kind::kSteps) return build_fft_step_kernel(ctx, desc.symbol, target);
   if (desc.symbol.empty()) return make_error("empty symbol name");
-  const Shuffle shuffle = shuffle_for(target);
-  if (shuffle == Shuffle::kNone)
+  const FftShuffle shuffle = fft_shuffle_for(target);
+  if (shuffle == FftShuffle::kNone)
     return make_error("target " + target.triple + " (" + target.cpu + ") has no 16-entry byte shuffle "
                       "(x86 SSSE3 / AVX2, AArch64 NEON)");
   Result<fft::Geometry> geo = fft::geometry(desc.k, desc.m);
@@ -287,7 +185,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
   for (size_t i = 0; i < out_slot.size(); ++i)
     out_ptr[i] = load_ptr(1, decode ? uint64_t(out_slot[i]) : i, "out" + std::to_string(i));
   llvm::Value *len = fn->getArg(len_arg);
-  llvm::Value *end = b.CreateAnd(len, size(~uint64_t(kColumn - 1)), "end");
+  llvm::Value *end = b.CreateAnd(len, size(~uint64_t(kFftColumn - 1)), "end");
   llvm::BasicBlock *body = block(kMainLoopBlock);
   llvm::BasicBlock *done = block("done");
   b.CreateCondBr(b.CreateICmpEQ(end, size(0)), done, body);
@@ -297,17 +195,12 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
   off->addIncoming(size(0), entry);
   ColumnEmitter e(b, shuffle);
   auto at = [&](llvm::Value *base, unsigned plane) {
-    return b.CreateInBoundsGEP(b.getInt8Ty(), base, b.CreateAdd(off, size(plane * kPlane)));
+    return b.CreateInBoundsGEP(b.getInt8Ty(), base, b.CreateAdd(off, size(plane * kFftPlane)));
   };
   auto runtime_tables = [&](uint64_t index) {
-    std::array<llvm::Value *, 8> t;
-    for (unsigned i = 0; i < 8; ++i)
-      t[i] = b.CreateAlignedLoad(e.table_type(),
-                                 b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), fn->getArg(2),
-                                                              index * kFftMulTableBytes + 16 * i),
-                                 align1);
-    return t;
+    return e.load_tables(b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), fn->getArg(2), index * kFftMulTableBytes));
   };
+
   std::vector<Planes> slot(prog.work_count);
   std::vector<int64_t> reader(prog.work_count, -1);  // pointer index whose column a slot starts as
   for (size_t i = 0; i < in_slot.size(); ++i) reader[size_t(in_slot[i])] = int64_t(i);
@@ -355,7 +248,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
     for (size_t o : stores_after[i]) store(o);
   });
   for (size_t o : stores_after[prog.ops.size()]) store(o);
-  llvm::Value *next_off = b.CreateAdd(off, size(kColumn), "off.next", true, true);
+  llvm::Value *next_off = b.CreateAdd(off, size(kFftColumn), "off.next", true, true);
   off->addIncoming(next_off, b.GetInsertBlock());
   mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(next_off, end), body, done), true);
 

@@ -20,7 +20,8 @@ namespace ecjit::ir {
 // (k, m) shares (its per-pattern multipliers arrive as tables at run time, so no erasure set
 // ever waits for a compile).
 struct FftKernelDesc {
-  enum class Kind : uint8_t { kEncode, kDecode };
+  // kSteps: the schedule executor of fft_step_kernel.h (k and m unused: one per target).
+  enum class Kind : uint8_t { kEncode, kDecode, kSteps };
   Kind kind = Kind::kEncode;
   unsigned k = 0;
   unsigned m = 0;
@@ -43,7 +44,8 @@ bool fft_kernel_supported(const TargetInfo &target);
 // work_count), decode the decode_work points. 0 for unsupported (k, m).
 size_t fft_kernel_slots(const FftKernelDesc &desc);
 
-// Emits, for len a multiple of 64 (a trailing partial column is left untouched):
+// kSteps: build_fft_step_kernel(ctx, desc.symbol, target). Otherwise emits, for len a
+// multiple of 64 (a trailing partial column is left untouched):
 //   encode:  void <symbol>(const uint8_t *const *in, uint8_t *const *out, size_t len)
 //            in: the k originals, out: the m recovery shards (the crate's byte layout).
 //   decode:  void <symbol>(const uint8_t *const *in, uint8_t *const *out,

@@ -127,7 +127,9 @@ std::string fft_cache_key(const CompileRequest &req) {
   const ir::FftKernelDesc &d = *req.fft_kernel;
   return DiskCache::build_identity() + "|" + req.target.triple + "|" + req.target.cpu + "|" +
          req.target.features + "|v" + std::to_string(req.target.vector_bits) + "|fft|O" +
-         std::to_string(int(req.opt)) + (d.kind == ir::FftKernelDesc::Kind::kDecode ? "|dec" : "|enc") + "|k" +
+         std::to_string(int(req.opt)) + (d.kind == ir::FftKernelDesc::Kind::kDecode  ? "|dec"
+          : d.kind == ir::FftKernelDesc::Kind::kSteps ? "|steps"
+                                                       : "|enc") + "|k" +
          std::to_string(d.k) + "|m" + std::to_string(d.m) + "|" + d.symbol;
 }
 

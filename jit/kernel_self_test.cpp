@@ -8,6 +8,7 @@
 #include "codes/coeff_layout.h"
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_program.h"
+#include "ir_builders/fft_step_kernel.h"
 #include "codes/reference_codec.h"
 #include "ir_builders/lowering.h"
 
@@ -17,6 +18,7 @@ namespace {
 using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
 using ShapeFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t, const uint8_t *);
 using FftDecodeFn = void (*)(const uint8_t *const *, uint8_t *const *, const uint8_t *, size_t);
+using FftStepFn = void (*)(uint8_t *const *, const ir::FftStep *, size_t, const uint8_t *, size_t);
 
 #if defined(__clang__)
 __attribute__((no_sanitize("function")))
@@ -33,6 +35,23 @@ __attribute__((no_sanitize("function")))
 void call_fft_decode(void *fn, const uint8_t *const *in, uint8_t *const *out, const uint8_t *tables,
                      size_t len) {
   reinterpret_cast<FftDecodeFn>(fn)(in, out, tables, len);
+}
+
+#if defined(__clang__)
+__attribute__((no_sanitize("function")))
+#endif
+void call_fft_steps(void *fn, uint8_t *const *ptr, const ir::FftSchedule &s, size_t bytes) {
+  reinterpret_cast<FftStepFn>(fn)(ptr, s.steps.data(), s.steps.size(), s.tables.data(), bytes);
+}
+
+// Runs `s` on one tile of `len` bytes: shards[] are the k + m shard buffers.
+void run_schedule(void *fn, const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len) {
+  std::vector<std::vector<uint8_t>> scratch(s.slots, std::vector<uint8_t>(len));
+  std::vector<uint8_t *> ptr;
+  for (uint32_t x = 0; x < s.slots; ++x)
+    ptr.push_back(s.slot_shard[x] >= 0 ? shards[size_t(s.slot_shard[x])].data() : scratch[x].data());
+  for (auto &v : shards) ptr.push_back(v.data());
+  call_fft_steps(fn, ptr.data(), s, len);
 }
 
 }  // namespace
@@ -110,6 +129,35 @@ bool xor_kernel_matches_desc(const CompiledKernel &kernel, const ir::XorKernelDe
 
 bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDesc &desc) {
   namespace fft = codes::fft;
+  if (desc.kind == ir::FftKernelDesc::Kind::kSteps) {  // encode and one decode of 5:3
+    const unsigned k = 5, m = 3;
+    const size_t len = 128;
+    std::mt19937_64 rng(0x57e95);
+    std::vector<std::vector<uint8_t>> want(k + m, std::vector<uint8_t>(len)), got;
+    for (unsigned i = 0; i < k; ++i)
+      for (auto &b : want[i]) b = uint8_t(rng());
+    std::vector<const uint8_t *> orig;
+    std::vector<uint8_t *> rec;
+    for (unsigned i = 0; i < k; ++i) orig.push_back(want[i].data());
+    for (unsigned j = 0; j < m; ++j) rec.push_back(want[k + j].data());
+    if (!fft::encode_bytes(k, m, len, orig.data(), rec.data()).ok()) return false;
+    got = want;
+    for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].end(), 0x5a);
+    Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m);
+    if (!enc.ok()) return false;
+    run_schedule(kernel.address(), *enc, got, len);
+    if (got != want) return false;
+    std::vector<bool> present(k + m, true), wanted(k + m, false);
+    for (unsigned s : {0u, 3u, 6u}) {
+      present[s] = false;
+      wanted[s] = true;
+      std::fill(got[s].begin(), got[s].end(), 0xa5);
+    }
+    Result<ir::FftSchedule> dec = ir::fft_decode_schedule(k, m, present, wanted);
+    if (!dec.ok()) return false;
+    run_schedule(kernel.address(), *dec, got, len);
+    return got == want;
+  }
   Result<fft::Geometry> g = fft::geometry(desc.k, desc.m);
   if (!g.ok()) return false;
   const unsigned k = desc.k, m = desc.m, n = k + m;

@@ -9,6 +9,7 @@
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_program.h"
 #include "ir_builders/fft_kernel.h"
+#include "ir_builders/fft_step_kernel.h"
 #include "jit/kernel_compiler.h"
 #include "jit/kernel_self_test.h"
 #include "jit/target_spec.h"
@@ -161,6 +162,103 @@ std::string case_name(const testing::TestParamInfo<FftCase> &info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, FftKernel, testing::ValuesIn(cases()), case_name);
+
+}  // namespace
+}  // namespace ecjit
+
+namespace ecjit {
+namespace {
+
+using StepFn = void (*)(uint8_t *const *, const ir::FftStep *, size_t, const uint8_t *, size_t);
+
+#if defined(__clang__)
+__attribute__((no_sanitize("function")))
+#endif
+void call_steps(const jit::CompiledKernel &k, uint8_t *const *ptr, const ir::FftSchedule &s, size_t bytes) {
+  reinterpret_cast<StepFn>(k.address())(ptr, s.steps.data(), s.steps.size(), s.tables.data(), bytes);
+}
+
+// The schedule executor: one kernel for every (k, m), run tile by tile as the runtime does.
+class FftSteps : public testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    init_session();
+    auto info = test::resolve_target(GetParam());
+    ASSERT_TRUE(bool(info)) << err_text(info.takeError());
+    target_ = *info;
+    if (!ir::fft_kernel_supported(target_)) GTEST_SKIP() << GetParam() << ": no byte shuffle";
+    ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0, "fft_steps_" + std::to_string(counter_++)};
+    auto k = jit::jit_kernel(*session(), jit::fft_compile_request(d, target_, jit::OptLevel::kO3));
+    ASSERT_TRUE(bool(k)) << err_text(k.takeError());
+    kernel_ = std::move(*k);
+    EXPECT_TRUE(jit::fft_kernel_matches_desc(*kernel_, d));
+  }
+  // Runs `s` over shards of len bytes in tiles of `tile` bytes (whole columns only).
+  void run(const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len, size_t tile) {
+    std::vector<std::vector<uint8_t>> scratch(s.slots, std::vector<uint8_t>(tile));
+    std::vector<uint8_t *> ptr(s.slots + shards.size());
+    const size_t whole = len / 64 * 64;
+    for (size_t off = 0; off < whole; off += tile) {
+      for (uint32_t x = 0; x < s.slots; ++x)
+        ptr[x] = s.slot_shard[x] >= 0 ? shards[size_t(s.slot_shard[x])].data() + off : scratch[x].data();
+      for (size_t i = 0; i < shards.size(); ++i) ptr[s.slots + i] = shards[i].data() + off;
+      call_steps(*kernel_, ptr.data(), s, std::min(tile, whole - off));
+    }
+  }
+  ir::TargetInfo target_;
+  std::unique_ptr<jit::CompiledKernel> kernel_;
+  static inline int counter_ = 0;
+};
+
+TEST_P(FftSteps, EncodeAndDecodeMatchReferenceAtEverySize) {
+  const unsigned sizes[][2] = {{1, 1}, {3, 5}, {5, 3}, {32, 32}, {100, 20}, {20, 100}, {1000, 1000}, {200, 3000}, {3000, 200}};
+  std::mt19937_64 rng(0x5e95);
+  for (auto &sz : sizes) {
+    const unsigned k = sz[0], m = sz[1], n = k + m;
+    const size_t len = k + m > 1000 ? 64 * 3 + 6 : 64 * 9 + 6, tile = 128;
+    const size_t whole = len / 64 * 64;
+    auto want = random_shards(rng, n, len);
+    std::vector<const uint8_t *> orig;
+    std::vector<uint8_t *> rec;
+    for (unsigned i = 0; i < k; ++i) orig.push_back(want[i].data());
+    for (unsigned j = 0; j < m; ++j) rec.push_back(want[k + j].data());
+    ASSERT_TRUE(fft::encode_bytes(k, m, whole, orig.data(), rec.data()).ok());
+    auto got = want;
+    for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].begin() + whole, 0xEE);
+    auto enc = ir::fft_encode_schedule(k, m);
+    ASSERT_TRUE(enc.ok()) << enc.status().to_string();
+    run(*enc, got, len, tile);
+    for (unsigned j = 0; j < m; ++j) ASSERT_EQ(got[k + j], want[k + j]) << k << ":" << m << " recovery " << j;
+    for (int trial = 0; trial < 3; ++trial) {
+      std::vector<bool> present(n, true), wanted(n, false);
+      const unsigned lost = trial == 0 ? m : 1 + unsigned(rng() % m);
+      for (unsigned e = 0; e < lost; ++e) present[rng() % n] = false;
+      for (unsigned s = 0; s < n; ++s) {
+        wanted[s] = !present[s];
+        if (wanted[s]) std::fill(got[s].begin(), got[s].begin() + whole, 0xA5);
+      }
+      auto dec = ir::fft_decode_schedule(k, m, present, wanted);
+      ASSERT_TRUE(dec.ok()) << dec.status().to_string();
+      run(*dec, got, len, tile);
+      for (unsigned s = 0; s < n; ++s) ASSERT_EQ(got[s], want[s]) << k << ":" << m << " trial " << trial << " shard " << s;
+    }
+  }
+}
+
+TEST(FftSchedule, BadPatternsAreRejected) {
+  std::vector<bool> present(6, true), wanted(6, false);
+  wanted[1] = true;
+  EXPECT_EQ(ir::fft_decode_schedule(4, 2, present, wanted).status().code(), StatusCode::kInvalidArgument);
+  present[0] = present[1] = present[2] = false;
+  EXPECT_EQ(ir::fft_decode_schedule(4, 2, present, wanted).status().code(), StatusCode::kTooManyErasures);
+  EXPECT_EQ(ir::fft_decode_schedule(4, 2, std::vector<bool>(5, true), wanted).status().code(), StatusCode::kShardCount);
+  EXPECT_EQ(ir::fft_encode_schedule(0, 2).status().code(), StatusCode::kInvalidSpec);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, FftSteps, testing::Values("host", "host-avx2"),
+                         [](const testing::TestParamInfo<std::string> &i) {
+                           return i.param == "host" ? std::string("host") : std::string("host_avx2");
+                         });
 
 }  // namespace
 }  // namespace ecjit

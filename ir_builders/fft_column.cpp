@@ -1,0 +1,118 @@
+// fft_column: loads, stores, XORs and nibble-table multiplies of rs-fft columns.
+#include "ir_builders/fft_column.h"
+
+#include "ir_builders/fft_kernel.h"
+#include "ir_builders/target_features.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsAArch64.h"
+#include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/TargetParser/Triple.h"
+
+namespace ecjit::ir {
+
+FftShuffle fft_shuffle_for(const TargetInfo &target) {
+  const llvm::Triple triple(target.triple);
+  if (triple.isX86()) {
+    if (target.vector_bits >= 256 && has_feature(target, "avx2")) return FftShuffle::kAvx2;
+    if (target.vector_bits >= 128 && has_feature(target, "ssse3")) return FftShuffle::kSsse3;
+    return FftShuffle::kNone;
+  }
+  if (triple.isAArch64() && triple.isLittleEndian() && target.vector_bits >= 128 &&
+      has_feature(target, "neon"))
+    return FftShuffle::kNeon;
+  return FftShuffle::kNone;
+}
+
+ColumnEmitter::ColumnEmitter(llvm::IRBuilderBase &b, FftShuffle shuffle) : b_(b), shuffle_(shuffle) {
+  plane_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), kFftPlane);
+  half_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), 16);
+}
+
+Planes ColumnEmitter::zero() const {
+  llvm::Value *z = llvm::Constant::getNullValue(plane_ty_);
+  return {z, z};
+}
+
+Planes ColumnEmitter::xor_(Planes a, Planes c) { return {b_.CreateXor(a.lo, c.lo), b_.CreateXor(a.hi, c.hi)}; }
+
+Planes ColumnEmitter::load(llvm::Value *column) {
+  const llvm::Align one(1);
+  return {b_.CreateAlignedLoad(plane_ty_, column, one),
+          b_.CreateAlignedLoad(plane_ty_, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), column, kFftPlane), one)};
+}
+
+void ColumnEmitter::store(Planes v, llvm::Value *column) {
+  const llvm::Align one(1);
+  b_.CreateAlignedStore(v.lo, column, one);
+  b_.CreateAlignedStore(v.hi, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), column, kFftPlane), one);
+}
+
+Planes ColumnEmitter::mul(Planes x, const std::array<llvm::Value *, 8> &t) {
+  llvm::Value *f = llvm::ConstantInt::get(plane_ty_, 0x0F);
+  llvm::Value *four = llvm::ConstantInt::get(plane_ty_, 4);
+  const std::array<llvm::Value *, 4> nib = {b_.CreateAnd(x.lo, f), b_.CreateLShr(x.lo, four),
+                                            b_.CreateAnd(x.hi, f), b_.CreateLShr(x.hi, four)};
+  Planes out;
+  for (unsigned h = 0; h < 2; ++h) {
+    llvm::Value *acc = nullptr;
+    for (unsigned q = 0; q < 4; ++q) {
+      llvm::Value *v = lookup(t[4 * h + q], nib[q]);
+      acc = acc ? b_.CreateXor(acc, v) : v;
+    }
+    (h ? out.hi : out.lo) = acc;
+  }
+  return out;
+}
+
+std::array<llvm::Value *, 8> ColumnEmitter::constant_tables(uint16_t log) {
+  std::array<uint8_t, kFftMulTableBytes> bytes;
+  fft_mul_tables(log, bytes.data());
+  std::array<llvm::Value *, 8> t;
+  for (unsigned i = 0; i < 8; ++i)
+    t[i] = llvm::ConstantDataVector::get(b_.getContext(), llvm::ArrayRef<uint8_t>(bytes.data() + 16 * i, 16));
+  return t;
+}
+
+std::array<llvm::Value *, 8> ColumnEmitter::load_tables(llvm::Value *address) {
+  std::array<llvm::Value *, 8> t;
+  for (unsigned i = 0; i < 8; ++i)
+    t[i] = b_.CreateAlignedLoad(half_ty_, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), address, 16 * i),
+                                llvm::Align(1));
+  return t;
+}
+
+// table[idx] for each of the 32 indices (all < 16).
+llvm::Value *ColumnEmitter::lookup(llvm::Value *table16, llvm::Value *idx) {
+  llvm::SmallVector<int, 32> whole;
+  for (unsigned i = 0; i < kFftPlane; ++i) whole.push_back(int(i));
+  switch (shuffle_) {
+    case FftShuffle::kAvx2: {
+      llvm::SmallVector<int, 32> twice;
+      for (unsigned i = 0; i < kFftPlane; ++i) twice.push_back(int(i % 16));
+      llvm::Value *t = b_.CreateShuffleVector(table16, twice);
+      return b_.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pshuf_b, {}, {t, idx});
+    }
+    case FftShuffle::kSsse3:
+    case FftShuffle::kNeon: {
+      llvm::Value *r[2];
+      for (unsigned i = 0; i < 2; ++i) {
+        llvm::SmallVector<int, 16> mask;
+        for (unsigned j = 0; j < 16; ++j) mask.push_back(int(16 * i + j));
+        llvm::Value *part = b_.CreateShuffleVector(idx, mask);
+        r[i] = shuffle_ == FftShuffle::kSsse3
+                   ? b_.CreateIntrinsic(llvm::Intrinsic::x86_ssse3_pshuf_b_128, {}, {table16, part})
+                   : b_.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_tbl1, {half_ty_}, {table16, part});
+      }
+      return b_.CreateShuffleVector(r[0], r[1], whole);
+    }
+    case FftShuffle::kNone:
+      break;
+  }
+  return nullptr;
+}
+
+}  // namespace ecjit::ir

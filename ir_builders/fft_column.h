@@ -1,0 +1,59 @@
+// fft_column: one 64-byte column of the crate's rs-fft layout as IR values, and constant multiplies on it (internal to ir_builders/).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "ir_builders/target_info.h"
+
+namespace llvm {
+class IRBuilderBase;
+class Type;
+class Value;
+}  // namespace llvm
+
+namespace ecjit::ir {
+
+// A column is 64 bytes of a shard: the low bytes of 32 GF(2^16) elements, then their high
+// bytes (codes/rs_fft.h's layout).
+constexpr unsigned kFftColumn = 64;
+constexpr unsigned kFftPlane = 32;
+
+// The 16-entry byte lookup a target offers (none: no rs-fft kernels there).
+enum class FftShuffle { kNone, kSsse3, kAvx2, kNeon };
+FftShuffle fft_shuffle_for(const TargetInfo &target);
+
+// One column of one shard or work slot: two <32 x i8> values (null: not yet defined).
+struct Planes {
+  llvm::Value *lo = nullptr;
+  llvm::Value *hi = nullptr;
+};
+
+// Emits column arithmetic at the builder's insertion point.
+class ColumnEmitter {
+ public:
+  ColumnEmitter(llvm::IRBuilderBase &b, FftShuffle shuffle);
+  llvm::Type *plane_type() const { return plane_ty_; }
+  llvm::Type *table_type() const { return half_ty_; }  // <16 x i8>: one nibble table
+  Planes zero() const;
+  Planes xor_(Planes a, Planes c);
+  Planes load(llvm::Value *column);           // the column at this byte address
+  void store(Planes v, llvm::Value *column);
+  // x * c with the eight 16-entry tables of c (T_lo[0..3], T_hi[0..3]; fft_kernel.h's
+  // kFftMulTableBytes layout): eight lookups of x's nibbles.
+  Planes mul(Planes x, const std::array<llvm::Value *, 8> &tables);
+  // The tables of a compile-time constant given by its log (codes::fft), as constants.
+  std::array<llvm::Value *, 8> constant_tables(uint16_t log);
+  // The tables at a byte address (kFftMulTableBytes bytes), loaded.
+  std::array<llvm::Value *, 8> load_tables(llvm::Value *address);
+
+ private:
+  llvm::Value *lookup(llvm::Value *table16, llvm::Value *idx);
+
+  llvm::IRBuilderBase &b_;
+  FftShuffle shuffle_;
+  llvm::Type *plane_ty_ = nullptr;
+  llvm::Type *half_ty_ = nullptr;
+};
+
+}  // namespace ecjit::ir

@@ -1,0 +1,237 @@
+// build_fft_step_kernel: a step loop with a tile loop per step kind; rs-fft encode / decode schedules as its data.
+#include "ir_builders/fft_step_kernel.h"
+
+#include <array>
+#include <functional>
+#include <unordered_map>
+
+#include "codes/rs_fft.h"
+#include "codes/rs_fft_program.h"
+#include "ir_builders/fft_column.h"
+#include "ir_builders/fft_kernel.h"
+#include "ir_builders/kernel_abi.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+namespace ecjit::ir {
+namespace {
+
+namespace fft = codes::fft;
+
+// Builds steps and their deduplicated multiplier tables.
+class ScheduleWriter {
+ public:
+  explicit ScheduleWriter(FftSchedule &s) : s_(s) {}
+  uint32_t table(uint16_t log) {
+    auto [it, fresh] = index_.emplace(log, uint32_t(index_.size()));
+    if (fresh) {
+      s_.tables.resize(s_.tables.size() + kFftMulTableBytes);
+      fft_mul_tables(log, s_.tables.data() + s_.tables.size() - kFftMulTableBytes);
+    }
+    return it->second;
+  }
+  void step(FftStepKind kind, uint32_t a, uint32_t b = 0, uint32_t t = 0) { s_.steps.push_back({kind, a, b, t}); }
+  // The ops of a program on work slots (a twiddle of kModulus: the multiply is skipped).
+  void ops(const fft::Program &p) {
+    for (const fft::Op &op : p.ops) switch (op.kind) {
+        case fft::OpKind::kFft:
+        case fft::OpKind::kIfft:
+          if (op.log == fft::kModulus) step(kFftStepXor, op.b, op.a);
+          else step(op.kind == fft::OpKind::kFft ? kFftStepFft : kFftStepIfft, op.a, op.b, table(op.log));
+          break;
+        case fft::OpKind::kXor:
+          step(kFftStepXor, op.a, op.b);
+          break;
+        case fft::OpKind::kCopy:
+          step(kFftStepCopy, op.a, op.b);
+          break;
+        case fft::OpKind::kZero:
+          step(kFftStepZero, op.a);
+          break;
+        case fft::OpKind::kMulLog:
+          step(kFftStepMul, op.a, op.a, table(op.log));
+          break;
+      }
+  }
+
+ private:
+  FftSchedule &s_;
+  std::unordered_map<uint16_t, uint32_t> index_;
+};
+
+llvm::Error make_error(const std::string &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), "build_fft_step_kernel: " + msg);
+}
+
+}  // namespace
+
+uint32_t FftSchedule::scratch_slots() const {
+  uint32_t n = 0;
+  for (int32_t s : slot_shard) n += s < 0;
+  return n;
+}
+
+Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m) {
+  Result<fft::Program> p = fft::encode_program(k, m, fft::Order::kLayers);
+  if (!p.ok()) return p.status();
+  FftSchedule s;
+  s.slots = p->work_count;
+  s.slot_shard.assign(s.slots, -1);
+  for (const fft::Binding &bd : p->outputs) s.slot_shard[bd.slot] = int32_t(bd.shard);  // computed in place
+  ScheduleWriter w(s);
+  for (const fft::Binding &bd : p->inputs) w.step(kFftStepCopy, bd.slot, s.slots + bd.shard);
+  w.ops(*p);
+  return s;
+}
+
+Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vector<bool> &present,
+                                        const std::vector<bool> &wanted) {
+  Result<std::vector<uint16_t>> logs = fft::locator_logs(k, m, present);
+  if (!logs.ok()) return logs.status();
+  if (wanted.size() != size_t(k) + m)
+    return Status(StatusCode::kShardCount, "rs-fft decode: wanted has " + std::to_string(wanted.size()) +
+                                               " entries, need k + m = " + std::to_string(k + m));
+  const fft::Geometry g = *fft::geometry(k, m);
+  const size_t n = g.decode_work;
+  auto point = [&](unsigned s) { return uint32_t(s < k ? g.original_pos + s : g.recovery_pos + (s - k)); };
+  FftSchedule s;
+  s.slots = uint32_t(n);
+  s.slot_shard.assign(n, -1);
+  std::vector<int64_t> holds(n, -1);
+  for (unsigned sh = 0; sh < k + m; ++sh) {
+    if (wanted[sh] && present[sh])
+      return Status(StatusCode::kInvalidArgument, "rs-fft decode: shard " + std::to_string(sh) +
+                                                      " is present and wanted");
+    if (present[sh]) holds[point(sh)] = sh;
+    if (wanted[sh]) s.slot_shard[point(sh)] = int32_t(sh);
+  }
+  ScheduleWriter w(s);
+  for (uint32_t x = 0; x < n; ++x) {
+    if (holds[x] >= 0) w.step(kFftStepMul, x, s.slots + uint32_t(holds[x]), w.table((*logs)[x]));
+    else w.step(kFftStepZero, x);
+  }
+  fft::Program core;
+  core.work_count = uint32_t(n);
+  fft::append_ifft(core, 0, n, g.decode_end, 0);
+  fft::append_formal_derivative(core, n);
+  fft::append_fft(core, 0, n, g.decode_end, 0);
+  w.ops(core);
+  for (unsigned sh = 0; sh < k + m; ++sh)
+    if (wanted[sh]) {
+      const uint32_t x = point(sh);
+      w.step(kFftStepMul, x, x, w.table(uint16_t(fft::kModulus - (*logs)[x])));
+    }
+  return s;
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMContext &ctx,
+                                                                    const std::string &symbol,
+                                                                    const TargetInfo &target) {
+  if (symbol.empty()) return make_error("empty symbol name");
+  const FftShuffle shuffle = fft_shuffle_for(target);
+  if (shuffle == FftShuffle::kNone)
+    return make_error("target " + target.triple + " (" + target.cpu + ") has no 16-entry byte shuffle "
+                      "(x86 SSSE3 / AVX2, AArch64 NEON)");
+  auto mod = std::make_unique<llvm::Module>(symbol, ctx);
+  mod->setTargetTriple(target.triple);
+  llvm::IRBuilder<> b(ctx);
+  llvm::IntegerType *size_ty = kernel_size_type(ctx, target);
+  llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx);
+  auto *fty = llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, size_ty, ptr, size_ty}, false);
+  llvm::Function *fn = create_kernel_function(*mod, fty, symbol, target);
+  static const char *const kNames[] = {"ptr", "steps", "count", "tables", "bytes"};
+  for (unsigned i = 0; i < 5; ++i) fn->getArg(i)->setName(kNames[i]);
+  for (unsigned i : {0u, 1u, 3u}) {
+    fn->getArg(i)->addAttr(llvm::Attribute::NoCapture);
+    fn->getArg(i)->addAttr(llvm::Attribute::ReadOnly);
+  }
+  llvm::Value *steps = fn->getArg(1), *count = fn->getArg(2), *tables = fn->getArg(3), *bytes = fn->getArg(4);
+  auto size = [&](uint64_t v) { return llvm::ConstantInt::get(size_ty, v); };
+  auto block = [&](const std::string &name) { return llvm::BasicBlock::Create(ctx, name, fn); };
+  const llvm::Align ptr_align(size_ty->getBitWidth() / 8);
+
+  llvm::BasicBlock *entry = block("entry");
+  llvm::BasicBlock *head = block("step");
+  llvm::BasicBlock *next = block("step.next");
+  llvm::BasicBlock *done = block("done");
+  b.SetInsertPoint(entry);
+  b.CreateCondBr(b.CreateOr(b.CreateICmpEQ(count, size(0)), b.CreateICmpULT(bytes, size(kFftColumn))), done, head);
+
+  b.SetInsertPoint(head);
+  llvm::PHINode *i = b.CreatePHI(size_ty, 2, "i");
+  i->addIncoming(size(0), entry);
+  llvm::Value *rec = b.CreateInBoundsGEP(b.getInt8Ty(), steps, b.CreateMul(i, size(sizeof(FftStep))));
+  auto field = [&](unsigned idx, const char *name) {
+    llvm::Value *v = b.CreateAlignedLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), rec, 4 * idx),
+                                         llvm::Align(4), name);
+    return b.CreateZExt(v, size_ty);
+  };
+  llvm::Value *kind = b.CreateTrunc(field(0, "kind"), b.getInt32Ty());
+  auto pointer = [&](llvm::Value *index) {
+    return b.CreateAlignedLoad(ptr, b.CreateInBoundsGEP(ptr, fn->getArg(0), index), ptr_align);
+  };
+  llvm::Value *pa = pointer(field(1, "a"));
+  llvm::Value *pb = pointer(field(2, "b"));
+  llvm::Value *tab = b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(3, "t"), size(kFftMulTableBytes)));
+  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 6);
+  ColumnEmitter e(b, shuffle);
+
+  // Each kind: a loop over the tile's columns; multiplier tables loaded before it.
+  auto emit_case = [&](FftStepKind k, const char *name, bool uses_tables,
+                       const std::function<void(llvm::Value *, llvm::Value *, const std::array<llvm::Value *, 8> &)> &body) {
+    llvm::BasicBlock *pre = block(std::string(name) + ".pre");
+    llvm::BasicBlock *loop = block(name);
+    sw->addCase(b.getInt32(k), pre);
+    b.SetInsertPoint(pre);
+    std::array<llvm::Value *, 8> t{};
+    if (uses_tables) t = e.load_tables(tab);
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    llvm::PHINode *off = b.CreatePHI(size_ty, 2, "off");
+    off->addIncoming(size(0), pre);
+    body(b.CreateInBoundsGEP(b.getInt8Ty(), pa, off), b.CreateInBoundsGEP(b.getInt8Ty(), pb, off), t);
+    llvm::Value *noff = b.CreateAdd(off, size(kFftColumn), "off.next", true, true);
+    off->addIncoming(noff, loop);
+    mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(noff, size(kFftColumn - 1)), bytes), loop, next));
+  };
+  emit_case(kFftStepFft, "fft", true, [&](llvm::Value *A, llvm::Value *B, const std::array<llvm::Value *, 8> &t) {
+    Planes x = e.load(A), y = e.load(B);
+    x = e.xor_(x, e.mul(y, t));
+    e.store(x, A);
+    e.store(e.xor_(y, x), B);
+  });
+  emit_case(kFftStepIfft, "ifft", true, [&](llvm::Value *A, llvm::Value *B, const std::array<llvm::Value *, 8> &t) {
+    Planes x = e.load(A), y = e.load(B);
+    y = e.xor_(y, x);
+    e.store(y, B);
+    e.store(e.xor_(x, e.mul(y, t)), A);
+  });
+  emit_case(kFftStepXor, "xor", false, [&](llvm::Value *A, llvm::Value *B, const std::array<llvm::Value *, 8> &) {
+    e.store(e.xor_(e.load(A), e.load(B)), A);
+  });
+  emit_case(kFftStepCopy, "copy", false, [&](llvm::Value *A, llvm::Value *B, const std::array<llvm::Value *, 8> &) {
+    e.store(e.load(B), A);
+  });
+  emit_case(kFftStepZero, "zero", false, [&](llvm::Value *A, llvm::Value *, const std::array<llvm::Value *, 8> &) {
+    e.store(e.zero(), A);
+  });
+  emit_case(kFftStepMul, "mul", true, [&](llvm::Value *A, llvm::Value *B, const std::array<llvm::Value *, 8> &t) {
+    e.store(e.mul(e.load(B), t), A);
+  });
+
+  b.SetInsertPoint(next);
+  llvm::Value *inext = b.CreateAdd(i, size(1), "i.next", true, true);
+  i->addIncoming(inext, next);
+  mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(inext, count), head, done));
+  b.SetInsertPoint(done);
+  b.CreateRetVoid();
+  if (llvm::Error err = verify_kernel_module(*mod, "build_fft_step_kernel")) return std::move(err);
+  return std::move(mod);
+}
+
+}  // namespace ecjit::ir

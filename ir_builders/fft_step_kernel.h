@@ -1,0 +1,71 @@
+// build_fft_step_kernel: an rs-fft schedule of whole-tile steps run by one kernel per target, for codes of any size.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ecjit/status.h"
+#include "ir_builders/target_info.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+template <typename T> class Expected;
+}  // namespace llvm
+
+namespace ecjit::ir {
+
+// One step on tiles of `bytes` bytes (a multiple of 64) at A = ptr[a], B = ptr[b], with the
+// multiplier T = tables + table * kFftMulTableBytes (fft_kernel.h):
+enum FftStepKind : uint32_t {
+  kFftStepFft = 0,   // A ^= B * T; B ^= A
+  kFftStepIfft = 1,  // B ^= A; A ^= B * T
+  kFftStepXor = 2,   // A ^= B
+  kFftStepCopy = 3,  // A = B
+  kFftStepZero = 4,  // A = 0
+  kFftStepMul = 5,   // A = B * T   (A may be B)
+};
+struct FftStep {
+  uint32_t kind;
+  uint32_t a;
+  uint32_t b;
+  uint32_t table;
+};
+
+// A schedule for one operation of one code, and where its pointers point. Pointer p < slots
+// is work slot p: the tile of output shard slot_shard[p] when that is >= 0, else a scratch
+// tile; pointer slots + s is the tile of shard s (originals 0 .. k-1, recovery k .. k+m-1),
+// read only. The steps never read a work slot before writing it.
+struct FftSchedule {
+  std::vector<FftStep> steps;
+  std::vector<uint8_t> tables;       // multipliers, kFftMulTableBytes each
+  uint32_t slots = 0;
+  std::vector<int32_t> slot_shard;   // per work slot: the output shard it is, or -1 (scratch)
+  uint32_t scratch_slots() const;    // work slots with slot_shard -1
+};
+
+// Encode of rs-fft (k, m) (codes/rs_fft.h): reads originals, writes the m recovery shards.
+// Errors: kInvalidSpec (codes::fft::geometry).
+Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m);
+
+// Decode of one erasure pattern (present: k + m entries): writes every shard s with
+// wanted[s] (k + m entries; each must be missing). Errors: kInvalidSpec, kShardCount,
+// kTooManyErasures (codes::fft::locator_logs), kInvalidArgument (a wanted shard present).
+Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vector<bool> &present,
+                                        const std::vector<bool> &wanted);
+
+// Emits
+//   void <symbol>(uint8_t *const *ptr, const FftStep *steps, size_t count,
+//                 const uint8_t *tables, size_t bytes)
+// running the steps in order, each as a loop over the tile's 64-byte columns with its
+// multiplier's tables held in registers (fft_column.h's lookups). Nothing is specialised on
+// the code: one kernel serves every (k, m) and every erasure pattern.
+// Errors (llvm::Error): a target without a 16-entry byte shuffle, empty symbol, verifier.
+llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMContext &ctx,
+                                                                    const std::string &symbol,
+                                                                    const TargetInfo &target);
+
+}  // namespace ecjit::ir
