@@ -234,7 +234,6 @@ Result<Kernel> JitImpl::xor_kernel(const ir::XorKernelDesc &desc, bool shared) {
   return k;
 }
 
-void JitImpl::tune_later(const jit::CompileRequest &req, const std::shared_ptr<KernelSlot> &slot,
 Result<Kernel> JitImpl::fft_kernel(const ir::FftKernelDesc &desc) {
   if (!ir::fft_kernel_supported(target_))
     return Status(StatusCode::kUnsupported, "rs-fft kernels need a 16-entry byte shuffle (x86 SSSE3 / AVX2, "
@@ -260,6 +259,7 @@ Result<Kernel> JitImpl::fft_kernel(const ir::FftKernelDesc &desc) {
   return k;
 }
 
+void JitImpl::tune_later(const jit::CompileRequest &req, const std::shared_ptr<KernelSlot> &slot,
                          std::shared_ptr<const jit::CompiledKernel> running, bool optional) {
   jit::BackgroundTuner::Job job;
   job.request = req;
