@@ -1,30 +1,88 @@
 // CodeSpec parsing, validation and canonical printing.
 #include "ecjit/code_spec.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 
 #include "codes/gf.h"
+#include "codes/rs_fft.h"
 #include "codes/xor_families.h"
 
 namespace ecjit {
 namespace {
 
+Status bad(const std::string &msg) { return Status(StatusCode::kInvalidSpec, msg); }
+
+Status check_rs_fft(CodeSpec &s);
+
+// A symbol family. Matrix codes (rules == nullptr) share the rules of validate_poly: keys
+// k, m, gf, poly, a (a= for matrix only), k+m <= kMaxShards and their field's limits. A
+// family with its own rules names its keys, its default field and the check that applies
+// everything else, its shard limit included.
+struct FamilyRules {
+  const char *keys;        // the keys accepted, ", "-separated
+  const char *key_note;    // appended to the message for any other key
+  unsigned default_gf;
+  Status (*check)(CodeSpec &s);
+};
+const FamilyRules kRsFftRules = {
+    "k, m, gf",
+    " (rs-fft's field is fixed: reed-solomon-simd's GF(2^16) in Cantor-basis coordinates, so no "
+    "poly= and no a=)",
+    16, check_rs_fft};
+
 struct FamilyRow {
   CodeFamily family;
   const char *name;
+  const FamilyRules *rules = nullptr;
 };
 // The registry of families: adding a family is one row here plus its construction.
 const FamilyRow kFamilies[] = {
     {CodeFamily::kRsVand, "rs-vand"},           {CodeFamily::kRsCauchy, "rs-cauchy"},
     {CodeFamily::kIsalRs, "isal-rs"},           {CodeFamily::kIsalCauchy, "isal-cauchy"},
     {CodeFamily::kJerasureVand, "jerasure-vand"}, {CodeFamily::kRaidz, "raidz"},
-    {CodeFamily::kMatrix, "matrix"},
+    {CodeFamily::kMatrix, "matrix"},            {CodeFamily::kRsFft, "rs-fft", &kRsFftRules},
 };
 
-Status bad(const std::string &msg) { return Status(StatusCode::kInvalidSpec, msg); }
+const FamilyRules *own_rules(CodeFamily f) {
+  for (const FamilyRow &r : kFamilies)
+    if (r.family == f) return r.rules;
+  return nullptr;
+}
+
+// Whether `key` is one of the ", "-separated `keys`.
+bool listed(const char *keys, const std::string &key) {
+  const std::string all = std::string(", ") + keys + ",";
+  return all.find(", " + key + ",") != std::string::npos;
+}
+
+uint64_t next_pow2(uint64_t x) {
+  uint64_t p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+
+// rs-fft: GF(2^16) only, the crate's field (no poly, no matrix), and the crate's shard rule.
+Status check_rs_fft(CodeSpec &s) {
+  if (s.gf != 16)
+    return bad("gf=" + std::to_string(s.gf) +
+               ": rs-fft is reed-solomon-simd's GF(2^16) code; GF(2^8) is not available, nor any "
+               "field but GF(2^16) (give gf=16 or leave gf= out)");
+  if (s.poly != 0)
+    return bad("rs-fft's field is fixed (reed-solomon-simd's GF(2^16), Cantor basis): poly= is not accepted");
+  if (!s.matrix.empty()) return bad("a= (matrix entries) is only valid for the matrix family");
+  if (!codes::fft::geometry(s.k, s.m).ok()) {
+    const uint64_t used = std::min(next_pow2(s.k), next_pow2(s.m)) + std::max(s.k, s.m);
+    return bad("rs-fft:k=" + std::to_string(s.k) + ",m=" + std::to_string(s.m) +
+               " is past reed-solomon-simd's limit: min(next_pow2(k), next_pow2(m)) + max(k, m) = " +
+               std::to_string(used) + " > 65536 (rs-fft's shard rule; other families: k+m <= " +
+               std::to_string(kMaxShards) + ")");
+  }
+  return Status::Ok();
+}
 
 std::string hex(uint64_t v) {
   char buf[32];
@@ -90,10 +148,13 @@ Status validate(CodeSpec &s) {
   const std::string fam = family_name(s.family);
   if (s.k == 0) return bad("k must be at least 1 (" + fam + ")");
   if (s.m == 0) return bad("m must be at least 1 (" + fam + ")");
+  // A family with its own rules applies its own shard limit (rs-fft: the crate's).
+  if (const FamilyRules *rules = own_rules(s.family)) return rules->check(s);
   const uint64_t n = uint64_t(s.k) + s.m;
   if (n > kMaxShards)
-    return bad("k+m = " + std::to_string(n) + " exceeds the limit of " +
-               std::to_string(kMaxShards) + " shards");
+    return bad("k+m = " + std::to_string(n) + " exceeds the limit of " + std::to_string(kMaxShards) +
+               " shards (" + fam + ", like every family but rs-fft, takes k+m <= " +
+               std::to_string(kMaxShards) + ")");
   if (const codes::BitFamily *row = codes::bit_family(s.family)) return validate_bits(s, *row);
   return validate_poly(s) ;
 }
@@ -251,16 +312,19 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
   found = find_family(fam, &s.family);
   if (!found) return bad("unknown code family '" + fam + "'; known: " + known_families());
   const codes::BitFamily *row = codes::bit_family(s.family);
+  const FamilyRules *rules = own_rules(s.family);
   const bool bits = row != nullptr;
   const bool expanded = s.family == CodeFamily::kBitmatrixOf;
   const bool searched = s.family == CodeFamily::kCauchyOpt;
   const std::string word_key = bits ? row->word_key : "";
-  const std::string keys_text = !bits ? "k, m, gf, poly, a"
+  const std::string keys_text = rules ? std::string(rules->keys)
+                                : !bits ? "k, m, gf, poly, a"
                                 : searched ? "k, m, w, packet, seed"
                                 : expanded ? "of, k, m, w, packet, poly, a"
                                            : "k, m, " + word_key + ", packet";
   auto key_ok = [&](const std::string &key) {
     if (key == "k" || key == "m") return true;
+    if (rules) return listed(rules->keys, key);
     if (!bits) return key == "gf" || key == "poly" || key == "a";
     if (key == word_key || key == "packet") return true;
     if (searched && key == "seed") return true;
@@ -277,7 +341,8 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
       return bad("'" + item + "' in '" + text + "' is not key=value");
     const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
     if (!key_ok(key))
-      return bad("unknown key '" + key + "' in '" + text + "'; keys of " + fam + ": " + keys_text);
+      return bad("unknown key '" + key + "' in '" + text + "'; keys of " + fam + ": " + keys_text +
+                 (rules ? rules->key_note : ""));
     if (kv.count(key)) return bad("key '" + key + "' given twice in '" + text + "'");
     kv[key] = val;
     if (comma == std::string::npos) break;
@@ -326,10 +391,12 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
   }
   if (expanded) {
     if (!kv.count("of")) return bad("missing of=<symbol family> in '" + text + "'");
-    if (!find_family(kv["of"], &s.of) || codes::bit_family(s.of) != nullptr)
-      return bad("of='" + kv["of"] + "' is not a symbol code family; known: rs-vand, rs-cauchy, "
-                 "isal-rs, isal-cauchy, jerasure-vand, raidz, matrix");
+    if (!find_family(kv["of"], &s.of) || codes::bit_family(s.of) != nullptr || own_rules(s.of))
+      return bad("of='" + kv["of"] + "' is not a symbol matrix code family; known: rs-vand, rs-cauchy, "
+                 "isal-rs, isal-cauchy, jerasure-vand, raidz, matrix" +
+                 (s.of == CodeFamily::kRsFft ? " (rs-fft has no matrix over a polynomial basis to expand)" : ""));
   }
+  if (rules) s.gf = rules->default_gf;
   if (kv.count("gf")) {
     ECJIT_RETURN_IF_ERROR(number("gf", false, 1024, &v));
     s.gf = unsigned(v);

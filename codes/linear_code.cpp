@@ -33,6 +33,12 @@ Result<LinearCode> build_code(const CodeSpec &spec) {
   if (checked->bitmatrix())
     return Status(StatusCode::kInvalidSpec, checked->to_string() +
                                                 " is a bit-matrix code (codes::build_bitmatrix_code)");
+  if (checked->family == CodeFamily::kRsFft)
+    return Status(StatusCode::kUnsupported,
+                  checked->to_string() +
+                      " is not a matrix code over a polynomial basis (reed-solomon-simd's additive-FFT "
+                      "code; its symbols are Cantor-basis GF(2^16) elements): no parity-matrix kernels, "
+                      "IR, AOT or MDS check; use Jit::codec() (codes/rs_fft.h for the reference)");
   LinearCode code{*checked, f, spec.k, spec.m, Matrix()};
   switch (spec.family) {
     case CodeFamily::kRsVand: code.parity = rs_vandermonde_parity(f, spec.k, spec.m); break;

@@ -26,7 +26,8 @@ struct LinearCode {
 };
 
 // Builds the code a spec describes (the spec must have come from CodeSpec::parse, or be
-// equally valid). Errors: kInvalidSpec.
+// equally valid). Errors: kInvalidSpec; kUnsupported for rs-fft, which is not a matrix code
+// over a polynomial-basis field (runtime's FftCodec serves it; codes/rs_fft.h).
 Result<LinearCode> build_code(const CodeSpec &spec);
 
 // Convenience: parse + build.

@@ -64,6 +64,15 @@ class ScheduleWriter {
   std::unordered_map<uint16_t, uint32_t> index_;
 };
 
+fft::Program decode_core_program(const fft::Geometry &g) {
+  fft::Program core;
+  core.work_count = uint32_t(g.decode_work);
+  fft::append_ifft(core, 0, g.decode_work, g.decode_end, 0);
+  fft::append_formal_derivative(core, g.decode_work);
+  fft::append_fft(core, 0, g.decode_work, g.decode_end, 0);
+  return core;
+}
+
 llvm::Error make_error(const std::string &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), "build_fft_step_kernel: " + msg);
 }
@@ -86,6 +95,16 @@ Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m) {
   ScheduleWriter w(s);
   for (const fft::Binding &bd : p->inputs) w.step(kFftStepCopy, bd.slot, s.slots + bd.shard);
   w.ops(*p);
+  return s;
+}
+
+Result<FftSchedule> fft_decode_core(unsigned k, unsigned m) {
+  Result<fft::Geometry> g = fft::geometry(k, m);
+  if (!g.ok()) return g.status();
+  FftSchedule s;
+  s.slots = uint32_t(g->decode_work);
+  s.slot_shard.assign(s.slots, -1);
+  ScheduleWriter(s).ops(decode_core_program(*g));
   return s;
 }
 
@@ -115,12 +134,7 @@ Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vecto
     if (holds[x] >= 0) w.step(kFftStepMul, x, s.slots + uint32_t(holds[x]), w.table((*logs)[x]));
     else w.step(kFftStepZero, x);
   }
-  fft::Program core;
-  core.work_count = uint32_t(n);
-  fft::append_ifft(core, 0, n, g.decode_end, 0);
-  fft::append_formal_derivative(core, n);
-  fft::append_fft(core, 0, n, g.decode_end, 0);
-  w.ops(core);
+  w.ops(decode_core_program(g));
   for (unsigned sh = 0; sh < k + m; ++sh)
     if (wanted[sh]) {
       const uint32_t x = point(sh);

@@ -51,6 +51,13 @@ struct FftSchedule {
 // Errors: kInvalidSpec (codes::fft::geometry).
 Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m);
 
+// The part of every decode of (k, m) that no erasure pattern changes: the IFFT, the formal
+// derivative and the FFT on the decode_work points (work slots 0 .. n-1, all scratch). A
+// decode is: point x = its shard times exp(logs[x]) where a shard is read, else 0; these
+// steps; a restored shard = point x times exp(kModulus - logs[x]) (codes::fft::locator_logs).
+// Errors: kInvalidSpec.
+Result<FftSchedule> fft_decode_core(unsigned k, unsigned m);
+
 // Decode of one erasure pattern (present: k + m entries): writes every shard s with
 // wanted[s] (k + m entries; each must be missing). Errors: kInvalidSpec, kShardCount,
 // kTooManyErasures (codes::fft::locator_logs), kInvalidArgument (a wanted shard present).

@@ -17,6 +17,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "runtime/array_codec_impl.h"
 #include "runtime/codec_impl.h"
+#include "runtime/fft_codec.h"
 #include "runtime/xor_codec.h"
 #include "runtime/llvm_status.h"
 
@@ -408,7 +409,11 @@ Result<std::shared_ptr<const Codec>> JitImpl::codec(const CodeSpec &spec) {
       if (std::shared_ptr<const Codec> live = it->second.lock()) return live;
   }
   std::shared_ptr<const Codec> out;
-  if (spec.bitmatrix()) {
+  if (spec.family == CodeFamily::kRsFft) {  // not a matrix code: FftCodec (runtime/fft_codec.h)
+    auto codec = FftCodec::make(shared_from_this(), spec);
+    if (!codec.ok()) return codec.status();
+    out = *codec;
+  } else if (spec.bitmatrix()) {
     auto code = codes::build_bitmatrix_code(spec);
     if (!code.ok()) return code.status();
     auto codec = XorCodec::make(shared_from_this(), std::move(*code));

@@ -119,6 +119,16 @@ if ! "$ECJIT" demo --spec liber8tion:k=8,packet=64 --size 64K --seconds 0.05 | g
   echo "FAIL: ecjit demo --spec liber8tion:k=8 does not end with OK"
   fails=$((fails + 1))
 fi
+# rs-fft (reed-solomon-simd's code): the demo through FftCodec; no matrix-kernel commands.
+if ! "$ECJIT" demo --spec rs-fft:k=8,m=4 --size 4K --seconds 0.05 | grep -q "^OK"; then
+  echo "FAIL: ecjit demo --spec rs-fft:k=8,m=4 does not end with OK"
+  fails=$((fails + 1))
+fi
+expect_error "GF(2^8) is not available" demo --spec rs-fft:k=8,m=4,gf=8
+expect_error "is not a multiple of 2 bytes" demo --spec rs-fft:k=8,m=4 --size 1001
+expect_error "is not a matrix code over a polynomial basis" asm --spec rs-fft:k=8,m=4
+expect_error "is not a matrix code over a polynomial basis" check-mds --spec rs-fft:k=8,m=4
+expect_error "is not a matrix code over a polynomial basis" aot --spec rs-fft:k=8,m=4 --target aarch64 -o "$tmpd/fft.o"
 # Array codes: the spec rules, a demo, and `ecjit edp` (seed 003's degraded-read replay).
 if ! grep -Eq "^xcode p=7 +7 +5 +4\.00 +4\.00 +2\.00 +2$" <<<"$xor_table"; then
   echo "FAIL: stats --xor-table does not show X-Code p=7 at the optimum (4 XORs per parity, update 2)"

@@ -19,6 +19,9 @@ TEST(CodeSpec, ParsesAndRoundTrips) {
       "rs-vand:k=4,m=2,gf=8,poly=0x12d",
       "matrix:k=3,m=2,gf=8,a=1.1.1/1.2.3",
       "matrix:k=2,m=1,gf=64,a=ffffffffffffffff.0x10",
+      "rs-fft:k=32,m=32",            "rs-fft:k=4,m=2,gf=16",
+      "rs-fft:k=32768,m=32768",      "rs-fft:k=65535,m=1",
+      "rs-fft:k=1,m=65535",          "rs-fft:k=61440,m=4096",
   };
   for (const char *t : specs) {
     auto s = CodeSpec::parse(t);
@@ -42,6 +45,26 @@ TEST(CodeSpec, CanonicalForm) {
   EXPECT_EQ(s->to_string(), "matrix:k=2,m=2,gf=8,a=1.2/3.4");
   EXPECT_EQ(s->family, CodeFamily::kMatrix);
   EXPECT_EQ(s->matrix, (std::vector<uint64_t>{1, 2, 3, 4}));
+}
+
+// rs-fft: GF(2^16) by default, its own shard rule (reed-solomon-simd's), not a matrix code.
+TEST(CodeSpec, RsFft) {
+  auto s = CodeSpec::parse("rs-fft:m=4,k=10");
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  EXPECT_EQ(s->family, CodeFamily::kRsFft);
+  EXPECT_EQ(s->gf, 16u);
+  EXPECT_EQ(s->to_string(), "rs-fft:k=10,m=4,gf=16");
+  EXPECT_EQ(*CodeSpec::parse(s->to_string()), *s);
+  EXPECT_EQ(s->symbol_bytes(), 2u);
+  // Past kMaxShards (every other family's limit) up to the crate's rule.
+  auto wide = CodeSpec::parse("rs-fft:k=40000,m=8000");
+  ASSERT_TRUE(wide.ok()) << wide.status().to_string();
+  EXPECT_GT(wide->k + wide->m, ecjit::kMaxShards);
+  // The spec is valid, but there is no parity matrix over a polynomial basis to build.
+  auto code = ecjit::codes::build_code(*s);
+  ASSERT_FALSE(code.ok());
+  EXPECT_EQ(code.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(code.status().message().find("not a matrix code"), std::string::npos);
 }
 
 struct Bad {
@@ -96,7 +119,21 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"matrix:k=3,m=2,gf=8,a=1.1.1", "1 x 3 but m x k = 2 x 3"},
         Bad{"matrix:k=2,m=1,gf=8,a=1.100", "not an element of GF(2^8)"},
         Bad{"matrix:k=2,m=1,gf=8,a=1.q", "not a hex number"},
-        Bad{"rs-vand:k=2,m=1,a=1.1", "only valid for the matrix family"}),
+        Bad{"rs-vand:k=2,m=1,a=1.1", "only valid for the matrix family"},
+        Bad{"rs-vand:k=4000,m=200,gf=16", "rs-vand, like every family but rs-fft, takes k+m <= 4096"},
+        Bad{"cauchy-good:k=4000,m=200,w=16", "takes k+m <= 4096"},
+        // rs-fft: the crate's shard rule, its field only, no poly= or a=.
+        Bad{"rs-fft:k=32769,m=32768", "min(next_pow2(k), next_pow2(m)) + max(k, m) = 65537 > 65536"},
+        Bad{"rs-fft:k=65536,m=1", "= 65537 > 65536"},
+        Bad{"rs-fft:k=40000,m=40000", "past reed-solomon-simd's limit"},
+        Bad{"rs-fft:k=0,m=4", "k must be at least 1"},
+        Bad{"rs-fft:k=4,m=2,gf=8", "GF(2^8) is not available"},
+        Bad{"rs-fft:k=4,m=2,gf=32", "rs-fft is reed-solomon-simd's GF(2^16) code"},
+        Bad{"rs-fft:k=4,m=2,poly=0x1002d", "unknown key 'poly'"},
+        Bad{"rs-fft:k=4,m=2,poly=0x1002d", "no poly= and no a="},
+        Bad{"rs-fft:k=2,m=1,a=1.1", "unknown key 'a'"},
+        Bad{"rs-fft:k=4,m=2,w=8", "keys of rs-fft: k, m, gf"},
+        Bad{"bitmatrix-of:of=rs-fft,k=4,m=2,w=16", "rs-fft has no matrix over a polynomial basis"}),
     [](const auto &info) { return "case" + std::to_string(info.index); });
 
 }  // namespace

@@ -208,6 +208,10 @@ TEST(FileProtection, RejectsBitMatrixCodesAndBadUnits) {
   auto p = FileProtector::create(*test_jit(), o);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.status().code(), ecjit::StatusCode::kUnsupported);
+  o.spec = "rs-fft:k=4,m=2";  // reed-solomon-simd's code: no algebraic signatures either
+  p = FileProtector::create(*test_jit(), o);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), ecjit::StatusCode::kUnsupported);
   o.spec = "";
   o.unit = 100;
   p = FileProtector::create(*test_jit(), o);

@@ -15,6 +15,7 @@
 #include "codes/bitmatrix_code.h"
 #include "codes/linear_code.h"
 #include "codes/reference_codec.h"
+#include "codes/rs_fft.h"
 #include "ecjit/ecjit.h"
 #include "tools/args.h"
 #include "tools/commands.h"
@@ -114,7 +115,21 @@ Result<ReferenceCode> reference_code(const std::string &text) {
   Result<CodeSpec> spec = CodeSpec::parse(text);
   if (!spec.ok()) return spec.status();
   ReferenceCode r;
-  if (spec->bitmatrix()) {
+  if (spec->family == CodeFamily::kRsFft) {  // not a matrix code: codes/rs_fft.h is its reference
+    Result<codes::fft::Geometry> g = codes::fft::geometry(spec->k, spec->m);
+    if (!g.ok()) return g.status();
+    const unsigned k = spec->k, m = spec->m;
+    r.spec = *spec;
+    r.k = k;
+    r.m = m;
+    r.unit = 2;
+    r.shape = std::string("reed-solomon-simd's GF(2^16), ") +
+              (g->rate == codes::fft::Rate::kHigh ? "high" : "low") +
+              " rate; 64-byte chunks of 32 low then 32 high bytes";
+    r.encode = [k, m](const uint8_t *const *d, uint8_t *const *p, size_t len) {
+      return codes::fft::encode_bytes(k, m, len, d, p);
+    };
+  } else if (spec->bitmatrix()) {
     Result<codes::BitMatrixCode> code = codes::build_bitmatrix_code(*spec);
     if (!code.ok()) return code.status();
     auto shared = std::make_shared<codes::BitMatrixCode>(std::move(*code));
@@ -226,7 +241,9 @@ int cmd_demo(int argc, char **argv) {
   // With shape kernels the set's own decoder is compiled in the background; without (no
   // byte shuffle, GFNI or carry-less multiply on the target) here, on this thread.
   const std::string first_why = (*codec)->decoder_info(present).why;
-  // Bit-matrix codes serve first calls with the schedule runner (no kernel to compile).
+  // Bit-matrix codes serve first calls with the schedule runner (no kernel to compile);
+  // rs-fft with one decode core for every erasure set (a set costs its locator, no compile).
+  const bool fft = code->spec.family == CodeFamily::kRsFft;
   const bool runner = first_why.find("schedule runner") != std::string::npos;
   const bool shapes = runner || first_why.find("shape kernel") != std::string::npos;
   if (Status st = (*codec)->prepare_reconstruct(present); !st.ok())
@@ -264,20 +281,31 @@ int cmd_demo(int argc, char **argv) {
   const KernelInfo dec = (*codec)->decoder_info(present);
   std::printf("%-13s %s (n = %u: %u data + %u parity shards, %s)\n", "spec:",
               code->spec.to_string().c_str(), n, k, m, code->shape.c_str());
-  std::printf("%-13s %s (cpu %s, %u-bit vectors%s), %s\n", "target:", enc.target.c_str(),
-              enc.cpu.c_str(), enc.vector_bits, enc.vector_bits <= 64 ? ": no vector unit" : "",
-              opt_level_name(opt));
+  if (fft && enc.vector_bits <= 64)  // the scalar reference runs: no vectors, whatever the CPU has
+    std::printf("%-13s %s (cpu %s; the scalar reference runs, no vector code), %s\n", "target:",
+                enc.target.c_str(), enc.cpu.c_str(), opt_level_name(opt));
+  else
+    std::printf("%-13s %s (cpu %s, %u-bit vectors%s), %s\n", "target:", enc.target.c_str(),
+                enc.cpu.c_str(), enc.vector_bits, enc.vector_bits <= 64 ? ": no vector unit" : "",
+                opt_level_name(opt));
   print_kernel("encoder:", enc);
   print_kernel("decoder:", dec);
-  std::printf("%-13s codec() ready in %.1f ms (%llu kernel%s: the encoder%s; %llu from the disk "
-              "cache); the lost shards' own decoder %.1f ms more (%s)\n", "JIT compile:",
-              codec_seconds * 1e3, (unsigned long long)at_codec.kernels_compiled,
-              at_codec.kernels_compiled == 1 ? "" : "s",
-              runner ? "; first calls run its schedule uncompiled"
-                     : shapes ? " and the shape kernels for first calls" : "",
-              (unsigned long long)at_codec.kernels_from_disk,
-              (stats.compile_seconds - at_codec.compile_seconds) * 1e3,
-              shapes ? "in the background" : "no shape kernel on this target: on this thread");
+  if (fft)
+    std::printf("%-13s codec() ready in %.1f ms (%llu kernel%s compiled, %llu from the disk cache); "
+                "rs-fft decodes every erasure set with one decode core: a new set costs its "
+                "erasure-locator logs, never a compile\n", "JIT compile:", codec_seconds * 1e3,
+                (unsigned long long)at_codec.kernels_compiled, at_codec.kernels_compiled == 1 ? "" : "s",
+                (unsigned long long)at_codec.kernels_from_disk);
+  else
+    std::printf("%-13s codec() ready in %.1f ms (%llu kernel%s: the encoder%s; %llu from the disk "
+                "cache); the lost shards' own decoder %.1f ms more (%s)\n", "JIT compile:",
+                codec_seconds * 1e3, (unsigned long long)at_codec.kernels_compiled,
+                at_codec.kernels_compiled == 1 ? "" : "s",
+                runner ? "; first calls run its schedule uncompiled"
+                       : shapes ? " and the shape kernels for first calls" : "",
+                (unsigned long long)at_codec.kernels_from_disk,
+                (stats.compile_seconds - at_codec.compile_seconds) * 1e3,
+                shapes ? "in the background" : "no shape kernel on this target: on this thread");
   if (stats.kernels_tuned)
     std::printf("%-13s %llu kernels tuned in the background in %.1f ms (waited %.1f ms for them)\n",
                 "tuning:", (unsigned long long)stats.kernels_tuned, stats.tuning_seconds * 1e3,
@@ -314,9 +342,13 @@ int cmd_demo(int argc, char **argv) {
     ok = false;
   }
   if (!ok) {
-    std::printf("FAILED: %s on target %s; inspect with: ecjit asm --spec %s --target %s\n",
-                code->spec.to_string().c_str(), enc.target.c_str(), code->spec.to_string().c_str(),
-                enc.target.c_str());
+    if (fft)
+      std::printf("FAILED: %s on target %s (encoder %s)\n", code->spec.to_string().c_str(), enc.target.c_str(),
+                  enc.symbol.c_str());
+    else
+      std::printf("FAILED: %s on target %s; inspect with: ecjit asm --spec %s --target %s\n",
+                  code->spec.to_string().c_str(), enc.target.c_str(), code->spec.to_string().c_str(),
+                  enc.target.c_str());
     return 1;
   }
   std::printf("%-13s parity == reference codec, %zu rebuilt shards == originals\n", "check:", lose.size());
@@ -368,7 +400,8 @@ int cmd_demo(int argc, char **argv) {
       std::printf("%-13s %zu new erasure sets of %zu shards, first call each: median %.1f us, max %.1f us "
                   "(%s%s), checked\n", "first calls:", us.size(), lose.size(), us[us.size() / 2],
                   us.back(), kernel.c_str(),
-                  runner ? " schedule runner, no compile"
+                  fft ? " decode core, locator planned per set, no compile"
+                  : runner ? " schedule runner, no compile"
                   : (*codec)->kernel_cache_stats().shape_calls ? " shape kernel, no compile" : " compiled per set");
     }
   }

@@ -59,7 +59,8 @@ constexpr const char *kParityMatrixDoc =
     "of parity_matrix[i][j] * data j, in the code's field GF(2^gf). For bit-matrix and array codes "
     "(specs with w= or p=): the (m w) x (k w) bit matrix, entries 0 / 1 (Jerasure's layout: "
     "packet r of each block of parity i is the XOR of the packets c of data j for which row "
-    "i w + r, column j w + c is 1).";
+    "i w + r, column j w + c is 1). rs-fft (reed-solomon-simd's code): the generator in the crate's "
+    "Cantor-basis GF(2^16) representation, or [] when k * m > 65536.";
 
 constexpr const char *kEncodeDoc = R"doc(encode(data, parity=None) -> parity
 

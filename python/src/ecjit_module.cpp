@@ -386,6 +386,7 @@ class PyCodec {
   // m x k field elements; for bit-matrix codes the (m w) x (k w) bit matrix.
   std::vector<std::vector<uint64_t>> parity_matrix() const {
     const auto &a = c().parity_matrix();
+    if (a.empty()) return {};  // rs-fft past k * m = 65536 entries: not materialised
     size_t rows = c().m(), cols = c().k();
     const size_t w = c().spec().w;
     if (a.size() != rows * cols && w != 0 && a.size() == rows * w * cols * w) {

@@ -476,6 +476,43 @@ def test_signature_errors(rs42, cauchy16):
         rs42.signature(12)
 
 
+# ---- rs-fft (reed-solomon-simd's additive-FFT code, FftCodec) ----
+
+def test_rs_fft_round_trip_and_generator():
+    codec = ecjit.Codec("rs-fft:k=3,m=2")
+    assert codec.spec == "rs-fft:k=3,m=2,gf=16" and codec.symbol_bytes == 2
+    data = rand_shards(3, 130, seed=23)  # two 64-byte chunks and a partial one
+    original = data + [bytes(p) for p in codec.encode(data)]
+    for lost_count in range(1, 3):
+        for lost in itertools.combinations(range(5), lost_count):
+            shards = [bytearray(s) for s in original]
+            for s in lost:
+                shards[s][:] = b"\xee" * 130
+            codec.reconstruct(shards, [s not in lost for s in range(5)])
+            assert [bytes(s) for s in shards] == original, lost
+    # Column j of the generator is the encode of e_j (element 1 = bytes 01 00).
+    matrix = codec.parity_matrix
+    assert len(matrix) == 2 and all(len(row) == 3 for row in matrix)
+    for j in range(3):
+        unit = [bytes([int(i == j), 0]) for i in range(3)]
+        col = [int.from_bytes(bytes(p), "little") for p in codec.encode(unit)]
+        assert col == [matrix[r][j] for r in range(2)]
+    assert ecjit.Codec("rs-fft:k=300,m=300").parity_matrix == []  # k * m > 65536: not built
+
+
+def test_rs_fft_errors():
+    codec = ecjit.Codec("rs-fft:k=3,m=2")
+    with pytest.raises(ecjit.Error) as e:
+        codec.signature(b"abcd")
+    assert e.value.status == "unsupported"
+    with pytest.raises(ecjit.Error) as e:
+        codec.encode(rand_shards(3, 3, seed=1))
+    assert e.value.status == "shard-size"
+    with pytest.raises(ecjit.Error) as e:
+        ecjit.Codec("rs-fft:k=3,m=2,gf=8")
+    assert e.value.status == "invalid-spec" and "GF(2^8) is not available" in str(e.value)
+
+
 # ---- errors ----
 
 def test_error_class():

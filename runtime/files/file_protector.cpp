@@ -55,6 +55,20 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// kUnsupported for codes without algebraic signatures over GF(2^l) symbols, which file
+// protection stores: bit-matrix codes and rs-fft (Cantor-basis elements split over byte halves).
+Status check_protectable(const CodeSpec &spec) {
+  if (spec.bitmatrix())
+    return Status(StatusCode::kUnsupported,
+                  "'" + spec.to_string() + "' is a bit-matrix code: file protection stores algebraic signatures, "
+                  "which need a code over GF(2^l) symbols (rs-vand, rs-cauchy, ...)");
+  if (spec.family == CodeFamily::kRsFft)
+    return Status(StatusCode::kUnsupported,
+                  "'" + spec.to_string() + "' (reed-solomon-simd's code) has no algebraic signatures, which file "
+                  "protection stores; use a code over GF(2^l) symbols (rs-vand, rs-cauchy, ...)");
+  return Status::Ok();
+}
+
 // What pass 1 found for one unit.
 enum class UnitState { kGood, kCorrupt, kUnreadable, kMissing, kInconsistent, kStale };
 const char *unit_state_name(UnitState s) {
@@ -116,7 +130,10 @@ class FileProtector::Impl {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = codecs_.find(spec);
     if (it != codecs_.end()) return it->second;
-    auto c = jit_.codec(spec);
+    auto parsed = CodeSpec::parse(spec);
+    if (!parsed.ok()) return parsed.status();
+    ECJIT_RETURN_IF_ERROR(check_protectable(*parsed));
+    auto c = jit_.codec(*parsed);
     if (!c.ok()) return c.status();
     codecs_[spec] = *c;
     return *c;
@@ -848,10 +865,7 @@ Result<std::unique_ptr<FileProtector>> FileProtector::create(Jit &jit, const Pro
                   "unit " + std::to_string(options.unit) + " bytes: must be a positive multiple of 64, at most 256 MiB");
   auto spec = CodeSpec::parse(options.spec.empty() ? ProtectOptions::kDefaultSpec : options.spec);
   if (!spec.ok()) return spec.status();
-  if (spec->bitmatrix())
-    return Status(StatusCode::kUnsupported,
-                  "'" + options.spec + "' is a bit-matrix code: file protection stores algebraic signatures, "
-                  "which need a code over GF(2^l) symbols (rs-vand, rs-cauchy, ...)");
+  ECJIT_RETURN_IF_ERROR(check_protectable(*spec));
   auto codec = jit.codec(*spec);
   if (!codec.ok()) return codec.status();
   return std::unique_ptr<FileProtector>(new FileProtector(std::make_unique<Impl>(jit, options, *codec)));

@@ -10,7 +10,8 @@
 
 namespace ecjit {
 
-// Code families. Each builds a systematic linear code with an m x k parity matrix.
+// Code families. Each is a systematic linear code; all but rs-fft are built from an m x k
+// parity matrix over a polynomial-basis field (codes::build_code) or its bit-matrix.
 enum class CodeFamily {
   kRsVand,        // "rs-vand": the dissertation's systematic Vandermonde RS (ch. 2.3.1)
   kRsCauchy,      // "rs-cauchy": Cauchy RS, a_ij = 1/(i + (m + j)) (Jerasure's original Cauchy)
@@ -32,9 +33,16 @@ enum class CodeFamily {
   kEvenodd,       // "evenodd": m = 2, k <= p
   kRdp,           // "rdp": row-diagonal parity, m = 2, k <= p - 1
   kStar,          // "star": EVENODD plus anti-diagonal parity, m = 3, k <= p
+  // Reed-Solomon by the additive FFT over GF(2^16), byte-compatible with the Rust crate
+  // reed-solomon-simd 3.x (codes/rs_fft.h). Not a matrix code over a polynomial basis: its
+  // symbols are the crate's Cantor-basis elements, split over 32 low then 32 high bytes per
+  // 64-byte chunk. Keys k, m (gf=16 only, the default; no poly=, no a=); limit:
+  // min(next_pow2(k), next_pow2(m)) + max(k, m) <= 65536.
+  kRsFft,         // "rs-fft"
 };
 
-// Largest k + m accepted by any family (and never more than the field allows).
+// Largest k + m of every family but rs-fft (whose own limit, reed-solomon-simd's, allows up
+// to 65536 shards), and the range of shard indices a ShardSet holds.
 constexpr unsigned kMaxShards = 4096;
 // Packet size of bit-matrix codes when the spec gives none (bytes). Small packets keep a
 // block of one shard contiguous in few cache lines, so the unrolled kernel streams each shard
@@ -47,7 +55,7 @@ constexpr unsigned kDefaultPacket = 64;
 //
 // Grammar:  family ":" key "=" value ("," key "=" value)*
 //   keys:   k, m       positive integers (decimal)
-//           gf         8 | 16 | 32 | 64                         (default 8)
+//           gf         8 | 16 | 32 | 64                         (default 8; rs-fft: 16 only)
 //           poly       primitive polynomial, hex "0x..." or decimal; the x^l term may be
 //                      given or left implied (default per field: 0x11d, 0x1100b,
 //                      0x400007, 0x1b)
@@ -65,6 +73,7 @@ constexpr unsigned kDefaultPacket = 64;
 //                      rdp, 3 for star
 //           p          evenodd, rdp, star (instead of w): the prime of the array, w = p - 1
 //                      (default: the smallest prime the family admits for k)
+// rs-fft: keys k, m and gf (16, the default); its field is fixed, so no poly= and no a=.
 // to_string() prints the canonical form; parse(to_string()) returns an equal spec.
 struct CodeSpec {
   CodeFamily family = CodeFamily::kRsVand;
@@ -83,7 +92,8 @@ struct CodeSpec {
   static Result<CodeSpec> parse(const std::string &text);
 
   std::string to_string() const;
-  // Polynomial actually used (the default when poly == 0).
+  // Polynomial actually used (the default when poly == 0). Not meaningful for rs-fft, whose
+  // elements are in a Cantor basis (codes/rs_fft_field.h), not the polynomial basis.
   uint64_t effective_poly() const;
   // Symbol size in bytes: gf / 8.
   unsigned symbol_bytes() const { return gf / 8; }

@@ -1,0 +1,160 @@
+// bench_fft: rs-fft encode and decode through ecjit's Codec against reed-solomon-simd (bench/rs_simd) in one run.
+//
+//   bench_fft [--cases 32:32:4K,32:32:64K,...] [--seconds 1] [--crate PATH] [--reps 3]
+//
+// Per case k:m:shard_bytes, one thread: ecjit codec() time (cold: no disk cache), encode GB/s,
+// decode GB/s losing min(m, k) originals and rebuilding them from recovery shards
+// (reconstruct_data, one erasure set, as the crate's own benchmark does), and the same two
+// numbers from the crate's binary (`rs_simd bench K M BYTES SECONDS`, its encoder / decoder
+// reused across calls) run right after, alternating, `--reps` times; medians. GB = 1e9 bytes
+// of k x shard_bytes original data per call. Without --crate (or ECJIT_RS_SIMD_BIN) the crate
+// columns are empty. Build the crate with bench/rs_simd/build.sh.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ecjit/ecjit.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Case {
+  unsigned k, m;
+  size_t bytes;
+};
+
+size_t parse_size(const std::string &s) {
+  size_t v = std::strtoull(s.c_str(), nullptr, 10);
+  if (s.back() == 'K') v <<= 10;
+  if (s.back() == 'M') v <<= 20;
+  return v;
+}
+
+std::vector<Case> parse_cases(const std::string &text) {
+  std::vector<Case> out;
+  size_t p = 0;
+  while (p < text.size()) {
+    size_t q = text.find(',', p);
+    std::string item = text.substr(p, q == std::string::npos ? std::string::npos : q - p);
+    unsigned k = 0, m = 0;
+    char size[32] = {};
+    if (std::sscanf(item.c_str(), "%u:%u:%31s", &k, &m, size) == 3) out.push_back({k, m, parse_size(size)});
+    if (q == std::string::npos) break;
+    p = q + 1;
+  }
+  return out;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Calls f until `seconds` pass; GB/s of `bytes` per call.
+template <typename F>
+double rate(double seconds, size_t bytes, F f) {
+  f();
+  const auto t0 = Clock::now();
+  uint64_t calls = 0;
+  while (std::chrono::duration<double>(Clock::now() - t0).count() < seconds) {
+    f();
+    ++calls;
+  }
+  return double(bytes) * double(calls) / std::chrono::duration<double>(Clock::now() - t0).count() / 1e9;
+}
+
+bool crate_run(const std::string &bin, const Case &c, double seconds, double *enc, double *dec) {
+  const std::string cmd = bin + " bench " + std::to_string(c.k) + " " + std::to_string(c.m) + " " +
+                          std::to_string(c.bytes) + " " + std::to_string(int(seconds + 0.5)) + " 2>&1";
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p) return false;
+  char line[256] = {};
+  const bool got = std::fgets(line, sizeof line, p) != nullptr;
+  pclose(p);
+  return got && std::sscanf(line, "encode_gbps=%lf decode_gbps=%lf", enc, dec) == 2;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  std::string cases_text = "32:32:4K,32:32:64K,128:128:4K,128:128:64K,1024:1024:1K,1024:1024:4K,16384:16384:1K";
+  double seconds = 1;
+  int reps = 3;
+  std::string crate = std::getenv("ECJIT_RS_SIMD_BIN") ? std::getenv("ECJIT_RS_SIMD_BIN") : "";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    if (a == "--cases") cases_text = value();
+    else if (a == "--seconds") seconds = std::atof(value().c_str());
+    else if (a == "--crate") crate = value();
+    else if (a == "--reps") reps = std::max(1, std::atoi(value().c_str()));
+    else {
+      std::fprintf(stderr, "usage: bench_fft [--cases K:M:BYTES,...] [--seconds S] [--crate PATH] [--reps N]\n");
+      return a == "--help" ? 0 : 2;
+    }
+  }
+  ecjit::JitOptions o;
+  o.disk_cache = false;
+  auto jit = ecjit::Jit::create(o);
+  if (!jit.ok()) {
+    std::fprintf(stderr, "bench_fft: %s\n", jit.status().to_string().c_str());
+    return 1;
+  }
+  std::printf("rs-fft, one thread, GB = 1e9 B of k x shard input per call; decode: min(m, k) originals lost\n");
+  std::printf("%-18s %9s %9s %9s %7s %9s %9s %7s  %s\n", "k:m:shard", "codec ms", "enc GB/s", "crate", "ratio",
+              "dec GB/s", "crate", "ratio", "encoder / decoder");
+  for (const Case &c : parse_cases(cases_text)) {
+    const unsigned n = c.k + c.m;
+    const std::string spec = "rs-fft:k=" + std::to_string(c.k) + ",m=" + std::to_string(c.m);
+    const auto t0 = Clock::now();
+    auto codec = (*jit)->codec(spec);
+    const double codec_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (!codec.ok()) {
+      std::printf("%-18s %s\n", spec.c_str(), codec.status().to_string().c_str());
+      continue;
+    }
+    std::vector<std::vector<uint8_t>> buf(n, std::vector<uint8_t>(c.bytes));
+    std::mt19937_64 rng(n);
+    for (unsigned i = 0; i < c.k; ++i)
+      for (auto &b : buf[i]) b = uint8_t(rng());
+    std::vector<uint8_t *> p;
+    for (auto &v : buf) p.push_back(v.data());
+    const ecjit::Span<const uint8_t *const> data(const_cast<const uint8_t *const *>(p.data()), c.k);
+    const ecjit::Span<uint8_t *const> parity(p.data() + c.k, c.m);
+    std::vector<bool> present(n, true);
+    for (unsigned i = 0; i < std::min(c.k, c.m); ++i) present[i] = false;
+    std::vector<double> e, d, ce, cd;
+    for (int r = 0; r < reps; ++r) {
+      e.push_back(rate(seconds, size_t(c.k) * c.bytes, [&] { (void)(*codec)->encode(data, parity, c.bytes); }));
+      d.push_back(rate(seconds, size_t(c.k) * c.bytes, [&] { (void)(*codec)->reconstruct_data(p, present, c.bytes); }));
+      double x = 0, y = 0;
+      if (!crate.empty() && crate_run(crate, c, seconds, &x, &y)) {
+        ce.push_back(x);
+        cd.push_back(y);
+      }
+    }
+    const double me = median(e), md = median(d), mce = median(ce), mcd = median(cd);
+    char ratio_e[16] = "-", ratio_d[16] = "-", crate_e[16] = "-", crate_d[16] = "-";
+    if (mce > 0) {
+      std::snprintf(crate_e, sizeof crate_e, "%.3f", mce);
+      std::snprintf(crate_d, sizeof crate_d, "%.3f", mcd);
+      std::snprintf(ratio_e, sizeof ratio_e, "%.2fx", me / mce);
+      std::snprintf(ratio_d, sizeof ratio_d, "%.2fx", md / mcd);
+    }
+    char name[48];
+    std::snprintf(name, sizeof name, "%u:%u:%zu", c.k, c.m, c.bytes);
+    std::printf("%-18s %9.1f %9.3f %9s %7s %9.3f %9s %7s  %s / %s\n", name, codec_ms, me, crate_e, ratio_e, md,
+                crate_d, ratio_d, (*codec)->encoder_info().strategy.c_str(),
+                (*codec)->decoder_info(present).why.c_str());
+    std::fflush(stdout);
+  }
+  return 0;
+}

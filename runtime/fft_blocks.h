@@ -1,0 +1,67 @@
+// rs-fft's scalar path on byte ranges of shards in column blocks of bounded memory; one erasure set's decode plan.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "codes/rs_fft.h"
+
+namespace ecjit::runtime {
+
+// Scratch of the scalar path per thread and block shape: a block holds this many bytes of
+// unpacked work shards at most (and at least 32 elements per work shard), so memory stays
+// bounded whatever the shard length (rs-fft:k=16384,m=16384: 32768 work shards of 32
+// elements). A thread keeps the scratch of its last few block shapes for later calls.
+constexpr size_t kFftScratchBytes = size_t(2) << 20;
+// Largest block: 4 KiB of every shard (2048 elements).
+constexpr size_t kFftMaxBlockBytes = 4096;
+
+// Point of shard s (originals 0 .. k-1, then recovery) in the transforms of g.
+inline size_t fft_point(const codes::fft::Geometry &g, unsigned s) {
+  return s < g.k ? g.original_pos + s : g.recovery_pos + (s - g.k);
+}
+
+// Bytes of every shard one scalar block covers when `work_slots` work shards are held: a
+// multiple of 64 in [64, kFftMaxBlockBytes].
+size_t fft_block_bytes(size_t work_slots);
+
+// One erasure set's decode, planned once (codes::fft::decode's locator, computed here
+// instead of per call): the shards read and the erasure-locator logs on the decode_work
+// points. Immutable once made; shared by concurrent calls.
+struct FftDecodePlan {
+  std::vector<unsigned> sources;  // the k shards read, ascending (originals first)
+  std::vector<uint32_t> points;   // points[i] = fft_point(sources[i])
+  std::vector<uint8_t> holds;     // decode_work entries: 1 where a source sits
+  std::vector<uint16_t> logs;     // decode_work entries (codes::fft::erasure_logs)
+  // For a decode kernel (FftDecodeFn, runtime/fft_codec.h): 2 x decode_work multiplier
+  // tables, pre then post; empty when no kernel runs.
+  std::vector<uint8_t> tables;
+  size_t bytes() const {
+    return sources.size() * 8 + holds.size() + logs.size() * 2 + tables.size();
+  }
+};
+
+// The plan of decoding from `sources` (exactly k shards, ascending): the points that hold
+// no source are erased, with the unused recovery points (high rate) and every point past
+// decode_end (low rate), as codes::fft::decode has it; points past decode_end at the high
+// rate are known zeros. No tables.
+FftDecodePlan plan_fft_decode(const codes::fft::Geometry &g, std::vector<unsigned> sources);
+
+// ---- The scalar path (codes/rs_fft.h's transforms on unpacked column blocks) ----
+// Every function below works on [0, len) of the shards its pointers name, where pointer p
+// of a shard stands for byte `off` of that shard, off a multiple of 64, and the range ends
+// at the end of the shards when len % 64 != 0 (the partial chunk's layout depends on it).
+// len is even and nonzero. Byte-identical to codes::fft::encode_bytes / decode_bytes on
+// the whole shards. Thread-safe; allocates only the calling thread's scratch.
+
+// out[j] (m recovery shards) from in[i] (k originals). out must not overlap in.
+void fft_scalar_encode(const codes::fft::Geometry &g, const uint8_t *const *in, uint8_t *const *out,
+                       size_t len);
+
+// src[i] holds shard plan.sources[i]; dst[t] receives shard targets[t] (n_targets shards,
+// none of them a source). dst must not overlap src or each other.
+void fft_scalar_decode(const codes::fft::Geometry &g, const FftDecodePlan &plan, const uint8_t *const *src,
+                       const unsigned *targets, uint8_t *const *dst, size_t n_targets, size_t len);
+
+}  // namespace ecjit::runtime

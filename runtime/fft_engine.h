@@ -1,0 +1,55 @@
+// FftEngine: the JIT kernels of one rs-fft code and how they run over shards (tiles, scratch, schedules).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "ecjit/codec.h"
+#include "ir_builders/fft_step_kernel.h"
+#include "runtime/fft_blocks.h"
+#include "runtime/jit_impl.h"
+
+namespace ecjit::runtime {
+
+// Codes whose unrolled encoder (ir::build_fft_kernel) codec() compiles; larger ones encode on
+// the step kernel. Zen 3, AVX2, 64 KiB shards: 10:4 (12 work slots) 18 GB/s unrolled against
+// 9 on steps, compiled in ~40 ms; 16 slots ~140 ms.
+constexpr size_t kFftUnrolledEncodeSlots = 16;
+
+// Runs rs-fft (k, m) on whole 64-byte columns with JIT code: the encoder unrolled for small
+// codes, otherwise - and for every decode - the step kernel (one per Jit, shared by every
+// code) on schedules built here: the encode schedule and the decode core once per code, the
+// per-erasure-set multiplications from an FftDecodePlan's tables per call. Work runs in tiles
+// of every shard sized so the work slots of a tile stay within ~2 MiB; scratch tiles are per
+// thread, kept for later calls. Immutable after make; thread-safe.
+class FftEngine {
+ public:
+  // Compiles or fetches the kernels (codec() time). Errors: kUnsupported (no byte shuffle on
+  // the target), kJitFailure, kInvalidSpec.
+  static Result<std::shared_ptr<const FftEngine>> make(JitImpl &jit, unsigned k, unsigned m);
+
+  // in: the k originals, out: the m recovery shards, len a multiple of 64.
+  void encode(const uint8_t *const *in, uint8_t *const *out, size_t len) const;
+  // The seam of FftCodec's decode (runtime/fft_codec.h, FftDecodeRun): in_at[x] the shard
+  // read at point x where plan.holds[x], out_at[x] the shard restored at point x or null,
+  // plan.tables its multipliers; len a multiple of 64.
+  void decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at, size_t len) const;
+
+  const KernelInfo &encode_info() const { return encode_info_; }
+  const KernelInfo &decode_info() const { return decode_info_; }
+
+ private:
+  using StepFn = void (*)(uint8_t *const *, const ir::FftStep *, size_t, const uint8_t *, size_t);
+  FftEngine() = default;
+
+  unsigned k_ = 0, m_ = 0;
+  Kernel unrolled_;  // the encoder when the code is small (fn set), else empty
+  Kernel steps_;     // the step kernel
+  StepFn step_fn_ = nullptr;
+  ir::FftSchedule encode_schedule_;
+  ir::FftSchedule decode_core_;
+  KernelInfo encode_info_, decode_info_;
+};
+
+}  // namespace ecjit::runtime

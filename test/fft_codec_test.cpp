@@ -1,0 +1,577 @@
+// FftCodec (rs-fft through ecjit::Jit and the C API) against the scalar reference codes::fft::encode_bytes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codes/rs_fft.h"
+#include "ecjit/ecjit.h"
+#include "ecjit/ecjit_c.h"
+#include "guarded_buffer.h"
+#include "runtime/fft_codec.h"
+
+using ecjit::Codec;
+using ecjit::Jit;
+using ecjit::JitOptions;
+using ecjit::ShardSet;
+using ecjit::StatusCode;
+using ecjit::test::GuardedBuffer;
+
+namespace {
+
+std::string spec_of(unsigned k, unsigned m) {
+  return "rs-fft:k=" + std::to_string(k) + ",m=" + std::to_string(m);
+}
+
+std::shared_ptr<Jit> make_jit(unsigned threads = 1) {
+  JitOptions o;
+  o.disk_cache = false;
+  o.tune = false;
+  o.threads = threads;
+  o.parallel_min_bytes = threads > 1 ? 4096 : o.parallel_min_bytes;  // split even small calls
+  auto j = Jit::create(o);
+  EXPECT_TRUE(j.ok()) << j.status().to_string();
+  return j.ok() ? *j : nullptr;
+}
+
+Jit &jit() {
+  static std::shared_ptr<Jit> j = make_jit();
+  return *j;
+}
+
+std::shared_ptr<const Codec> codec_of(unsigned k, unsigned m, Jit &on = jit()) {
+  auto c = on.codec(spec_of(k, m));
+  EXPECT_TRUE(c.ok()) << spec_of(k, m) << ": " << c.status().to_string();
+  return c.ok() ? *c : nullptr;
+}
+
+// n shards flush against guard pages: k seeded random originals, the reference's recovery
+// in `want` (the shards themselves start as the same stripe).
+struct Stripe {
+  unsigned k, m;
+  size_t len;
+  std::vector<std::unique_ptr<GuardedBuffer>> bufs;
+  std::vector<std::vector<uint8_t>> want;
+  std::vector<uint8_t *> ptrs;
+
+  Stripe(unsigned k_, unsigned m_, size_t len_, uint64_t seed) : k(k_), m(m_), len(len_) {
+    std::mt19937_64 rng(seed);
+    want.assign(k + m, std::vector<uint8_t>(len));
+    for (unsigned s = 0; s < k + m; ++s) {
+      bufs.push_back(std::make_unique<GuardedBuffer>(len));
+      ptrs.push_back(bufs.back()->data());
+    }
+    for (unsigned s = 0; s < k; ++s)
+      for (auto &b : want[s]) b = uint8_t(rng());
+    std::vector<const uint8_t *> d(k);
+    std::vector<uint8_t *> p(m);
+    for (unsigned s = 0; s < k; ++s) d[s] = want[s].data();
+    for (unsigned j = 0; j < m; ++j) p[j] = want[k + j].data();
+    EXPECT_TRUE(ecjit::codes::fft::encode_bytes(k, m, len, d.data(), p.data()).ok());
+    restore();
+  }
+  void restore() {
+    for (unsigned s = 0; s < k + m; ++s) std::memcpy(ptrs[s], want[s].data(), len);
+  }
+  void spoil(unsigned s) { std::memset(ptrs[s], 0xA5, len); }
+  bool equal(unsigned s) const { return std::memcmp(ptrs[s], want[s].data(), len) == 0; }
+  // The originals' and the recovery shards' pointers (lvalues: Span binds to them).
+  std::vector<const uint8_t *> &data() { return data_ = {ptrs.begin(), ptrs.begin() + k}; }
+  std::vector<uint8_t *> &parity() { return parity_ = {ptrs.begin() + k, ptrs.end()}; }
+
+ private:
+  std::vector<const uint8_t *> data_;
+  std::vector<uint8_t *> parity_;
+};
+
+// ---- encode == the reference, both rates, odd-but-even lengths ----
+
+struct EncodeCase {
+  unsigned k, m;
+  size_t len;
+};
+void PrintTo(const EncodeCase &c, std::ostream *os) { *os << spec_of(c.k, c.m) << " len " << c.len; }
+
+std::vector<EncodeCase> encode_cases() {
+  std::vector<EncodeCase> v;
+  const size_t all[] = {2, 62, 64, 66, 4094, 4160, 65538};
+  for (auto [k, m] : {std::pair{4u, 2u}, {2u, 4u}, {5u, 6u}, {6u, 5u}, {32u, 32u}})
+    for (size_t len : all) v.push_back({k, m, len});
+  // Several chunks at either rate.
+  for (auto [k, m] : {std::pair{100u, 20u}, {20u, 100u}, {300u, 50u}})
+    for (size_t len : all) v.push_back({k, m, len});
+  return v;
+}
+
+class FftEncode : public ::testing::TestWithParam<EncodeCase> {};
+
+TEST_P(FftEncode, EqualsReference) {
+  const EncodeCase c = GetParam();
+  auto codec = codec_of(c.k, c.m);
+  ASSERT_TRUE(codec);
+  Stripe st(c.k, c.m, c.len, 1000 * c.k + c.m + c.len);
+  for (unsigned j = 0; j < c.m; ++j) st.spoil(c.k + j);
+  ASSERT_TRUE(codec->encode(st.data(), st.parity(), c.len).ok());
+  for (unsigned j = 0; j < c.m; ++j) EXPECT_TRUE(st.equal(c.k + j)) << "recovery shard " << j;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, FftEncode, ::testing::ValuesIn(encode_cases()), [](const auto &info) {
+  return "k" + std::to_string(info.param.k) + "_m" + std::to_string(info.param.m) + "_len" +
+         std::to_string(info.param.len);
+});
+
+// Split over two threads (pieces of whole chunks) plus the partial chunk: the same bytes.
+TEST(FftCodec, ThreadsGiveTheSameBytes) {
+  auto two = make_jit(2);
+  ASSERT_TRUE(two);
+  auto codec = codec_of(8, 4, *two);
+  ASSERT_TRUE(codec);
+  Stripe st(8, 4, 3 * 4096 + 66, 7);
+  for (unsigned j = 0; j < 4; ++j) st.spoil(8 + j);
+  ASSERT_TRUE(codec->encode(st.data(), st.parity(), st.len).ok());
+  for (unsigned j = 0; j < 4; ++j) EXPECT_TRUE(st.equal(8 + j));
+  std::vector<bool> present(12, true);
+  for (unsigned s : {0u, 5u, 9u}) present[s] = false, st.spoil(s);
+  ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok());
+  for (unsigned s = 0; s < 12; ++s) EXPECT_TRUE(st.equal(s)) << s;
+}
+
+// A code past kMaxShards (4096 shards): the crate's own limit applies.
+TEST(FftCodec, WiderThanOtherFamilies) {
+  auto codec = codec_of(4000, 1000);
+  ASSERT_TRUE(codec);
+  Stripe st(4000, 1000, 66, 3);
+  for (unsigned j = 0; j < 1000; ++j) st.spoil(4000 + j);
+  ASSERT_TRUE(codec->encode(st.data(), st.parity(), st.len).ok());
+  for (unsigned j = 0; j < 1000; ++j) ASSERT_TRUE(st.equal(4000 + j)) << j;
+  std::vector<bool> present(5000, true);
+  for (unsigned s : {0u, 17u, 3999u, 4000u, 4500u, 4999u}) present[s] = false, st.spoil(s);
+  ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok());
+  for (unsigned s = 0; s < 5000; ++s) ASSERT_TRUE(st.equal(s)) << s;
+  EXPECT_TRUE(codec->parity_matrix().empty());  // k * m > 65536
+}
+
+// ---- Rebuilds ----
+
+// Every erasure set of up to m shards of 3:3 and 4:2 (len with a partial chunk).
+TEST(FftCodec, ReconstructEveryErasureSet) {
+  for (auto [k, m] : {std::pair{3u, 3u}, {4u, 2u}}) {
+    auto codec = codec_of(k, m);
+    ASSERT_TRUE(codec);
+    const unsigned n = k + m;
+    Stripe st(k, m, 130, k);
+    for (unsigned mask = 0; mask < (1u << n); ++mask) {
+      if (unsigned(__builtin_popcount(mask)) > m) continue;
+      std::vector<bool> present(n);
+      for (unsigned s = 0; s < n; ++s) {
+        present[s] = !(mask >> s & 1);
+        if (!present[s]) st.spoil(s);
+      }
+      ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok()) << spec_of(k, m) << " mask " << mask;
+      for (unsigned s = 0; s < n; ++s) ASSERT_TRUE(st.equal(s)) << spec_of(k, m) << " mask " << mask << " shard " << s;
+    }
+  }
+}
+
+// Random sets of exactly m erasures (and fewer) on wider codes of both rates.
+TEST(FftCodec, ReconstructRandomSets) {
+  std::mt19937_64 rng(11);
+  for (auto [k, m] : {std::pair{32u, 32u}, {100u, 20u}, {20u, 100u}, {300u, 50u}, {6u, 5u}}) {
+    auto codec = codec_of(k, m);
+    ASSERT_TRUE(codec);
+    const unsigned n = k + m;
+    Stripe st(k, m, 194, n);
+    for (int trial = 0; trial < 4; ++trial) {
+      std::vector<unsigned> order(n);
+      for (unsigned s = 0; s < n; ++s) order[s] = s;
+      std::shuffle(order.begin(), order.end(), rng);
+      const unsigned lost = trial == 0 ? m : 1 + unsigned(rng() % m);
+      std::vector<bool> present(n, true);
+      for (unsigned i = 0; i < lost; ++i) present[order[i]] = false, st.spoil(order[i]);
+      ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok()) << spec_of(k, m);
+      for (unsigned s = 0; s < n; ++s) ASSERT_TRUE(st.equal(s)) << spec_of(k, m) << " shard " << s;
+    }
+  }
+}
+
+TEST(FftCodec, ReconstructDataLeavesRecoveryAlone) {
+  auto codec = codec_of(5, 6);
+  ASSERT_TRUE(codec);
+  Stripe st(5, 6, 4160, 5);
+  std::vector<bool> present(11, true);
+  for (unsigned s : {1u, 3u, 6u, 8u}) present[s] = false, st.spoil(s);
+  std::vector<uint8_t *> shards = st.ptrs;
+  shards[8] = nullptr;  // a missing recovery shard need not have a buffer
+  ASSERT_TRUE(codec->reconstruct_data(shards, present, st.len).ok());
+  EXPECT_TRUE(st.equal(1) && st.equal(3));
+  EXPECT_EQ(st.ptrs[6][0], 0xA5);  // not rebuilt
+  EXPECT_EQ(st.ptrs[6][st.len - 1], 0xA5);
+}
+
+TEST(FftCodec, ReconstructSomeRebuildsOnlyTheWanted) {
+  auto codec = codec_of(6, 5);
+  ASSERT_TRUE(codec);
+  Stripe st(6, 5, 66, 6);
+  std::vector<bool> present(11, true);
+  for (unsigned s : {0u, 2u, 7u, 9u}) present[s] = false, st.spoil(s);
+  std::vector<uint8_t *> shards = st.ptrs;
+  shards[0] = nullptr;  // missing and not wanted: untouched, may be null
+  ASSERT_TRUE(codec->reconstruct_some(ShardSet{2, 9, 4}, shards, present, st.len).ok());
+  EXPECT_TRUE(st.equal(2) && st.equal(9) && st.equal(4));
+  EXPECT_EQ(st.ptrs[7][0], 0xA5);
+  EXPECT_EQ(st.ptrs[0][65], 0xA5);
+  EXPECT_EQ(codec->reconstruct_some(ShardSet{11}, st.ptrs, present, st.len).code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(FftCodec, MinimumToDecode) {
+  auto codec = codec_of(4, 3);
+  ASSERT_TRUE(codec);
+  auto r = codec->minimum_to_decode(ShardSet{1, 2}, ShardSet{0, 1, 2, 5});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, (ShardSet{1, 2}));  // all wanted available: exactly them
+  r = codec->minimum_to_decode(ShardSet{0, 5}, ShardSet{1, 2, 4, 5, 6});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, (ShardSet{5, 1, 2, 4}));  // wanted 5, then the lowest indices up to k
+  r = codec->minimum_to_decode(ShardSet{3}, ShardSet{0, 1, 2, 4, 5, 6});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, (ShardSet{0, 1, 2, 4}));  // originals first
+  EXPECT_EQ(codec->minimum_to_decode(ShardSet{0}, ShardSet{1, 2, 3}).status().code(), StatusCode::kTooManyErasures);
+  EXPECT_EQ(codec->minimum_to_decode(ShardSet{7}, ShardSet{0, 1, 2, 3}).status().code(), StatusCode::kInvalidArgument);
+  // reconstruct_some with present = the answer rebuilds the wanted shard.
+  Stripe st(4, 3, 64, 9);
+  std::vector<bool> present(7, false);
+  for (unsigned s : {0u, 1u, 2u, 4u}) present[s] = true;
+  st.spoil(3);
+  ASSERT_TRUE(codec->reconstruct_some(ShardSet{3}, st.ptrs, present, st.len).ok());
+  EXPECT_TRUE(st.equal(3));
+}
+
+TEST(FftCodec, PlansAreCachedPerErasureSet) {
+  auto c = jit().codec(spec_of(10, 4));  // a codec of its own: fresh counters
+  ASSERT_TRUE(c.ok());
+  const Codec &codec = **c;
+  std::vector<bool> present(14, true);
+  present[2] = present[12] = false;
+  ASSERT_TRUE(codec.prepare_reconstruct(present).ok());
+  EXPECT_EQ(codec.decoder_info(present).strategy, "fft");
+  Stripe st(10, 4, 64, 2);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(codec.reconstruct(st.ptrs, present, st.len).ok());
+  const ecjit::KernelCacheStats s = codec.kernel_cache_stats();
+  EXPECT_EQ(s.decode_plans, 1u);
+  EXPECT_GE(s.hits, 3u);
+  EXPECT_TRUE(codec.decoder_info(std::vector<bool>(14, false)).symbol.empty());  // cannot decode
+  EXPECT_EQ(codec.encoder_info().strategy, "fft");
+}
+
+// ---- Scrubbing, small writes, the generator ----
+
+TEST(FftCodec, Verify) {
+  auto codec = codec_of(5, 6);
+  ASSERT_TRUE(codec);
+  for (size_t len : {size_t(66), size_t(70000)}) {
+    Stripe st(5, 6, len, len);
+    std::vector<const uint8_t *> all(st.ptrs.begin(), st.ptrs.end());
+    size_t off = 1;
+    auto r = codec->verify(all, len, &off);
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(*r);
+    EXPECT_EQ(off, len);
+    for (size_t at : {size_t(0), len / 2 + 1, len - 1}) {
+      st.ptrs[8][at] ^= 0x10;
+      r = codec->verify(all, len, &off);
+      ASSERT_TRUE(r.ok());
+      EXPECT_FALSE(*r);
+      EXPECT_EQ(off, at);
+      st.restore();
+    }
+    st.ptrs[2][len - 2] ^= 1;  // a data byte: the parity no longer matches
+    r = codec->verify(all, len, nullptr);
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(*r);
+  }
+}
+
+TEST(FftCodec, UpdateAndEncodePartialAreEncode) {
+  for (auto [k, m] : {std::pair{6u, 3u}, {3u, 9u}}) {
+    auto codec = codec_of(k, m);
+    ASSERT_TRUE(codec);
+    const size_t len = 4096 + 64 + 2;
+    Stripe old_st(k, m, len, 21), new_st(k, m, len, 22);
+    // New data = old with shards 0 and k-1 replaced; parity updated in place from old.
+    std::vector<uint8_t> d0(new_st.want[0]), dl(new_st.want[k - 1]);
+    std::vector<const uint8_t *> olds{old_st.ptrs[0], old_st.ptrs[k - 1]}, news{d0.data(), dl.data()};
+    ASSERT_TRUE(codec->update(ShardSet{0, k - 1}, olds, news, old_st.parity(), len).ok());
+    std::vector<const uint8_t *> data = old_st.data();
+    data[0] = d0.data();
+    data[k - 1] = dl.data();
+    std::vector<std::vector<uint8_t>> want(m, std::vector<uint8_t>(len));
+    std::vector<uint8_t *> wp;
+    for (auto &w : want) wp.push_back(w.data());
+    ASSERT_TRUE(ecjit::codes::fft::encode_bytes(k, m, len, data.data(), wp.data()).ok());
+    for (unsigned j = 0; j < m; ++j) EXPECT_EQ(std::memcmp(old_st.ptrs[k + j], want[j].data(), len), 0) << j;
+    // encode_partial of every original, in reverse order, into zeroed accumulators.
+    std::vector<std::vector<uint8_t>> acc(m, std::vector<uint8_t>(len, 0));
+    std::vector<uint8_t *> ap;
+    for (auto &a : acc) ap.push_back(a.data());
+    for (unsigned i = k; i-- > 0;) ASSERT_TRUE(codec->encode_partial(i, new_st.ptrs[i], ap, len).ok());
+    for (unsigned j = 0; j < m; ++j) EXPECT_EQ(acc[j], new_st.want[k + j]) << j;
+  }
+}
+
+// Column j of the generator = the reference's encode of the unit vector e_j (element 1 is
+// the value 0x0001: bytes 01 00 in a 2-byte shard).
+TEST(FftCodec, ParityMatrixIsEncodeOfUnitVectors) {
+  for (auto [k, m] : {std::pair{4u, 2u}, {2u, 4u}, {5u, 6u}, {6u, 5u}, {32u, 32u}, {100u, 20u}, {20u, 100u}}) {
+    auto codec = codec_of(k, m);
+    ASSERT_TRUE(codec);
+    const std::vector<uint64_t> &a = codec->parity_matrix();
+    ASSERT_EQ(a.size(), size_t(k) * m) << spec_of(k, m);
+    std::vector<std::vector<uint8_t>> in(k, std::vector<uint8_t>(2)), out(m, std::vector<uint8_t>(2));
+    std::vector<const uint8_t *> ip;
+    std::vector<uint8_t *> op;
+    for (auto &v : in) ip.push_back(v.data());
+    for (auto &v : out) op.push_back(v.data());
+    for (unsigned j = 0; j < k; ++j) {
+      for (unsigned i = 0; i < k; ++i) in[i][0] = uint8_t(i == j), in[i][1] = 0;
+      ASSERT_TRUE(ecjit::codes::fft::encode_bytes(k, m, 2, ip.data(), op.data()).ok());
+      for (unsigned r = 0; r < m; ++r)
+        ASSERT_EQ(a[size_t(r) * k + j], uint64_t(out[r][0] | out[r][1] << 8))
+            << spec_of(k, m) << " row " << r << " col " << j;
+    }
+  }
+  auto edge = codec_of(256, 256);  // k * m = 65536: still built
+  ASSERT_TRUE(edge);
+  EXPECT_EQ(edge->parity_matrix().size(), 65536u);
+  auto wide = codec_of(257, 256);
+  ASSERT_TRUE(wide);
+  EXPECT_TRUE(wide->parity_matrix().empty());
+}
+
+// ---- Every bad input with its status; nothing written ----
+
+TEST(FftCodec, BadInputs) {
+  auto codec = codec_of(4, 2);
+  ASSERT_TRUE(codec);
+  Stripe st(4, 2, 64, 4);
+  std::vector<const uint8_t *> data = st.data();
+  std::vector<uint8_t *> parity = st.parity();
+  for (unsigned j = 0; j < 2; ++j) st.spoil(4 + j);
+  auto enc = [&](std::vector<const uint8_t *> d, std::vector<uint8_t *> p, size_t len) {
+    return codec->encode(d, p, len).code();
+  };
+  EXPECT_EQ(enc(data, parity, 63), StatusCode::kShardSize);
+  EXPECT_EQ(enc(data, parity, 0), StatusCode::kShardSize);
+  EXPECT_EQ(enc({data.begin(), data.begin() + 3}, parity, 64), StatusCode::kShardCount);
+  EXPECT_EQ(enc(data, {parity[0]}, 64), StatusCode::kShardCount);  // (vectors: enc takes them by value)
+  auto d_null = data;
+  d_null[2] = nullptr;
+  EXPECT_EQ(enc(d_null, parity, 64), StatusCode::kNullPointer);
+  EXPECT_EQ(codec->encode({static_cast<const uint8_t *const *>(nullptr), 4}, parity, 64).code(),
+            StatusCode::kNullPointer);
+  EXPECT_EQ(enc(data, {parity[0], st.ptrs[1]}, 64), StatusCode::kInvalidArgument);  // parity = data
+  EXPECT_EQ(enc(data, {parity[0], parity[0]}, 64), StatusCode::kInvalidArgument);
+  EXPECT_EQ(st.ptrs[4][0], 0xA5);  // nothing written by any of them
+  EXPECT_EQ(st.ptrs[1][0], st.want[1][0]);
+  EXPECT_NE(codec->encode(data, parity, 63).message().find("nonzero and even"), std::string::npos);
+
+  st.restore();
+  std::vector<bool> present(6, true);
+  present[0] = present[5] = false;
+  auto rec = [&](std::vector<uint8_t *> s, std::vector<bool> p, size_t len) {
+    return codec->reconstruct(s, p, len).code();
+  };
+  EXPECT_EQ(rec(st.ptrs, present, 66 + 1), StatusCode::kShardSize);
+  EXPECT_EQ(rec(st.ptrs, present, 0), StatusCode::kShardSize);
+  EXPECT_EQ(rec(st.ptrs, {true, false, false, false, true, true}, 64), StatusCode::kTooManyErasures);
+  EXPECT_EQ(rec(st.ptrs, {true, true}, 64), StatusCode::kShardCount);
+  EXPECT_EQ(rec({st.ptrs.begin(), st.ptrs.begin() + 5}, present, 64), StatusCode::kShardCount);
+  auto s_null = st.ptrs;
+  s_null[0] = nullptr;  // a shard to rebuild
+  EXPECT_EQ(rec(s_null, present, 64), StatusCode::kNullPointer);
+  s_null = st.ptrs;
+  s_null[3] = nullptr;  // a present shard
+  EXPECT_EQ(rec(s_null, present, 64), StatusCode::kNullPointer);
+  auto alias = st.ptrs;
+  alias[0] = alias[2];  // rebuilt into a present shard
+  EXPECT_EQ(rec(alias, present, 64), StatusCode::kInvalidArgument);
+  alias = st.ptrs;
+  alias[5] = alias[0];  // two rebuilt shards in one buffer
+  EXPECT_EQ(rec(alias, present, 64), StatusCode::kInvalidArgument);
+  EXPECT_EQ(codec->reconstruct_data(s_null, present, 64).code(), StatusCode::kNullPointer);
+  EXPECT_EQ(codec->prepare_reconstruct({true, true, true}).code(), StatusCode::kShardCount);
+  EXPECT_EQ(codec->prepare_reconstruct({false, false, false, true, true, true}).code(), StatusCode::kTooManyErasures);
+  for (unsigned s = 0; s < 6; ++s) EXPECT_TRUE(st.equal(s)) << "written by a failed call: " << s;
+
+  std::vector<const uint8_t *> olds{st.ptrs[1]}, news{st.want[2].data()}, null_new{nullptr};
+  std::vector<uint8_t *> one_parity{parity[0]}, parity_is_data{parity[0], st.ptrs[1]};
+  std::vector<uint8_t *> acc_is_shard{parity[0], st.ptrs[0]};
+  EXPECT_EQ(codec->update(ShardSet{}, {}, {}, parity, 64).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(codec->update(ShardSet{4}, olds, news, parity, 64).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(codec->update(ShardSet{1}, olds, news, one_parity, 64).code(), StatusCode::kShardCount);
+  EXPECT_EQ(codec->update(ShardSet{1}, olds, news, parity_is_data, 64).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(codec->update(ShardSet{1}, olds, null_new, parity, 64).code(), StatusCode::kNullPointer);
+  EXPECT_EQ(codec->update(ShardSet{1}, olds, news, parity, 65).code(), StatusCode::kShardSize);
+  EXPECT_EQ(codec->encode_partial(4, st.ptrs[0], parity, 64).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(codec->encode_partial(0, st.ptrs[0], one_parity, 64).code(), StatusCode::kShardCount);
+  EXPECT_EQ(codec->encode_partial(0, nullptr, parity, 64).code(), StatusCode::kNullPointer);
+  EXPECT_EQ(codec->encode_partial(0, st.ptrs[0], acc_is_shard, 64).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(codec->encode_partial(0, st.ptrs[0], parity, 0).code(), StatusCode::kShardSize);
+  for (unsigned s = 0; s < 6; ++s) EXPECT_TRUE(st.equal(s)) << "written by a failed call: " << s;
+
+  std::vector<const uint8_t *> all(st.ptrs.begin(), st.ptrs.end());
+  EXPECT_EQ(codec->verify({all.data(), 5}, 64).status().code(), StatusCode::kShardCount);
+  all[3] = nullptr;
+  EXPECT_EQ(codec->verify(all, 64).status().code(), StatusCode::kNullPointer);
+  all[3] = st.ptrs[3];
+  EXPECT_EQ(codec->verify(all, 61).status().code(), StatusCode::kShardSize);
+
+  uint64_t sig[4];
+  EXPECT_EQ(codec->signature(st.ptrs[0], 64, {sig, 4}).code(), StatusCode::kUnsupported);
+  std::vector<uint64_t> sigs(6 * 4, 0);
+  EXPECT_EQ(codec->verify_by_signatures(sigs, 4).status().code(), StatusCode::kUnsupported);
+}
+
+TEST(FftCodec, BadSpecs) {
+  EXPECT_EQ(jit().codec("rs-fft:k=4,m=2,gf=8").status().code(), StatusCode::kInvalidSpec);
+  EXPECT_EQ(jit().codec("rs-fft:k=32769,m=32768").status().code(), StatusCode::kInvalidSpec);
+  EXPECT_EQ(jit().codec("rs-fft:k=4,m=2,poly=0x1002d").status().code(), StatusCode::kInvalidSpec);
+  ecjit::CodeSpec hand;  // assembled by hand, not parsed: re-validated
+  hand.family = ecjit::CodeFamily::kRsFft;
+  hand.k = 4;
+  hand.m = 2;
+  hand.gf = 8;
+  EXPECT_EQ(jit().codec(hand).status().code(), StatusCode::kInvalidSpec);
+  hand.gf = 16;
+  auto c = jit().codec(hand);
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  EXPECT_EQ((*c)->spec().to_string(), "rs-fft:k=4,m=2,gf=16");
+  EXPECT_EQ((*c)->symbol_bytes(), 2u);
+}
+
+// ---- The seam: plain twins of the kernel ABI (FftEncodeFn, FftDecodeFn) behind FftCodec ----
+
+struct Twins {
+  unsigned k = 0, m = 0;
+  int encode_calls = 0, decode_calls = 0;
+} twins;
+
+// x * c through one multiplier table (kFftMulTableBytes: T_lo[0..3], T_hi[0..3]).
+uint16_t table_mul(const uint8_t *t, uint16_t x) {
+  uint16_t r = 0;
+  for (unsigned q = 0; q < 4; ++q) {
+    const unsigned v = (x >> (4 * q)) & 15;
+    r ^= uint16_t(t[q * 16 + v] | t[64 + q * 16 + v] << 8);
+  }
+  return r;
+}
+
+void twin_encode(const uint8_t *const *in, uint8_t *const *out, size_t len) {
+  ++twins.encode_calls;
+  EXPECT_TRUE(len && len % 64 == 0) << len;
+  EXPECT_TRUE(ecjit::codes::fft::encode_bytes(twins.k, twins.m, len, in, out).ok());
+}
+
+// The decode core as the ABI states it: every point premultiplied by its table (reads every
+// in[x]), IFFT, formal derivative, FFT, the wanted points postmultiplied.
+void twin_decode(const uint8_t *const *in, uint8_t *const *out, const uint8_t *tables, size_t len) {
+  ++twins.decode_calls;
+  EXPECT_TRUE(len && len % 64 == 0) << len;
+  namespace fft = ecjit::codes::fft;
+  const fft::Geometry g = *fft::geometry(twins.k, twins.m);
+  const size_t n = g.decode_work, kb = ecjit::runtime::kFftMulTableBytes;
+  fft::Shards w(n, len / 2);
+  for (size_t x = 0; x < n; ++x) {
+    fft::unpack_shard(in[x], len, w[x]);
+    for (size_t e = 0; e < len / 2; ++e) w[x][e] = table_mul(tables + x * kb, w[x][e]);
+  }
+  fft::ifft(w, 0, n, g.decode_end, 0);
+  fft::formal_derivative(w, n);
+  fft::fft(w, 0, n, g.decode_end, 0);
+  for (size_t x = 0; x < n; ++x) {
+    if (!out[x]) continue;
+    for (size_t e = 0; e < len / 2; ++e) w[x][e] = table_mul(tables + (n + x) * kb, w[x][e]);
+    fft::pack_shard(w[x], len, out[x]);
+  }
+}
+
+TEST(FftCodec, KernelSeamTakesTheAbiTwins) {
+  JitOptions o;
+  o.disk_cache = false;
+  o.tune = false;
+  auto impl = ecjit::runtime::JitImpl::make(o);
+  ASSERT_TRUE(impl.ok()) << impl.status().to_string();
+  for (auto [k, m] : {std::pair{6u, 5u}, {20u, 100u}, {100u, 20u}}) {
+    twins = Twins{k, m};
+    ecjit::runtime::FftKernels kernels;
+    kernels.encode = twin_encode;
+    kernels.decode = [](const ecjit::runtime::FftDecodePlan &plan, const uint8_t *const *in, uint8_t *const *out,
+                        size_t len) { twin_decode(in, out, plan.tables.data(), len); };
+    kernels.encode_info.strategy = kernels.decode_info.strategy = "twin";
+    auto spec = ecjit::CodeSpec::parse(spec_of(k, m));
+    ASSERT_TRUE(spec.ok());
+    auto made = ecjit::runtime::FftCodec::make(*impl, *spec, kernels);
+    ASSERT_TRUE(made.ok()) << made.status().to_string();
+    const Codec &codec = **made;
+    EXPECT_EQ(codec.encoder_info().strategy, "twin");
+    const unsigned n = k + m;
+    Stripe st(k, m, 4096 + 64 + 6, n);  // whole chunks through the twins, the tail scalar
+    for (unsigned j = 0; j < m; ++j) st.spoil(k + j);
+    ASSERT_TRUE(codec.encode(st.data(), st.parity(), st.len).ok());
+    for (unsigned j = 0; j < m; ++j) ASSERT_TRUE(st.equal(k + j)) << spec_of(k, m) << " recovery " << j;
+    std::mt19937_64 rng(n);
+    for (int trial = 0; trial < 3; ++trial) {
+      std::vector<bool> present(n, true);
+      for (unsigned i = 0; i < m; ++i) {
+        const unsigned s = unsigned(rng() % n);
+        if (present[s]) present[s] = false, st.spoil(s);
+      }
+      ASSERT_TRUE(codec.reconstruct(st.ptrs, present, st.len).ok());
+      for (unsigned s = 0; s < n; ++s) ASSERT_TRUE(st.equal(s)) << spec_of(k, m) << " shard " << s;
+      EXPECT_EQ(codec.decoder_info(present).strategy, "twin");
+    }
+    std::vector<const uint8_t *> all(st.ptrs.begin(), st.ptrs.end());
+    auto ok = codec.verify(all, st.len);
+    ASSERT_TRUE(ok.ok());
+    EXPECT_TRUE(*ok);
+    EXPECT_GT(twins.encode_calls, 1);
+    EXPECT_GT(twins.decode_calls, 0);
+  }
+}
+
+// ---- The C API ----
+
+TEST(FftCodec, CApi) {
+  ecjit_jit_options opt;
+  ecjit_jit_options_init(&opt);
+  opt.disk_cache = 0;
+  ecjit_jit *j = nullptr;
+  ASSERT_EQ(ecjit_jit_create(&opt, &j), ECJIT_OK);
+  ecjit_codec *c = nullptr;
+  EXPECT_EQ(ecjit_codec_create(j, "rs-fft:k=4,m=2,gf=8", &c), ECJIT_INVALID_SPEC);
+  EXPECT_NE(std::string(ecjit_last_error()).find("GF(2^8) is not available"), std::string::npos);
+  ASSERT_EQ(ecjit_codec_create(j, "rs-fft:k=5,m=3", &c), ECJIT_OK);
+  EXPECT_EQ(ecjit_codec_k(c), 5u);
+  EXPECT_EQ(ecjit_codec_symbol_bytes(c), 2u);
+  Stripe st(5, 3, 130, 8);
+  for (unsigned j2 = 0; j2 < 3; ++j2) st.spoil(5 + j2);
+  std::vector<const uint8_t *> data = st.data();
+  std::vector<uint8_t *> parity = st.parity();
+  EXPECT_EQ(ecjit_encode(c, data.data(), parity.data(), 131), ECJIT_SHARD_SIZE);
+  ASSERT_EQ(ecjit_encode(c, data.data(), parity.data(), 130), ECJIT_OK);
+  for (unsigned j2 = 0; j2 < 3; ++j2) EXPECT_TRUE(st.equal(5 + j2));
+  const unsigned char present[8] = {0, 1, 1, 0, 1, 1, 0, 1};
+  for (unsigned s : {0u, 3u, 6u}) st.spoil(s);
+  ASSERT_EQ(ecjit_reconstruct(c, st.ptrs.data(), present, 130), ECJIT_OK);
+  for (unsigned s = 0; s < 8; ++s) EXPECT_TRUE(st.equal(s)) << s;
+  uint64_t sig[2];
+  EXPECT_EQ(ecjit_signature(c, st.ptrs[0], 130, sig, 2), ECJIT_UNSUPPORTED);
+  ecjit_codec_destroy(c);
+  ecjit_jit_destroy(j);
+}
+
+}  // namespace
