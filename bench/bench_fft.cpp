@@ -1,10 +1,11 @@
 // bench_fft: rs-fft encode and decode through ecjit's Codec against reed-solomon-simd (bench/rs_simd) in one run.
 //
-//   bench_fft [--cases 32:32:4K,32:32:64K,...] [--seconds 1] [--crate PATH] [--reps 3]
+//   bench_fft [--cases 32:32:4K,32:32:64K,...] [--seconds 1] [--crate PATH] [--reps 3] [--lost N]
 //
 // Per case k:m:shard_bytes, one thread: ecjit codec() time (cold: no disk cache), encode GB/s,
-// decode GB/s losing min(m, k) originals and rebuilding them from recovery shards
-// (reconstruct_data, one erasure set, as the crate's own benchmark does), and the same two
+// decode GB/s losing min(m, k, N) originals (default N: all m) and rebuilding them from
+// recovery shards (reconstruct_data, one erasure set, as the crate's own benchmark does),
+// and the same two
 // numbers from the crate's binary (`rs_simd bench K M BYTES SECONDS`, its encoder / decoder
 // reused across calls) run right after, alternating, `--reps` times; medians. GB = 1e9 bytes
 // of k x shard_bytes original data per call. Without --crate (or ECJIT_RS_SIMD_BIN) the crate
@@ -71,9 +72,10 @@ double rate(double seconds, size_t bytes, F f) {
   return double(bytes) * double(calls) / std::chrono::duration<double>(Clock::now() - t0).count() / 1e9;
 }
 
-bool crate_run(const std::string &bin, const Case &c, double seconds, double *enc, double *dec) {
+bool crate_run(const std::string &bin, const Case &c, double seconds, unsigned lost, double *enc, double *dec) {
   const std::string cmd = bin + " bench " + std::to_string(c.k) + " " + std::to_string(c.m) + " " +
-                          std::to_string(c.bytes) + " " + std::to_string(int(seconds + 0.5)) + " 2>&1";
+                          std::to_string(c.bytes) + " " + std::to_string(std::max(1, int(seconds + 0.5))) + " " +
+                          std::to_string(lost) + " 2>&1";
   FILE *p = popen(cmd.c_str(), "r");
   if (!p) return false;
   char line[256] = {};
@@ -88,6 +90,7 @@ int main(int argc, char **argv) {
   std::string cases_text = "32:32:4K,32:32:64K,128:128:4K,128:128:64K,1024:1024:1K,1024:1024:4K,16384:16384:1K";
   double seconds = 1;
   int reps = 3;
+  unsigned lost_max = ~0u;
   std::string crate = std::getenv("ECJIT_RS_SIMD_BIN") ? std::getenv("ECJIT_RS_SIMD_BIN") : "";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -96,8 +99,9 @@ int main(int argc, char **argv) {
     else if (a == "--seconds") seconds = std::atof(value().c_str());
     else if (a == "--crate") crate = value();
     else if (a == "--reps") reps = std::max(1, std::atoi(value().c_str()));
+    else if (a == "--lost") lost_max = unsigned(std::max(1, std::atoi(value().c_str())));
     else {
-      std::fprintf(stderr, "usage: bench_fft [--cases K:M:BYTES,...] [--seconds S] [--crate PATH] [--reps N]\n");
+      std::fprintf(stderr, "usage: bench_fft [--cases K:M:BYTES,...] [--seconds S] [--crate PATH] [--reps N] [--lost N]\n");
       return a == "--help" ? 0 : 2;
     }
   }
@@ -108,7 +112,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "bench_fft: %s\n", jit.status().to_string().c_str());
     return 1;
   }
-  std::printf("rs-fft, one thread, GB = 1e9 B of k x shard input per call; decode: min(m, k) originals lost\n");
+  std::printf("rs-fft, one thread, GB = 1e9 B of k x shard input per call; decode: min(m, k%s) originals lost\n",
+              lost_max == ~0u ? "" : (", " + std::to_string(lost_max)).c_str());
   std::printf("%-18s %9s %9s %9s %7s %9s %9s %7s  %s\n", "k:m:shard", "codec ms", "enc GB/s", "crate", "ratio",
               "dec GB/s", "crate", "ratio", "encoder / decoder");
   for (const Case &c : parse_cases(cases_text)) {
@@ -130,13 +135,14 @@ int main(int argc, char **argv) {
     const ecjit::Span<const uint8_t *const> data(const_cast<const uint8_t *const *>(p.data()), c.k);
     const ecjit::Span<uint8_t *const> parity(p.data() + c.k, c.m);
     std::vector<bool> present(n, true);
-    for (unsigned i = 0; i < std::min(c.k, c.m); ++i) present[i] = false;
+    const unsigned lost = std::min({c.k, c.m, lost_max});
+    for (unsigned i = 0; i < lost; ++i) present[i] = false;
     std::vector<double> e, d, ce, cd;
     for (int r = 0; r < reps; ++r) {
       e.push_back(rate(seconds, size_t(c.k) * c.bytes, [&] { (void)(*codec)->encode(data, parity, c.bytes); }));
       d.push_back(rate(seconds, size_t(c.k) * c.bytes, [&] { (void)(*codec)->reconstruct_data(p, present, c.bytes); }));
       double x = 0, y = 0;
-      if (!crate.empty() && crate_run(crate, c, seconds, &x, &y)) {
+      if (!crate.empty() && crate_run(crate, c, seconds, lost, &x, &y)) {
         ce.push_back(x);
         cd.push_back(y);
       }

@@ -43,11 +43,49 @@ void ifft_depth_first(Program &p, size_t pos, size_t r0, size_t size, size_t tru
   push_block(p, OpKind::kIfft, pos, r0, size / 2, truncated, skew_offset);
 }
 
+// One butterfly of the layer of half-width dist at point i (relative to pos), when its block
+// (starting at i rounded down to a multiple of 2 dist) is computed.
+void push_one(Program &p, OpKind kind, size_t pos, size_t i, size_t dist, size_t truncated, size_t skew_offset) {
+  const size_t r = i / (2 * dist) * (2 * dist);
+  if (r >= truncated) return;
+  p.ops.push_back(Op{kind, skew_logs()[skew_offset + r + dist - 1], uint32_t(pos + i), uint32_t(pos + i + dist)});
+}
+
+// Layers hi = 2 lo and lo (FFT: hi first) in groups of four butterflies per 4 lo block.
+void radix4_pair(Program &p, OpKind kind, size_t pos, size_t size, size_t lo, size_t truncated, size_t skew_offset) {
+  const size_t d = lo;
+  for (size_t r = 0; r < size; r += 4 * d)
+    for (size_t i = r; i < r + d; ++i) {
+      if (kind == OpKind::kFft) {
+        push_one(p, kind, pos, i, 2 * d, truncated, skew_offset);
+        push_one(p, kind, pos, i + d, 2 * d, truncated, skew_offset);
+        push_one(p, kind, pos, i, d, truncated, skew_offset);
+        push_one(p, kind, pos, i + 2 * d, d, truncated, skew_offset);
+      } else {
+        push_one(p, kind, pos, i, d, truncated, skew_offset);
+        push_one(p, kind, pos, i + 2 * d, d, truncated, skew_offset);
+        push_one(p, kind, pos, i, 2 * d, truncated, skew_offset);
+        push_one(p, kind, pos, i + d, 2 * d, truncated, skew_offset);
+      }
+    }
+}
+
+// A single layer of half-width dist (an odd layer left over by radix4 pairs).
+void single_layer(Program &p, OpKind kind, size_t pos, size_t dist, size_t truncated, size_t skew_offset) {
+  for (size_t r = 0; r < truncated; r += 2 * dist) push_block(p, kind, pos, r, dist, truncated, skew_offset);
+}
+
 }  // namespace
 
 void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset, Order order) {
   assert(skew_offset % size == 0 && skew_offset + size <= kOrder && truncated <= size);
   if (order == Order::kDepthFirst) return fft_depth_first(p, pos, 0, size, truncated, skew_offset);
+  if (order == Order::kRadix4) {
+    size_t dist = size / 2;
+    for (; dist >= 2; dist /= 4) radix4_pair(p, OpKind::kFft, pos, size, dist / 2, truncated, skew_offset);
+    if (dist == 1) single_layer(p, OpKind::kFft, pos, 1, truncated, skew_offset);
+    return;
+  }
   for (size_t dist = size / 2; dist > 0; dist /= 2)
     for (size_t r = 0; r < truncated; r += 2 * dist) push_block(p, OpKind::kFft, pos, r, dist, truncated, skew_offset);
 }
@@ -55,6 +93,12 @@ void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t sk
 void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset, Order order) {
   assert(skew_offset % size == 0 && skew_offset + size <= kOrder && truncated <= size);
   if (order == Order::kDepthFirst) return ifft_depth_first(p, pos, 0, size, truncated, skew_offset);
+  if (order == Order::kRadix4) {
+    size_t dist = 1;
+    for (; 2 * dist < size; dist *= 4) radix4_pair(p, OpKind::kIfft, pos, size, dist, truncated, skew_offset);
+    if (dist < size) single_layer(p, OpKind::kIfft, pos, dist, truncated, skew_offset);
+    return;
+  }
   for (size_t dist = 1; dist < size; dist *= 2)
     for (size_t r = 0; r < truncated; r += 2 * dist) push_block(p, OpKind::kIfft, pos, r, dist, truncated, skew_offset);
 }
@@ -155,6 +199,58 @@ Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &
     p.outputs.push_back({s, uint32_t(pos(s))});
   }
   return p;
+}
+
+Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::vector<bool> &present,
+                                            const std::vector<unsigned> &sources,
+                                            const std::vector<unsigned> &targets) {
+  Result<std::vector<uint16_t>> logs = locator_logs(k, m, present);
+  if (!logs.ok()) return logs.status();
+  for (unsigned s : sources)
+    if (s >= k + m || !present[s])
+      return Status(StatusCode::kInvalidArgument, "rs-fft decode_matrix: source " + std::to_string(s) + " is not present");
+  for (unsigned t : targets)
+    if (t >= k + m || present[t])
+      return Status(StatusCode::kInvalidArgument, "rs-fft decode_matrix: target " + std::to_string(t) + " is not missing");
+  const Geometry g = *geometry(k, m);
+  const size_t n = g.decode_work;
+  auto point = [&](unsigned s) { return s < k ? g.original_pos + s : g.recovery_pos + (s - k); };
+  Program core;
+  core.work_count = uint32_t(n);
+  append_ifft(core, 0, n, g.decode_end, 0);
+  append_formal_derivative(core, n);
+  append_fft(core, 0, n, g.decode_end, 0);
+  std::vector<uint16_t> out(targets.size() * sources.size()), v(n);
+  for (size_t t = 0; t < targets.size(); ++t) {
+    std::fill(v.begin(), v.end(), uint16_t(0));
+    v[point(targets[t])] = 1;
+    // v = core^T e_x: ops in reverse, transposed (a ^= s b -> b ^= s a; b ^= a -> a ^= b).
+    for (size_t i = core.ops.size(); i-- > 0;) {
+      const Op &op = core.ops[i];
+      uint16_t &a = v[op.a], &b = v[op.b];
+      switch (op.kind) {
+        case OpKind::kFft:  // a ^= s b; b ^= a   ->   a ^= b; b ^= s a
+          a ^= b;
+          if (op.log != kModulus) b ^= mul_log(a, op.log);
+          break;
+        case OpKind::kIfft:  // b ^= a; a ^= s b   ->   b ^= s a; a ^= b
+          if (op.log != kModulus) b ^= mul_log(a, op.log);
+          a ^= b;
+          break;
+        case OpKind::kXor:  // a ^= b   ->   b ^= a
+          b ^= a;
+          break;
+        default:
+          assert(false && "the decode core holds butterflies and XORs only");
+      }
+    }
+    const uint16_t post = uint16_t(kModulus - (*logs)[point(targets[t])]);
+    for (size_t i = 0; i < sources.size(); ++i) {
+      const size_t x = point(sources[i]);
+      out[t * sources.size() + i] = mul_log(mul_log(v[x], (*logs)[x]), post);
+    }
+  }
+  return out;
 }
 
 void run_program(const Program &p, size_t len, const uint16_t *const *in, uint16_t *const *out) {

@@ -56,8 +56,13 @@ struct Program {
 // (rs_fft.h). kDepthFirst: the same butterflies reordered by the recursion of the transform
 // (FFT: a block's top layer, then each half in turn; IFFT: each half, then the top layer),
 // so that a code generator working on one column of all shards finishes sub-transforms
-// while their values are still in registers. Both orders compute the same thing.
-enum class Order : uint8_t { kLayers, kDepthFirst };
+// while their values are still in registers. kRadix4: layers in pairs (FFT: dist 2d then d;
+// IFFT: d then 2d, an odd last layer alone), and within a pair, for each block of 4d points
+// and each i of its first d, the four butterflies of slots i, i+d, i+2d, i+3d in a row (FFT:
+// (i, i+2d) (i+d, i+3d) (i, i+d) (i+2d, i+3d); IFFT: (i, i+d) (i+2d, i+3d) (i, i+2d)
+// (i+d, i+3d)), so that a code generator can run each four as one step on four slots.
+// All orders compute the same thing.
+enum class Order : uint8_t { kLayers, kDepthFirst, kRadix4 };
 
 // Append the butterflies of fft / ifft (rs_fft.h, same arguments, `pos` a work slot): kFft /
 // kIfft ops with the twiddle log, in `order`.
@@ -87,6 +92,18 @@ Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &
 // decode_program bakes in, for decoders that take the multipliers at run time. Errors as
 // decode_program's.
 Result<std::vector<uint16_t>> locator_logs(unsigned k, unsigned m, const std::vector<bool> &present);
+
+// The decode of one erasure pattern as a matrix: restored shard targets[t] = XOR over i of
+// out[t * sources.size() + i] * shard sources[i] (elements of the crate's field), where
+// sources are the shards read (present[s]; exactly the present ones) and targets missing
+// shards. Row t is the transposed decode core applied to the unit vector of the target's
+// point (the core's butterflies in reverse, each transposed: O(n log n) per target, n =
+// decode_work), times the target's and each source's locator multiplier. Few losses decode
+// with |targets| x k multiplies per element this way instead of the transforms' 2 n log n.
+// Errors as locator_logs's; kInvalidArgument when a target is present or a source missing.
+Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::vector<bool> &present,
+                                            const std::vector<unsigned> &sources,
+                                            const std::vector<unsigned> &targets);
 
 // Runs p on shards of len elements: in[id] are read for the input bindings, out[id] written
 // for the output bindings (both arrays indexed by shard id, k + m entries; the pointers

@@ -28,7 +28,7 @@ class ScheduleWriter {
  public:
   explicit ScheduleWriter(FftSchedule &s) : s_(s) {}
   uint32_t table(uint16_t log) {
-    auto [it, fresh] = index_.emplace(log, uint32_t(index_.size()));
+    auto [it, fresh] = index_.emplace(log, uint32_t(s_.tables.size() / kFftMulTableBytes));
     if (fresh) {
       s_.tables.resize(s_.tables.size() + kFftMulTableBytes);
       fft_mul_tables(log, s_.tables.data() + s_.tables.size() - kFftMulTableBytes);
@@ -37,8 +37,53 @@ class ScheduleWriter {
   }
   void step(FftStepKind kind, uint32_t a, uint32_t b = 0, uint32_t t = 0) { s_.steps.push_back({kind, a, b, t}); }
   // The ops of a program on work slots (a twiddle of kModulus: the multiply is skipped).
+  // Four butterflies in codes::fft::Order::kRadix4's pattern become one two-layer step.
   void ops(const fft::Program &p) {
-    for (const fft::Op &op : p.ops) switch (op.kind) {
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      if (i + 3 < p.ops.size() && fuse(&p.ops[i])) {
+        i += 3;
+        continue;
+      }
+      one(p.ops[i]);
+    }
+  }
+
+ private:
+  // A butterfly's multiplier: its twiddle, or the zero table where the butterfly skips the
+  // multiply (log kModulus): adding 0 * b is the skip.
+  uint32_t twiddle(uint16_t log) {
+    if (log != fft::kModulus) return table(log);
+    if (zero_ < 0) {
+      zero_ = int64_t(s_.tables.size() / kFftMulTableBytes);
+      s_.tables.resize(s_.tables.size() + kFftMulTableBytes, 0);
+    }
+    return uint32_t(zero_);
+  }
+  bool fuse(const fft::Op *o) {
+    const fft::OpKind kind = o[0].kind;
+    if (kind != fft::OpKind::kFft && kind != fft::OpKind::kIfft) return false;
+    for (int j = 0; j < 4; ++j)
+      if (o[j].kind != kind) return false;
+    const uint32_t a = o[0].a;
+    if (kind == fft::OpKind::kFft) {  // (a, a+2d) (a+d, a+3d) (a, a+d) (a+2d, a+3d)
+      if (o[0].b <= a || (o[0].b - a) % 2) return false;
+      const uint32_t d = (o[0].b - a) / 2;
+      if (o[1].a != a + d || o[1].b != a + 3 * d || o[1].log != o[0].log || o[2].a != a || o[2].b != a + d ||
+          o[3].a != a + 2 * d || o[3].b != a + 3 * d)
+        return false;
+      s_.steps.push_back({kFftStepFft4, a, 0, twiddle(o[0].log), d, twiddle(o[2].log), twiddle(o[3].log)});
+    } else {  // (a, a+d) (a+2d, a+3d) (a, a+2d) (a+d, a+3d)
+      if (o[0].b <= a) return false;
+      const uint32_t d = o[0].b - a;
+      if (o[1].a != a + 2 * d || o[1].b != a + 3 * d || o[2].a != a || o[2].b != a + 2 * d || o[3].a != a + d ||
+          o[3].b != a + 3 * d || o[3].log != o[2].log)
+        return false;
+      s_.steps.push_back({kFftStepIfft4, a, 0, twiddle(o[2].log), d, twiddle(o[0].log), twiddle(o[1].log)});
+    }
+    return true;
+  }
+  void one(const fft::Op &op) {
+    switch (op.kind) {
         case fft::OpKind::kFft:
         case fft::OpKind::kIfft:
           if (op.log == fft::kModulus) step(kFftStepXor, op.b, op.a);
@@ -59,17 +104,17 @@ class ScheduleWriter {
       }
   }
 
- private:
   FftSchedule &s_;
   std::unordered_map<uint16_t, uint32_t> index_;
+  int64_t zero_ = -1;  // index of the zero table, once made
 };
 
 fft::Program decode_core_program(const fft::Geometry &g) {
   fft::Program core;
   core.work_count = uint32_t(g.decode_work);
-  fft::append_ifft(core, 0, g.decode_work, g.decode_end, 0);
+  fft::append_ifft(core, 0, g.decode_work, g.decode_end, 0, fft::Order::kRadix4);
   fft::append_formal_derivative(core, g.decode_work);
-  fft::append_fft(core, 0, g.decode_work, g.decode_end, 0);
+  fft::append_fft(core, 0, g.decode_work, g.decode_end, 0, fft::Order::kRadix4);
   return core;
 }
 
@@ -86,7 +131,7 @@ uint32_t FftSchedule::scratch_slots() const {
 }
 
 Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m) {
-  Result<fft::Program> p = fft::encode_program(k, m, fft::Order::kLayers);
+  Result<fft::Program> p = fft::encode_program(k, m, fft::Order::kRadix4);
   if (!p.ok()) return p.status();
   FftSchedule s;
   s.slots = p->work_count;
@@ -143,6 +188,42 @@ Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vecto
   return s;
 }
 
+FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::vector<unsigned> &sources,
+                                const std::vector<unsigned> &targets, unsigned shards) {
+  (void)shards;
+  FftSchedule s;
+  s.slots = uint32_t(targets.size());
+  for (unsigned t : targets) s.slot_shard.push_back(int32_t(t));
+  std::unordered_map<uint16_t, uint32_t> index;
+  int64_t zero = -1;
+  auto table = [&](uint16_t c) -> uint32_t {
+    if (c == 0) {
+      if (zero < 0) {
+        zero = int64_t(s.tables.size() / kFftMulTableBytes);
+        s.tables.resize(s.tables.size() + kFftMulTableBytes, 0);
+      }
+      return uint32_t(zero);
+    }
+    auto [it, fresh] = index.emplace(c, uint32_t(s.tables.size() / kFftMulTableBytes));
+    if (fresh) {
+      s.tables.resize(s.tables.size() + kFftMulTableBytes);
+      fft_mul_tables(fft::log_of(c), s.tables.data() + s.tables.size() - kFftMulTableBytes);
+    }
+    return it->second;
+  };
+  for (uint32_t t = 0; t < targets.size(); ++t)
+    for (size_t i = 0; i < sources.size(); ++i)
+      s.steps.push_back({i == 0 ? kFftStepMul : kFftStepMulAdd, t, s.slots + sources[i],
+                         table(coeffs[t * sources.size() + i])});
+  return s;
+}
+
+size_t fft_schedule_work(const std::vector<FftStep> &steps) {
+  size_t w = 0;
+  for (const FftStep &st : steps) w += st.kind == kFftStepFft4 || st.kind == kFftStepIfft4 ? 4 : 1;
+  return w;
+}
+
 llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMContext &ctx,
                                                                     const std::string &symbol,
                                                                     const TargetInfo &target) {
@@ -192,7 +273,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   llvm::Value *pa = pointer(field(1, "a"));
   llvm::Value *pb = pointer(field(2, "b"));
   llvm::Value *tab = b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(3, "t"), size(kFftMulTableBytes)));
-  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 6);
+  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 9);
   ColumnEmitter e(b, shuffle);
 
   // Each kind: a loop over the tile's columns; multiplier tables loaded before it.
@@ -234,9 +315,63 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   emit_case(kFftStepZero, "zero", false, [&](llvm::Value *A, llvm::Value *, const std::array<llvm::Value *, 8> &) {
     e.store(e.zero(), A);
   });
+  emit_case(kFftStepMulAdd, "muladd", true, [&](llvm::Value *A, llvm::Value *B, const std::array<llvm::Value *, 8> &t) {
+    e.store(e.xor_(e.load(A), e.mul(e.load(B), t)), A);
+  });
   emit_case(kFftStepMul, "mul", true, [&](llvm::Value *A, llvm::Value *B, const std::array<llvm::Value *, 8> &t) {
     e.store(e.mul(e.load(B), t), A);
   });
+
+  // Two layers on four slots: pointers a + j dist, three multipliers, one column of each at a
+  // time through the four butterflies.
+  auto emit_four = [&](FftStepKind k, const char *name) {
+    llvm::BasicBlock *pre = block(std::string(name) + ".pre");
+    llvm::BasicBlock *loop = block(name);
+    sw->addCase(b.getInt32(k), pre);
+    b.SetInsertPoint(pre);
+    llvm::Value *a = field(1, "a"), *dist = field(4, "dist");
+    std::array<llvm::Value *, 4> p;
+    for (unsigned j = 0; j < 4; ++j) p[j] = pointer(b.CreateAdd(a, b.CreateMul(dist, size(j))));
+    auto tables_at = [&](unsigned f) {
+      return e.load_tables(b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(f, "t"), size(kFftMulTableBytes))));
+    };
+    const std::array<llvm::Value *, 8> t2 = tables_at(3), t0 = tables_at(5), t1 = tables_at(6);
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    llvm::PHINode *off = b.CreatePHI(size_ty, 2, "off");
+    off->addIncoming(size(0), pre);
+    std::array<llvm::Value *, 4> at;
+    std::array<Planes, 4> x;
+    for (unsigned j = 0; j < 4; ++j) {
+      at[j] = b.CreateInBoundsGEP(b.getInt8Ty(), p[j], off);
+      x[j] = e.load(at[j]);
+    }
+    auto fft_bf = [&](Planes &u, Planes &v, const std::array<llvm::Value *, 8> &t) {
+      u = e.xor_(u, e.mul(v, t));
+      v = e.xor_(v, u);
+    };
+    auto ifft_bf = [&](Planes &u, Planes &v, const std::array<llvm::Value *, 8> &t) {
+      v = e.xor_(v, u);
+      u = e.xor_(u, e.mul(v, t));
+    };
+    if (k == kFftStepFft4) {
+      fft_bf(x[0], x[2], t2);
+      fft_bf(x[1], x[3], t2);
+      fft_bf(x[0], x[1], t0);
+      fft_bf(x[2], x[3], t1);
+    } else {
+      ifft_bf(x[0], x[1], t0);
+      ifft_bf(x[2], x[3], t1);
+      ifft_bf(x[0], x[2], t2);
+      ifft_bf(x[1], x[3], t2);
+    }
+    for (unsigned j = 0; j < 4; ++j) e.store(x[j], at[j]);
+    llvm::Value *noff = b.CreateAdd(off, size(kFftColumn), "off.next", true, true);
+    off->addIncoming(noff, loop);
+    mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(noff, size(kFftColumn - 1)), bytes), loop, next));
+  };
+  emit_four(kFftStepFft4, "fft4");
+  emit_four(kFftStepIfft4, "ifft4");
 
   b.SetInsertPoint(next);
   llvm::Value *inext = b.CreateAdd(i, size(1), "i.next", true, true);

@@ -27,12 +27,20 @@ enum FftStepKind : uint32_t {
   kFftStepCopy = 3,  // A = B
   kFftStepZero = 4,  // A = 0
   kFftStepMul = 5,   // A = B * T   (A may be B)
+  // Two layers on four slots X_j = ptr[a + j dist] (T2 = table, T0 = table0, T1 = table1):
+  kFftStepFft4 = 6,   // FFT butterflies (X0,X2) (X1,X3) by T2, then (X0,X1) by T0, (X2,X3) by T1
+  kFftStepIfft4 = 7,  // IFFT butterflies (X0,X1) by T0, (X2,X3) by T1, then (X0,X2) (X1,X3) by T2
+  kFftStepMulAdd = 8, // A ^= B * T
 };
 struct FftStep {
   uint32_t kind;
   uint32_t a;
   uint32_t b;
   uint32_t table;
+  uint32_t dist = 0;    // kFftStepFft4 / kFftStepIfft4
+  uint32_t table0 = 0;
+  uint32_t table1 = 0;
+  uint32_t reserved = 0;
 };
 
 // A schedule for one operation of one code, and where its pointers point. Pointer p < slots
@@ -63,6 +71,16 @@ Result<FftSchedule> fft_decode_core(unsigned k, unsigned m);
 // kTooManyErasures (codes::fft::locator_logs), kInvalidArgument (a wanted shard present).
 Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vector<bool> &present,
                                         const std::vector<bool> &wanted);
+
+// A decode as a matrix (codes::fft::decode_matrix: coeffs[t * sources + i], elements of the
+// crate's field): work slot t is target t (slot_shard), pointer slots + s shard s; per
+// target one multiply and sources - 1 multiply-adds.
+FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::vector<unsigned> &sources,
+                                const std::vector<unsigned> &targets, unsigned shards);
+
+// Work of a schedule in multiplies (a two-layer step counts four), to choose between the
+// transforms and a matrix for a decode.
+size_t fft_schedule_work(const std::vector<FftStep> &steps);
 
 // Emits
 //   void <symbol>(uint8_t *const *ptr, const FftStep *steps, size_t count,

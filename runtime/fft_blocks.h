@@ -5,7 +5,12 @@
 #include <cstdint>
 #include <vector>
 
+#include <memory>
+#include <mutex>
+#include <utility>
+
 #include "codes/rs_fft.h"
+#include "ir_builders/fft_step_kernel.h"
 
 namespace ecjit::runtime {
 
@@ -26,6 +31,15 @@ inline size_t fft_point(const codes::fft::Geometry &g, unsigned s) {
 // multiple of 64 in [64, kFftMaxBlockBytes].
 size_t fft_block_bytes(size_t work_slots);
 
+// Matrix decodes of one set of shards read (runtime/fft_engine.h), per set of targets, made
+// on first use; a few are kept (the usual calls restore all missing shards or the missing
+// originals). Thread-safe.
+struct FftMatrixCache {
+  static constexpr size_t kEntries = 4;
+  std::mutex mutex;
+  std::vector<std::pair<std::vector<unsigned>, std::shared_ptr<const ir::FftSchedule>>> entries;
+};
+
 // One erasure set's decode, planned once (codes::fft::decode's locator, computed here
 // instead of per call): the shards read and the erasure-locator logs on the decode_work
 // points. Immutable once made; shared by concurrent calls.
@@ -37,6 +51,7 @@ struct FftDecodePlan {
   // For a decode kernel (FftDecodeFn, runtime/fft_codec.h): 2 x decode_work multiplier
   // tables, pre then post; empty when no kernel runs.
   std::vector<uint8_t> tables;
+  std::shared_ptr<FftMatrixCache> matrices = std::make_shared<FftMatrixCache>();
   size_t bytes() const {
     return sources.size() * 8 + holds.size() + logs.size() * 2 + tables.size();
   }

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "codes/rs_fft_program.h"
 #include "ir_builders/fft_kernel.h"
 
 namespace ecjit::runtime {
@@ -65,8 +66,11 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   Result<ir::FftSchedule> core = ir::fft_decode_core(k, m);
   if (!core.ok()) return core.status();
   e->decode_core_ = std::move(*core);
+  e->geometry_ = *codes::fft::geometry(k, m);
+  e->fft_work_ = e->geometry_.decode_work + ir::fft_schedule_work(e->decode_core_.steps);
   e->decode_info_ = e->steps_.info;
-  e->decode_info_.why = "step kernel: one per Jit, the code's decode core and the erasure set's multipliers as data";
+  e->decode_info_.why = "step kernel: one per Jit; few losses as a matrix (codes::fft::decode_matrix), "
+                        "more through the code's decode core with the erasure set's multipliers as data";
   e->encode_info_ = e->decode_info_;
   e->encode_info_.why = "step kernel on the code's encode schedule (" + std::to_string(e->encode_schedule_.slots) +
                         " work slots, more than the " + std::to_string(kFftUnrolledEncodeSlots) + " unrolled)";
@@ -97,10 +101,52 @@ void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len
   }
 }
 
+std::shared_ptr<const ir::FftSchedule> FftEngine::matrix_decode(const FftDecodePlan &plan,
+                                                                const std::vector<unsigned> &targets) const {
+  if (targets.size() * plan.sources.size() > fft_work_ + targets.size()) return nullptr;
+  FftMatrixCache &cache = *plan.matrices;
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    for (const auto &[t, s] : cache.entries)
+      if (t == targets) return s;
+  }
+  std::vector<bool> present(k_ + m_, false);
+  for (unsigned s : plan.sources) present[s] = true;
+  Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k_, m_, present, plan.sources, targets);
+  if (!coeffs.ok()) return nullptr;  // cannot happen for a valid plan; the transforms serve
+  auto s = std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, plan.sources, targets, k_ + m_));
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  if (cache.entries.size() >= FftMatrixCache::kEntries) cache.entries.erase(cache.entries.begin());
+  cache.entries.emplace_back(targets, s);
+  return s;
+}
+
 void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at,
                        size_t len) const {
   const ir::FftSchedule &core = decode_core_;
   const uint32_t n = core.slots;
+  // Few losses: |targets| x k multiply-adds straight from the shards, no scratch.
+  std::vector<unsigned> targets;
+  std::vector<uint8_t *> target_out;
+  for (unsigned s = 0; s < k_ + m_; ++s) {
+    const size_t x = fft_point(geometry_, s);
+    if (out_at[x]) {
+      targets.push_back(s);
+      target_out.push_back(out_at[x]);
+    }
+  }
+  if (std::shared_ptr<const ir::FftSchedule> mat = matrix_decode(plan, targets)) {
+    std::vector<uint8_t *> ptr(mat->slots + k_ + m_, nullptr);
+    const size_t tile = 16384;
+    for (size_t off = 0; off < len; off += tile) {
+      for (uint32_t t = 0; t < mat->slots; ++t) ptr[t] = target_out[t] + off;
+      for (size_t i = 0; i < plan.sources.size(); ++i)
+        ptr[mat->slots + plan.sources[i]] = const_cast<uint8_t *>(in_at[plan.points[i]]) + off;  // read only
+      call_steps(steps_.code->address(), ptr.data(), mat->steps.data(), mat->steps.size(), mat->tables.data(),
+                 std::min(tile, len - off));
+    }
+    return;
+  }
   // The erasure set's ends, on pointers [0, n) work slots and [n, 2n) the shards read:
   // point x = shard * pre(x) or 0; restored point x *= post(x) (plan.tables: pre, then post).
   std::vector<ir::FftStep> pre, post;

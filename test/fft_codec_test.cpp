@@ -189,7 +189,8 @@ TEST(FftCodec, ReconstructRandomSets) {
       std::vector<unsigned> order(n);
       for (unsigned s = 0; s < n; ++s) order[s] = s;
       std::shuffle(order.begin(), order.end(), rng);
-      const unsigned lost = trial == 0 ? m : 1 + unsigned(rng() % m);
+      // m lost: the transforms; one lost: a matrix (runtime/fft_engine.h picks by work).
+      const unsigned lost = trial == 0 ? m : trial == 1 ? 1 : 1 + unsigned(rng() % m);
       std::vector<bool> present(n, true);
       for (unsigned i = 0; i < lost; ++i) present[order[i]] = false, st.spoil(order[i]);
       ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok()) << spec_of(k, m);

@@ -1,6 +1,7 @@
 // build_fft_kernel: JIT-compiled rs-fft encoders and decode cores against the scalar reference (codes/rs_fft.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <string>
@@ -241,6 +242,27 @@ TEST_P(FftSteps, EncodeAndDecodeMatchReferenceAtEverySize) {
       ASSERT_TRUE(dec.ok()) << dec.status().to_string();
       run(*dec, got, len, tile);
       for (unsigned s = 0; s < n; ++s) ASSERT_EQ(got[s], want[s]) << k << ":" << m << " trial " << trial << " shard " << s;
+    }
+  }
+}
+
+// Order::kRadix4's groups of four butterflies become two-layer steps (encode and decode core).
+TEST(FftSchedule, ButterfliesAreFusedInPairsOfLayers) {
+  auto count = [](const ir::FftSchedule &s, uint32_t kind) {
+    return std::count_if(s.steps.begin(), s.steps.end(), [&](const ir::FftStep &st) { return st.kind == kind; });
+  };
+  for (auto [k, m] : {std::pair{32u, 32u}, {100u, 20u}, {20u, 100u}}) {
+    auto enc = ir::fft_encode_schedule(k, m);
+    auto core = ir::fft_decode_core(k, m);
+    ASSERT_TRUE(enc.ok() && core.ok());
+    EXPECT_GT(count(*enc, ir::kFftStepFft4), 0) << k << ":" << m;
+    EXPECT_GT(count(*enc, ir::kFftStepIfft4), 0) << k << ":" << m;
+    EXPECT_GT(count(*core, ir::kFftStepFft4), 0) << k << ":" << m;
+    if (k == 32 && m == 32) {  // no truncation: every butterfly of a pair of layers is fused
+      // Two 32-point transforms: 2 pairs of layers x 8 groups each, and one odd layer of 16
+      // butterflies each (the FFT's first block there skips its multiply: a XOR step).
+      EXPECT_EQ(count(*enc, ir::kFftStepFft4) + count(*enc, ir::kFftStepIfft4), 32);
+      EXPECT_EQ(count(*enc, ir::kFftStepFft) + count(*enc, ir::kFftStepIfft), 31);
     }
   }
 }

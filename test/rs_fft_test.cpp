@@ -448,17 +448,19 @@ void check_programs(unsigned k, unsigned m, size_t len, uint64_t seed) {
   for (unsigned i = 0; i < k; ++i) in[i] = orig[i];
   for (unsigned j = 0; j < m; ++j) rp[j] = rec[j];
   ASSERT_TRUE(fft::encode(k, m, len, in.data(), rp.data()).ok());
-  for (fft::Order order : {fft::Order::kLayers, fft::Order::kDepthFirst}) {
+  for (fft::Order order : {fft::Order::kLayers, fft::Order::kDepthFirst, fft::Order::kRadix4}) {
     auto ep = fft::encode_program(k, m, order);
     ASSERT_TRUE(ep.ok());
     fft::run_program(*ep, len, in.data(), out.data());
     for (unsigned j = 0; j < m; ++j)
       ASSERT_TRUE(std::equal(rec[j], rec[j] + len, ran[k + j]))
-          << k << ":" << m << " rec " << j << (order == fft::Order::kLayers ? " layers" : " depth-first");
+          << k << ":" << m << " rec " << j << " order " << int(order);
   }
   {  // the two orders hold the same butterflies
-    auto a = fft::encode_program(k, m, fft::Order::kLayers), b = fft::encode_program(k, m, fft::Order::kDepthFirst);
+    auto a = fft::encode_program(k, m, fft::Order::kLayers), b = fft::encode_program(k, m, fft::Order::kDepthFirst),
+         c = fft::encode_program(k, m, fft::Order::kRadix4);
     ASSERT_EQ(a->ops.size(), b->ops.size());
+    ASSERT_EQ(a->ops.size(), c->ops.size());
   }
   for (unsigned j = 0; j < m; ++j) in[k + j] = rec[j];
   for (int t = 0; t < 4; ++t) {
@@ -681,3 +683,37 @@ TEST(RsFftCompat, LiveDifferentialAgainstReedSolomonSimd) {
 }
 
 }  // namespace
+
+// decode_matrix: the decode as |targets| x |sources| coefficients equals the transforms.
+TEST(RsFftProgram, DecodeMatrixEqualsTheTransforms) {
+  const unsigned sizes[][2] = {{1, 1}, {3, 5}, {5, 3}, {10, 4}, {32, 32}, {100, 20}, {20, 100}};
+  std::mt19937_64 rng(77);
+  for (auto &sz : sizes) {
+    const unsigned k = sz[0], m = sz[1], n = k + m;
+    const size_t len = 5;
+    fft::Shards orig = random_shards(rng, k, len), rec(m, len);
+    std::vector<const uint16_t *> in(n);
+    std::vector<uint16_t *> rp(m);
+    for (unsigned i = 0; i < k; ++i) in[i] = orig[i];
+    for (unsigned j = 0; j < m; ++j) rp[j] = rec[j], in[k + j] = rec[j];
+    ASSERT_TRUE(fft::encode(k, m, len, in.data(), rp.data()).ok());
+    for (int trial = 0; trial < 5; ++trial) {
+      std::vector<bool> present(n, true);
+      for (unsigned e = 0; e < 1 + rng() % m; ++e) present[rng() % n] = false;
+      std::vector<unsigned> sources, targets;
+      for (unsigned s = 0; s < n; ++s) (present[s] ? sources : targets).push_back(s);
+      auto mat = fft::decode_matrix(k, m, present, sources, targets);
+      ASSERT_TRUE(mat.ok()) << mat.status().to_string();
+      for (size_t t = 0; t < targets.size(); ++t)
+        for (size_t e = 0; e < len; ++e) {
+          uint16_t acc = 0;
+          for (size_t i = 0; i < sources.size(); ++i) acc ^= fft::mul((*mat)[t * sources.size() + i], in[sources[i]][e]);
+          ASSERT_EQ(acc, in[targets[t]][e]) << k << ":" << m << " target " << targets[t] << " element " << e;
+        }
+    }
+  }
+  std::vector<bool> present(6, true);
+  present[2] = false;
+  EXPECT_EQ(fft::decode_matrix(4, 2, present, {0, 1, 2}, {3}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(fft::decode_matrix(4, 2, present, {0, 1}, {1}).status().code(), StatusCode::kInvalidArgument);
+}

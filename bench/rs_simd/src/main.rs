@@ -177,11 +177,12 @@ fn cmd_decode(k: usize, m: usize, bytes: usize) {
     write_stdout(&missing);
 }
 
-/// `bench K M BYTES SECONDS`: the crate's own encode and decode speed on one thread, with an
-/// encoder / decoder reused across calls (reset), as a caller keeping them would. Decode loses
-/// min(M, K) originals and rebuilds them from the recovery shards. Prints one line:
+/// `bench K M BYTES SECONDS [LOST]`: the crate's own encode and decode speed on one thread,
+/// with an encoder / decoder reused across calls (reset), as a caller keeping them would.
+/// Decode loses LOST originals (default min(M, K)) and rebuilds them from the first LOST
+/// recovery shards. Prints one line:
 /// `encode_gbps=E decode_gbps=D` with GB = 1e9 bytes of K x BYTES original data per call.
-fn cmd_bench(k: usize, m: usize, bytes: usize, seconds: f64) {
+fn cmd_bench(k: usize, m: usize, bytes: usize, seconds: f64, lost: usize) {
     let orig = originals(0xbe7c4, k, m, bytes);
     let rec = encode(k, m, bytes, &orig);
     let mut enc = ReedSolomonEncoder::new(k, m, bytes).unwrap_or_else(|e| fail(1, &e.to_string()));
@@ -203,7 +204,7 @@ fn cmd_bench(k: usize, m: usize, bytes: usize, seconds: f64) {
         let r = enc.encode().unwrap_or_else(|e| fail(1, &e.to_string()));
         std::hint::black_box(r.recovery(0));
     });
-    let lost = m.min(k);
+    let lost = lost.min(m).min(k);
     let mut dec = ReedSolomonDecoder::new(k, m, bytes).unwrap_or_else(|e| fail(1, &e.to_string()));
     let d = time(&mut || {
         dec.reset(k, m, bytes).unwrap_or_else(|e| fail(1, &e.to_string()));
@@ -236,7 +237,13 @@ fn main() {
     let bytes = num(args.get(4), "BYTES") as usize;
     match cmd {
         "encode" => cmd_encode(k, m, bytes),
-        "bench" => cmd_bench(k, m, bytes, num(args.get(5), "SECONDS") as f64),
+        "bench" => cmd_bench(
+            k,
+            m,
+            bytes,
+            num(args.get(5), "SECONDS") as f64,
+            args.get(6).map_or(usize::MAX, |_| num(args.get(6), "LOST") as usize),
+        ),
         "decode" => cmd_decode(k, m, bytes),
         "gen" => write_stdout(&originals(num(args.get(5), "SEED"), k, m, bytes)),
         _ => fail(2, "usage: rs_simd kat | encode K M BYTES | decode K M BYTES | gen K M BYTES SEED"),
