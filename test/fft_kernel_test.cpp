@@ -284,3 +284,28 @@ INSTANTIATE_TEST_SUITE_P(Targets, FftSteps, testing::Values("host", "host-avx2")
 
 }  // namespace
 }  // namespace ecjit
+
+namespace ecjit {
+namespace {
+
+// Foreign targets: the step kernel and an unrolled encoder compile for AArch64 NEON (TBL
+// lookups) and 128-bit x86 (PSHUFB) through the same pipeline as the JIT (AOT objects).
+TEST(FftKernelTargets, CompileForNeonAndSse) {
+  ASSERT_FALSE(bool(jit::init_llvm_targets()));
+  for (const char *name : {"aarch64", "x86_64-v2"}) {
+    auto spec = jit::TargetSpec::parse(name);
+    ASSERT_TRUE(bool(spec)) << err_text(spec.takeError());
+    auto info = spec->resolve();
+    ASSERT_TRUE(bool(info)) << err_text(info.takeError());
+    ASSERT_TRUE(ir::fft_kernel_supported(*info)) << name;
+    for (auto kind : {ir::FftKernelDesc::Kind::kSteps, ir::FftKernelDesc::Kind::kEncode}) {
+      ir::FftKernelDesc d{kind, 10, 4, "fft_foreign"};
+      auto asm_text = jit::kernel_code(jit::fft_compile_request(d, *info, jit::OptLevel::kO3), jit::EmitKind::kAssembly);
+      ASSERT_TRUE(bool(asm_text)) << name << ": " << err_text(asm_text.takeError());
+      EXPECT_NE(asm_text->find(std::string(name) == "aarch64" ? "tbl" : "pshufb"), std::string::npos) << name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ecjit
