@@ -130,8 +130,8 @@ uint32_t FftSchedule::scratch_slots() const {
   return n;
 }
 
-Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m) {
-  Result<fft::Program> p = fft::encode_program(k, m, fft::Order::kRadix4);
+Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused) {
+  Result<fft::Program> p = fft::encode_program(k, m, fused ? fft::Order::kRadix4 : fft::Order::kLayers);
   if (!p.ok()) return p.status();
   FftSchedule s;
   s.slots = p->work_count;

@@ -57,7 +57,9 @@ struct FftSchedule {
 
 // Encode of rs-fft (k, m) (codes/rs_fft.h): reads originals, writes the m recovery shards.
 // Errors: kInvalidSpec (codes::fft::geometry).
-Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m);
+// fused: butterflies in codes::fft::Order::kRadix4 and fused in fours (two-layer steps);
+// false: one step per butterfly (layer by layer), for comparison.
+Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused = true);
 
 // The part of every decode of (k, m) that no erasure pattern changes: the IFFT, the formal
 // derivative and the FFT on the decode_work points (work slots 0 .. n-1, all scratch). A
