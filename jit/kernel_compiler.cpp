@@ -173,10 +173,10 @@ llvm::Expected<std::unique_ptr<CompiledKernel>> jit_kernel(JitSession &session,
     return k;
   };
   if (from_disk) *from_disk = false;
-  if (!disk) {
-    auto built = build_module(req, true);
-    if (!built) return built.takeError();
-    return done(session.add(std::move(built->ctx), std::move(built->module), req.symbol()));
+  if (!disk) {  // the same object the disk cache would hold: codegen at req.opt, not the session's
+    auto object = kernel_code(req, EmitKind::kObject);
+    if (!object) return object.takeError();
+    return done(session.add_object(llvm::MemoryBuffer::getMemBufferCopy(*object, req.symbol()), req.symbol()));
   }
   const std::string key = kernel_cache_key(req);
   if (auto cached = disk->load(key)) {

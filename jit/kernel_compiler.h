@@ -79,7 +79,9 @@ std::string kernel_cache_key(const CompileRequest &req);
 // JIT-compiles the kernel into `session` (the target must be runnable by this process).
 // With a disk cache, a valid object stored under kernel_cache_key(req) is linked without
 // building IR or compiling (*from_disk = true); otherwise the kernel is compiled to an
-// object, stored, and linked. compile_seconds receives the wall time of the whole call.
+// object, stored, and linked. Without one the kernel is compiled to the same object (code
+// generation at req.opt, as kernel_code) and linked: a request gives the same machine code
+// with or without the disk cache. compile_seconds receives the wall time of the whole call.
 llvm::Expected<std::unique_ptr<CompiledKernel>> jit_kernel(JitSession &session,
                                                            const CompileRequest &req,
                                                            double *compile_seconds = nullptr,
