@@ -6,6 +6,10 @@
 #   2. bench_encode (Google Benchmark)     RS(10,4) at 64 KiB, every backend, 3 repetitions
 #   3. plots.py measure-encode-k           RS(k,4) encode at 64 KiB for k = 2..32 (bench_encode has k = 10 only)
 #   4. bench_degraded                      degraded reads, ecjit vs ISA-L, per lost count
+#   5. plots.py measure-fig56              dissertation Figures 5-5 / 5-6: RS(n, 3n/4) encode, O0 and O3,
+#                                          scalar / SSE / AVX2 tiers, clmul-shift (about 2 minutes)
+#   6. plots.py measure-fig57              dissertation Figure 5-7 as llvm-mca-19 estimates (AArch64
+#                                          scalar / NEON, Cortex-A72, 2.0 GHz nominal; no timing)
 # raw output in $DATA (docs/figures/data), then plots.py draws SVG + PNG (+ the plotted values as
 # CSV) into $OUT (docs/figures). Before each timing run it waits, polling every 15 s, until the
 # 1-minute load average is below 1.0 (at most LOAD_WAIT s per run and LOAD_WAIT_TOTAL s in all,
@@ -15,7 +19,7 @@
 #      MIN_TIME (bench_encode seconds per benchmark, default 0.1), REPS (default 3),
 #      LOAD_WAIT (default 600), LOAD_WAIT_TOTAL (default 600), LOAD_MAX (default 1.0),
 #      ECJIT_ISAL231 (libisal.so of ISA-L 2.31; used only when already built, never built here),
-#      STEPS (default sweep,encode,encode_k,degraded: a subset re-measures only those; the other
+#      STEPS (default sweep,encode,encode_k,degraded,fig56,fig57: a subset re-measures only those; the other
 #      figures are redrawn from the data already in $DATA)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -28,7 +32,7 @@ REPS=${REPS:-3}
 LOAD_WAIT=${LOAD_WAIT:-600}
 LOAD_WAIT_TOTAL=${LOAD_WAIT_TOTAL:-600}
 LOAD_MAX=${LOAD_MAX:-1.0}
-STEPS=${STEPS:-sweep,encode,encode_k,degraded}
+STEPS=${STEPS:-sweep,encode,encode_k,degraded,fig56,fig57}
 step() { [[ ",$STEPS," == *",$1,"* ]]; }
 ECJIT="$BUILD/tools/ecjit"
 START=$SECONDS
@@ -106,7 +110,7 @@ finish_meta() {
 } >"$DATA/machine.txt"
 
 if step sweep; then
-  echo "[1/4] ecjit stats --sweep (Figure 5-4 counts, no timing)"
+  echo "[1/6] ecjit stats --sweep (Figure 5-4 counts, no timing)"
   t0=$SECONDS
   echo "date=$(date -u +%Y-%m-%d\ %H:%M\ UTC)" >"$DATA/stats_sweep.meta"
   (cd "$DATA" && "$ECJIT" stats --sweep --csv stats_sweep.csv >stats_sweep.txt)
@@ -125,7 +129,7 @@ FILTER+='|^BM_ecjit/gf(8|16|32|64)/host/auto/O3/65536$|^BM_ecjit/gf8-isal-cauchy
 FILTER+='|^BM_ecjit/gf8/(host-gfni|host-avx512f,-gfni|host-avx2,-gfni)/auto/O3/65536$'
 FILTER+='|^BM_ecjit/gf8/host/(gfni|split-table|clmul-shift)/O3/65536$|^BM_ecjit/gf8/host/clmul-shift/O0/65536$'
 if step encode; then
-  echo "[2/4] bench_encode RS(10,4), 64 KiB, every backend ($REPS repetitions, min time $MT)"
+  echo "[2/6] bench_encode RS(10,4), 64 KiB, every backend ($REPS repetitions, min time $MT)"
   wait_quiet bench_encode
   t0=$SECONDS
   "$BUILD/bench/bench_encode" "--benchmark_filter=$FILTER" --benchmark_min_time="$MT" \
@@ -136,7 +140,7 @@ if step encode; then
 fi
 
 if step encode_k; then
-  echo "[3/4] encode RS(k,4) against k, 64 KiB (ecjit demo; ISA-L, drop-in, Jerasure through ctypes)"
+  echo "[3/6] encode RS(k,4) against k, 64 KiB (ecjit demo; ISA-L, drop-in, Jerasure through ctypes)"
   wait_quiet encode_k
   t0=$SECONDS
   "$PY" "$ROOT/bench/plots.py" measure-encode-k --out "$DATA/encode_k.csv" --build "$BUILD" --reps "$REPS" \
@@ -145,7 +149,7 @@ if step encode_k; then
 fi
 
 if step degraded; then
-  echo "[4/4] bench_degraded: RS(10,4), random erasure sets, 4K / 64K / 1M shards"
+  echo "[4/6] bench_degraded: RS(10,4), random erasure sets, 4K / 64K / 1M shards"
   BACKENDS=ecjit,dropin,isal-2.30
   [[ -n "${ECJIT_ISAL231:-}" ]] && BACKENDS+=,isal-2.31
   wait_quiet degraded
@@ -153,6 +157,27 @@ if step degraded; then
   "$BUILD/bench/bench_degraded" --sizes 4K,64K,1M --lost 1,2,4 --k 10 --m 4 --backends "$BACKENDS" \
     --reps "$REPS" >"$DATA/degraded.txt"
   finish_meta degraded "$t0" bench_degraded --sizes 4K,64K,1M --lost 1,2,4 --k 10 --m 4 --backends "$BACKENDS" --reps "$REPS"
+fi
+
+if step fig56; then
+  echo "[5/6] Figures 5-5 / 5-6: RS(n, 3n/4) encode at 64 KiB, GF(2^8) / GF(2^16), O0 / O3, three tiers"
+  wait_quiet fig56
+  t0=$SECONDS
+  "$PY" "$ROOT/bench/plots.py" measure-fig56 --out "$DATA/fig56.csv" --build "$BUILD" --size 65536 \
+    --seconds 0.2 --meta "$DATA/fig56.meta"
+  finish_meta fig56 "$t0" plots.py measure-fig56 --size 65536 --seconds 0.2
+fi
+
+if step fig57; then
+  if command -v llvm-mca-19 >/dev/null; then
+    echo "[6/6] Figure 5-7: llvm-mca-19 estimates for AArch64 (Cortex-A72, 2.0 GHz nominal; no timing)"
+    t0=$SECONDS
+    echo "date=$(date -u +%Y-%m-%d\ %H:%M\ UTC)" >"$DATA/fig57.meta"
+    "$PY" "$ROOT/bench/plots.py" measure-fig57 --out "$DATA/fig57.csv" --build "$BUILD"
+    finish_meta fig57 "$t0" plots.py measure-fig57 "(llvm-mca-19 -mtriple=aarch64 -mcpu=cortex-a72, 2.0 GHz nominal)"
+  else
+    echo "[6/6] Figure 5-7 skipped: llvm-mca-19 missing (Debian package llvm-19)"
+  fi
 fi
 
 echo "plotting"
