@@ -36,6 +36,15 @@ class ScheduleWriter {
     return it->second;
   }
   void step(FftStepKind kind, uint32_t a, uint32_t b = 0, uint32_t t = 0) { s_.steps.push_back({kind, a, b, t}); }
+  // The table of a field element c (0 included).
+  uint32_t element(uint16_t c) { return c ? table(fft::log_of(c)) : zero_table(); }
+  uint32_t zero_table() {
+    if (zero_ < 0) {
+      zero_ = int64_t(s_.tables.size() / kFftMulTableBytes);
+      s_.tables.resize(s_.tables.size() + kFftMulTableBytes, 0);
+    }
+    return uint32_t(zero_);
+  }
   // The ops of a program on work slots (a twiddle of kModulus: the multiply is skipped).
   // Four butterflies in codes::fft::Order::kRadix4's pattern become one two-layer step.
   void ops(const fft::Program &p) {
@@ -51,14 +60,7 @@ class ScheduleWriter {
  private:
   // A butterfly's multiplier: its twiddle, or the zero table where the butterfly skips the
   // multiply (log kModulus): adding 0 * b is the skip.
-  uint32_t twiddle(uint16_t log) {
-    if (log != fft::kModulus) return table(log);
-    if (zero_ < 0) {
-      zero_ = int64_t(s_.tables.size() / kFftMulTableBytes);
-      s_.tables.resize(s_.tables.size() + kFftMulTableBytes, 0);
-    }
-    return uint32_t(zero_);
-  }
+  uint32_t twiddle(uint16_t log) { return log != fft::kModulus ? table(log) : zero_table(); }
   bool fuse(const fft::Op *o) {
     const fft::OpKind kind = o[0].kind;
     if (kind != fft::OpKind::kFft && kind != fft::OpKind::kIfft) return false;
@@ -189,32 +191,14 @@ Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vecto
 }
 
 FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::vector<unsigned> &sources,
-                                const std::vector<unsigned> &targets, unsigned shards) {
-  (void)shards;
+                                const std::vector<unsigned> &targets) {
   FftSchedule s;
   s.slots = uint32_t(targets.size());
   for (unsigned t : targets) s.slot_shard.push_back(int32_t(t));
-  std::unordered_map<uint16_t, uint32_t> index;
-  int64_t zero = -1;
-  auto table = [&](uint16_t c) -> uint32_t {
-    if (c == 0) {
-      if (zero < 0) {
-        zero = int64_t(s.tables.size() / kFftMulTableBytes);
-        s.tables.resize(s.tables.size() + kFftMulTableBytes, 0);
-      }
-      return uint32_t(zero);
-    }
-    auto [it, fresh] = index.emplace(c, uint32_t(s.tables.size() / kFftMulTableBytes));
-    if (fresh) {
-      s.tables.resize(s.tables.size() + kFftMulTableBytes);
-      fft_mul_tables(fft::log_of(c), s.tables.data() + s.tables.size() - kFftMulTableBytes);
-    }
-    return it->second;
-  };
+  ScheduleWriter w(s);
   for (uint32_t t = 0; t < targets.size(); ++t)
     for (size_t i = 0; i < sources.size(); ++i)
-      s.steps.push_back({i == 0 ? kFftStepMul : kFftStepMulAdd, t, s.slots + sources[i],
-                         table(coeffs[t * sources.size() + i])});
+      w.step(i == 0 ? kFftStepMul : kFftStepMulAdd, t, s.slots + sources[i], w.element(coeffs[t * sources.size() + i]));
   return s;
 }
 

@@ -78,7 +78,7 @@ Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vecto
 // crate's field): work slot t is target t (slot_shard), pointer slots + s shard s; per
 // target one multiply and sources - 1 multiply-adds.
 FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::vector<unsigned> &sources,
-                                const std::vector<unsigned> &targets, unsigned shards);
+                                const std::vector<unsigned> &targets);
 
 // Work of a schedule in multiplies (a two-layer step counts four), to choose between the
 // transforms and a matrix for a decode.

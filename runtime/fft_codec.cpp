@@ -64,7 +64,7 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
   Result<codes::fft::Geometry> g = codes::fft::geometry(checked->k, checked->m);
   if (!g.ok()) return g.status();
   const size_t n = g->decode_work;
-  const size_t plan_bytes = 3 * n + 8 * size_t(checked->k) + (kernels.decode ? 2 * n * kFftMulTableBytes : 0);
+  const size_t plan_bytes = 3 * n + 8 * size_t(checked->k) + (kernels.decode ? 2 * n * ir::kFftMulTableBytes : 0);
   const size_t plans = std::clamp<size_t>(kPlanBudget / plan_bytes, 1, jit->options().max_cached_kernels);
   std::shared_ptr<FftCodec> c(new FftCodec(std::move(jit), *checked, *g, plans));
   c->kernels_ = std::move(kernels);
@@ -155,10 +155,10 @@ Result<std::shared_ptr<const FftDecodePlan>> FftCodec::plan(const std::vector<un
     auto p = std::make_shared<FftDecodePlan>(plan_fft_decode(geometry_, sources));
     if (kernels_.decode) {  // pre-multipliers at the sources, post-multipliers elsewhere
       const size_t n = geometry_.decode_work;
-      p->tables.assign(2 * n * kFftMulTableBytes, 0);
+      p->tables.assign(2 * n * ir::kFftMulTableBytes, 0);
       for (size_t x = 0; x < n; ++x) {
-        if (p->holds[x]) fft_mul_table(p->logs[x], &p->tables[x * kFftMulTableBytes]);
-        else fft_mul_table(uint16_t(codes::fft::kModulus - p->logs[x]), &p->tables[(n + x) * kFftMulTableBytes]);
+        if (p->holds[x]) ir::fft_mul_tables(p->logs[x], &p->tables[x * ir::kFftMulTableBytes]);
+        else ir::fft_mul_tables(uint16_t(codes::fft::kModulus - p->logs[x]), &p->tables[(n + x) * ir::kFftMulTableBytes]);
       }
     }
     return std::shared_ptr<const FftDecodePlan>(std::move(p));

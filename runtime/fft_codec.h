@@ -32,13 +32,7 @@ using FftEncodeRun = std::function<void(const uint8_t *const *in, uint8_t *const
 using FftDecodeRun = std::function<void(const FftDecodePlan &plan, const uint8_t *const *in_at,
                                         uint8_t *const *out_at, size_t len)>;
 
-// One multiplier table: a constant c of the crate's GF(2^16) as eight 16-entry nibble tables,
-// T_lo[0..3] then T_hi[0..3], T_h[q][v] = byte h of c * (v << 4q) (c * x is GF(2)-linear on
-// the 16-bit representation, so c * x = XOR over q of T[q][nibble q of x]): ir::fft_mul_tables.
-constexpr size_t kFftMulTableBytes = ir::kFftMulTableBytes;
-// The table of c = codes::fft::exp_of(log) at out[0 .. kFftMulTableBytes); log ==
-// codes::fft::kModulus is c = 1 (codes::fft::mul_log's convention). Pure; thread-safe.
-inline void fft_mul_table(uint16_t log, uint8_t *out) { ir::fft_mul_tables(log, out); }
+// Multiplier tables (FftDecodePlan::tables) are ir::fft_mul_tables' layout, ir::kFftMulTableBytes each.
 
 // The kernels of one (k, m): empty entries run the scalar reference (runtime/fft_blocks.h).
 struct FftKernels {

@@ -114,7 +114,7 @@ std::shared_ptr<const ir::FftSchedule> FftEngine::matrix_decode(const FftDecodeP
   for (unsigned s : plan.sources) present[s] = true;
   Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k_, m_, present, plan.sources, targets);
   if (!coeffs.ok()) return nullptr;  // cannot happen for a valid plan; the transforms serve
-  auto s = std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, plan.sources, targets, k_ + m_));
+  auto s = std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, plan.sources, targets));
   std::lock_guard<std::mutex> lock(cache.mutex);
   if (cache.entries.size() >= FftMatrixCache::kEntries) cache.entries.erase(cache.entries.begin());
   cache.entries.emplace_back(targets, s);

@@ -484,7 +484,7 @@ void twin_decode(const uint8_t *const *in, uint8_t *const *out, const uint8_t *t
   EXPECT_TRUE(len && len % 64 == 0) << len;
   namespace fft = ecjit::codes::fft;
   const fft::Geometry g = *fft::geometry(twins.k, twins.m);
-  const size_t n = g.decode_work, kb = ecjit::runtime::kFftMulTableBytes;
+  const size_t n = g.decode_work, kb = ecjit::ir::kFftMulTableBytes;
   fft::Shards w(n, len / 2);
   for (size_t x = 0; x < n; ++x) {
     fft::unpack_shard(in[x], len, w[x]);
