@@ -373,6 +373,25 @@ def plot_bench_encode(data_dir, out_dir, machine):
 # Encode against k: measurement (measure-encode-k) and figure
 # ----------------------------------------------------------------------------------------
 
+def median_batch_seconds(call, seconds, step=1):
+    """5 batches of seconds/5 each, calling `call` `step` times between clock reads: the
+    median batch's seconds per call, and the number of calls made."""
+    per_call, calls = [], 0
+    for _ in range(5):
+        n = 0
+        t0 = time.perf_counter()
+        while True:
+            for _ in range(step):
+                call()
+            n += step
+            dt = time.perf_counter() - t0
+            if dt >= seconds / 5:
+                break
+        per_call.append(dt / n)
+        calls += n
+    return statistics.median(per_call), calls
+
+
 def gf256_mul_table():
     import numpy as np
     exp = [0] * 512
@@ -456,21 +475,7 @@ def worker_encode_k(backend, lib_path, ks, m, size, seconds):
         while time.perf_counter() - t0 < warm or calls < 20:
             enc(*args)
             calls += 1
-        per_call = []
-        total_calls = 0
-        for _ in range(5):
-            n = 0
-            t0 = time.perf_counter()
-            while True:
-                for _ in range(8):
-                    enc(*args)
-                n += 8
-                dt = time.perf_counter() - t0
-                if dt >= seconds / 5:
-                    break
-            per_call.append(dt / n)
-            total_calls += n
-        t = statistics.median(per_call)
+        t, total_calls = median_batch_seconds(lambda: enc(*args), seconds, step=8)
         if isal_api and overhead_us != overhead_us:  # nan: measure an empty call once
             empty = (0,) + args[1:]
             n = 20000
@@ -875,19 +880,7 @@ def worker_fig56(lib_path, n, gf, size, seconds):
             t0 = time.perf_counter()
             while time.perf_counter() - t0 < 0.05:
                 lib.ecjit_encode(*args)
-            per_call, calls = [], 0
-            for _ in range(5):
-                c = 0
-                t0 = time.perf_counter()
-                while True:
-                    lib.ecjit_encode(*args)
-                    c += 1
-                    dt = time.perf_counter() - t0
-                    if dt >= seconds / 5:
-                        break
-                per_call.append(dt / c)
-                calls += c
-            t = statistics.median(per_call)
+            t, calls = median_batch_seconds(lambda: lib.ecjit_encode(*args), seconds)
             w.writerow([n, k, m, gf, tier, target, "O%d" % opt, "%.4f" % (k * size / t / 1e9), 0,
                         "%.3f" % (t * 1e6), calls, "%.2f" % compile_s, check])
             sys.stdout.flush()
