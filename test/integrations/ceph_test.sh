@@ -29,35 +29,11 @@
 # stats checks are skipped with a NOTE).
 set -u -o pipefail
 
-if [[ $# -ne 1 ]]; then
-  echo "usage: $0 <drop-in dir containing libisal.so.2>" >&2
-  exit 2
-fi
-T0=$(date +%s.%N)
-SELF_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(cd "$SELF_DIR/../.." && pwd)
+IT_NAME=ceph
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+it_start "$@"
 CACHE=${ECJIT_CEPH_CACHE:-/var/tmp/ecjit-ceph}
 ARCH_TRIPLET=x86_64-linux-gnu
-
-say() { echo "ceph: $*"; }
-skip() { echo "SKIP: $*"; exit 0; }
-elapsed() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
-PASSED=0 FAILED=0
-ok() { PASSED=$((PASSED + 1)); echo "ok   $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
-
-# ---- the drop-in (a concurrent rebuild may remove it for a moment: wait up to 60 s) ----------
-if [[ ! -d $1 ]]; then
-  echo "FAIL drop-in directory $1 does not exist"
-  exit 1
-fi
-DROPIN=$(cd "$1" && pwd)
-LIB=$DROPIN/libisal.so.2
-for _ in $(seq 30); do [[ -f $LIB ]] && break; sleep 2; done
-if [[ ! -f $LIB ]]; then
-  echo "FAIL $LIB not found (build the ecjit_isal_compat target)"
-  exit 1
-fi
 
 # ---- packages -> cache ----------------------------------------------------------------------
 [[ $(dpkg --print-architecture 2>/dev/null) == amd64 ]] || skip "Debian amd64 only (Ceph's .debs are fetched for amd64)"
@@ -140,42 +116,8 @@ unset CEPH_ARGS CEPH_CONF LD_PRELOAD LD_DEBUG LD_DEBUG_OUTPUT ECJIT_ISAL_COMPILE
 CEPH_OPTS=(-c /dev/null --erasure_code_dir="$ECDIR" --crash_dir="$S/crash" --run_dir="$S/run"
   --admin_socket= --log_file=)
 
-# The stats probe: at process exit, writes ecjit_isal_get_stats() (found with dlsym; "absent" when
-# no ecjit libisal.so.2 is in the process) to $ECJIT_CEPH_STATS.
-PROBE=
-HDR=$REPO/runtime/isal_compat/ecjit_isal_compat.h
-CC=$(command -v cc || command -v gcc || command -v clang || true)
-if [[ -n $CC && -f $HDR ]]; then
-  cat >"$S/probe.c" <<'EOF'
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include "ecjit_isal_compat.h"
-__attribute__((destructor)) static void ecjit_ceph_probe(void) {
-  const char *path = getenv("ECJIT_CEPH_STATS");
-  if (!path) return;
-  FILE *f = fopen(path, "w");
-  if (!f) return;
-  int (*get)(struct ecjit_isal_stats *, size_t) =
-      (int (*)(struct ecjit_isal_stats *, size_t))dlsym(RTLD_DEFAULT, "ecjit_isal_get_stats");
-  const char *(*status)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "ecjit_isal_jit_status");
-  struct ecjit_isal_stats s = {0};
-  if (!get || get(&s, sizeof s) != 0) {
-    fprintf(f, "ecjit=absent\n");
-  } else {
-    fprintf(f, "ecjit=present calls=%llu jit=%llu shape=%llu portable=%llu failures=%llu status=%s\n",
-            (unsigned long long)(s.jit_runs + s.shape_runs + s.portable_runs),
-            (unsigned long long)s.jit_runs, (unsigned long long)s.shape_runs,
-            (unsigned long long)s.portable_runs, (unsigned long long)s.jit_failures,
-            status ? status() : "?");
-  }
-  fclose(f);
-}
-EOF
-  if "$CC" -O1 -shared -fPIC -I"$(dirname "$HDR")" -o "$S/probe.so" "$S/probe.c" 2>"$S/probe.log"; then
-    PROBE=$S/probe.so
-  fi
-fi
+# The stats probe (common.sh): what ecjit_isal_get_stats() says at process exit.
+it_build_probe "$S" "$S/probe.log"
 [[ -n $PROBE ]] || say "NOTE: no C compiler or header: per-run ecjit_isal_get_stats checks skipped"
 
 SYS_ISAL=
@@ -201,7 +143,7 @@ run() {
   local mode=
   case $v in ecjit-eager) mode=eager ;; ecjit-shape) mode=shape ;; esac
   rm -f "$st"
-  env ${mode:+ECJIT_ISAL_COMPILE=$mode} ECJIT_CEPH_STATS="$st" LD_LIBRARY_PATH="$LDP" \
+  env ${mode:+ECJIT_ISAL_COMPILE=$mode} ECJIT_STATS_FILE="$st" LD_LIBRARY_PATH="$LDP" \
     ${pre:+LD_PRELOAD="$pre"} "$TOOL" "${CEPH_OPTS[@]}" "$@"
 }
 
@@ -297,15 +239,15 @@ check_stats() {
   local line
   line=$(cat "$f")
   if [[ $v != ecjit-* ]]; then
-    [[ $line == "ecjit=absent" ]] || echo "baseline run has ecjit in it: $line"
+    [[ $line == *ecjit=absent* ]] || echo "baseline run has ecjit in it: $line"
     return
   fi
-  [[ $line == ecjit=present* ]] || { echo "ecjit not in the process: $line"; return; }
+  [[ $line == *ecjit=present* ]] || { echo "ecjit not in the process: $line"; return; }
   local calls jit shape failures
-  calls=$(sed -n 's/.* calls=\([0-9]*\).*/\1/p' <<<"$line")
-  jit=$(sed -n 's/.* jit=\([0-9]*\).*/\1/p' <<<"$line")
-  shape=$(sed -n 's/.* shape=\([0-9]*\).*/\1/p' <<<"$line")
-  failures=$(sed -n 's/.* failures=\([0-9]*\).*/\1/p' <<<"$line")
+  calls=$(stat_field calls "$f")
+  jit=$(stat_field jit "$f")
+  shape=$(stat_field shape "$f")
+  failures=$(stat_field failures "$f")
   [[ $calls == "$want" ]] || { echo "ecjit calls $calls, expected $want: $line"; return; }
   [[ $failures == 0 ]] || { echo "JIT failures: $line"; return; }
   if [[ $JIT_OK == 1 && $want -gt 0 ]]; then

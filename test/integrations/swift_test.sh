@@ -43,47 +43,14 @@
 # "SKIP: why" when Swift cannot run here. ECJIT_ISAL_* variables are passed to the servers.
 set -u -o pipefail
 
-if [[ $# -ne 1 ]]; then
-  echo "usage: $0 <drop-in dir containing libisal.so.2>" >&2
-  exit 2
-fi
 T0=${ECJIT_SWIFT_T0:-$(date +%s.%N)}
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
-REPO=$(cd "$(dirname "$SELF")/../.." && pwd)
+IT_NAME=swift
+source "$(dirname "$SELF")/common.sh"
+it_start "$@"
 ARCH_TRIPLET=x86_64-linux-gnu
 SYS_DIR=/usr/lib/$ARCH_TRIPLET
 PY=/usr/bin/python3
-
-say() { echo "swift: $*"; }
-skip() { echo "SKIP: $*"; exit 0; }
-elapsed() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
-PASSED=0 FAILED=0 SKIPPED=0
-ok() { PASSED=$((PASSED + 1)); echo "ok   $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
-skip_part() { SKIPPED=$((SKIPPED + 1)); echo "SKIP $*"; }
-
-# ---- the drop-in (a concurrent rebuild may remove it for a moment: wait up to 60 s) ----------
-if [[ ! -d $1 ]]; then
-  echo "FAIL drop-in directory $1 does not exist"
-  exit 1
-fi
-DROPIN=$(cd "$1" && pwd)
-LIB=$DROPIN/libisal.so.2
-for _ in $(seq 30); do [[ -f $LIB ]] && break; sleep 2; done
-if [[ ! -f $LIB ]]; then
-  echo "FAIL $LIB not found (build the ecjit_isal_compat target)"
-  exit 1
-fi
-LIB_REAL=$(readlink -f "$LIB")
-if ! grep -aq ecjit_isal_compat_version "$LIB_REAL"; then
-  echo "FAIL $LIB has no ecjit_isal_compat_version: not ecjit's drop-in"
-  exit 1
-fi
-wait_dropin() { # before starting processes that must load it
-  for _ in $(seq 30); do [[ -f $LIB ]] && return 0; sleep 2; done
-  echo "FAIL $LIB vanished (a rebuild?) and did not come back within 60 s"
-  exit 1
-}
 
 # ---- packages ---------------------------------------------------------------------------------
 PKGS="swift swift-proxy swift-account swift-container swift-object python3-swift python3-pyeclib
@@ -368,49 +335,8 @@ else
   exit 1
 fi
 
-# ---- the stats probe (ecjit_isal_get_stats() of the process's libisal.so.2, at exit) ---------
-PROBE=
-HDR=$REPO/runtime/isal_compat/ecjit_isal_compat.h
-CC=$(command -v cc || command -v gcc || command -v clang || true)
-if [[ -n $CC && -f $HDR ]]; then
-  cat >"$S/probe.c" <<'EOF'
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include "ecjit_isal_compat.h"
-/* liberasurecode dlopen()s libisal.so.2 RTLD_LOCAL: find it by SONAME with RTLD_NOLOAD. */
-__attribute__((destructor)) static void ecjit_swift_probe(void) {
-  const char *path = getenv("ECJIT_SWIFT_STATS");
-  if (!path) return;
-  FILE *f = fopen(path, "w");
-  if (!f) return;
-  void *h = dlopen("libisal.so.2", RTLD_LAZY | RTLD_NOLOAD);
-  int (*get)(struct ecjit_isal_stats *, size_t) =
-      h ? (int (*)(struct ecjit_isal_stats *, size_t))dlsym(h, "ecjit_isal_get_stats") : NULL;
-  const char *(*status)(void) = h ? (const char *(*)(void))dlsym(h, "ecjit_isal_jit_status") : NULL;
-  struct ecjit_isal_stats s = {0};
-  if (!h) {
-    fprintf(f, "isal=none ecjit=absent\n");
-  } else if (!get || get(&s, sizeof s) != 0) {
-    fprintf(f, "isal=loaded ecjit=absent\n");
-  } else {
-    fprintf(f, "isal=loaded ecjit=present calls=%llu jit=%llu shape=%llu portable=%llu compiles=%llu "
-               "(%.3f s) failures=%llu status=%s\n",
-            (unsigned long long)(s.jit_runs + s.shape_runs + s.portable_runs),
-            (unsigned long long)s.jit_runs, (unsigned long long)s.shape_runs,
-            (unsigned long long)s.portable_runs, (unsigned long long)s.kernels_compiled,
-            s.compile_seconds, (unsigned long long)s.jit_failures,
-            /* ecjit_isal_jit_status() starts the JIT if nothing did: only ask when it ran */
-            status && s.jit_runs + s.shape_runs + s.portable_runs ? status() : "-");
-  }
-  fclose(f);
-}
-EOF
-  if "$CC" -O1 -shared -fPIC -I"$(dirname "$HDR")" -o "$S/probe.so" "$S/probe.c" 2>"$LOG/probe.log"; then
-    PROBE=$S/probe.so
-  fi
-fi
+# ---- the stats probe (common.sh: ecjit_isal_get_stats() of the process's libisal.so.2, at exit)
+it_build_probe "$S" "$LOG/probe.log"
 
 # ---- servers ----------------------------------------------------------------------------------
 declare -A PID=()      # name -> pid (= its process group)
@@ -450,7 +376,7 @@ start_all() {
     local env=("${ENV[@]}")
     [[ $phase == ecjit ]] && env+=("LD_LIBRARY_PATH=$DROPIN")
     if [[ -n $PROBE && $n == proxy ]]; then
-      env+=("LD_PRELOAD=$PROBE" "ECJIT_SWIFT_STATS=$STATS/proxy-$phase")
+      env+=("LD_PRELOAD=$PROBE" "ECJIT_STATS_FILE=$STATS/proxy-$phase")
     fi
     setsid "${env[@]}" "$(bin_of "$n")" "$(conf_of "$n")" -v >>"$LOG/$n.log" 2>&1 </dev/null &
     PID[$n]=$!
@@ -579,12 +505,11 @@ read_back() { # <phase> <label>: GET every object, compare bytes
 }
 
 probe_line() { [[ -f $1 ]] && cat "$1"; }
-calls_of() { sed -n 's/.* calls=\([0-9]*\).*/\1/p' "$1" 2>/dev/null; }
 
 # ============================== phase 1: ecjit's libisal.so.2 ==================================
 settings=$(env | grep '^ECJIT_ISAL_' | sort | paste -sd' ' -)
 [[ -z $settings ]] || say "passed to the servers: $settings"
-[[ -n $PROBE ]] || skip_part "ecjit_isal_get_stats probe: no C compiler or $HDR (ecjit-ran checks skipped; maps checks still run)"
+[[ -n $PROBE ]] || skip_part "ecjit_isal_get_stats probe: no C compiler or ecjit_isal_compat.h (ecjit-ran checks skipped; maps checks still run)"
 
 setsid memcached -u root -l 127.0.0.1 -p "$P_MEMC" -U 0 -m 16 -t 1 >"$LOG/memcached.log" 2>&1 </dev/null &
 PGIDS+=("$!")
@@ -681,7 +606,7 @@ t_rec=$(date +%s.%N)
 wait_dropin
 for i in 1 2 3 4 5 6; do
   env=(env "LD_LIBRARY_PATH=$DROPIN")
-  [[ -n $PROBE ]] && env+=("LD_PRELOAD=$PROBE" "ECJIT_SWIFT_STATS=$STATS/reconstructor-$i")
+  [[ -n $PROBE ]] && env+=("LD_PRELOAD=$PROBE" "ECJIT_STATS_FILE=$STATS/reconstructor-$i")
   setsid timeout 90 "${env[@]}" swift-object-reconstructor "$ETC/object-server-$i.conf" once -v \
     >"$LOG/reconstructor-$i.log" 2>&1 </dev/null &
   rp=$!
@@ -716,7 +641,7 @@ if [[ -n $PROBE ]]; then
   sum=0 lines=
   for i in 1 2 3 4 5 6; do
     l=$(probe_line "$STATS/reconstructor-$i")
-    c=$(calls_of "$STATS/reconstructor-$i")
+    c=$(stat_field calls "$STATS/reconstructor-$i")
     sum=$((sum + ${c:-0}))
     [[ $l == *ecjit=present* ]] || { fail "ecjit: reconstructor $i: probe says '${l:-no stats file}' (want ecjit present)"; }
     lines="$lines $i:${c:-?}"
@@ -728,7 +653,7 @@ fi
 stop_all
 if [[ -n $PROBE ]]; then
   l=$(probe_line "$STATS/proxy-ecjit")
-  c=$(calls_of "$STATS/proxy-ecjit")
+  c=$(stat_field calls "$STATS/proxy-ecjit")
   if [[ $l == *ecjit=present* && ${c:-0} -gt 0 && $l != *failures=[1-9]* ]]; then
     ok "ecjit: the proxy's encodes/decodes ran on ecjit: $l"
   else
