@@ -85,6 +85,18 @@ expect_error "packet=12 must be a multiple of 8 bytes" ir --spec cauchy-good:k=4
 expect_error "unknown key 'gf'" ir --spec cauchy-good:k=4,m=2,gf=8
 expect_error "bit-matrix codes have one lowering, xor" asm --spec liber8tion:k=8 --strategy gfni
 expect_error "bit-matrix codes have no shape kernels" asm --spec liber8tion:k=8 --op shape
+# aot --op shape: a table of every (inputs, outputs, mode); its options only with it.
+expect_error "--decoders does not apply to --op shape" aot --op shape --spec rs-vand:k=4,m=2 --target x86_64-v3 --decoders 0 -o "$tmpd/s.o"
+expect_error "--inputs applies to --op shape only" aot --spec rs-vand:k=4,m=2 --target x86_64-v3 --inputs 2 -o "$tmpd/s.o"
+expect_error "--outputs: 9 is not in 1..8" aot --op shape --spec rs-vand:k=4,m=2 --target x86_64-v3 --outputs 1,9 -o "$tmpd/s.o"
+expect_error "--accumulate 'maybe' is not no, yes or both" aot --op shape --spec rs-vand:k=4,m=2 --target aarch64 --accumulate maybe -o "$tmpd/s.o"
+if ! "$ECJIT" aot --op shape --spec rs-vand:k=4,m=3,gf=8 --target aarch64 --inputs 2,5 --accumulate yes \
+     --prefix sh -o "$tmpd/sh.o" --header "$tmpd/sh.h" ||
+   ! grep -q '#define SH_SHAPE_COUNT 6' "$tmpd/sh.h" || ! grep -q '{5, 3, 1, sh_k5_r3_acc},' "$tmpd/sh.h" ||
+   ! grep -q '#define SH_COEFF_BYTES 32' "$tmpd/sh.h"; then
+  echo "FAIL: ecjit aot --op shape did not write the 6 accumulate kernels' object and table"
+  fails=$((fails + 1))
+fi
 expect_error "--generic is for codes over GF(2^l)" aot --spec liber8tion:k=8 --target aarch64 --generic -o "$tmpd/l8.o"
 if ! "$ECJIT" aot --spec liber8tion:k=8 --target hexagon --decoders "0,9" -o "$tmpd/l8.o" --header "$tmpd/l8.h" ||
    ! grep -q "#define ECJIT_LIBER8TION_K_8_M_2_W_8_PACKET_64_BLOCK_BYTES 512" "$tmpd/l8.h"; then

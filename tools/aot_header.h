@@ -54,6 +54,28 @@ struct XorAotContents {
 };
 std::string aot_xor_header_text(const XorAotContents &c);
 
+// One shape kernel of an `ecjit aot --op shape` object: `outputs` x `inputs` coefficients
+// that arrive at run time, prepared in the strategy's layout (codes/coeff_layout.h).
+struct AotShape {
+  unsigned inputs = 0, outputs = 0;
+  bool accumulate = false;  // out ^= C x in (else out = C x in)
+  std::string symbol;
+};
+struct AotShapeContents {
+  codes::Field field;
+  std::string prefix;
+  std::string target_text;
+  std::string target_details;
+  std::string strategy;       // "split-table", "gfni" or "clmul-insn"
+  std::string layout_text;    // one line on the coefficient layout
+  unsigned coeff_bytes = 0;   // bytes per prepared coefficient
+  std::string opt;
+  std::vector<AotShape> shapes;
+};
+// The header of a shape-kernel object: the ABI, the coefficient layout and a table of every
+// (inputs, outputs, accumulate) kernel with its function pointer.
+std::string aot_shape_header_text(const AotShapeContents &c);
+
 // File name and text of the runtime C file (tools/aot_runtime_c.inc with the code's
 // parameters filled in).
 std::string aot_runtime_c_name(const AotContents &c);

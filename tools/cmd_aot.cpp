@@ -6,11 +6,13 @@
 #include <fstream>
 #include <set>
 
+#include "codes/coeff_layout.h"
 #include "codes/decode.h"
 #include "jit/aot_writer.h"
 #include "llvm/Support/FileSystem.h"
 #include "jit/decoder_planner.h"
 #include "jit/xor_planner.h"
+#include "ir_builders/lowering.h"
 #include "tools/aot_header.h"
 #include "tools/commands.h"
 #include "tools/kernel_request.h"
@@ -22,8 +24,9 @@ CommandDef aot_def() {
   CommandDef d;
   d.name = "aot";
   d.synopsis =
-      "--spec S --target T [--strategy X] [--opt O] [--op encode] [--decoders \"0,3;1,2\"] "
-      "[--generic] -o FILE [--header FILE] [--emit obj|asm|ll] [--runtime-c DIR] [--prefix P]";
+      "--spec S --target T [--strategy X] [--opt O] [--op encode|shape] [--decoders \"0,3;1,2\"] "
+      "[--generic] [--inputs L --outputs L --accumulate M] -o FILE [--header FILE] [--emit obj|asm|ll] "
+      "[--runtime-c DIR] [--prefix P]";
   d.summary = "write an object file and a C header with the kernels for a target (ahead of time)";
   d.details =
       "Compiles, with the JIT's own build path, the encoder of the code, one specialised decoder\n"
@@ -34,6 +37,10 @@ CommandDef aot_def() {
       "declaring every symbol with the kernel ABI, the code's parameters, its parity matrix and the\n"
       "decoder table. --runtime-c DIR also writes DIR/<prefix>_runtime.c: GF arithmetic, matrix\n"
       "inversion and the decode matrix of any erasure set for the generic kernel (C99, no libc).\n"
+      "--op shape writes shape kernels instead: one per (inputs, outputs, accumulate) of --inputs x\n"
+      "--outputs x --accumulate over the field of --spec, each taking its coefficients at run time\n"
+      "(prepared in the strategy's layout; the header has the table of kernels). ecjit's drop-in\n"
+      "libisal.so.2 is built with such objects so its first calls never wait for the JIT.\n"
       "Output is deterministic. Targets: x86_64[-v2|-v3|-v4], aarch64, armv7, hexagon-v66/v68/v73\n"
       "(+hvx for 128-byte HVX), riscv64, riscv64-v, with +feature/-feature changes; see\n"
       "docs/targets.md. '-o' is accepted for --output.";
@@ -42,7 +49,10 @@ CommandDef aot_def() {
       {"target", "T", "target, e.g. aarch64, armv7, hexagon-v68+hvx, riscv64, x86_64-v3 (required)"},
       {"strategy", "X", "lowering strategy: " + strategy_list() + " (default auto)"},
       {"opt", "O", "optimization level O0, O1, O2 or O3 (default O3)"},
-      {"op", "OP", "the operation of the main kernel: encode (default; the only one)"},
+      {"op", "OP", "encode (default: the encoder plus --decoders) or shape (shape kernels only)"},
+      {"inputs", "LIST", "--op shape: input counts, e.g. 1,2,4,8 (default k of --spec)"},
+      {"outputs", "LIST", "--op shape: output counts 1..8, e.g. 1,2,3,4 (default 1..min(m, 8))"},
+      {"accumulate", "M", "--op shape: no (out = C x in), yes (out ^= C x in) or both (default)"},
       {"decoders", "SETS", "erasure sets to specialise decoders for, e.g. \"0,3;1,2,11\""},
       {"generic", "", "also emit the generic kernel (coefficient matrix as an argument)"},
       {"output", "FILE", "output file (also -o FILE; '-' = stdout for asm and ll)"},
@@ -93,6 +103,70 @@ std::string known_bases_text() {
   return s;
 }
 
+// "1,2,4" of --inputs / --outputs into `out`, each within [lo, hi].
+bool parse_counts(const Args &args, const char *name, unsigned lo, unsigned hi,
+                  std::vector<unsigned> *out, std::string *error) {
+  if (!parse_index_list(args.get(name), out, error)) {
+    *error = std::string("--") + name + ": " + *error;
+    return false;
+  }
+  for (unsigned v : *out)
+    if (v < lo || v > hi) {
+      *error = std::string("--") + name + ": " + std::to_string(v) + " is not in " + std::to_string(lo) +
+               ".." + std::to_string(hi);
+      return false;
+    }
+  return true;
+}
+
+// --op shape: the requests of every (inputs, outputs, accumulate) and the header text. `base`
+// is the shape request of `ecjit ir --op shape` (strategy, target, opt, field).
+bool shape_kernels(const Args &args, const KernelRequest &base, const std::string &prefix,
+                   const std::string &target, const std::string &target_details,
+                   jit::AotRequest *request, std::string *header, std::string *error) {
+  const codes::LinearCode &code = *base.code;
+  std::vector<unsigned> inputs{code.k}, outputs;
+  for (unsigned r = 1; r <= std::min(code.m, 8u); ++r) outputs.push_back(r);
+  if (args.has("inputs") && !parse_counts(args, "inputs", 1, 255, &inputs, error)) return false;
+  if (args.has("outputs") && !parse_counts(args, "outputs", 1, 8, &outputs, error)) return false;
+  const std::string acc = args.get("accumulate", "both");
+  if (acc != "no" && acc != "yes" && acc != "both") {
+    *error = "--accumulate '" + acc + "' is not no, yes or both";
+    return false;
+  }
+  const ir::Strategy strategy = base.req.strategy;
+  const codes::CoeffLayout layout = ir::runtime_layout(strategy);
+  AotShapeContents contents{code.field, prefix, target, target_details, ir::strategy_name(strategy), "",
+                            unsigned(codes::coeff_bytes(layout, code.field)), opt_level_name(base.req.opt), {}};
+  switch (layout) {
+    case codes::CoeffLayout::kNibbleTables:
+      contents.layout_text = "16-byte nibble tables (for GF(2^8) c * v then c * (v << 4), v < 16: "
+                             "ISA-L's ec_init_tables layout)";
+      break;
+    case codes::CoeffLayout::kGfniMatrices:
+      contents.layout_text = "GFNI 8x8 bit-matrices (VGF2P8AFFINEQB operands; GF(2^8): the matrix twice)";
+      break;
+    case codes::CoeffLayout::kClmulConstant:
+      contents.layout_text = "the coefficient as a little-endian qword";
+      break;
+  }
+  request->kernels.clear();
+  for (const bool accumulate : {false, true}) {
+    if ((acc == "no" && accumulate) || (acc == "yes" && !accumulate)) continue;
+    for (unsigned in : inputs)
+      for (unsigned out : outputs) {
+        jit::CompileRequest req = base.req;
+        req.desc.coeffs = codes::Matrix(out, in);
+        req.desc.symbol = prefix + "_k" + std::to_string(in) + "_r" + std::to_string(out) + (accumulate ? "_acc" : "");
+        req.desc.output = accumulate ? ir::OutputMode::kAccumulate : ir::OutputMode::kOverwrite;
+        contents.shapes.push_back({in, out, accumulate, req.desc.symbol});
+        request->kernels.push_back(std::move(req));
+      }
+  }
+  *header = aot_shape_header_text(contents);
+  return true;
+}
+
 }  // namespace
 
 int cmd_aot(int argc, char **argv) {
@@ -120,10 +194,14 @@ int cmd_aot(int argc, char **argv) {
   else return usage_error(def.name, "--emit '" + emit_text + "' is not obj, asm or ll");
   if (kind == jit::AotEmit::kObject && args.get("output") == "-")
     return usage_error(def.name, "an object cannot go to stdout; give -o FILE");
-  if (args.get("op", "encode") != "encode")
-    return usage_error(def.name, "--op '" + args.get("op") +
-                                     "' is not supported; aot emits the encoder plus the "
-                                     "decoders of --decoders");
+  const std::string op = args.get("op", "encode");
+  if (op != "encode" && op != "shape")
+    return usage_error(def.name, "--op '" + op + "' is not encode or shape");
+  const bool shapes = op == "shape";
+  for (const char *o : {"inputs", "outputs", "accumulate"})
+    if (!shapes && args.has(o)) return usage_error(def.name, std::string("--") + o + " applies to --op shape only");
+  for (const char *o : {"decoders", "generic", "runtime-c"})
+    if (shapes && args.has(o)) return usage_error(def.name, std::string("--") + o + " does not apply to --op shape");
   if (args.has("sizes") && kind != jit::AotEmit::kObject)
     return usage_error(def.name, "--sizes needs --emit obj");
 
@@ -135,6 +213,7 @@ int cmd_aot(int argc, char **argv) {
       kr_words.push_back(std::string("--") + o);
       kr_words.push_back(args.get(o));
     }
+  if (shapes) kr_words.insert(kr_words.end(), {"--op", "shape", "--outputs", "1"});
   std::vector<char *> kr_ptrs;
   for (std::string &w : kr_words) kr_ptrs.push_back(w.data());
   CommandDef kr_def;
@@ -164,7 +243,10 @@ int cmd_aot(int argc, char **argv) {
       std::to_string(request.target.vector_bits) + "-bit vectors";
   // The header, and the runtime C file when asked for (symbol codes only).
   std::string header_text, runtime_c_name, runtime_c_text;
-  if (enc->bits) {
+  if (shapes) {
+    if (!shape_kernels(args, *enc, prefix, target, target_details, &request, &header_text, &error))
+      return usage_error(def.name, error);
+  } else if (enc->bits) {
     const codes::BitMatrixCode &code = *enc->bits;
     if (args.has("generic") || args.has("runtime-c"))
       return usage_error(def.name, std::string("--") + (args.has("generic") ? "generic" : "runtime-c") +

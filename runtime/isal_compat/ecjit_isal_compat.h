@@ -22,6 +22,8 @@ struct ecjit_isal_stats {
   double max_plan_seconds;   /* slowest compile of one matrix (all its row blocks) */
   int jit_enabled;           /* 1 when the JIT is in use */
   uint64_t shape_runs;       /* calls run by shape kernels (coefficients as data, no compile per matrix) */
+  uint64_t aot_runs;         /* of those, calls on the shape kernels built into the library ahead
+                                of time (first calls, before the JIT has started or compiled) */
 };
 
 /* "ecjit-isal-compat <version> (ISA-L 2.30 erasure-code ABI)"; static storage. Its presence

@@ -302,6 +302,7 @@ ECJIT_ISAL_API int ecjit_isal_get_stats(struct ecjit_isal_stats *out, size_t siz
   s.jit_runs = t.jit_runs;
   s.portable_runs = t.portable_runs;
   s.shape_runs = t.shape_runs;
+  s.aot_runs = t.aot_runs;
   s.nibble_plans = t.nibble_plans;
   s.jit_failures = t.jit_failures;
   s.kernels_compiled = t.kernels_compiled;

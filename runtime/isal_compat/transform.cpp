@@ -8,14 +8,17 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "codes/gf.h"
 #include "codes/matrix.h"
 #include "ecjit/code_spec.h"
+#include "runtime/isal_compat/aot_shapes.h"
 #include "runtime/isal_compat/isal_gf.h"
 #include "runtime/isal_compat/shape_slots.h"
 #include "runtime/isal_compat/table_kernel.h"
@@ -79,6 +82,16 @@ struct Plan {
   ir::Strategy shape = ir::Strategy::kSplitTable;
   std::vector<uint8_t> prepared;
   const uint8_t *shape_tables() const { return prepared.empty() ? key.data() : prepared.data(); }
+  // Ahead-of-time shape kernels (aot_shapes.h), used until the JIT's serve: the kernel calls
+  // of one transform, row block by column chunk, over coefficients repacked per chunk (the
+  // chunk's rows x width block, row-major). Empty: none for this plan.
+  struct AotStep {
+    AotShapeFn fn;
+    int r0, c0;
+    size_t offset;  // into aot_tables
+  };
+  std::vector<AotStep> aot_steps;
+  std::vector<uint8_t> aot_tables;
 };
 
 struct State {
@@ -93,7 +106,11 @@ struct State {
   size_t plan_count = 0;
 
   std::atomic<uint64_t> plans_built{0}, plan_hits{0}, jit_runs{0}, portable_runs{0},
-      nibble_plans{0}, jit_failures{0}, shape_runs{0};
+      nibble_plans{0}, jit_failures{0}, shape_runs{0}, aot_runs{0};
+  // Where ahead-of-time kernels serve first calls, the JIT starts on this thread instead of
+  // the first caller's (joined at exit, before LLVM's statics go).
+  std::once_flag starter_once;
+  std::thread starter;
   // ECJIT_ISAL_COMPILE=shape: a shape kernel is compiled on the caller's thread when first
   // needed, and matrices are never compiled on their own (tests of the shape path).
   const bool shape_wait = [] {
@@ -147,6 +164,46 @@ runtime::JitImpl *get_jit() {
     });
   });
   return s.jit.get();
+}
+
+// Starts the JIT on a thread of its own (once); callers meanwhile run ahead-of-time kernels.
+void start_jit_async() {
+  State &s = state();
+  std::call_once(s.starter_once, [&s] {
+    std::atexit([] {
+      if (state().starter.joinable()) state().starter.join();
+    });
+    s.starter = std::thread([] { (void)get_jit(); });
+  });
+}
+
+// The ahead-of-time kernel calls of plan p (shape strategy and coefficients chosen): every
+// block of up to kAotRows rows, its columns in chunks of kAotWidths (widest first); the first
+// chunk of an overwriting plan overwrites, every other chunk accumulates.
+void plan_aot_steps(Plan &p, const AotShapeSet &set) {
+  const size_t cb = codes::coeff_bytes(ir::runtime_layout(p.shape), state().field);
+  const uint8_t *tables = p.shape_tables();
+  for (int r0 = 0; r0 < p.rows; r0 += kAotRows) {
+    const int nr = std::min(kAotRows, p.rows - r0);
+    for (int c0 = 0; c0 < p.cols;) {
+      int w = 0;
+      while (kAotWidths[w] > p.cols - c0) ++w;
+      const int width = kAotWidths[w];
+      const AotShapeFn fn = set.fn[w][nr - 1][(p.accumulate || c0 > 0) ? 1 : 0];
+      if (!fn) {  // an incomplete set (never expected): the other paths serve
+        p.aot_steps.clear();
+        p.aot_tables.clear();
+        return;
+      }
+      p.aot_steps.push_back({fn, r0, c0, p.aot_tables.size()});
+      for (int r = 0; r < nr; ++r)
+        for (int c = 0; c < width; ++c) {
+          const uint8_t *t = tables + (size_t(r0 + r) * p.cols + c0 + c) * cb;
+          p.aot_tables.insert(p.aot_tables.end(), t, t + cb);
+        }
+      c0 += width;
+    }
+  }
 }
 
 // 64-bit mixing hash over the key bytes in canonical order (rows of cols entries).
@@ -303,23 +360,34 @@ std::shared_ptr<const Plan> build_plan(const TransformDesc &d) {
     p->coef = std::move(coef);
     p->compile_after = compile_threshold(n);
   }
-  // The shape kernel that serves this plan from its first call: the Jit's shape strategy
-  // for GF(2^8) on linear plans (gfni matrices, nibble tables), split-table for caller-built
-  // tables; none without a JIT or a byte shuffle.
-  if (runtime::JitImpl *jit = get_jit()) {
-    const codes::Field &f = state().field;
-    if (linear && jit->shape_strategy(8)) {
+  // The shape kernels that serve this plan from its first call: those built ahead of time
+  // into this library when this CPU runs them (the JIT then starts in the background and its
+  // shape kernels, for the same strategy, take over), else the Jit's (started here). The
+  // strategy: the set's or the Jit's shape strategy for GF(2^8) on linear plans (gfni
+  // matrices, nibble tables), split-table for caller-built tables; none without either or
+  // without a byte shuffle. ECJIT_ISAL_COMPILE=shape still starts the JIT here.
+  State &s = state();
+  const AotShapeSet *aot = aot_shape_set(/*split_table_only=*/!linear);
+  if (aot && !s.shape_wait) start_jit_async();
+  runtime::JitImpl *jit = aot && !s.shape_wait ? s.jit_ready.load() : get_jit();
+  const codes::Field &f = s.field;
+  if (linear) {
+    std::optional<ir::Strategy> st;
+    if (aot) st = aot->strategy;
+    else if (jit) st = jit->shape_strategy(8);
+    if (st) {
       p->shape_ok = true;
-      p->shape = *jit->shape_strategy(8);
+      p->shape = *st;
       if (!(p->nibble && p->shape == ir::Strategy::kSplitTable)) {
         codes::Matrix M(unsigned(p->rows), unsigned(p->cols));
         for (size_t i = 0; i < n; ++i) M.a[i] = p->coef[i];
         codes::prepare_matrix(ir::runtime_layout(p->shape), f, M, &p->prepared);
       }
-    } else if (!linear && ir::shape_kernel_supported(ir::Strategy::kSplitTable, f, jit->target_info())) {
-      p->shape_ok = true;  // the caller's tables, read as they are
     }
+  } else if (aot || (jit && ir::shape_kernel_supported(ir::Strategy::kSplitTable, f, jit->target_info()))) {
+    p->shape_ok = true;  // the caller's tables, read as they are
   }
+  if (aot && p->shape_ok && p->rows <= 255) plan_aot_steps(*p, *aot);
   return p;
 }
 
@@ -396,17 +464,20 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
                                             std::min(kShapeRows, p->rows - b * kShapeRows),
                                             p->accumulate, s.shape_wait)) != nullptr;
   }
+  const bool aot = !blocks && !shapes && !p->aot_steps.empty();
+  runtime::JitImpl *ready = s.jit_ready.load();
   if (!blocks && p->linear && !p->compile_tried.load(std::memory_order_acquire)) {
     // The work the running kernel does in the time a compile takes: the portable kernel's,
     // or, on shape kernels (about as fast as a matrix's own), 1/32 of it.
     uint64_t w = uint64_t(len) * uint64_t(p->rows) * uint64_t(p->cols);
-    if (shapes) w = std::max<uint64_t>(1, w / 32);
+    if (shapes || aot) w = std::max<uint64_t>(1, w / 32);
     if (p->portable_work.fetch_add(w, std::memory_order_relaxed) + w >= p->compile_after &&
-        shapes) {
+        (shapes || aot)) {
+      // (until the JIT is up the shape kernels keep serving and the work keeps counting)
       // Shape kernels serve meanwhile: the matrix's own kernel is compiled in the background.
-      if (!p->compile_tried.exchange(true)) {
+      if (ready && !p->compile_tried.exchange(true)) {
         std::shared_ptr<const Plan> keep = p;
-        const bool queued = s.jit_ready.load()->submit_background([keep] {
+        const bool queued = ready->submit_background([keep] {
           const auto t0 = std::chrono::steady_clock::now();
           std::atomic_store(&keep->blocks, compile_blocks(*keep));
           const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -442,6 +513,13 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
     }
     return;
   }
+  if (aot) {
+    s.shape_runs.fetch_add(1, std::memory_order_relaxed);
+    s.aot_runs.fetch_add(1, std::memory_order_relaxed);
+    for (const Plan::AotStep &st : p->aot_steps)
+      st.fn(in + st.c0, out + st.r0, len, p->aot_tables.data() + st.offset);
+    return;
+  }
   if (!blocks) {
     s.portable_runs.fetch_add(1, std::memory_order_relaxed);
     table_kernel(p->portable_products(), p->rows, p->cols, p->accumulate, in, out, len);
@@ -461,6 +539,7 @@ TransformStats transform_stats() {
   t.nibble_plans = s.nibble_plans.load();
   t.jit_failures = s.jit_failures.load();
   t.shape_runs = s.shape_runs.load();
+  t.aot_runs = s.aot_runs.load();
   if (runtime::JitImpl *jit = s.jit_ready.load()) {
     JitStats js = jit->stats();
     t.kernels_compiled = js.kernels_compiled;

@@ -21,8 +21,22 @@ IsalLib &sys() {
   static IsalLib *l = new IsalLib(kSystemIsal);
   return *l;
 }
+// ECJIT_TEST_ENV="A=1,B=2" sets A and B before the drop-in is loaded: a registration that needs
+// two variables (gtest_discover_tests passes a one-entry ENVIRONMENT only).
 IsalLib &ours() {
-  static IsalLib *l = new IsalLib(ECJIT_ISAL_COMPAT_PATH);
+  static IsalLib *l = [] {
+    if (const char *e = std::getenv("ECJIT_TEST_ENV")) {
+      std::string all = e;
+      for (size_t at = 0; at < all.size();) {
+        const size_t end = std::min(all.find(',', at), all.size());
+        const std::string kv = all.substr(at, end - at);
+        const size_t eq = kv.find('=');
+        if (eq != std::string::npos) setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
+        at = end + 1;
+      }
+    }
+    return new IsalLib(ECJIT_ISAL_COMPAT_PATH);
+  }();
   return *l;
 }
 
@@ -242,6 +256,42 @@ TEST_F(IsalDiff, EncodeDataAllEntryPoints) {
   ASSERT_EQ("", out_s.diff(out_o));
 }
 
+// Registration isal_diff_test.aot (ECJIT_ISAL_JIT=0, ECJIT_TEST_AOT=1; built where the library
+// has ahead-of-time shape kernels): every ec_encode_data / _update call of any shape, genuine
+// or caller-built tables, runs on them - never the portable kernel - with ISA-L's bytes.
+TEST_F(IsalDiff, AheadOfTimeKernelsServeFirstCalls) {
+  if (!std::getenv("ECJIT_TEST_AOT")) GTEST_SKIP() << "runs in the isal_diff_test.aot registration";
+  auto stats = ours().fn<int (*)(ecjit_isal_stats *, size_t)>("ecjit_isal_get_stats");
+  ecjit_isal_stats s0{}, s{};
+  stats(&s0, sizeof s0);
+  std::mt19937_64 rng(43);
+  int calls = 0;
+  for (int k = 1; k <= 20; ++k)
+    for (int rows : {1, 3, 4, 8, 9, 12}) {
+      TablePair t = make_tables(k, rows, rng);
+      for (int len : {1, 31, 64, 1000 + k}) {
+        Shards data(k, len, rng), init(rows, len, rng);
+        for (int tab = 0; tab < 2; ++tab) {
+          u8 *g = tab ? t.random.data() : t.genuine.data();
+          Shards out_s(init), out_o(init);
+          sys().fn<EncFn>("ec_encode_data")(len, k, rows, g, data.p(), out_s.p());
+          ours().fn<EncFn>("ec_encode_data")(len, k, rows, g, data.p(), out_o.p());
+          ASSERT_EQ("", out_s.diff(out_o)) << "k=" << k << " rows=" << rows << " len=" << len << " tab=" << tab;
+          const int src = int(rng() % unsigned(k));
+          sys().fn<UpdFn>("ec_encode_data_update")(len, k, rows, src, g, data[src], out_s.p());
+          ours().fn<UpdFn>("ec_encode_data_update")(len, k, rows, src, g, data[src], out_o.p());
+          ASSERT_EQ("", out_s.diff(out_o)) << "update k=" << k << " rows=" << rows << " len=" << len;
+          calls += 2;
+        }
+      }
+    }
+  stats(&s, sizeof s);
+  EXPECT_EQ(s.portable_runs, s0.portable_runs) << "a call ran the portable kernel";
+  EXPECT_EQ(s.jit_runs, s0.jit_runs);
+  EXPECT_GE(s.aot_runs - s0.aot_runs, uint64_t(calls));
+  EXPECT_EQ(s.shape_runs - s0.shape_runs, s.aot_runs - s0.aot_runs);
+}
+
 // Parity built one source at a time, in random order with repeats, equals the system's
 // after every step; for genuine tables it ends at ec_encode_data's parity.
 TEST_F(IsalDiff, EncodeDataUpdateSequences) {
@@ -448,10 +498,12 @@ TEST_F(IsalDiff, DeferredCompilePolicy) {
   sys().fn<EncFn>("ec_encode_data")(len, k, rows, g.data(), data.p(), out_s.p());
   ecjit_isal_stats s0{}, s{};
   {
-    Shards out_o(init);  // the first call starts the JIT
+    Shards out_o(init);  // the first call starts the JIT (in the background where kernels built
+                         // ahead of time serve meanwhile)
     ours().fn<EncFn>("ec_encode_data")(len, k, rows, g.data(), data.p(), out_o.p());
     ASSERT_EQ("", out_s.diff(out_o));
   }
+  (void)ours().fn<const char *(*)()>("ecjit_isal_jit_status")();  // waits for the JIT to be up
   stats(&s0, sizeof s0);
   if (!s0.jit_enabled) GTEST_SKIP() << "no JIT here";
   // The shape kernels arrive from the background thread without a caller compiling.
