@@ -31,7 +31,9 @@ struct ecjit_isal_stats {
 const char *ecjit_isal_compat_version(void);
 
 /* "ok: target <target>" or why kernels run without the JIT (ECJIT_ISAL_JIT=0, or the
- * Jit::create error). Starts the JIT if it has not started. Static storage. Thread-safe. */
+ * Jit::create error). Starts the JIT if it has not started (the ahead-of-time kernels let a
+ * process run without it: check jit_enabled in ecjit_isal_get_stats first where starting it
+ * is unwanted, e.g. in exit handlers). Static storage. Thread-safe. */
 const char *ecjit_isal_jit_status(void);
 
 /* Copies min(size, sizeof(struct ecjit_isal_stats)) bytes of the current counters to *out.

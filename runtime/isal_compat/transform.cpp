@@ -11,7 +11,6 @@
 #include <optional>
 #include <shared_mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -37,6 +36,11 @@ constexpr int kMaxJitCols = 255;
 // Plans kept in the map; when exceeded the map is emptied. Plans own their JIT kernels
 // (KernelMode::shared = false), so this bounds JIT memory (a kernel is a few KiB of code).
 constexpr size_t kMaxPlans = 1024;
+// Where ahead-of-time kernels serve, the JIT (~20 ms to start, on the calling thread: LLVM's
+// lazily made statics must be made before the exit handler that stops it is registered, so
+// it cannot start on a thread of its own) starts once they have done about as much work
+// (input bytes at ~10 GB/s) - ski rental; a short-lived process never starts it.
+constexpr uint64_t kJitStartAfterAotWork = uint64_t(256) << 20;
 
 struct Plan {
   bool nibble = false;  // key holds full 32-byte tables (else one byte per coefficient)
@@ -107,15 +111,19 @@ struct State {
 
   std::atomic<uint64_t> plans_built{0}, plan_hits{0}, jit_runs{0}, portable_runs{0},
       nibble_plans{0}, jit_failures{0}, shape_runs{0}, aot_runs{0};
-  // Where ahead-of-time kernels serve first calls, the JIT starts on this thread instead of
-  // the first caller's (joined at exit, before LLVM's statics go).
-  std::once_flag starter_once;
-  std::thread starter;
+  // Work (len x cols bytes) done on ahead-of-time kernels while the JIT was not started.
+  std::atomic<uint64_t> aot_work{0};
   // ECJIT_ISAL_COMPILE=shape: a shape kernel is compiled on the caller's thread when first
   // needed, and matrices are never compiled on their own (tests of the shape path).
   const bool shape_wait = [] {
     const char *e = std::getenv("ECJIT_ISAL_COMPILE");
     return e && std::strcmp(e, "shape") == 0;
+  }();
+  // ECJIT_ISAL_COMPILE=eager or shape: the JIT's kernels from the first call, compiled on the
+  // caller's thread (tests of those paths); the ahead-of-time kernels stay unused.
+  const bool compile_now = [] {
+    const char *e = std::getenv("ECJIT_ISAL_COMPILE");
+    return e && (std::strcmp(e, "shape") == 0 || std::strcmp(e, "eager") == 0);
   }();
   std::mutex time_mutex;
   double max_plan_seconds = 0;
@@ -151,30 +159,22 @@ runtime::JitImpl *get_jit() {
     }
     s.jit = *jit;
     s.jit_status = "ok: target " + s.jit->options().target;
-    s.jit_ready.store(s.jit.get());
     // The Jit is never destroyed (callable from atexit handlers), but its background thread
     // must not be compiling while the process tears LLVM's static state down. The handler
     // runs before the destructors of every static constructed before it is registered, so
     // one compile here first constructs the code generator's lazily made statics (a 1 x 1
-    // shape kernel, kept for the process: a few ms, once).
+    // shape kernel, kept for the process: a few ms, once). Only then is the Jit published:
+    // callers that do not wait for this (ahead-of-time kernels serve them) queue compiles
+    // on the background thread as soon as they see it, and those must not race this one
+    // through LLVM's first-use initialisation.
     if (auto st = s.jit->shape_strategy(8))
       (void)s.jit->shape_kernel(s.field, 1, 1, *st);
+    s.jit_ready.store(s.jit.get());
     std::atexit([] {
       if (runtime::JitImpl *j = state().jit_ready.load()) j->stop_background();
     });
   });
   return s.jit.get();
-}
-
-// Starts the JIT on a thread of its own (once); callers meanwhile run ahead-of-time kernels.
-void start_jit_async() {
-  State &s = state();
-  std::call_once(s.starter_once, [&s] {
-    std::atexit([] {
-      if (state().starter.joinable()) state().starter.join();
-    });
-    s.starter = std::thread([] { (void)get_jit(); });
-  });
 }
 
 // The ahead-of-time kernel calls of plan p (shape strategy and coefficients chosen): every
@@ -361,15 +361,15 @@ std::shared_ptr<const Plan> build_plan(const TransformDesc &d) {
     p->compile_after = compile_threshold(n);
   }
   // The shape kernels that serve this plan from its first call: those built ahead of time
-  // into this library when this CPU runs them (the JIT then starts in the background and its
-  // shape kernels, for the same strategy, take over), else the Jit's (started here). The
+  // into this library when this CPU runs them (the JIT starts later, kJitStartAfterAotWork,
+  // and its shape kernels, for the same strategy, then take over), else the Jit's (started
+  // here). The
   // strategy: the set's or the Jit's shape strategy for GF(2^8) on linear plans (gfni
   // matrices, nibble tables), split-table for caller-built tables; none without either or
-  // without a byte shuffle. ECJIT_ISAL_COMPILE=shape still starts the JIT here.
+  // without a byte shuffle. ECJIT_ISAL_COMPILE=eager / shape start the JIT here instead.
   State &s = state();
-  const AotShapeSet *aot = aot_shape_set(/*split_table_only=*/!linear);
-  if (aot && !s.shape_wait) start_jit_async();
-  runtime::JitImpl *jit = aot && !s.shape_wait ? s.jit_ready.load() : get_jit();
+  const AotShapeSet *aot = s.compile_now ? nullptr : aot_shape_set(/*split_table_only=*/!linear);
+  runtime::JitImpl *jit = aot ? s.jit_ready.load() : get_jit();
   const codes::Field &f = s.field;
   if (linear) {
     std::optional<ir::Strategy> st;
@@ -518,6 +518,12 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
     s.aot_runs.fetch_add(1, std::memory_order_relaxed);
     for (const Plan::AotStep &st : p->aot_steps)
       st.fn(in + st.c0, out + st.r0, len, p->aot_tables.data() + st.offset);
+    if (!ready) {
+      const uint64_t w = uint64_t(len) * uint64_t(p->cols);
+      if (s.aot_work.fetch_add(w, std::memory_order_relaxed) < kJitStartAfterAotWork &&
+          s.aot_work.load(std::memory_order_relaxed) >= kJitStartAfterAotWork)
+        (void)get_jit();  // one caller crosses the line (others keep running these kernels)
+    }
     return;
   }
   if (!blocks) {

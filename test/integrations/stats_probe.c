@@ -30,8 +30,9 @@ __attribute__((destructor)) static void ecjit_stats_probe(void) {
             calls, (unsigned long long)s.jit_runs, (unsigned long long)s.shape_runs,
             (unsigned long long)s.portable_runs, (unsigned long long)s.kernels_compiled,
             s.compile_seconds, (unsigned long long)s.jit_failures,
-            /* ecjit_isal_jit_status() starts the JIT if nothing did: only ask when it ran */
-            status && calls ? status() : "-");
+            /* ecjit_isal_jit_status() starts the JIT if nothing did (this runs at exit, after
+               LLVM's statics may be gone): only ask when it is up */
+            status && s.jit_enabled ? status() : "not-started");
   }
   if (h) dlclose(h);
   fclose(f);

@@ -216,15 +216,20 @@ TEST(Liberasurecode, LargeObjectRs10_4) {
   for (const std::vector<int> &missing : std::vector<std::vector<int>>{{0}, {1, 5}, {0, 3, 9}, {2, 4, 6, 8}, {9, 10, 11, 12}})
     ASSERT_TRUE(decode_without(inst.desc, f, missing, obj));
   if (expected_lib() == "ecjit" && !std::getenv("ECJIT_ISAL_JIT")) {
-    // 1 MiB fragments are worth a compile at once: these ran on JIT kernels.
+    // These ran on shape kernels built into the library ahead of time (x86-64 builds: 66 MiB
+    // is far below the work after which the JIT starts), or, without them, 1 MiB fragments
+    // are worth a compile at once: JIT kernels. Never the portable kernel.
     void *h = dlopen("libisal.so.2", RTLD_NOW | RTLD_NOLOAD);
     auto stats = reinterpret_cast<int (*)(ecjit_isal_stats *, size_t)>(dlsym(h, "ecjit_isal_get_stats"));
     ASSERT_NE(stats, nullptr);
     ecjit_isal_stats s{};
     stats(&s, sizeof s);
-    EXPECT_EQ(s.jit_enabled, 1);
     EXPECT_GE(s.jit_runs + s.shape_runs, 6u);  // the encode and five decodes at least
-    EXPECT_GT(s.kernels_compiled, 0u);
+    EXPECT_EQ(s.portable_runs, 0u);
+    if (s.aot_runs == 0) {
+      EXPECT_EQ(s.jit_enabled, 1);
+      EXPECT_GT(s.kernels_compiled, 0u);
+    }
   }
 }
 
