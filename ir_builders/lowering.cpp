@@ -117,18 +117,6 @@ std::optional<Strategy> shape_strategy(Strategy strategy) {
   }
 }
 
-codes::CoeffLayout runtime_layout(Strategy strategy) {
-  switch (strategy) {
-    case Strategy::kGfni:
-      return codes::CoeffLayout::kGfniMatrices;
-    case Strategy::kClmulInsn:
-    case Strategy::kClmulMixed:
-      return codes::CoeffLayout::kClmulConstant;
-    default:
-      return codes::CoeffLayout::kNibbleTables;
-  }
-}
-
 bool shape_kernel_supported(Strategy strategy, const codes::Field &field, const TargetInfo &target) {
   const std::optional<Strategy> s = shape_strategy(strategy);
   if (!s || *s != strategy) return false;

@@ -96,8 +96,6 @@ std::optional<Strategy> pick_shape_strategy(Strategy preferred, const codes::Fie
 // (clmul-insn GF(2^32), 4 outputs, 256-bit: 144 spills in the loop; 2 outputs: none).
 unsigned shape_outputs_per_kernel(Strategy strategy, const codes::Field &field,
                                   const TargetInfo &target);
-// The prepared-coefficient layout a shape kernel of `strategy` (a shape_strategy) reads.
-codes::CoeffLayout runtime_layout(Strategy strategy);
 // Whether a shape kernel of `strategy` can be built for `field` on `target`: a shape
 // strategy whose lowering exists there and takes run-time coefficients in full vectors.
 bool shape_kernel_supported(Strategy strategy, const codes::Field &field, const TargetInfo &target);

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "codes/coeff_layout.h"
+
 namespace ecjit::ir {
 
 enum class Strategy {
@@ -26,5 +28,19 @@ std::optional<Strategy> parse_strategy(const std::string &name);
 // Every strategy name parse_strategy accepts, "auto" first, in table order (for help texts
 // and error messages).
 std::vector<std::string> known_strategies();
+
+// The prepared-coefficient layout a shape kernel of `strategy` (a shape_strategy) reads.
+// Inline and LLVM-free: the drop-in prepares coefficients without linking the IR builders.
+inline codes::CoeffLayout runtime_layout(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::kGfni:
+      return codes::CoeffLayout::kGfniMatrices;
+    case Strategy::kClmulInsn:
+    case Strategy::kClmulMixed:
+      return codes::CoeffLayout::kClmulConstant;
+    default:
+      return codes::CoeffLayout::kNibbleTables;
+  }
+}
 
 }  // namespace ecjit::ir

@@ -23,11 +23,24 @@ lib=$prefix/lib
 [[ -d $prefix/lib64 ]] && lib=$prefix/lib64
 [[ -d $prefix/lib/x86_64-linux-gnu ]] && lib=$prefix/lib/x86_64-linux-gnu
 for f in "$lib/libecjit.so" "$lib/libecjit.a" "$lib/pkgconfig/ecjit.pc" "$lib/cmake/ecjit/ecjitConfig.cmake" \
-         "$lib/ecjit/isal-compat/libisal.so.2" "$prefix/include/ecjit/ecjit.h" "$prefix/include/ecjit/status.h" \
+         "$lib/ecjit/isal-compat/libisal.so.2" "$lib/ecjit/isal-compat/libecjit_isal_jit.so" \
+         "$prefix/include/ecjit/ecjit.h" "$prefix/include/ecjit/status.h" \
          "$prefix/include/ecjit/file_protection.h" "$prefix/bin/ecjit"; do
   [[ -e $f ]] || fail "not installed: $f"
 done
 [[ -e $lib/libisal.so.2 ]] && fail "the drop-in was installed over the system's place for libisal.so.2"
+# The installed drop-in finds its JIT plugin beside it and starts it (ctypes: no compiler needed).
+# dropin_jit <libisal.so.2>: "ok: target ..." or why not
+dropin_jit() {
+  /usr/bin/python3 -c 'import ctypes, sys
+f = ctypes.CDLL(sys.argv[1]).ecjit_isal_jit_status
+f.restype = ctypes.c_char_p
+print(f().decode())' "$1" 2>&1
+}
+if [[ -x /usr/bin/python3 ]]; then
+  st=$(dropin_jit "$lib/ecjit/isal-compat/libisal.so.2")
+  [[ $st == ok:* ]] || fail "the installed drop-in did not start its JIT: $st"
+fi
 soname=$(readelf -d "$lib/libecjit.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [[ $soname == libecjit.so.0 ]] || fail "SONAME is '$soname', want libecjit.so.0"
 # Only the public API is exported: no LLVM, no internal namespace.
@@ -69,9 +82,14 @@ if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null; then
     [[ $depends == *libllvm19* ]] || fail "the .deb does not depend on libllvm19: $depends"
     dpkg-deb -x "$deb" "$work/root"
     for f in usr/bin/ecjit usr/lib/libecjit.so.0 usr/include/ecjit/ecjit.h usr/share/man/man1/ecjit.1 \
-             usr/lib/ecjit/isal-compat/libisal.so.2 usr/lib/pkgconfig/ecjit.pc; do
+             usr/lib/ecjit/isal-compat/libisal.so.2 usr/lib/ecjit/isal-compat/libecjit_isal_jit.so \
+             usr/lib/pkgconfig/ecjit.pc; do
       [[ -e $work/root/$f ]] || fail "not in the .deb: /$f"
     done
+    if [[ -x /usr/bin/python3 ]]; then
+      st=$(dropin_jit "$work/root/usr/lib/ecjit/isal-compat/libisal.so.2")
+      [[ $st == ok:* ]] || fail "the .deb's drop-in did not start its JIT: $st"
+    fi
     "$work/root/usr/bin/ecjit" demo --size 64K >"$work/deb-demo.log" 2>&1 || { cat "$work/deb-demo.log"; fail "the .deb's ecjit demo"; }
     if "$CXX" -std=c++17 -o "$work/consumer-deb" "$SRC/test/install/consumer.cpp" -I"$work/root/usr/include" \
          -L"$work/root/usr/lib" -lecjit 2>"$work/deb-cc.log"; then

@@ -2,12 +2,11 @@
 #pragma once
 
 #include "ir_builders/strategy.h"
+#include "runtime/isal_compat/jit_plugin_api.h"
 #include "runtime/jit_impl.h"
 
 namespace ecjit::isal {
 
-// Rows of one shape kernel; more rows run in blocks of this many.
-constexpr int kShapeRows = 8;
 
 // The ready shape kernel for `rows` (1..kShapeRows) outputs and `cols` inputs over GF(2^8)
 // with `strategy` (accumulate: out ^= C * in), or null. The first request of a (strategy,

@@ -16,14 +16,12 @@
 
 #include "codes/gf.h"
 #include "codes/matrix.h"
-#include "ecjit/code_spec.h"
 #include "runtime/isal_compat/aot_shapes.h"
 #include "runtime/isal_compat/isal_gf.h"
-#include "runtime/isal_compat/shape_slots.h"
+#include "runtime/isal_compat/jit_link.h"
 #include "runtime/isal_compat/table_kernel.h"
 #include "codes/coeff_layout.h"
-#include "ir_builders/lowering.h"
-#include "runtime/jit_impl.h"
+#include "ir_builders/strategy.h"
 
 namespace ecjit::isal {
 namespace {
@@ -68,7 +66,8 @@ struct Plan {
   struct Block {
     int r0 = 0;
     int r1 = 0;
-    runtime::Kernel kernel;
+    PluginKernelFn fn = nullptr;
+    std::shared_ptr<void> keep;  // the plugin's kernel, released with the plan
   };
   using Blocks = std::vector<Block>;
   // Portable work (coefficient-bytes: len * rows * cols) after which the JIT kernels are
@@ -100,8 +99,7 @@ struct Plan {
 
 struct State {
   std::once_flag jit_once;
-  std::shared_ptr<runtime::JitImpl> jit;
-  std::atomic<runtime::JitImpl *> jit_ready{nullptr};  // set once jit is published
+  std::atomic<const JitLink *> jit_ready{nullptr};  // set once the JIT is up
   std::string jit_status = "not started";
   codes::Field field = *codes::Field::make(8);
 
@@ -134,7 +132,11 @@ State &state() {
   return *s;
 }
 
-runtime::JitImpl *get_jit() {
+// The JIT (libecjit_isal_jit.so, loaded now: LLVM is mapped only from here on), started on
+// the calling thread: its start compiles a warm-up kernel that makes LLVM's lazily built
+// statics before the exit handler that stops its background thread is registered, so that
+// handler runs before their destructors (a start on a thread of its own raced them at exit).
+const JitLink *get_jit() {
   State &s = state();
   std::call_once(s.jit_once, [&s] {
     const char *env = std::getenv("ECJIT_ISAL_JIT");
@@ -142,39 +144,12 @@ runtime::JitImpl *get_jit() {
       s.jit_status = "disabled by ECJIT_ISAL_JIT=0";
       return;
     }
-    JitOptions opts;
-    // A drop-in ISA-L writes no files unless asked: the on-disk kernel cache is opt-in here.
-    const char *disk = std::getenv("ECJIT_ISAL_DISK_CACHE");
-    opts.disk_cache = disk && std::strcmp(disk, "1") == 0;
-    if (const char *t = std::getenv("ECJIT_ISAL_TARGET"); t && *t) opts.target = t;
-    if (const char *t = std::getenv("ECJIT_ISAL_STRATEGY"); t && *t) opts.strategy = t;
-    // No tuning: timing candidates on first use costs tens of ms per matrix, and ISA-L
-    // callers see a new matrix per erasure pattern; the static choice (split-table for
-    // GF(2^8) wherever a byte shuffle exists) is what the tuner picks for it anyway.
-    opts.tune = false;
-    auto jit = runtime::JitImpl::make(opts);
-    if (!jit.ok()) {
-      s.jit_status = "Jit::create failed: " + jit.status().to_string();
-      return;
-    }
-    s.jit = *jit;
-    s.jit_status = "ok: target " + s.jit->options().target;
-    // The Jit is never destroyed (callable from atexit handlers), but its background thread
-    // must not be compiling while the process tears LLVM's static state down. The handler
-    // runs before the destructors of every static constructed before it is registered, so
-    // one compile here first constructs the code generator's lazily made statics (a 1 x 1
-    // shape kernel, kept for the process: a few ms, once). Only then is the Jit published:
-    // callers that do not wait for this (ahead-of-time kernels serve them) queue compiles
-    // on the background thread as soon as they see it, and those must not race this one
-    // through LLVM's first-use initialisation.
-    if (auto st = s.jit->shape_strategy(8))
-      (void)s.jit->shape_kernel(s.field, 1, 1, *st);
-    s.jit_ready.store(s.jit.get());
-    std::atexit([] {
-      if (runtime::JitImpl *j = state().jit_ready.load()) j->stop_background();
-    });
+    const char *why = "";
+    const JitLink *link = load_jit(&why);
+    s.jit_status = why;
+    s.jit_ready.store(link);
   });
-  return s.jit.get();
+  return s.jit_ready.load();
 }
 
 // The ahead-of-time kernel calls of plan p (shape strategy and coefficients chosen): every
@@ -283,30 +258,20 @@ bool matches(const Plan &p, const TransformDesc &d) {
 std::shared_ptr<const Plan::Blocks> compile_blocks(const Plan &p) {
   State &s = state();
   if (p.cols > kMaxJitCols || p.rows * p.cols > kMaxJitCoefficients) return nullptr;
-  runtime::JitImpl *jit = get_jit();
+  const JitLink *jit = get_jit();
   if (!jit) return nullptr;
   auto blocks = std::make_shared<Plan::Blocks>();
   for (int r0 = 0; r0 < p.rows; r0 += kRowsPerBlock) {
     const int r1 = std::min(p.rows, r0 + kRowsPerBlock);
-    const int nr = r1 - r0;
-    codes::Matrix m{unsigned(nr), unsigned(p.cols)};
-    for (int r = 0; r < nr; ++r)
-      for (int c = 0; c < p.cols; ++c) m.at(r, c) = p.coef[size_t(r0 + r) * p.cols + c];
-    CodeSpec spec;
-    spec.family = CodeFamily::kMatrix;
-    spec.k = unsigned(p.cols);
-    spec.m = unsigned(nr);
-    spec.gf = 8;
-    spec.matrix = m.a;
-    runtime::KernelMode mode;
-    mode.output = p.accumulate ? ir::OutputMode::kAccumulate : ir::OutputMode::kOverwrite;
-    mode.shared = false;  // owned by this plan, freed with it
-    auto k = jit->kernel(spec, p.accumulate ? "isal_mad" : "isal", s.field, m, mode);
-    if (!k.ok() || !k->fn) {
+    void *keep = nullptr;
+    const PluginKernelFn fn = jit->api->matrix_kernel(jit->jit, &p.coef[size_t(r0) * p.cols], r1 - r0,
+                                                      p.cols, p.accumulate ? 1 : 0, &keep);
+    if (!fn) {
       s.jit_failures.fetch_add(1);
       return nullptr;
     }
-    blocks->push_back(Plan::Block{r0, r1, *k});
+    const JitPluginApi *api = jit->api;
+    blocks->push_back(Plan::Block{r0, r1, fn, std::shared_ptr<void>(keep, [api](void *k) { api->release(k); })});
   }
   return blocks;
 }
@@ -369,12 +334,12 @@ std::shared_ptr<const Plan> build_plan(const TransformDesc &d) {
   // without a byte shuffle. ECJIT_ISAL_COMPILE=eager / shape start the JIT here instead.
   State &s = state();
   const AotShapeSet *aot = s.compile_now ? nullptr : aot_shape_set(/*split_table_only=*/!linear);
-  runtime::JitImpl *jit = aot ? s.jit_ready.load() : get_jit();
+  const JitLink *jit = aot ? s.jit_ready.load() : get_jit();
   const codes::Field &f = s.field;
   if (linear) {
     std::optional<ir::Strategy> st;
     if (aot) st = aot->strategy;
-    else if (jit) st = jit->shape_strategy(8);
+    else if (jit && jit->api->shape_strategy(jit->jit) >= 0) st = ir::Strategy(jit->api->shape_strategy(jit->jit));
     if (st) {
       p->shape_ok = true;
       p->shape = *st;
@@ -384,7 +349,7 @@ std::shared_ptr<const Plan> build_plan(const TransformDesc &d) {
         codes::prepare_matrix(ir::runtime_layout(p->shape), f, M, &p->prepared);
       }
     }
-  } else if (aot || (jit && ir::shape_kernel_supported(ir::Strategy::kSplitTable, f, jit->target_info()))) {
+  } else if (aot || (jit && jit->api->split_table_ok(jit->jit))) {
     p->shape_ok = true;  // the caller's tables, read as they are
   }
   if (aot && p->shape_ok && p->rows <= 255) plan_aot_steps(*p, *aot);
@@ -454,18 +419,17 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
   std::shared_ptr<const Plan::Blocks> blocks = std::atomic_load(&p->blocks);
   // Shape kernels for every block of rows, when all are compiled (null: not yet).
   constexpr int kMaxBlocks = (255 + kShapeRows - 1) / kShapeRows;
-  runtime::ShapeFn shape_fns[kMaxBlocks] = {};
+  PluginShapeFn shape_fns[kMaxBlocks] = {};
   bool shapes = false;
+  const JitLink *ready = s.jit_ready.load();
   if (!blocks && p->shape_ok && p->rows <= 255) {
-    runtime::JitImpl *jit = s.jit_ready.load();
-    shapes = jit != nullptr;
+    shapes = ready != nullptr;
     for (int b = 0; shapes && b * kShapeRows < p->rows; ++b)
-      shapes = (shape_fns[b] = shape_kernel(*jit, p->shape, p->cols,
-                                            std::min(kShapeRows, p->rows - b * kShapeRows),
-                                            p->accumulate, s.shape_wait)) != nullptr;
+      shapes = (shape_fns[b] = ready->api->shape_kernel(
+                    ready->jit, int(p->shape), p->cols, std::min(kShapeRows, p->rows - b * kShapeRows),
+                    p->accumulate ? 1 : 0, s.shape_wait ? 1 : 0)) != nullptr;
   }
   const bool aot = !blocks && !shapes && !p->aot_steps.empty();
-  runtime::JitImpl *ready = s.jit_ready.load();
   if (!blocks && p->linear && !p->compile_tried.load(std::memory_order_acquire)) {
     // The work the running kernel does in the time a compile takes: the portable kernel's,
     // or, on shape kernels (about as fast as a matrix's own), 1/32 of it.
@@ -476,15 +440,17 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
       // (until the JIT is up the shape kernels keep serving and the work keeps counting)
       // Shape kernels serve meanwhile: the matrix's own kernel is compiled in the background.
       if (ready && !p->compile_tried.exchange(true)) {
-        std::shared_ptr<const Plan> keep = p;
-        const bool queued = ready->submit_background([keep] {
+        auto *keep = new std::shared_ptr<const Plan>(p);  // owned by the task once queued
+        const bool queued = ready->api->submit_background(ready->jit, [](void *ctx) {
+          std::unique_ptr<std::shared_ptr<const Plan>> plan(static_cast<std::shared_ptr<const Plan> *>(ctx));
           const auto t0 = std::chrono::steady_clock::now();
-          std::atomic_store(&keep->blocks, compile_blocks(*keep));
+          std::atomic_store(&(*plan)->blocks, compile_blocks(**plan));
           const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           std::lock_guard<std::mutex> tl(state().time_mutex);
           state().max_plan_seconds = std::max(state().max_plan_seconds, secs);
-        }, nullptr, /*optional=*/true);
+        }, keep, /*optional=*/1);
         if (!queued) {  // backlog full: ask again after as much work again
+          delete keep;
           p->portable_work.store(0, std::memory_order_relaxed);
           p->compile_tried.store(false, std::memory_order_release);
         }
@@ -532,7 +498,7 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
     return;
   }
   s.jit_runs.fetch_add(1, std::memory_order_relaxed);
-  for (const Plan::Block &b : *blocks) b.kernel.fn(in, out + b.r0, len);
+  for (const Plan::Block &b : *blocks) b.fn(in, out + b.r0, len);
 }
 
 TransformStats transform_stats() {
@@ -546,10 +512,8 @@ TransformStats transform_stats() {
   t.jit_failures = s.jit_failures.load();
   t.shape_runs = s.shape_runs.load();
   t.aot_runs = s.aot_runs.load();
-  if (runtime::JitImpl *jit = s.jit_ready.load()) {
-    JitStats js = jit->stats();
-    t.kernels_compiled = js.kernels_compiled;
-    t.compile_seconds = js.compile_seconds;
+  if (const JitLink *jit = s.jit_ready.load()) {
+    jit->api->stats(jit->jit, &t.kernels_compiled, &t.compile_seconds);
     t.jit_enabled = 1;
   }
   std::lock_guard<std::mutex> lock(s.time_mutex);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -254,6 +255,42 @@ TEST_F(IsalDiff, EncodeDataAllEntryPoints) {
   sys().fn<EncFn>("ec_encode_data")(100003, 10, 4, t.genuine.data(), data.p(), out_s.p());
   ours().fn<EncFn>("ec_encode_data")(100003, 10, 4, t.genuine.data(), data.p(), out_o.p());
   ASSERT_EQ("", out_s.diff(out_o));
+}
+
+// Loading the drop-in and calls served by its ahead-of-time kernels map no LLVM (the JIT is
+// libecjit_isal_jit.so, dlopen()ed when it starts); asking for the JIT maps both. Default
+// registration (a fresh process per test), where the library has ahead-of-time kernels.
+bool mapped(const std::string &name) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find(name) != std::string::npos) return true;
+  return false;
+}
+
+TEST_F(IsalDiff, LlvmIsMappedOnlyOnceTheJitStarts) {
+  if (std::getenv("ECJIT_ISAL_COMPILE") || std::getenv("ECJIT_ISAL_JIT") || std::getenv("ECJIT_TEST_ENV"))
+    GTEST_SKIP() << "runs with the default settings only";
+  auto stats = ours().fn<int (*)(ecjit_isal_stats *, size_t)>("ecjit_isal_get_stats");
+  std::mt19937_64 rng(47);
+  const int k = 10, rows = 4, len = 65536;
+  TablePair t = make_tables(k, rows, rng);
+  Shards data(k, len, rng), out_s(rows, len, rng), out_o(out_s);
+  sys().fn<EncFn>("ec_encode_data")(len, k, rows, t.genuine.data(), data.p(), out_s.p());
+  ours().fn<EncFn>("ec_encode_data")(len, k, rows, t.genuine.data(), data.p(), out_o.p());
+  ASSERT_EQ("", out_s.diff(out_o));
+  ecjit_isal_stats s{};
+  stats(&s, sizeof s);
+  if (s.aot_runs == 0) GTEST_SKIP() << "no ahead-of-time kernels in this build (the first call starts the JIT)";
+  EXPECT_EQ(s.jit_enabled, 0);
+  EXPECT_FALSE(mapped("libLLVM")) << "LLVM mapped before the JIT started";
+  EXPECT_FALSE(mapped("libecjit_isal_jit"));
+  const std::string status = ours().fn<const char *(*)()>("ecjit_isal_jit_status")();
+  ASSERT_EQ(status.rfind("ok:", 0), 0u) << status;
+  EXPECT_TRUE(mapped("libecjit_isal_jit"));
+  EXPECT_TRUE(mapped("libLLVM"));
+  stats(&s, sizeof s);
+  EXPECT_EQ(s.jit_enabled, 1);
 }
 
 // Registration isal_diff_test.aot (ECJIT_ISAL_JIT=0, ECJIT_TEST_AOT=1; built where the library
