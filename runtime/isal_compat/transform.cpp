@@ -437,8 +437,8 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
     if (shapes || aot) w = std::max<uint64_t>(1, w / 32);
     if (p->portable_work.fetch_add(w, std::memory_order_relaxed) + w >= p->compile_after &&
         (shapes || aot)) {
-      // (until the JIT is up the shape kernels keep serving and the work keeps counting)
-      // Shape kernels serve meanwhile: the matrix's own kernel is compiled in the background.
+      // Shape kernels serve meanwhile: the matrix's own kernel is compiled in the background
+      // (until the JIT is up they keep serving and the work keeps counting).
       if (ready && !p->compile_tried.exchange(true)) {
         auto *keep = new std::shared_ptr<const Plan>(p);  // owned by the task once queued
         const bool queued = ready->api->submit_background(ready->jit, [](void *ctx) {
@@ -485,10 +485,10 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
     for (const Plan::AotStep &st : p->aot_steps)
       st.fn(in + st.c0, out + st.r0, len, p->aot_tables.data() + st.offset);
     if (!ready) {
+      // The one caller whose work crosses the line starts it; the others keep running these.
       const uint64_t w = uint64_t(len) * uint64_t(p->cols);
-      if (s.aot_work.fetch_add(w, std::memory_order_relaxed) < kJitStartAfterAotWork &&
-          s.aot_work.load(std::memory_order_relaxed) >= kJitStartAfterAotWork)
-        (void)get_jit();  // one caller crosses the line (others keep running these kernels)
+      const uint64_t before = s.aot_work.fetch_add(w, std::memory_order_relaxed);
+      if (before < kJitStartAfterAotWork && before + w >= kJitStartAfterAotWork) (void)get_jit();
     }
     return;
   }
