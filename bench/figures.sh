@@ -6,6 +6,7 @@
 #   2. bench_encode (Google Benchmark)     RS(10,4) at 64 KiB, every backend, 3 repetitions
 #   3. plots.py measure-encode-k           RS(k,4) encode at 64 KiB for k = 2..32 (bench_encode has k = 10 only)
 #   4. bench_degraded                      degraded reads, ecjit vs ISA-L, per lost count
+#   4b. bench_degraded per k (degraded_k)  degraded reads against k = $DEG_KS, 64 KiB, 1 and 1..4 lost
 #   5. plots.py measure-fig56              dissertation Figures 5-5 / 5-6: RS(n, 3n/4) encode, O0 and O3,
 #                                          scalar / SSE / AVX2 tiers, clmul-shift (about 2 minutes)
 #   6. plots.py measure-fig57              dissertation Figure 5-7 as llvm-mca-19 estimates (AArch64
@@ -19,7 +20,8 @@
 #      MIN_TIME (bench_encode seconds per benchmark, default 0.1), REPS (default 3),
 #      LOAD_WAIT (default 600), LOAD_WAIT_TOTAL (default 600), LOAD_MAX (default 1.0),
 #      ECJIT_ISAL231 (libisal.so of ISA-L 2.31; used only when already built, never built here),
-#      STEPS (default sweep,encode,encode_k,degraded,fig56,fig57: a subset re-measures only those; the other
+#      DEG_KS (default 4,6,8,10,12,16,20), STEPS (default
+#      sweep,encode,encode_k,degraded,degraded_k,fig56,fig57: a subset re-measures only those; the other
 #      figures are redrawn from the data already in $DATA)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,7 +34,8 @@ REPS=${REPS:-3}
 LOAD_WAIT=${LOAD_WAIT:-600}
 LOAD_WAIT_TOTAL=${LOAD_WAIT_TOTAL:-600}
 LOAD_MAX=${LOAD_MAX:-1.0}
-STEPS=${STEPS:-sweep,encode,encode_k,degraded,fig56,fig57}
+STEPS=${STEPS:-sweep,encode,encode_k,degraded,degraded_k,fig56,fig57}
+DEG_KS=${DEG_KS:-4,6,8,10,12,16,20}
 step() { [[ ",$STEPS," == *",$1,"* ]]; }
 ECJIT="$BUILD/tools/ecjit"
 START=$SECONDS
@@ -157,6 +160,21 @@ if step degraded; then
   "$BUILD/bench/bench_degraded" --sizes 4K,64K,1M --lost 1,2,4 --k 10 --m 4 --backends "$BACKENDS" \
     --reps "$REPS" >"$DATA/degraded.txt"
   finish_meta degraded "$t0" bench_degraded --sizes 4K,64K,1M --lost 1,2,4 --k 10 --m 4 --backends "$BACKENDS" --reps "$REPS"
+fi
+
+if step degraded_k; then
+  echo "[4b/6] bench_degraded against k: RS(k,4), k = $DEG_KS, 64 KiB shards, 1 and 1..4 lost"
+  BACKENDS=ecjit,dropin,isal-2.30
+  [[ -n "${ECJIT_ISAL231:-}" ]] && BACKENDS+=,isal-2.31
+  wait_quiet degraded_k
+  t0=$SECONDS
+  : >"$DATA/degraded_k.txt"
+  for k in ${DEG_KS//,/ }; do
+    echo "## k=$k" >>"$DATA/degraded_k.txt"
+    "$BUILD/bench/bench_degraded" --sizes 64K --lost 1,4 --k "$k" --m 4 --backends "$BACKENDS" \
+      --reps "$REPS" --calls 1000 >>"$DATA/degraded_k.txt"
+  done
+  finish_meta degraded_k "$t0" bench_degraded --sizes 64K --lost 1,4 --k "$DEG_KS" --m 4 --backends "$BACKENDS" --reps "$REPS" --calls 1000
 fi
 
 if step fig56; then

@@ -695,20 +695,104 @@ def plot_encode_k(data_dir, out_dir, machine):
 DEG_ROW = re.compile(r"^(\S+)\s+(\S+)\s+(\S+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s*(.*)$")
 
 
-def parse_degraded(path):
+def parse_degraded_lines(lines):
     rows = []
     title = ""
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not title and "one thread" in line:
-                title = line
-            mo = DEG_ROW.match(line)
-            if mo and mo.group(1) != "shard":
-                rows.append({"shard": mo.group(1), "lost": mo.group(2), "backend": mo.group(3),
-                             "gbps": float(mo.group(4)), "p50_us": float(mo.group(5)), "p99_us": float(mo.group(6)),
-                             "max_us": float(mo.group(7)), "notes": mo.group(8)})
+    for line in lines:
+        line = line.rstrip("\n")
+        if not title and "one thread" in line:
+            title = line
+        mo = DEG_ROW.match(line)
+        if mo and mo.group(1) != "shard":
+            rows.append({"shard": mo.group(1), "lost": mo.group(2), "backend": mo.group(3),
+                         "gbps": float(mo.group(4)), "p50_us": float(mo.group(5)), "p99_us": float(mo.group(6)),
+                         "max_us": float(mo.group(7)), "notes": mo.group(8)})
     return title, rows
+
+
+def parse_degraded(path):
+    with open(path) as f:
+        return parse_degraded_lines(f)
+
+
+def plot_degraded_k(data_dir, out_dir, machine):
+    """Degraded reads against k (figures.sh step degraded_k: bench_degraded once per k, each
+    block of data/degraded_k.txt headed '## k=K')."""
+    import matplotlib.pyplot as plt
+    blocks, k, cur = {}, None, []
+    with open(os.path.join(data_dir, "degraded_k.txt")) as f:
+        for line in f:
+            mo = re.match(r"^## k=(\d+)", line)
+            if mo:
+                if k is not None:
+                    blocks[k] = parse_degraded_lines(cur)[1]
+                k, cur = int(mo.group(1)), []
+            else:
+                cur.append(line)
+    if k is not None:
+        blocks[k] = parse_degraded_lines(cur)[1]
+    rows = [dict(r, k=kk) for kk, rs in sorted(blocks.items()) for r in rs]
+    if not rows:
+        print("degraded_k.txt: no rows, figure skipped", file=sys.stderr)
+        return [], ""
+    meta = read_kv(os.path.join(data_dir, "degraded_k.meta"))
+    lost = []
+    for r in rows:
+        if r["lost"] not in lost:
+            lost.append(r["lost"])
+    backends = [b for b in ("ecjit", "dropin", "isal-2.31", "isal-2.30") if any(r["backend"] == b for r in rows)]
+    ks = sorted(blocks)
+    fig, axes = plt.subplots(2, len(lost), figsize=(5.2 * len(lost) + 1, 8.2), squeeze=False, sharex=True,
+                             gridspec_kw={"height_ratios": [3, 1.4]})
+    summary = []
+    for col, l in enumerate(lost):
+        a, b = axes[0][col], axes[1][col]
+        for be in backends:
+            pts = [(r["k"], r["gbps"]) for r in rows if r["lost"] == l and r["backend"] == be]
+            lab, colour, _ = DEG_STYLE.get(be, (be, "gray", None))
+            a.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=colour, label=lab)
+        ratios = []
+        for kk in ks:
+            get = lambda be: next((r["gbps"] for r in rows if r["k"] == kk and r["lost"] == l and r["backend"] == be), None)
+            best = max([v for v in (get("isal-2.30"), get("isal-2.31")) if v] or [0])
+            for be, style in (("ecjit", "C0"), ("dropin", "#9ecae1")):
+                v = get(be)
+                if v and best:
+                    ratios.append((be, kk, v / best))
+        for be, style in (("ecjit", "C0"), ("dropin", "#9ecae1")):
+            pts = [(kk, q) for (bb, kk, q) in ratios if bb == be]
+            if pts:
+                b.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=style,
+                       label=DEG_STYLE[be][0] + " / the better ISA-L")
+        e = [q for (bb, kk, q) in ratios if bb == "ecjit"]
+        d = [q for (bb, kk, q) in ratios if bb == "dropin"]
+        if e:
+            summary.append("%s lost: ecjit / ISA-L %.2f-%.2fx%s" % (
+                l, min(e), max(e), (", drop-in %.2f-%.2fx" % (min(d), max(d))) if d else ""))
+        b.axhline(1.0, color="gray", linewidth=0.8)
+        a.set_title("%s lost per call, 64 KiB shards" % l)
+        a.set_ylim(bottom=0)
+        a.grid(True, alpha=0.3)
+        b.grid(True, alpha=0.3)
+        b.set_xlabel("k (data shards), m = 4")
+        b.set_xticks(ks)
+    axes[0][0].set_ylabel("GB/s (k x shard bytes per call / s)")
+    axes[1][0].set_ylabel("ratio to ISA-L")
+    axes[1][0].legend(fontsize=8)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="upper center", ncol=len(backends), bbox_to_anchor=(0.5, 0.955),
+               frameon=False)
+    fig.suptitle("Degraded reads against k: RS(k, 4) GF(2^8), ISA-L's Cauchy matrix, a seeded random erasure set "
+                 "per call", fontsize=9)
+    notes = timing_note(meta, "bench_degraded per k, medians of the repetitions in rotating order")
+    notes.append("Each k is its own bench_degraded run (codec() and the drop-in's plans built afresh); first calls "
+                 "of every new erasure set included. Raw tables: data/degraded_k.txt.")
+    nl = footer(fig, machine, notes)
+    fig.tight_layout(rect=(0, bottom_margin(fig, nl), 1, 0.92))
+    out_rows = [[r["k"], r["lost"], r["backend"], r["gbps"], r["p50_us"], r["p99_us"], r["max_us"]] for r in rows]
+    w = save(fig, out_dir, "degraded_vs_k", out_rows, ["k", "lost", "backend", "gbps", "p50_us", "p99_us", "max_us"])
+    plt.close(fig)
+    return w, "; ".join(summary)
 
 
 DEG_STYLE = {"ecjit": ("ecjit C++ API", "C0", None), "dropin": ("ecjit's libisal.so.2 drop-in", "#9ecae1", None),
@@ -1181,6 +1265,7 @@ def main(argv):
     machine = read_kv(os.path.join(a.data, "machine.txt")) or live_machine()
     jobs = [("stats_sweep.csv", plot_sweep), ("encode_k.csv", plot_encode_k),
             ("bench_encode.json", plot_bench_encode), ("degraded.txt", plot_degraded),
+            ("degraded_k.txt", plot_degraded_k),
             ("fig56.csv", plot_fig56), ("fig57.csv", plot_fig57)]
     made = 0
     for fname, fn in jobs:
