@@ -34,11 +34,12 @@ constexpr int kMaxJitCols = 255;
 // Plans kept in the map; when exceeded the map is emptied. Plans own their JIT kernels
 // (KernelMode::shared = false), so this bounds JIT memory (a kernel is a few KiB of code).
 constexpr size_t kMaxPlans = 1024;
-// Where ahead-of-time kernels serve, the JIT (~20 ms to start, on the calling thread: LLVM's
-// lazily made statics must be made before the exit handler that stops it is registered, so
-// it cannot start on a thread of its own) starts once they have done about as much work
-// (input bytes at ~10 GB/s) - ski rental; a short-lived process never starts it.
-constexpr uint64_t kJitStartAfterAotWork = uint64_t(256) << 20;
+// Where ahead-of-time kernels serve, the JIT (~45 ms to start: plugin, LLVM, LLJIT, warm-up)
+// starts on the calling thread - LLVM's lazily made statics must exist before the exit
+// handler that stops it is registered, so it cannot start on a thread of its own - once they
+// have done about as much work (input bytes at ~12 GB/s): ski rental; a short-lived process
+// never starts it.
+constexpr uint64_t kJitStartAfterAotWork = uint64_t(512) << 20;
 
 struct Plan {
   bool nibble = false;  // key holds full 32-byte tables (else one byte per coefficient)
