@@ -59,6 +59,10 @@ fi
 if [[ -n "${ECJIT_ISAL231:-}" ]]; then echo "ISA-L 2.31: $ECJIT_ISAL231"
 else echo "ISA-L 2.31: not built, left out (bench/fetch_isal231.sh builds it)"; unset ECJIT_ISAL231; fi
 
+# bench_degraded's backends (steps degraded and degraded_k)
+BACKENDS=ecjit,dropin,isal-2.30
+[[ -n "${ECJIT_ISAL231:-}" ]] && BACKENDS+=,isal-2.31
+
 load1() { cut -d' ' -f1 /proc/loadavg; }
 below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 WAITED_TOTAL=0
@@ -153,8 +157,6 @@ fi
 
 if step degraded; then
   echo "[4/6] bench_degraded: RS(10,4), random erasure sets, 4K / 64K / 1M shards"
-  BACKENDS=ecjit,dropin,isal-2.30
-  [[ -n "${ECJIT_ISAL231:-}" ]] && BACKENDS+=,isal-2.31
   wait_quiet degraded
   t0=$SECONDS
   "$BUILD/bench/bench_degraded" --sizes 4K,64K,1M --lost 1,2,4 --k 10 --m 4 --backends "$BACKENDS" \
@@ -164,8 +166,6 @@ fi
 
 if step degraded_k; then
   echo "[4b/6] bench_degraded against k: RS(k,4), k = $DEG_KS, 64 KiB shards, 1 and 1..4 lost"
-  BACKENDS=ecjit,dropin,isal-2.30
-  [[ -n "${ECJIT_ISAL231:-}" ]] && BACKENDS+=,isal-2.31
   wait_quiet degraded_k
   t0=$SECONDS
   : >"$DATA/degraded_k.txt"
