@@ -100,8 +100,10 @@ PluginKernelFn matrix_kernel(void *jit, const uint8_t *coef, int rows, int cols,
 
 void release(void *keep) { delete static_cast<runtime::Kernel *>(keep); }
 
-int submit_background(void *jit, void (*run)(void *), void *ctx, int optional) {
-  return as_jit(jit)->submit_background([run, ctx] { run(ctx); }, nullptr, optional != 0) ? 1 : 0;
+int submit_background(void *jit, void (*run)(void *), void (*drop)(void *), void *ctx, int optional) {
+  // The task owns ctx: released with the task whether it ran, was refused or was dropped.
+  std::shared_ptr<void> owner(ctx, drop);
+  return as_jit(jit)->submit_background([run, owner] { run(owner.get()); }, nullptr, optional != 0) ? 1 : 0;
 }
 
 void stats(void *jit, uint64_t *kernels_compiled, double *compile_seconds) {

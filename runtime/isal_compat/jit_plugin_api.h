@@ -35,10 +35,11 @@ struct JitPluginApi {
   PluginKernelFn (*matrix_kernel)(void *jit, const uint8_t *coef, int rows, int cols,
                                   int accumulate, void **keep);
   void (*release)(void *keep);
-  // Queues run(ctx) on the Jit's background thread: 1 when queued (run is then called once
-  // and owns ctx), 0 when not (the caller still owns ctx). optional: may be dropped when
-  // the backlog is long (returns 0).
-  int (*submit_background)(void *jit, void (*run)(void *ctx), void *ctx, int optional);
+  // Queues run(ctx) on the Jit's background thread: 1 when queued, 0 when not (optional: may
+  // be refused when the backlog is long). Either way the plugin calls drop(ctx) exactly once:
+  // after run, or instead of it (refused, or dropped from the queue when the Jit stops).
+  int (*submit_background)(void *jit, void (*run)(void *ctx), void (*drop)(void *ctx), void *ctx,
+                           int optional);
   // LLVM compiles so far and their total wall time.
   void (*stats)(void *jit, uint64_t *kernels_compiled, double *compile_seconds);
 };

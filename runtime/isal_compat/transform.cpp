@@ -441,17 +441,17 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
       // Shape kernels serve meanwhile: the matrix's own kernel is compiled in the background
       // (until the JIT is up they keep serving and the work keeps counting).
       if (ready && !p->compile_tried.exchange(true)) {
-        auto *keep = new std::shared_ptr<const Plan>(p);  // owned by the task once queued
+        using PlanRef = std::shared_ptr<const Plan>;
+        auto *keep = new PlanRef(p);  // released by the plugin's drop call, run or not
         const bool queued = ready->api->submit_background(ready->jit, [](void *ctx) {
-          std::unique_ptr<std::shared_ptr<const Plan>> plan(static_cast<std::shared_ptr<const Plan> *>(ctx));
+          const PlanRef *plan = static_cast<const PlanRef *>(ctx);
           const auto t0 = std::chrono::steady_clock::now();
           std::atomic_store(&(*plan)->blocks, compile_blocks(**plan));
           const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           std::lock_guard<std::mutex> tl(state().time_mutex);
           state().max_plan_seconds = std::max(state().max_plan_seconds, secs);
-        }, keep, /*optional=*/1);
+        }, [](void *ctx) { delete static_cast<PlanRef *>(ctx); }, keep, /*optional=*/1);
         if (!queued) {  // backlog full: ask again after as much work again
-          delete keep;
           p->portable_work.store(0, std::memory_order_relaxed);
           p->compile_tried.store(false, std::memory_order_release);
         }
