@@ -1,14 +1,10 @@
 // JitSession: an ORC LLJIT whose compiler honours each function's target attributes.
 #include "jit/jit_session.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <system_error>
 #include <utility>
 
+#include "jit/exec_memory.h"
 #include "jit/pipeline.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
@@ -47,24 +43,16 @@ class KernelCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
   const llvm::orc::JITTargetMachineBuilder jtmb_;
 };
 
-// Whether this process may make memory executable the way the JIT's linker does (a page
-// mapped writable, then mprotect'ed to read + execute). SELinux's deny_execmem, PaX
-// MPROTECT or a seccomp filter refuse it; then every compile would fail at link time.
+// Whether this process may make memory executable the way the JIT's linker does; every
+// compile would fail at link time otherwise.
 llvm::Error probe_executable_memory() {
-  const long page = sysconf(_SC_PAGESIZE);
-  void *p = mmap(nullptr, size_t(page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED)
-    return llvm::createStringError(std::errc::not_enough_memory, "cannot map memory for the JIT: %s",
-                                   std::strerror(errno));
-  const bool ok = mprotect(p, size_t(page), PROT_READ | PROT_EXEC) == 0;
-  const int err = errno;
-  munmap(p, size_t(page));
-  if (ok) return llvm::Error::success();
+  const std::string why = executable_memory_refused();
+  if (why.empty()) return llvm::Error::success();
   return llvm::createStringError(std::errc::operation_not_permitted,
-                                 "this process may not map executable memory (mprotect PROT_EXEC: %s): "
+                                 "this process may not map executable memory (%s): "
                                  "JIT compilation is impossible here; use ahead-of-time objects "
                                  "(ecjit aot) instead",
-                                 std::strerror(err));
+                                 why.c_str());
 }
 
 }  // namespace

@@ -2,13 +2,11 @@
 #include "runtime/isal_compat/jit_link.h"
 
 #include <dlfcn.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
+
+#include "jit/exec_memory.h"
 
 namespace ecjit::isal {
 namespace {
@@ -36,27 +34,15 @@ std::string plugin_path() {
   return "libecjit_isal_jit.so";
 }
 
-// Empty when this process may make memory executable (as loading the plugin and the JIT's
-// linker both need), else why not: SELinux's deny_execmem, PaX MPROTECT or a seccomp filter.
-std::string executable_memory_refused() {
-  const long page = sysconf(_SC_PAGESIZE);
-  void *p = mmap(nullptr, size_t(page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return std::string("cannot map memory: ") + std::strerror(errno);
-  const bool ok = mprotect(p, size_t(page), PROT_READ | PROT_EXEC) == 0;
-  const int err = errno;
-  munmap(p, size_t(page));
-  if (ok) return "";
-  return std::string("this process may not map executable memory (mprotect PROT_EXEC: ") +
-         std::strerror(err) + "): no JIT here; the kernels built into the library serve";
-}
-
 }  // namespace
 
 const JitLink *load_jit(const char **status) {
   LinkState &s = link_state();
   std::call_once(s.once, [&s] {
-    if (std::string why = executable_memory_refused(); !why.empty()) {
-      s.status = "JIT not started: " + why;
+    // The plugin cannot even be mapped where executable memory is refused: say so.
+    if (std::string why = jit::executable_memory_refused(); !why.empty()) {
+      s.status = "JIT not started: this process may not map executable memory (" + why +
+                 "): no JIT here; the kernels built into the library serve";
       return;
     }
     const std::string path = plugin_path();

@@ -340,7 +340,7 @@ std::shared_ptr<const Plan> build_plan(const TransformDesc &d) {
   if (linear) {
     std::optional<ir::Strategy> st;
     if (aot) st = aot->strategy;
-    else if (jit && jit->api->shape_strategy(jit->jit) >= 0) st = ir::Strategy(jit->api->shape_strategy(jit->jit));
+    else if (const int j = jit ? jit->api->shape_strategy(jit->jit) : -1; j >= 0) st = ir::Strategy(j);
     if (st) {
       p->shape_ok = true;
       p->shape = *st;
