@@ -112,17 +112,16 @@ struct State {
       nibble_plans{0}, jit_failures{0}, shape_runs{0}, aot_runs{0};
   // Work (len x cols bytes) done on ahead-of-time kernels while the JIT was not started.
   std::atomic<uint64_t> aot_work{0};
-  // ECJIT_ISAL_COMPILE=shape: a shape kernel is compiled on the caller's thread when first
-  // needed, and matrices are never compiled on their own (tests of the shape path).
-  const bool shape_wait = [] {
+  // ECJIT_ISAL_COMPILE (tests of the JIT paths), read once. eager: every matrix compiled on
+  // first use; shape: a shape kernel compiled on the caller's thread when first needed and
+  // matrices never compiled on their own. Either: the JIT's kernels from the first call,
+  // the ahead-of-time kernels unused.
+  enum class CompileMode { kDefault, kEager, kShape };
+  const CompileMode compile_mode = [] {
     const char *e = std::getenv("ECJIT_ISAL_COMPILE");
-    return e && std::strcmp(e, "shape") == 0;
-  }();
-  // ECJIT_ISAL_COMPILE=eager or shape: the JIT's kernels from the first call, compiled on the
-  // caller's thread (tests of those paths); the ahead-of-time kernels stay unused.
-  const bool compile_now = [] {
-    const char *e = std::getenv("ECJIT_ISAL_COMPILE");
-    return e && (std::strcmp(e, "shape") == 0 || std::strcmp(e, "eager") == 0);
+    if (e && std::strcmp(e, "eager") == 0) return CompileMode::kEager;
+    if (e && std::strcmp(e, "shape") == 0) return CompileMode::kShape;
+    return CompileMode::kDefault;
   }();
   std::mutex time_mutex;
   double max_plan_seconds = 0;
@@ -280,14 +279,9 @@ std::shared_ptr<const Plan::Blocks> compile_blocks(const Plan &p) {
 // Estimated compile time (here: ~5 ms + 0.2 ms per coefficient, split-table, O3) times the
 // portable kernel's speed (~1 coefficient-byte per ns). ECJIT_ISAL_COMPILE=eager: 0.
 uint64_t compile_threshold(size_t coefficients) {
-  static const int mode = [] {
-    const char *e = std::getenv("ECJIT_ISAL_COMPILE");
-    if (e && std::strcmp(e, "eager") == 0) return 1;
-    if (e && std::strcmp(e, "shape") == 0) return 2;
-    return 0;
-  }();
-  if (mode == 1) return 0;
-  if (mode == 2) return UINT64_MAX;
+  const State &s = state();
+  if (s.compile_mode == State::CompileMode::kEager) return 0;
+  if (s.compile_mode == State::CompileMode::kShape) return UINT64_MAX;
   return uint64_t(5e6 + 2e5 * double(coefficients));
 }
 
@@ -334,7 +328,7 @@ std::shared_ptr<const Plan> build_plan(const TransformDesc &d) {
   // matrices, nibble tables), split-table for caller-built tables; none without either or
   // without a byte shuffle. ECJIT_ISAL_COMPILE=eager / shape start the JIT here instead.
   State &s = state();
-  const AotShapeSet *aot = s.compile_now ? nullptr : aot_shape_set(/*split_table_only=*/!linear);
+  const AotShapeSet *aot = s.compile_mode != State::CompileMode::kDefault ? nullptr : aot_shape_set(/*split_table_only=*/!linear);
   const JitLink *jit = aot ? s.jit_ready.load() : get_jit();
   const codes::Field &f = s.field;
   if (linear) {
@@ -428,7 +422,7 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
     for (int b = 0; shapes && b * kShapeRows < p->rows; ++b)
       shapes = (shape_fns[b] = ready->api->shape_kernel(
                     ready->jit, int(p->shape), p->cols, std::min(kShapeRows, p->rows - b * kShapeRows),
-                    p->accumulate ? 1 : 0, s.shape_wait ? 1 : 0)) != nullptr;
+                    p->accumulate ? 1 : 0, s.compile_mode == State::CompileMode::kShape ? 1 : 0)) != nullptr;
   }
   const bool aot = !blocks && !shapes && !p->aot_steps.empty();
   if (!blocks && p->linear && !p->compile_tried.load(std::memory_order_acquire)) {
