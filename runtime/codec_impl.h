@@ -14,7 +14,7 @@
 #include "ecjit/codec.h"
 #include "runtime/jit_impl.h"
 #include "runtime/decode_cache.h"
-#include "runtime/lru_cache.h"
+#include "jit/once_cache.h"
 #include "runtime/parity_delta.h"
 #include "runtime/op_key.h"
 
@@ -88,7 +88,7 @@ class CodecImpl final : public Codec {
   mutable std::once_flag streaming_once_;
   mutable Kernel streaming_encoder_;
   const Kernel *streaming_encoder() const;
-  mutable LruCache<OpKey, OpKernel, OpKeyHash> ops_;
+  mutable jit::OnceCache<OpKey, OpKernel, OpKeyHash> ops_;
   mutable std::mutex mutex_;  // guards the lazily compiled kernels below
   mutable Kernel verifier_;
   mutable Kernel signers_[kMaxSignatureComponents];

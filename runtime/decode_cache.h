@@ -13,7 +13,7 @@
 #include "ecjit/codec.h"
 #include "ecjit/shard_set.h"
 #include "runtime/jit_impl.h"
-#include "runtime/lru_cache.h"
+#include "jit/once_cache.h"
 #include "runtime/op_key.h"
 #include "runtime/shape_kernels.h"
 
@@ -102,7 +102,7 @@ class DecodeCache {
   unsigned max_rows_ = kMaxShapeOutputs;  // outputs per shape kernel; more run in chunks
   std::vector<Kernel> shapes_;  // shapes_[r - 1]: r outputs
   uint64_t promote_after_;
-  mutable LruCache<OpKey, DecodeSet, OpKeyHash> plans_;
+  mutable jit::OnceCache<OpKey, DecodeSet, OpKeyHash> plans_;
   std::shared_ptr<Promotions> promotions_;
   mutable std::atomic<uint64_t> tick_{0};
   mutable std::atomic<uint64_t> shape_calls_{0};

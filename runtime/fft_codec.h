@@ -14,7 +14,7 @@
 #include "ir_builders/fft_kernel.h"
 #include "runtime/fft_blocks.h"
 #include "runtime/jit_impl.h"
-#include "runtime/lru_cache.h"
+#include "jit/once_cache.h"
 
 namespace ecjit::runtime {
 
@@ -159,7 +159,7 @@ class FftCodec final : public Codec {
   CodeSpec spec_;
   codes::fft::Geometry geometry_;
   FftKernels kernels_;
-  mutable LruCache<SetKey, FftDecodePlan, SetKeyHash> plans_;
+  mutable jit::OnceCache<SetKey, FftDecodePlan, SetKeyHash> plans_;
   mutable std::once_flag matrix_once_;
   mutable std::vector<uint64_t> matrix_;
 };

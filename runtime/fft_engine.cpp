@@ -59,7 +59,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   Result<Kernel> steps = jit.fft_kernel({ir::FftKernelDesc::Kind::kSteps, 0, 0, "ecjit_fft_steps"});
   if (!steps.ok()) return steps.status();
   e->steps_ = std::move(*steps);
-  e->step_fn_ = reinterpret_cast<StepFn>(e->steps_.code->address());
+  e->step_fn_ = reinterpret_cast<StepFn>(e->steps_.address);
   Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m);
   if (!enc.ok()) return enc.status();
   e->encode_schedule_ = std::move(*enc);
@@ -96,7 +96,7 @@ void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len
     for (uint32_t x = 0; x < s.slots; ++x)
       ptr[x] = s.slot_shard[x] >= 0 ? out[size_t(s.slot_shard[x]) - k_] + off : scr + size_t(x) * tile;
     for (unsigned i = 0; i < k_; ++i) ptr[s.slots + i] = const_cast<uint8_t *>(in[i]) + off;  // read only
-    call_steps(steps_.code->address(), ptr.data(), s.steps.data(), s.steps.size(), s.tables.data(),
+    call_steps(steps_.address, ptr.data(), s.steps.data(), s.steps.size(), s.tables.data(),
                std::min(tile, len - off));
   }
 }
@@ -142,7 +142,7 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
       for (uint32_t t = 0; t < mat->slots; ++t) ptr[t] = target_out[t] + off;
       for (size_t i = 0; i < plan.sources.size(); ++i)
         ptr[mat->slots + plan.sources[i]] = const_cast<uint8_t *>(in_at[plan.points[i]]) + off;  // read only
-      call_steps(steps_.code->address(), ptr.data(), mat->steps.data(), mat->steps.size(), mat->tables.data(),
+      call_steps(steps_.address, ptr.data(), mat->steps.data(), mat->steps.size(), mat->tables.data(),
                  std::min(tile, len - off));
     }
     return;
@@ -158,7 +158,7 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
   const size_t tile = tile_bytes(n);
   uint8_t *scr = scratch(size_t(n) * tile);
   std::vector<uint8_t *> ptr(2 * size_t(n), nullptr);
-  void *fn = steps_.code->address();
+  void *fn = steps_.address;
   for (size_t off = 0; off < len; off += tile) {
     for (uint32_t x = 0; x < n; ++x) {
       ptr[x] = out_at[x] ? out_at[x] + off : scr + size_t(x) * tile;

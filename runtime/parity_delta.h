@@ -11,7 +11,7 @@
 #include "ecjit/codec.h"
 #include "ecjit/shard_set.h"
 #include "runtime/jit_impl.h"
-#include "runtime/lru_cache.h"
+#include "jit/once_cache.h"
 #include "runtime/op_key.h"
 #include "runtime/shape_kernels.h"
 
@@ -72,7 +72,7 @@ class ParityDelta {
   // shape strategy: (P(., c), P(., c)) for update, (P(., c), 0) for encode_partial.
   std::vector<std::vector<uint8_t>> prepared_[2];
   uint64_t promote_after_;
-  mutable LruCache<OpKey, DeltaSet, OpKeyHash> sets_;
+  mutable jit::OnceCache<OpKey, DeltaSet, OpKeyHash> sets_;
   std::shared_ptr<Shared> shared_;
   mutable std::atomic<uint64_t> shape_calls_{0};
 };

@@ -11,7 +11,7 @@
 #include "jit/xor_planner.h"
 #include "ecjit/codec.h"
 #include "runtime/jit_impl.h"
-#include "runtime/lru_cache.h"
+#include "jit/once_cache.h"
 #include "runtime/op_key.h"
 #include "runtime/xor_runner.h"
 
@@ -99,7 +99,7 @@ class XorCodec final : public Codec {
   jit::XorPlan encoder_plan_;
   Kernel encoder_;
   std::unique_ptr<XorRunner> encoder_runner_;  // set when the encoder is not compiled
-  mutable LruCache<OpKey, Op, OpKeyHash> ops_;
+  mutable jit::OnceCache<OpKey, Op, OpKeyHash> ops_;
   // Shared with background compiles, which may finish after the codec is gone.
   std::shared_ptr<std::atomic<uint64_t>> promotions_ = std::make_shared<std::atomic<uint64_t>>(0);
   mutable std::atomic<uint64_t> runner_calls_{0};

@@ -1,4 +1,4 @@
-// libecjit_isal_jit.so: the drop-in's JIT behind JitPluginApi (runtime::JitImpl, shape slots, matrix kernels); loaded by jit_link.cpp.
+// libecjit_isal_jit.so: the drop-in's JIT behind JitPluginApi (a jit::KernelService, shape slots, matrix kernels); loaded by jit_link.cpp.
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -11,14 +11,14 @@
 #include "ir_builders/lowering.h"
 #include "runtime/isal_compat/jit_plugin_api.h"
 #include "runtime/isal_compat/shape_slots.h"
-#include "runtime/jit_impl.h"
+#include "jit/kernel_service.h"
 
 namespace ecjit::isal {
 namespace {
 
 struct PluginState {
   std::once_flag once;
-  std::shared_ptr<runtime::JitImpl> jit;
+  std::unique_ptr<jit::KernelService> jit;
   std::string status = "not started";
   codes::Field field = *codes::Field::make(8);
 };
@@ -28,7 +28,7 @@ PluginState &plugin() {
   return *p;
 }
 
-runtime::JitImpl *as_jit(void *jit) { return static_cast<runtime::JitImpl *>(jit); }
+jit::KernelService *as_jit(void *jit) { return static_cast<jit::KernelService *>(jit); }
 
 void *open(const char **status) {
   PluginState &p = plugin();
@@ -43,20 +43,20 @@ void *open(const char **status) {
     // callers see a new matrix per erasure pattern; the static choice (split-table for
     // GF(2^8) wherever a byte shuffle exists) is what the tuner picks for it anyway.
     opts.tune = false;
-    auto jit = runtime::JitImpl::make(opts);
+    auto jit = jit::KernelService::make(opts);
     if (!jit.ok()) {
-      p.status = "Jit::create failed: " + jit.status().to_string();
+      p.status = "the kernel service failed to start: " + jit.status().to_string();
       return;
     }
-    // The Jit is never destroyed (callable from exit handlers), but its background thread
+    // The service is never destroyed (callable from exit handlers), but its background thread
     // must not be compiling while the process tears LLVM's static state down. The handler
     // runs before the destructors of every static constructed before it is registered, so
     // one compile here first constructs the code generator's lazily made statics (a 1 x 1
-    // shape kernel, kept for the process: a few ms, once). Only then is the Jit handed out:
+    // shape kernel, kept for the process: a few ms, once). Only then is it handed out:
     // no compile queued by a caller may race this one through LLVM's first-use set-up.
     if (auto st = (*jit)->shape_strategy(8)) (void)(*jit)->shape_kernel(p.field, 1, 1, *st);
-    p.jit = *jit;
-    p.status = "ok: target " + p.jit->options().target;
+    p.jit = std::move(*jit);
+    p.status = "ok: target " + p.jit->target_name();
     std::atexit([] { plugin().jit->stop_background(); });
   });
   *status = p.status.c_str();
@@ -87,18 +87,18 @@ PluginKernelFn matrix_kernel(void *jit, const uint8_t *coef, int rows, int cols,
   spec.m = unsigned(rows);
   spec.gf = 8;
   spec.matrix = m.a;
-  runtime::KernelMode mode;
+  jit::KernelMode mode;
   mode.output = accumulate ? ir::OutputMode::kAccumulate : ir::OutputMode::kOverwrite;
   mode.shared = false;  // owned by the caller's plan, freed with it
-  auto k = as_jit(jit)->kernel(spec, accumulate ? "isal_mad" : "isal", plugin().field, m, mode);
+  auto k = as_jit(jit)->kernel(spec.to_string(), accumulate ? "isal_mad" : "isal", plugin().field, m, mode);
   if (!k.ok() || !k->fn) return nullptr;
-  auto owned = std::make_unique<runtime::Kernel>(std::move(*k));
+  auto owned = std::make_unique<jit::Kernel>(std::move(*k));
   const PluginKernelFn fn = owned->fn;
   *keep = owned.release();
   return fn;
 }
 
-void release(void *keep) { delete static_cast<runtime::Kernel *>(keep); }
+void release(void *keep) { delete static_cast<jit::Kernel *>(keep); }
 
 int submit_background(void *jit, void (*run)(void *), void (*drop)(void *), void *ctx, int optional) {
   // The task owns ctx: released with the task whether it ran, was refused or was dropped.

@@ -9,7 +9,7 @@ namespace ecjit::isal {
 // Rows of one shape kernel; more rows run in blocks of this many.
 constexpr int kShapeRows = 8;
 
-// Kernel ABIs (runtime::KernelFn / runtime::ShapeFn).
+// Kernel ABIs (jit::KernelFn / jit::ShapeFn).
 using PluginKernelFn = void (*)(const uint8_t *const *in, uint8_t *const *out, size_t len);
 using PluginShapeFn = void (*)(const uint8_t *const *in, uint8_t *const *out, size_t len,
                                const uint8_t *coeffs);
@@ -18,12 +18,12 @@ using PluginShapeFn = void (*)(const uint8_t *const *in, uint8_t *const *out, si
 // values as int. Owned kernels (matrix_kernel) live until release(keep).
 struct JitPluginApi {
   uint32_t version;  // kJitPluginVersion
-  // Starts the Jit for GF(2^8) with the drop-in's options (ECJIT_ISAL_TARGET / _STRATEGY /
+  // Starts the kernel service for GF(2^8) with the drop-in's options (ECJIT_ISAL_TARGET / _STRATEGY /
   // _DISK_CACHE read by the plugin), compiles one warm-up kernel and registers the exit
   // handler that stops its background thread. Null on failure, with `status` (static
   // storage, or valid while the plugin is loaded) saying why; else status "ok: target T".
   void *(*open)(const char **status);
-  // The Jit's shape strategy for GF(2^8) (-1: none); whether split-table shape kernels run.
+  // The service's shape strategy for GF(2^8) (-1: none); whether split-table shape kernels run.
   int (*shape_strategy)(void *jit);
   int (*split_table_ok)(void *jit);
   // The ready shape kernel for (strategy, cols, rows <= 8, accumulate), or null: the first
@@ -35,9 +35,9 @@ struct JitPluginApi {
   PluginKernelFn (*matrix_kernel)(void *jit, const uint8_t *coef, int rows, int cols,
                                   int accumulate, void **keep);
   void (*release)(void *keep);
-  // Queues run(ctx) on the Jit's background thread: 1 when queued, 0 when not (optional: may
+  // Queues run(ctx) on the kernel service's background thread: 1 when queued, 0 when not (optional: may
   // be refused when the backlog is long). Either way the plugin calls drop(ctx) exactly once:
-  // after run, or instead of it (refused, or dropped from the queue when the Jit stops).
+  // after run, or instead of it (refused, or dropped from the queue when the service stops).
   int (*submit_background)(void *jit, void (*run)(void *ctx), void (*drop)(void *ctx), void *ctx,
                            int optional);
   // LLVM compiles so far and their total wall time.

@@ -14,8 +14,8 @@ namespace ecjit::isal {
 namespace {
 
 struct Slot {
-  std::atomic<runtime::ShapeFn> fn{nullptr};
-  runtime::Kernel kernel;  // keeps the code alive; written once, before fn is published
+  std::atomic<jit::ShapeFn> fn{nullptr};
+  jit::Kernel kernel;  // keeps the code alive; written once, before fn is published
 };
 
 struct Slots {
@@ -30,7 +30,7 @@ Slots &slots() {
   return *s;
 }
 
-void compile_into(runtime::JitImpl &jit, ir::Strategy strategy, int cols, int rows,
+void compile_into(jit::KernelService &jit, ir::Strategy strategy, int cols, int rows,
                   bool accumulate, Slot &slot) {
   if (slot.fn.load(std::memory_order_acquire)) return;
   auto k = jit.shape_kernel(*codes::Field::make(8), unsigned(cols), unsigned(rows), strategy,
@@ -45,7 +45,7 @@ void compile_into(runtime::JitImpl &jit, ir::Strategy strategy, int cols, int ro
 
 }  // namespace
 
-runtime::ShapeFn shape_kernel(runtime::JitImpl &jit, ir::Strategy strategy, int cols, int rows,
+jit::ShapeFn shape_kernel(jit::KernelService &jit, ir::Strategy strategy, int cols, int rows,
                               bool accumulate, bool wait) {
   Slots &s = slots();
   std::array<Slot, kShapeRows> *row_slots = nullptr;
@@ -57,13 +57,13 @@ runtime::ShapeFn shape_kernel(runtime::JitImpl &jit, ir::Strategy strategy, int 
     if (!entry.second && !wait) queue = entry.second = true;
   }
   Slot &slot = (*row_slots)[rows - 1];
-  if (runtime::ShapeFn fn = slot.fn.load(std::memory_order_acquire)) return fn;
+  if (jit::ShapeFn fn = slot.fn.load(std::memory_order_acquire)) return fn;
   if (wait) {
     compile_into(jit, strategy, cols, rows, accumulate, slot);
     return slot.fn.load(std::memory_order_acquire);
   }
   if (queue) {
-    runtime::JitImpl *j = &jit;  // the drop-in's Jit lives as long as the process
+    jit::KernelService *j = &jit;  // the drop-in's service lives as long as the process
     for (int r = 1; r <= kShapeRows; ++r)
       j->submit_background([j, strategy, cols, r, accumulate, row_slots] {
         compile_into(*j, strategy, cols, r, accumulate, (*row_slots)[r - 1]);

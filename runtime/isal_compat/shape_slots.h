@@ -1,9 +1,9 @@
-// ShapeSlots: the drop-in's shape kernels by (strategy, columns, rows, mode), compiled on the Jit's background thread on first request.
+// ShapeSlots: the drop-in's shape kernels by (strategy, columns, rows, mode), compiled on the kernel service's background thread on first request.
 #pragma once
 
 #include "ir_builders/strategy.h"
 #include "runtime/isal_compat/jit_plugin_api.h"
-#include "runtime/jit_impl.h"
+#include "jit/kernel_service.h"
 
 namespace ecjit::isal {
 
@@ -14,7 +14,7 @@ namespace ecjit::isal {
 // thread (a caller never waits for LLVM); with `wait` the request compiles the one kernel
 // on the calling thread instead (ECJIT_ISAL_COMPILE=shape, for tests). Kernels live as long
 // as the process. Thread-safe.
-runtime::ShapeFn shape_kernel(runtime::JitImpl &jit, ir::Strategy strategy, int cols, int rows,
+jit::ShapeFn shape_kernel(jit::KernelService &jit, ir::Strategy strategy, int cols, int rows,
                               bool accumulate, bool wait);
 
 // Shape kernels compiled so far.

@@ -4,9 +4,9 @@
 #include "ecjit/status.h"
 #include "llvm/Support/Error.h"
 
-namespace ecjit::runtime {
+namespace ecjit::jit {
 
 // Consumes `err`; returns Ok() for success, otherwise `code` with LLVM's message.
 Status to_status(llvm::Error err, StatusCode code, const std::string &context);
 
-}  // namespace ecjit::runtime
+}  // namespace ecjit::jit

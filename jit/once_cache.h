@@ -1,10 +1,11 @@
-// LruCache: a bounded, thread-safe map from a key to a shared value made at most once at a time.
+// OnceCache: a thread-safe map from a key to a shared value made at most once at a time, optionally bounded (LRU).
 #pragma once
 
 #include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -13,22 +14,27 @@
 
 #include "ecjit/status.h"
 
-namespace ecjit::runtime {
+namespace ecjit::jit {
 
+// The one compile-once cache: the kernel service's shared kernels by key (unbounded, for the
+// service's lifetime) and the codecs' per-erasure-set kernels and plans (bounded).
+//
 // Holds at most `capacity` finished values; inserting one more drops the least recently
 // used finished value (values being made are never dropped, so the count may exceed the
 // capacity by the number of makes in flight). Concurrent get() calls for one absent key run
-// `make` once, outside the lock; the others wait for it. A failed make is returned to every
-// waiter and not cached. Values are shared: a dropped value lives on while a caller holds it.
-template <typename Key, typename Value, typename Hash>
-class LruCache {
+// `make` once, outside the lock (a make may use the cache for other keys); the others wait
+// for it. A failed make is returned to every waiter and not cached: a later get() retries.
+// Values are shared: a dropped value lives on while a caller holds it.
+template <typename Key, typename Value, typename Hash = std::hash<Key>>
+class OnceCache {
  public:
   using Ptr = std::shared_ptr<const Value>;
-  explicit LruCache(size_t capacity) : capacity_(std::max<size_t>(1, capacity)) {}
-  LruCache(const LruCache &) = delete;
-  LruCache &operator=(const LruCache &) = delete;
+  static constexpr size_t kUnbounded = SIZE_MAX;
+  explicit OnceCache(size_t capacity = kUnbounded) : capacity_(std::max<size_t>(1, capacity)) {}
+  OnceCache(const OnceCache &) = delete;
+  OnceCache &operator=(const OnceCache &) = delete;
 
-  // make: () -> Result<Ptr>. Never allocates on a hit.
+  // make: () -> Result<Ptr>; a null value is reported as an error. Never allocates on a hit.
   template <typename Make>
   Result<Ptr> get(const Key &key, Make &&make) {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -50,6 +56,7 @@ class LruCache {
     ++compiles_;
     lock.unlock();
     Result<Ptr> made = make();
+    if (made.ok() && !*made) made = Status(StatusCode::kInternal, "made nothing");
     lock.lock();
     slot->done = true;
     auto mine = map_.find(key);  // still there: only finished entries are evicted
@@ -67,16 +74,17 @@ class LruCache {
     return made;
   }
 
+  // finished, successful entries (and makes in flight)
   size_t size() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return map_.size();
   }
   size_t capacity() const { return capacity_; }
-  uint64_t compiles() const {
+  uint64_t compiles() const {  // make runs, failed ones included
     std::lock_guard<std::mutex> lock(mutex_);
     return compiles_;
   }
-  uint64_t hits() const {
+  uint64_t hits() const {  // get() calls answered without running make
     std::lock_guard<std::mutex> lock(mutex_);
     return hits_;
   }
@@ -115,4 +123,4 @@ class LruCache {
   uint64_t compiles_ = 0, hits_ = 0, evictions_ = 0;
 };
 
-}  // namespace ecjit::runtime
+}  // namespace ecjit::jit

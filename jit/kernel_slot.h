@@ -2,16 +2,21 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "ecjit/codec.h"
 #include "ir_builders/strategy.h"
-#include "jit/jit_session.h"
 
-namespace ecjit::runtime {
+namespace ecjit::jit {
 
+class CompiledKernel;  // jit/jit_session.h
+
+// The kernel ABI: void(const uint8_t *const *in, uint8_t *const *out, size_t len).
 using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
 
 // Starts with the static choice; publish() swaps in the tuner's winner. A call loads the
@@ -20,11 +25,7 @@ using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
 // Every published kernel computes the same linear map, so output never changes.
 class KernelSlot {
  public:
-  KernelSlot(std::shared_ptr<const jit::CompiledKernel> code, KernelInfo info)
-      : fn_(reinterpret_cast<KernelFn>(code->address())), strategy_(code->strategy()),
-        info_(std::move(info)) {
-    codes_.push_back(std::move(code));
-  }
+  KernelSlot(std::shared_ptr<const CompiledKernel> code, KernelInfo info);
 
   KernelFn fn() const { return fn_.load(std::memory_order_acquire); }
 
@@ -38,25 +39,15 @@ class KernelSlot {
   }
   // `code` null: the running kernel won; only the description changes. Otherwise the new
   // kernel's unroll depth (CompiledKernel::unroll) is described too.
-  void publish(std::shared_ptr<const jit::CompiledKernel> code, ir::Strategy strategy,
-               const std::string &why) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    strategy_ = strategy;
-    info_.strategy = ir::strategy_name(strategy);
-    info_.why = why;
-    if (!code) return;
-    info_.unroll = code->unroll();
-    const KernelFn fn = reinterpret_cast<KernelFn>(code->address());
-    codes_.push_back(std::move(code));
-    fn_.store(fn, std::memory_order_release);
-  }
+  void publish(std::shared_ptr<const CompiledKernel> code, ir::Strategy strategy,
+               const std::string &why);
 
  private:
   std::atomic<KernelFn> fn_;
   mutable std::mutex mutex_;
   ir::Strategy strategy_;
   KernelInfo info_;
-  std::vector<std::shared_ptr<const jit::CompiledKernel>> codes_;
+  std::vector<std::shared_ptr<const CompiledKernel>> codes_;
 };
 
-}  // namespace ecjit::runtime
+}  // namespace ecjit::jit

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Layering check: runtime/ headers (and the jit/ headers they use) compile without LLVM's
+# include path, so code that includes them never pulls LLVM in: the kernel service
+# (jit/kernel_service.h) is the runtime's only door to the JIT.
+# Usage: headers_without_llvm.sh <c++ compiler> <source dir>
+set -euo pipefail
+cxx="$1"
+src="$2"
+cd "$src"
+failed=0
+for h in runtime/*.h runtime/isal_compat/*.h jit/kernel_service.h jit/kernel_slot.h jit/once_cache.h; do
+  if ! echo "#include \"$h\"" | "$cxx" -std=c++17 -fsyntax-only -x c++ -I. -Iruntime/include \
+      -Icodes/include - 2> /tmp/headers_without_llvm.$$; then
+    echo "FAIL: $h does not compile without LLVM's headers:"
+    head -n 5 /tmp/headers_without_llvm.$$
+    failed=1
+  fi
+done
+rm -f /tmp/headers_without_llvm.$$
+# And the check itself can fail: a jit/ header that does include LLVM is refused.
+if echo '#include "jit/jit_session.h"' | "$cxx" -std=c++17 -fsyntax-only -x c++ -I. -Iruntime/include \
+    -Icodes/include - 2> /dev/null; then
+  echo "FAIL: jit/jit_session.h compiled without LLVM's headers; this check proves nothing"
+  failed=1
+fi
+[ "$failed" = 0 ] && echo "ok: runtime headers need no LLVM"
+exit "$failed"
