@@ -78,7 +78,7 @@ llvm::Expected<BuiltModule> build_module(const CompileRequest &req, bool optimiz
   if (!module) return module.takeError();
   out.module = std::move(*module);
   if (optimize_it) {
-    auto tm = make_target_machine(req.target, req.opt);
+    auto tm = thread_target_machine(req.target, req.opt);
     if (!tm) return tm.takeError();
     if (llvm::Error e = optimize(*out.module, **tm, req.opt)) return std::move(e);
   }
@@ -98,7 +98,7 @@ llvm::Expected<std::string> kernel_ir(const CompileRequest &req, bool optimize_i
 llvm::Expected<std::string> kernel_code(const CompileRequest &req, EmitKind kind) {
   auto built = build_module(req, true);
   if (!built) return built.takeError();
-  auto tm = make_target_machine(req.target, req.opt);
+  auto tm = thread_target_machine(req.target, req.opt);
   if (!tm) return tm.takeError();
   return emit(*built->module, **tm, kind);
 }

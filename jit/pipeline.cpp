@@ -1,7 +1,9 @@
 // The compile pipeline shared by JIT and AOT: target init, TargetMachine, PassBuilder, emission.
 #include "jit/pipeline.h"
 
+#include <map>
 #include <mutex>
+#include <string>
 #include <system_error>
 
 #include "llvm/ADT/SmallVector.h"
@@ -102,6 +104,19 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> make_target_machine(
                                    target.triple.c_str(), target.cpu.c_str());
   }
   return std::move(tm);
+}
+
+llvm::Expected<llvm::TargetMachine *> thread_target_machine(const ir::TargetInfo &target,
+                                                            OptLevel level) {
+  // A handful of entries per thread at most (the host tiers, a few AOT targets).
+  thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
+  std::string key = target.triple + "|" + target.cpu + "|" + target.features + "|" +
+                    std::to_string(int(level));
+  auto it = machines.find(key);
+  if (it != machines.end()) return it->second.get();
+  auto tm = make_target_machine(target, level);
+  if (!tm) return tm.takeError();
+  return machines.emplace(std::move(key), std::move(*tm)).first->second.get();
 }
 
 llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &tm, OptLevel level,
