@@ -21,7 +21,11 @@
 //                  [--no-tune]   (ecjit without the background tuner: no timing runs beside the calls)
 //                  [--reps 3]    (repetitions in rotating order; medians of GB/s, p50, p99; worst max;
 //                                 ecjit's notes are its last repetition's)
-#include <dlfcn.h>
+//                  [--fresh]     (the ISA-L-API backends each in a new process per scenario and
+//                                 repetition, bench_first_calls: the library's load, first call and
+//                                 first 100 calls as a program that starts, reads and exits sees them)
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -34,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/isal_calls.h"
 #include "ecjit/ecjit.h"
 
 namespace {
@@ -41,29 +46,22 @@ namespace {
 using Clock = std::chrono::steady_clock;
 bool g_tune = true;  // --no-tune: JitOptions::tune = false (no background timing runs)
 
+// An ISA-L-API library under test: loaded here, or (--fresh) only named, for bench_first_calls.
 struct IsalApi {
-  std::string name;
-  void *handle = nullptr;
-  void (*gen_cauchy)(unsigned char *, int, int) = nullptr;
-  int (*invert)(unsigned char *, unsigned char *, const int) = nullptr;
-  void (*init_tables)(int, int, unsigned char *, unsigned char *) = nullptr;
-  void (*encode)(int, int, int, unsigned char *, unsigned char **, unsigned char **) = nullptr;
-  unsigned char (*mul)(unsigned char, unsigned char) = nullptr;
+  std::string name, path;
+  isal_api api{};
 
-  bool load(const std::string &label, const std::string &path) {
+  bool load(const std::string &label, const std::string &lib, bool fresh) {
     name = label;
-    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-    if (!handle) {
-      std::fprintf(stderr, "%s: skipped (%s)\n", label.c_str(), dlerror());
+    path = lib;
+    if (fresh) {
+      if (access(lib.c_str(), R_OK) == 0 || lib.find('/') == std::string::npos) return true;
+      std::fprintf(stderr, "%s: skipped (%s: not readable)\n", label.c_str(), lib.c_str());
       return false;
     }
-    gen_cauchy = reinterpret_cast<decltype(gen_cauchy)>(dlsym(handle, "gf_gen_cauchy1_matrix"));
-    invert = reinterpret_cast<decltype(invert)>(dlsym(handle, "gf_invert_matrix"));
-    init_tables = reinterpret_cast<decltype(init_tables)>(dlsym(handle, "ec_init_tables"));
-    encode = reinterpret_cast<decltype(encode)>(dlsym(handle, "ec_encode_data"));
-    mul = reinterpret_cast<decltype(mul)>(dlsym(handle, "gf_mul"));
-    if (!gen_cauchy || !invert || !init_tables || !encode || !mul) {
-      std::fprintf(stderr, "%s: skipped (%s lacks an ISA-L symbol)\n", label.c_str(), path.c_str());
+    char why[512];
+    if (isal_api_load(&api, lib.c_str(), why, sizeof why) != 0) {
+      std::fprintf(stderr, "%s: skipped (%s)\n", label.c_str(), why);
       return false;
     }
     return true;
@@ -143,54 +141,90 @@ struct Shards {
   }
 };
 
-// One ISA-L-API decode as its users write it.
-void isal_decode(const IsalApi &api, const std::vector<unsigned char> &enc, unsigned k, unsigned n,
-                 const std::vector<unsigned> &lost, Shards &sh, size_t len) {
-  unsigned char b[256 * 256], d[256 * 256], rows[256 * 256], tables[32 * 256 * 256 / 8];
-  unsigned char *src[256], *dst[256];
-  std::vector<bool> gone(n);
-  for (unsigned s : lost) gone[s] = true;
-  unsigned got = 0;
-  for (unsigned s = 0; s < n && got < k; ++s)
-    if (!gone[s]) {
-      std::memcpy(&b[got * k], &enc[size_t(s) * k], k);
-      src[got++] = sh.work[s];
-    }
-  api.invert(b, d, int(k));
-  for (size_t r = 0; r < lost.size(); ++r) {
-    const unsigned e = lost[r];
-    if (e < k) {
-      std::memcpy(&rows[r * k], &d[e * k], k);
-    } else {
-      for (unsigned i = 0; i < k; ++i) {
-        unsigned char s = 0;
-        for (unsigned j = 0; j < k; ++j) s ^= api.mul(d[j * k + i], enc[size_t(e) * k + j]);
-        rows[r * k + i] = s;
-      }
-    }
-    dst[r] = sh.work[e];
-  }
-  api.init_tables(int(k), int(lost.size()), rows, tables);
-  api.encode(int(len), int(k), int(lost.size()), tables, src, dst);
-}
-
-Stats run_isal(const IsalApi &api, const Scenario &sc, Shards &sh) {
+Stats run_isal(const IsalApi &lib, const Scenario &sc, Shards &sh) {
   const unsigned n = sc.k + sc.m;
   std::vector<unsigned char> enc(size_t(n) * sc.k);
-  api.gen_cauchy(enc.data(), int(n), int(sc.k));
+  lib.api.gen_cauchy(enc.data(), int(n), int(sc.k));
   std::vector<double> us;
   double bytes = 0;
-  Stats st;
+  bool ok = true;
   for (size_t i = 0; i < sc.lost.size(); ++i) {
     for (unsigned s : sc.lost[i]) std::memset(sh.work[s], 0, sc.len);
     const auto t0 = Clock::now();
-    isal_decode(api, enc, sc.k, n, sc.lost[i], sh, sc.len);
+    isal_decode(&lib.api, enc.data(), sc.k, n, sc.lost[i].data(), unsigned(sc.lost[i].size()), sh.work.data(),
+                sc.len);
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
     bytes += double(sc.k) * sc.len;
-    if (i % 16 == 0 && !sh.intact(sc.lost[i], sc.len)) st.ok = false;
+    if (i % 16 == 0 && !sh.intact(sc.lost[i], sc.len)) ok = false;
   }
   Stats s = summarize(us, bytes);
-  s.ok = st.ok;
+  s.ok = ok;
+  return s;
+}
+
+// What a fresh process saw (--fresh): the library's load, its first call, its first 100.
+struct FirstCalls {
+  double load_us = 0, first_us = 0, first100_us = 0;
+};
+
+// Writes the scenario's workload file for bench_first_calls (bench/isal_calls.h); false on an
+// I/O error.
+bool write_workload(const std::string &file, const Scenario &sc, const Shards &sh) {
+  FILE *f = std::fopen(file.c_str(), "wb");
+  if (!f) return false;
+  const uint64_t h[5] = {ISAL_CALLS_MAGIC, sc.k, sc.m, sc.len, sc.lost.size()};
+  bool ok = std::fwrite(h, sizeof h, 1, f) == 1;
+  std::vector<uint32_t> rec(sc.m + 1);
+  for (const auto &l : sc.lost) {
+    std::fill(rec.begin(), rec.end(), 0);
+    rec[0] = uint32_t(l.size());
+    std::copy(l.begin(), l.end(), rec.begin() + 1);
+    ok = ok && std::fwrite(rec.data(), sizeof(uint32_t), rec.size(), f) == rec.size();
+  }
+  for (const auto &o : sh.orig) ok = ok && std::fwrite(o.data(), 1, sc.len, f) == sc.len;
+  return std::fclose(f) == 0 && ok;
+}
+
+// The scenario's calls on `lib` in a new process (bench_first_calls beside this program).
+Stats run_fresh(const IsalApi &lib, const Scenario &sc, const std::string &workload, FirstCalls *first) {
+  Stats bad{0, 0, 0, 0, false};
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return bad;
+  self[n] = 0;
+  std::string child = self;
+  child = child.substr(0, child.rfind('/') + 1) + "bench_first_calls";
+  int fds[2];
+  if (pipe(fds) != 0) return bad;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    execl(child.c_str(), child.c_str(), lib.path.c_str(), workload.c_str(), static_cast<char *>(nullptr));
+    std::fprintf(stderr, "bench_degraded: cannot run %s\n", child.c_str());
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[65536];
+  for (ssize_t got; (got = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, size_t(got));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || out.rfind("RESULT ", 0) != 0) return bad;
+  const char *p = out.c_str() + 7;
+  char *end = nullptr;
+  first->load_us = std::strtod(p, &end);
+  first->first_us = std::strtod(end, &end);
+  first->first100_us = std::strtod(end, &end);
+  const size_t calls = std::strtoull(end, &end, 10);
+  const bool ok = std::strtol(end, &end, 10) == 1;
+  std::vector<double> us;
+  for (size_t i = 0; i < calls; ++i) us.push_back(std::strtod(end, &end));
+  if (calls != sc.lost.size() || us.empty()) return bad;
+  Stats s = summarize(us, double(sc.k) * sc.len * double(calls));
+  s.ok = ok;
   return s;
 }
 
@@ -277,6 +311,7 @@ int main(int argc, char **argv) {
 #endif
   std::string backends = "ecjit,dropin,isal-2.30,isal-2.31";
   std::string spec_arg;  // default isal-cauchy (ISA-L's matrix); another spec runs ecjit only
+  bool fresh = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -297,12 +332,15 @@ int main(int argc, char **argv) {
     else if (a == "--spec") spec_arg = next();
     else if (a == "--no-tune") g_tune = false;
     else if (a == "--reps") reps = std::max(1u, unsigned(std::atoi(next().c_str())));
+    else if (a == "--fresh") fresh = true;
     else {
       std::fprintf(stderr,
                    "usage: bench_degraded [--calls N] [--sizes 4K,64K,1M] [--lost 1,2,4] [--k K] "
-                   "[--m M] [--isal231 PATH] [--dropin PATH] [--backends LIST] [--spec S] [--no-tune] [--reps N]\n"
+                   "[--m M] [--isal231 PATH] [--dropin PATH] [--backends LIST] [--spec S] [--no-tune] [--reps N] [--fresh]\n"
                    "  --spec S: an ecjit code of k + m shards other than isal-cauchy (e.g. "
-                   "rs-vand:k=10,m=4,gf=16); the ISA-L backends are skipped then\n");
+                   "rs-vand:k=10,m=4,gf=16); the ISA-L backends are skipped then\n"
+                   "  --fresh: the ISA-L-API backends each in a new process (bench_first_calls) per\n"
+                   "  scenario and repetition; their notes give its load, first call and first 100 calls\n");
       return a == "--help" ? 0 : 2;
     }
   }
@@ -331,7 +369,7 @@ int main(int argc, char **argv) {
       return;
     }
     IsalApi api;
-    if (api.load(label, path)) apis.push_back(api);
+    if (api.load(label, path, fresh)) apis.push_back(api);
   };
   add_api("dropin", dropin);
   add_api("isal-2.30", "libisal.so.2");
@@ -369,6 +407,16 @@ int main(int argc, char **argv) {
         for (unsigned i = 0; i < m; ++i) p.push_back(sh.orig[k + i].data());
         if (!codec.ok() || !(*codec)->encode(d, p, len).ok()) return 1;
       }
+      std::string workload;  // --fresh: the scenario as a file for bench_first_calls
+      if (fresh && !apis.empty()) {
+        char tmpl[] = "/tmp/ecjit-degraded-XXXXXX";
+        const int fd = mkstemp(tmpl);
+        if (fd < 0 || (close(fd), !write_workload(tmpl, sc, sh))) {
+          std::fprintf(stderr, "bench_degraded: cannot write the workload file %s\n", tmpl);
+          return 1;
+        }
+        workload = tmpl;
+      }
       const std::string lost_label = sc.max_lost == 1 ? "1" : "1.." + std::to_string(sc.max_lost);
       auto row = [&](const std::string &name, const Stats &s, const std::string &notes) {
         std::printf("%-6s %-5s %-10s %9.2f %9.1f %9.1f %10.1f  %s%s\n", size.c_str(), lost_label.c_str(),
@@ -390,6 +438,16 @@ int main(int argc, char **argv) {
         runs.push_back({name, {st}});
       };
       EcjitExtra x;
+      std::vector<std::pair<std::string, std::vector<FirstCalls>>> firsts;  // --fresh, per backend
+      auto run_api = [&](const IsalApi &api) {
+        if (!fresh) return run_isal(api, sc, sh);
+        FirstCalls fc;
+        const Stats st = run_fresh(api, sc, workload, &fc);
+        auto it = std::find_if(firsts.begin(), firsts.end(), [&](const auto &f) { return f.first == api.name; });
+        if (it == firsts.end()) it = firsts.insert(firsts.end(), {api.name, {}});
+        it->second.push_back(fc);
+        return st;
+      };
       for (unsigned rep = 0; rep < reps; ++rep) {
         for (size_t i = 0; i < order.size(); ++i) {
           const std::string &name = order[(i + rep) % order.size()];
@@ -399,14 +457,15 @@ int main(int argc, char **argv) {
             continue;
           }
           for (const IsalApi &api : apis)
-            if (api.name == name) record(name, run_isal(api, sc, sh));
+            if (api.name == name) record(name, run_api(api));
         }
         for (const IsalApi &api : apis)
           if (api.name == "dropin") {
             sh.restore(len);
-            record("dropin", run_isal(api, sc, sh));
+            record("dropin", run_api(api));
           }
       }
+      if (!workload.empty()) unlink(workload.c_str());
       // Medians of GB/s, p50 and p99; the worst max.
       auto median = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
@@ -436,6 +495,19 @@ int main(int argc, char **argv) {
           char b[64];
           std::snprintf(b, sizeof b, "%.2fx the best ISA-L; ", m.gbps / best_isal);
           notes = b;
+        }
+        for (auto &[fname, fcs] : firsts) {
+          if (fname != name) continue;
+          std::vector<double> load, first, first100;
+          for (const FirstCalls &fc : fcs) {
+            load.push_back(fc.load_us / 1e3);
+            first.push_back(fc.first_us);
+            first100.push_back(fc.first100_us / 1e3);
+          }
+          char b[200];
+          std::snprintf(b, sizeof b, "fresh process: load %.1f ms, first call %.0f us, first 100 calls %.1f ms; ",
+                        median(load), median(first), median(first100));
+          notes += b;
         }
         if (name == "ecjit") {
           char b[300];
