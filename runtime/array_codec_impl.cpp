@@ -1,6 +1,9 @@
 // ArrayCodecImpl: cell maps by GF(2) elimination, XOR schedules over (disk, row) packets, kernels over the disk buffers.
 #include "runtime/array_codec_impl.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "codes/xor_schedule.h"
 #include "ir_builders/kernel_builder.h"
 #include "runtime/parallel_kernel.h"
@@ -18,8 +21,9 @@ Result<std::shared_ptr<ArrayCodecImpl>> ArrayCodecImpl::make(std::shared_ptr<Jit
   std::shared_ptr<ArrayCodecImpl> c(new ArrayCodecImpl(std::move(jit), *spec, std::move(*layout)));
   std::vector<bool> parity(c->layout_.cells());
   for (unsigned cell = 0; cell < c->layout_.cells(); ++cell) parity[cell] = c->layout_.is_parity(cell);
-  Result<ir::XorKernelDesc> enc = c->plan(parity, "encode", /*best=*/true, nullptr);
+  Result<ir::XorKernelDesc> enc = c->plan(parity, "encode", /*best=*/true, &c->encoder_map_);
   if (!enc.ok()) return enc.status();
+  c->encoder_desc_ = *enc;
   if (enc->program.xors() > XorCodec::kMaxUnrolledXors) {
     c->encoder_runner_ = std::make_unique<XorRunner>(*enc);
     c->encoder_.info.symbol = enc->symbol;
@@ -58,7 +62,12 @@ Result<ir::XorKernelDesc> ArrayCodecImpl::plan(const std::vector<bool> &unknown,
   return d;
 }
 
-Status ArrayCodecImpl::check(const char *what, Span<uint8_t *const> disks, size_t len) const {
+// Spans of a disk array as read-only pointers (the checks take either).
+Span<const uint8_t *const> read_only(Span<uint8_t *const> disks) {
+  return {const_cast<const uint8_t *const *>(disks.data), disks.size};
+}
+
+Status ArrayCodecImpl::check(const char *what, Span<const uint8_t *const> disks, size_t len) const {
   if (disks.size != layout_.disks)
     return Status(StatusCode::kShardCount, std::string(what) + ": " + spec() + " has " +
                                                std::to_string(layout_.disks) + " disks; got " +
@@ -66,7 +75,8 @@ Status ArrayCodecImpl::check(const char *what, Span<uint8_t *const> disks, size_
   if (!disks.data) return Status(StatusCode::kNullPointer, std::string(what) + ": the disk pointer array is null");
   for (unsigned d = 0; d < layout_.disks; ++d)
     if (!disks[d]) return Status(StatusCode::kNullPointer, std::string(what) + ": disk " + std::to_string(d) + " is null");
-  ECJIT_RETURN_IF_ERROR(check_distinct_outputs(what, {"disk", disks.data, disks.size}, {}));
+  if (std::string(what) != "verify")  // verify only reads
+    ECJIT_RETURN_IF_ERROR(check_distinct_outputs(what, {"disk", disks.data, disks.size}, {}));
   if (len % stripe_bytes())
     return Status(StatusCode::kShardSize, std::string(what) + ": len " + std::to_string(len) +
                                               " is not a multiple of the stripe (" + std::to_string(layout_.rows) +
@@ -74,8 +84,9 @@ Status ArrayCodecImpl::check(const char *what, Span<uint8_t *const> disks, size_
   return Status::Ok();
 }
 
-void ArrayCodecImpl::run(KernelFn fn, const XorRunner *runner, Span<uint8_t *const> disks, size_t len) const {
-  run_split(*jit_, disks.data, disks.size, disks.data, disks.size, len, stripe_bytes(),
+void ArrayCodecImpl::run(KernelFn fn, const XorRunner *runner, const uint8_t *const *in, uint8_t *const *out,
+                         size_t len) const {
+  run_split(*jit_, in, layout_.disks, out, layout_.disks, len, stripe_bytes(),
             [fn, runner](const uint8_t *const *in, uint8_t *const *out, size_t n) {
               if (fn) fn(in, out, n);
               else runner->run(in, out, n);
@@ -83,9 +94,20 @@ void ArrayCodecImpl::run(KernelFn fn, const XorRunner *runner, Span<uint8_t *con
 }
 
 Status ArrayCodecImpl::encode(Span<uint8_t *const> disks, size_t len) const {
-  ECJIT_RETURN_IF_ERROR(check("encode", disks, len));
-  if (len) run(encoder_.fn, encoder_runner_.get(), disks, len);
+  ECJIT_RETURN_IF_ERROR(check("encode", read_only(disks), len));
+  if (len) run(encoder_.fn, encoder_runner_.get(), disks.data, disks.data, len);
   return Status::Ok();
+}
+
+void ArrayCodecImpl::promote(const std::shared_ptr<const Op> &op, bool optional) const {
+  JitImpl *jit = jit_.get();  // the task runs on this Jit's own thread, which it outlives
+  promote_in_background<Op>(
+      *jit_, op, op->asked, op->bytes,
+      [jit](const std::shared_ptr<const Op> &set) {
+        std::shared_ptr<const Kernel> k = promoted_xor_kernel(*jit, set->desc, set->map, "stripe");
+        if (k) std::atomic_store(&set->compiled, std::move(k));  // else the runner keeps serving
+      },
+      [] { return true; }, optional);
 }
 
 Result<std::shared_ptr<const ArrayCodecImpl::Op>> ArrayCodecImpl::rebuild_op(uint64_t failed) const {
@@ -111,7 +133,7 @@ Result<std::shared_ptr<const ArrayCodecImpl::Op>> ArrayCodecImpl::rebuild_op(uin
 }
 
 Status ArrayCodecImpl::reconstruct(Span<uint8_t *const> disks, const std::vector<bool> &present, size_t len) const {
-  ECJIT_RETURN_IF_ERROR(check("reconstruct", disks, len));
+  ECJIT_RETURN_IF_ERROR(check("reconstruct", read_only(disks), len));
   if (present.size() != layout_.disks)
     return Status(StatusCode::kShardCount, "reconstruct: present has " + std::to_string(present.size()) +
                                                " entries for " + std::to_string(layout_.disks) + " disks");
@@ -123,18 +145,127 @@ Status ArrayCodecImpl::reconstruct(Span<uint8_t *const> disks, const std::vector
   if (!op.ok()) return op.status();
   const std::shared_ptr<const Op> &o = *op;
   std::shared_ptr<const Kernel> k = std::atomic_load(&o->compiled);
-  run(k ? k->fn : nullptr, &o->runner, disks, len);
+  run(k ? k->fn : nullptr, &o->runner, disks.data, disks.data, len);
   if (!k && o->desc.program.xors() <= XorCodec::kMaxUnrolledXors) {
-    // The set's unrolled kernel (best schedule), compiled in the background from its first call.
-    JitImpl *jit = jit_.get();  // the task runs on this Jit's own thread, which it outlives
-    promote_in_background<Op>(
-        *jit_, o, o->asked, o->bytes,
-        [jit](const std::shared_ptr<const Op> &set) {
-          std::shared_ptr<const Kernel> k = promoted_xor_kernel(*jit, set->desc, set->map, "stripe");
-          if (k) std::atomic_store(&set->compiled, std::move(k));  // else the runner keeps serving
-        },
-        // Not optional: a failed-disk set serves every stripe until the disk is replaced.
-        [] { return true; }, /*optional=*/false);
+    // The set's unrolled kernel (best schedule), compiled in the background from its first
+    // call. Not optional: a failed-disk set serves every stripe until the disk is replaced.
+    promote(o, /*optional=*/false);
+  }
+  return Status::Ok();
+}
+
+// Verify and update work through scratch of at most this many bytes per disk at a time.
+constexpr size_t kScratchBytes = size_t(64) << 10;
+
+Result<bool> ArrayCodecImpl::verify(Span<const uint8_t *const> disks, size_t len, size_t *mismatch_offset,
+                                    unsigned *mismatch_disk) const {
+  ECJIT_RETURN_IF_ERROR(check("verify", disks, len));
+  const size_t stripe = stripe_bytes(), e = spec_.element;
+  const size_t chunk = std::max(stripe, kScratchBytes / stripe * stripe);
+  std::vector<std::vector<uint8_t>> scratch(layout_.disks, std::vector<uint8_t>(std::min(chunk, len)));
+  std::vector<uint8_t *> work(layout_.disks);
+  for (unsigned d = 0; d < layout_.disks; ++d) work[d] = scratch[d].data();
+  for (size_t at = 0; at < len; at += chunk) {
+    const size_t n = std::min(chunk, len - at);
+    for (unsigned d = 0; d < layout_.disks; ++d) std::memcpy(work[d], disks[d] + at, n);
+    run(encoder_.fn, encoder_runner_.get(), work.data(), work.data(), n);
+    // Cell by cell in offset order; at one offset the lowest disk.
+    for (size_t cell_at = 0; cell_at < n; cell_at += e) {
+      const unsigned row = unsigned(cell_at / e % layout_.rows);
+      size_t best = e;
+      unsigned best_disk = 0;
+      for (unsigned d = 0; d < layout_.disks; ++d) {
+        if (!layout_.is_parity(layout_.cell(row, d))) continue;
+        const uint8_t *a = disks[d] + at + cell_at, *b = work[d] + cell_at;
+        if (std::memcmp(a, b, e) == 0) continue;
+        size_t i = 0;
+        while (a[i] == b[i]) ++i;
+        if (i < best) best = i, best_disk = d;
+      }
+      if (best < e) {
+        if (mismatch_offset) *mismatch_offset = at + cell_at + best;
+        if (mismatch_disk) *mismatch_disk = best_disk;
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+Result<std::shared_ptr<const ArrayCodecImpl::Op>> ArrayCodecImpl::update_op(unsigned disk) const {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = updates_.find(disk); it != updates_.end()) return it->second;
+  }
+  // The encoder's map restricted to the disk's data cells, without the parity cells they
+  // do not reach.
+  std::vector<unsigned> cols;
+  for (unsigned j = 0; j < encoder_desc_.inputs.size(); ++j)
+    if (encoder_desc_.inputs[j].shard == disk) cols.push_back(j);
+  if (cols.empty())
+    return Status(StatusCode::kInvalidArgument, "update: disk " + std::to_string(disk) + " of " + spec() +
+                                                    " holds no data cells");
+  std::vector<unsigned> rows;
+  for (unsigned r = 0; r < encoder_map_.rows; ++r)
+    for (unsigned j : cols)
+      if (encoder_map_.get(r, j)) {
+        rows.push_back(r);
+        break;
+      }
+  codes::BitMatrix map(unsigned(rows.size()), unsigned(cols.size()));
+  ir::XorKernelDesc d;
+  for (unsigned j : cols) d.inputs.push_back(encoder_desc_.inputs[j]);
+  for (unsigned i = 0; i < rows.size(); ++i) {
+    d.outputs.push_back(encoder_desc_.outputs[rows[i]]);
+    for (unsigned c = 0; c < cols.size(); ++c) map.set(i, c, encoder_map_.get(rows[i], cols[c]));
+  }
+  d.w = layout_.rows;
+  d.packet = spec_.element;
+  d.accumulate = true;
+  d.symbol = ir::kernel_symbol("update_d" + std::to_string(disk), spec_.to_string(), jit_->options().target);
+  d.program = codes::make_schedule(map, codes::XorSchedule::kSmart);
+  ECJIT_RETURN_IF_ERROR(codes::check_program(d.program, map));
+  auto op = std::make_shared<const Op>(std::move(d), std::move(map));
+  std::lock_guard<std::mutex> lock(mutex_);
+  return updates_.emplace(disk, std::move(op)).first->second;
+}
+
+Status ArrayCodecImpl::update(Span<uint8_t *const> disks, unsigned disk, const uint8_t *new_data, size_t len) const {
+  ECJIT_RETURN_IF_ERROR(check("update", read_only(disks), len));
+  if (disk >= layout_.disks)
+    return Status(StatusCode::kInvalidArgument, "update: disk " + std::to_string(disk) + " out of range: " + spec() +
+                                                    " has " + std::to_string(layout_.disks) + " disks");
+  if (!new_data) return Status(StatusCode::kNullPointer, "update: new_data is null");
+  if (new_data == disks[disk])
+    return Status(StatusCode::kInvalidArgument, "update: new_data is disk " + std::to_string(disk) +
+                                                    "'s own buffer; the old data must stay readable until parity is patched");
+  Result<std::shared_ptr<const Op>> op = update_op(disk);
+  if (!op.ok()) return op.status();
+  if (!len) return Status::Ok();
+  const std::shared_ptr<const Op> &o = *op;
+  const size_t stripe = stripe_bytes(), e = spec_.element;
+  const size_t chunk = std::max(stripe, kScratchBytes / stripe * stripe);
+  std::vector<uint8_t> delta(std::min(chunk, len));
+  std::vector<const uint8_t *> in(layout_.disks, delta.data());  // only slot `disk` is read
+  std::vector<uint8_t *> out(disks.data, disks.data + disks.size);
+  std::shared_ptr<const Kernel> k = std::atomic_load(&o->compiled);
+  for (size_t at = 0; at < len; at += chunk) {
+    const size_t n = std::min(chunk, len - at);
+    uint8_t *old = disks[disk] + at;
+    const uint8_t *now = new_data + at;
+    for (size_t i = 0; i < n; ++i) delta[i] = old[i] ^ now[i];
+    for (unsigned d = 0; d < layout_.disks; ++d) out[d] = disks[d] + at;
+    if (k) k->fn(in.data(), out.data(), n);
+    else o->runner.run(in.data(), out.data(), n);
+    // Then the new data cells (not the parity cells, which were just patched).
+    for (size_t cell_at = 0; cell_at < n; cell_at += e)
+      if (!layout_.is_parity(layout_.cell(unsigned(cell_at / e % layout_.rows), disk)))
+        std::memcpy(old + cell_at, now + cell_at, e);
+  }
+  const uint64_t bytes = len;
+  if (!k && o->bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes >= jit_->options().promote_after_bytes &&
+      o->desc.program.xors() <= XorCodec::kMaxUnrolledXors) {
+    promote(o, /*optional=*/true);
   }
   return Status::Ok();
 }

@@ -30,6 +30,9 @@ class ArrayCodecImpl final : public ArrayCodec {
   }
   Status encode(Span<uint8_t *const> disks, size_t len) const override;
   Status reconstruct(Span<uint8_t *const> disks, const std::vector<bool> &present, size_t len) const override;
+  Result<bool> verify(Span<const uint8_t *const> disks, size_t len, size_t *mismatch_offset,
+                      unsigned *mismatch_disk) const override;
+  Status update(Span<uint8_t *const> disks, unsigned disk, const uint8_t *new_data, size_t len) const override;
   KernelInfo encoder_info() const override { return encoder_.info; }
   KernelInfo decoder_info(const std::vector<bool> &present) const override;
 
@@ -51,17 +54,27 @@ class ArrayCodecImpl final : public ArrayCodec {
   // *map (when not null): the cell map the program computes.
   Result<ir::XorKernelDesc> plan(const std::vector<bool> &unknown, const std::string &op, bool best,
                                  codes::BitMatrix *map) const;
-  Status check(const char *what, Span<uint8_t *const> disks, size_t len) const;
+  Status check(const char *what, Span<const uint8_t *const> disks, size_t len) const;
   Result<std::shared_ptr<const Op>> rebuild_op(uint64_t failed_mask) const;
-  void run(KernelFn fn, const XorRunner *runner, Span<uint8_t *const> disks, size_t len) const;
+  // The op adding (XOR) the parity change of a change to `disk`'s data cells into every
+  // parity cell it reaches; its inputs are that disk's data cells (shard index `disk`).
+  Result<std::shared_ptr<const Op>> update_op(unsigned disk) const;
+  // Compiles op's unrolled kernel (best schedule) on the Jit's background thread, once; the
+  // runner serves until it is published.
+  void promote(const std::shared_ptr<const Op> &op, bool optional) const;
+  // fn (or, when null, runner) over [0, len) of every disk, split over the Jit's threads.
+  void run(KernelFn fn, const XorRunner *runner, const uint8_t *const *in, uint8_t *const *out, size_t len) const;
 
   std::shared_ptr<JitImpl> jit_;
   codes::ArraySpec spec_;
   codes::ArrayLayout layout_;
   Kernel encoder_;
   std::unique_ptr<XorRunner> encoder_runner_;  // when the encoder could not be compiled
-  mutable std::mutex mutex_;                    // guards rebuilds_
+  ir::XorKernelDesc encoder_desc_;             // parity cells from data cells ...
+  codes::BitMatrix encoder_map_;               // ... and the map its program computes
+  mutable std::mutex mutex_;                    // guards rebuilds_ and updates_
   mutable std::map<uint64_t, std::shared_ptr<const Op>> rebuilds_;  // by failed-disk mask
+  mutable std::map<unsigned, std::shared_ptr<const Op>> updates_;   // by changed disk
 };
 
 }  // namespace ecjit::runtime

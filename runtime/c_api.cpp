@@ -15,6 +15,9 @@ struct ecjit_jit {
 struct ecjit_codec {
   std::shared_ptr<const ecjit::Codec> codec;
 };
+struct ecjit_array_codec {
+  std::shared_ptr<const ecjit::ArrayCodec> codec;
+};
 
 namespace {
 
@@ -65,6 +68,11 @@ std::vector<bool> to_mask(const unsigned char *present, unsigned n) {
   for (unsigned i = 0; i < n; ++i) mask[i] = present[i] != 0;
   return mask;
 }
+
+#define ECJIT_C_CHECK_ARRAY(c)                                                     \
+  do {                                                                             \
+    if (!(c)) return fail(StatusCode::kNullPointer, "array codec handle is null"); \
+  } while (0)
 
 #define ECJIT_C_CHECK_CODEC(c)                                               \
   do {                                                                       \
@@ -235,6 +243,53 @@ int ecjit_verify_by_signatures(const ecjit_codec *c, const uint64_t *sigs, unsig
   if (!r.ok()) return report(r.status());
   *matches = *r ? 1 : 0;
   return report(Status::Ok());
+}
+
+int ecjit_array_codec_create(ecjit_jit *jit, const char *spec, ecjit_array_codec **out) {
+  if (!out) return fail(StatusCode::kNullPointer, "out is null");
+  *out = nullptr;
+  if (!jit || !spec) return fail(StatusCode::kNullPointer, "jit handle or spec is null");
+  auto codec = jit->jit->array_codec(std::string(spec));
+  if (!codec.ok()) return report(codec.status());
+  *out = new (std::nothrow) ecjit_array_codec{std::move(*codec)};
+  if (!*out) return fail(StatusCode::kInternal, "out of memory");
+  return report(Status::Ok());
+}
+
+void ecjit_array_codec_destroy(ecjit_array_codec *codec) { delete codec; }
+unsigned ecjit_array_codec_disks(const ecjit_array_codec *c) { return c ? c->codec->disks() : 0; }
+unsigned ecjit_array_codec_rows(const ecjit_array_codec *c) { return c ? c->codec->rows() : 0; }
+size_t ecjit_array_codec_element_bytes(const ecjit_array_codec *c) { return c ? c->codec->element_bytes() : 0; }
+int ecjit_array_codec_is_parity(const ecjit_array_codec *c, unsigned row, unsigned disk) {
+  return c && c->codec->is_parity(row, disk) ? 1 : 0;
+}
+
+int ecjit_array_encode(const ecjit_array_codec *c, uint8_t *const *disks, size_t len) {
+  ECJIT_C_CHECK_ARRAY(c);
+  return report(c->codec->encode({disks, c->codec->disks()}, len));
+}
+
+int ecjit_array_reconstruct(const ecjit_array_codec *c, uint8_t *const *disks, const unsigned char *present,
+                            size_t len) {
+  ECJIT_C_CHECK_ARRAY(c);
+  if (!present) return fail(StatusCode::kNullPointer, "present is null");
+  return report(c->codec->reconstruct({disks, c->codec->disks()}, to_mask(present, c->codec->disks()), len));
+}
+
+int ecjit_array_verify(const ecjit_array_codec *c, const uint8_t *const *disks, size_t len, int *matches,
+                       size_t *mismatch_offset, unsigned *mismatch_disk) {
+  ECJIT_C_CHECK_ARRAY(c);
+  if (!matches) return fail(StatusCode::kNullPointer, "matches is null");
+  auto r = c->codec->verify({disks, c->codec->disks()}, len, mismatch_offset, mismatch_disk);
+  if (!r.ok()) return report(r.status());
+  *matches = *r ? 1 : 0;
+  return report(Status::Ok());
+}
+
+int ecjit_array_update(const ecjit_array_codec *c, uint8_t *const *disks, unsigned disk, const uint8_t *new_data,
+                       size_t len) {
+  ECJIT_C_CHECK_ARRAY(c);
+  return report(c->codec->update({disks, c->codec->disks()}, disk, new_data, len));
 }
 
 }  // extern "C"

@@ -183,6 +183,59 @@ int main(void) {
     }
     ecjit_codec_destroy(xc);
   }
+  /* An array code (X-Code p = 5: 5 disks of 5 rows, the last 2 rows parity) through the
+   * array calls: encode, verify, a damaged byte found, two disks rebuilt, an update. */
+  {
+    ecjit_array_codec *ac = NULL;
+    CHECK(ecjit_array_codec_create(jit, "xcode:p=9", &ac) == ECJIT_INVALID_SPEC && ac == NULL);
+    CHECK(strstr(ecjit_last_error(), "prime") != NULL);
+    CHECK(ecjit_array_codec_create(jit, "xcode:p=5,element=8", &ac) == ECJIT_OK);
+    if (ac) {
+      const unsigned disks = ecjit_array_codec_disks(ac), rows = ecjit_array_codec_rows(ac);
+      const size_t stripe = rows * ecjit_array_codec_element_bytes(ac), len = 4 * stripe;
+      unsigned char *mem = malloc(disks * len), *copy = malloc(disks * len), *fresh = malloc(len);
+      unsigned char *ds[8];
+      const unsigned char *cds[8];
+      unsigned char present[8];
+      unsigned i, bad_disk = 99;
+      size_t j, off = 0;
+      int match = -1;
+      CHECK(disks == 5 && rows == 5 && stripe == 40);
+      CHECK(ecjit_array_codec_is_parity(ac, 4, 0) == 1 && ecjit_array_codec_is_parity(ac, 0, 0) == 0);
+      CHECK(ecjit_array_codec_is_parity(NULL, 4, 0) == 0 && ecjit_array_codec_is_parity(ac, 9, 0) == 0);
+      for (i = 0; i < disks; ++i) {
+        ds[i] = mem + i * len;
+        cds[i] = ds[i];
+        present[i] = 1;
+        for (j = 0; j < len; ++j) ds[i][j] = (unsigned char)(i * 29 + j * 7);
+      }
+      CHECK(ecjit_array_encode(ac, ds, len) == ECJIT_OK);
+      CHECK(ecjit_array_encode(ac, ds, len - 8) == ECJIT_SHARD_SIZE);
+      CHECK(ecjit_array_verify(ac, cds, len, &match, &off, &bad_disk) == ECJIT_OK && match == 1);
+      ds[3][stripe + 4 * 8 + 2] ^= 0x10; /* stripe 1, row 4 (parity), byte 2 of disk 3 */
+      CHECK(ecjit_array_verify(ac, cds, len, &match, &off, &bad_disk) == ECJIT_OK && match == 0);
+      CHECK(off == stripe + 4 * 8 + 2 && bad_disk == 3);
+      ds[3][stripe + 4 * 8 + 2] ^= 0x10;
+      memcpy(copy, mem, disks * len);
+      present[1] = present[3] = 0;
+      memset(ds[1], 0, len);
+      memset(ds[3], 0, len);
+      CHECK(ecjit_array_reconstruct(ac, ds, present, len) == ECJIT_OK);
+      CHECK(memcmp(mem, copy, disks * len) == 0);
+      CHECK(ecjit_array_reconstruct(ac, ds, NULL, len) == ECJIT_NULL_POINTER);
+      for (j = 0; j < len; ++j) fresh[j] = (unsigned char)(j * 13 + 1);
+      CHECK(ecjit_array_update(ac, ds, 2, fresh, len) == ECJIT_OK);
+      CHECK(ecjit_array_verify(ac, cds, len, &match, NULL, NULL) == ECJIT_OK && match == 1);
+      CHECK(ds[2][0] == fresh[0] && ds[2][stripe + 8] == fresh[stripe + 8]); /* data cells written */
+      CHECK(ecjit_array_update(ac, ds, 5, fresh, len) == ECJIT_INVALID_ARGUMENT);
+      CHECK(ecjit_array_update(NULL, ds, 0, fresh, len) == ECJIT_NULL_POINTER);
+      free(mem);
+      free(copy);
+      free(fresh);
+    }
+    ecjit_array_codec_destroy(ac);
+    ecjit_array_codec_destroy(NULL);
+  }
   ecjit_jit_destroy(jit);
   if (failures) fprintf(stderr, "%d checks failed\n", failures);
   else printf("c_api_test: all checks passed\n");

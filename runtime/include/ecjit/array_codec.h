@@ -41,6 +41,19 @@ class ArrayCodec {
   // cannot rebuild that set (more than 2 disks for these codes); nothing is written then.
   virtual Status reconstruct(Span<uint8_t *const> disks, const std::vector<bool> &present,
                              size_t len) const = 0;
+  // Recomputes every parity cell from the data cells and compares; the buffers are only
+  // read. true when every parity cell matches. false: *mismatch_offset (may be null) is the
+  // smallest byte offset, in a disk buffer, of a parity byte that differs, and
+  // *mismatch_disk (may be null) its disk (the lowest at that offset). Errors as encode.
+  virtual Result<bool> verify(Span<const uint8_t *const> disks, size_t len, size_t *mismatch_offset = nullptr,
+                              unsigned *mismatch_disk = nullptr) const = 0;
+  // Writes the data cells of disk `disk` from new_data (laid out as that disk's buffer: its
+  // parity cells in new_data are ignored and those in disks[disk] left to this call) and
+  // patches every parity cell of the stripes, on any disk, for the change (XOR of the old
+  // and new data through the code's map: the other disks' data cells are not read).
+  // new_data may alias disks[disk] only when it holds the old data too - i.e. never. Errors
+  // as encode, kInvalidArgument (disk out of range, or a disk with no data cells), kNullPointer.
+  virtual Status update(Span<uint8_t *const> disks, unsigned disk, const uint8_t *new_data, size_t len) const = 0;
   virtual KernelInfo encoder_info() const = 0;
   // What rebuilds the set now (its schedule runner, or its compiled kernel).
   virtual KernelInfo decoder_info(const std::vector<bool> &present) const = 0;

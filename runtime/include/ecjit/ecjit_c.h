@@ -27,6 +27,7 @@ extern "C" {
 
 typedef struct ecjit_jit ecjit_jit;     /* owns the JIT session and kernel caches */
 typedef struct ecjit_codec ecjit_codec; /* one code; immutable, thread-safe */
+typedef struct ecjit_array_codec ecjit_array_codec; /* an array code at element level; likewise */
 
 typedef struct ecjit_jit_options {
   const char *target;        /* "host" (default when NULL), "host-avx2", ... */
@@ -95,6 +96,27 @@ int ecjit_signature(const ecjit_codec *codec, const uint8_t *shard, size_t len, 
                     unsigned components);
 int ecjit_verify_by_signatures(const ecjit_codec *codec, const uint64_t *sigs,
                                unsigned components, int *matches);
+
+/* Array codes whose parity shares the disks with the data (ecjit::ArrayCodec,
+ * runtime/include/ecjit/array_codec.h): spec "xcode:p=7[,element=64]", families xcode,
+ * bpcode, rdp, evenodd. disks: ecjit_array_codec_disks() pointers; len a multiple of
+ * rows x element bytes. The calls have the contracts of the ArrayCodec methods. */
+int ecjit_array_codec_create(ecjit_jit *jit, const char *spec, ecjit_array_codec **out);
+void ecjit_array_codec_destroy(ecjit_array_codec *codec); /* NULL is ignored */
+unsigned ecjit_array_codec_disks(const ecjit_array_codec *codec);
+unsigned ecjit_array_codec_rows(const ecjit_array_codec *codec);
+size_t ecjit_array_codec_element_bytes(const ecjit_array_codec *codec);
+/* 1 when cell (row, disk) holds parity, else 0 (also for a NULL codec or out of range). */
+int ecjit_array_codec_is_parity(const ecjit_array_codec *codec, unsigned row, unsigned disk);
+int ecjit_array_encode(const ecjit_array_codec *codec, uint8_t *const *disks, size_t len);
+/* present: disks bytes, nonzero = present. */
+int ecjit_array_reconstruct(const ecjit_array_codec *codec, uint8_t *const *disks,
+                            const unsigned char *present, size_t len);
+/* *matches: 1 when every parity cell matches; mismatch_offset / mismatch_disk may be NULL. */
+int ecjit_array_verify(const ecjit_array_codec *codec, const uint8_t *const *disks, size_t len,
+                       int *matches, size_t *mismatch_offset, unsigned *mismatch_disk);
+int ecjit_array_update(const ecjit_array_codec *codec, uint8_t *const *disks, unsigned disk,
+                       const uint8_t *new_data, size_t len);
 
 #ifdef __cplusplus
 }
