@@ -1,9 +1,10 @@
-// EVENODD, RDP and STAR: each parity chain written as a bit-matrix row (XOR-toggled, so a
-// packet a chain meets twice cancels).
+// EVENODD, RDP and STAR as bit-matrix codes: their rules, and their bit-matrices solved from
+// the chains of their element-level layouts (codes/array_layout.h).
 #include "codes/array_codes.h"
 
 #include <string>
 
+#include "codes/array_layout.h"
 #include "codes/xor_families.h"
 
 namespace ecjit::codes {
@@ -26,31 +27,35 @@ Status check_array(const CodeSpec &s, unsigned m, unsigned width_less) {
   return Status::Ok();
 }
 
-// Adds data element (row, col) of the array to parity row `r` when it exists: row < p - 1
-// (the last row is the imaginary zero row) and col < k (shortened columns are zero).
-struct Chains {
-  BitMatrix B;
-  unsigned k, p;
-  Chains(unsigned k_, unsigned m, unsigned p_) : B(m * (p_ - 1), k_ * (p_ - 1)), k(k_), p(p_) {}
-  unsigned w() const { return p - 1; }
-  void add(unsigned r, unsigned row, unsigned col) {
-    if (row >= p - 1 || col >= k) return;
-    const unsigned c = col * w() + row;
-    B.set(r, c, !B.get(r, c));
-  }
-  void add_row(unsigned r, unsigned row) {  // P_row, as its data
-    for (unsigned j = 0; j < k; ++j) add(r, row, j);
-  }
-  // parity block `block`, row i: the diagonal of slope `dir` (+1: a(<i - j>, j); -1:
-  // a(<i + j>, j)) over columns 0..p-1 plus its adjuster, the chain through row p - 1.
-  void diagonal_with_adjuster(unsigned block, int dir) {
-    for (unsigned i = 0; i < w(); ++i)
-      for (unsigned j = 0; j < p; ++j) {
-        add(block * w() + i, unsigned((int(i) - dir * int(j) + 2 * int(p) * int(p)) % int(p)), j);
-        add(block * w() + i, unsigned((int(p) - 1 - dir * int(j) + 2 * int(p) * int(p)) % int(p)), j);
+// The parity bit-matrix of the layout `family` (codes/array_layout.h: the chains are written
+// once, there) shortened to spec.k data disks, the missing data disks zero: each chain in
+// encode order, a parity member (RDP's diagonals run through its P disk) replaced by that
+// parity's own row. Columns data disk-major (disk * w + row), rows likewise over the parity
+// disks. Linear in the chains' members, for any p the spec admits.
+Status from_layout(const char *family, const CodeSpec &s, BitMatrix *parity) {
+  Result<ArrayLayout> L = array_layout(family, prime_of(s), ~0u);
+  if (!L.ok()) return L.status();
+  const unsigned w = L->rows, first_parity_disk = L->disks - s.m;
+  BitMatrix B(s.m * w, s.k * w);
+  auto row_of_parity = [&](unsigned cell) {
+    return (L->disk_of(cell) - first_parity_disk) * w + L->row_of(cell);
+  };
+  for (unsigned i : L->encode_order()) {
+    const ArrayLayout::Chain &ch = L->chains[i];
+    uint64_t *out = B.row(row_of_parity(ch.parity));
+    for (unsigned m : ch.members) {
+      if (L->is_parity(m)) {
+        const uint64_t *in = B.row(row_of_parity(m));
+        for (unsigned x = 0; x < B.words(); ++x) out[x] ^= in[x];
+      } else if (L->disk_of(m) < s.k) {
+        const unsigned c = L->disk_of(m) * w + L->row_of(m);
+        out[c / 64] ^= uint64_t(1) << (c % 64);
       }
+    }
   }
-};
+  *parity = std::move(B);
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -59,35 +64,15 @@ Status check_rdp(const CodeSpec &s) { return check_array(s, 2, 1); }
 Status check_star(const CodeSpec &s) { return check_array(s, 3, 0); }
 
 Status build_evenodd(const CodeSpec &s, BitMatrix *parity, std::vector<uint64_t> *) {
-  Chains c(s.k, 2, prime_of(s));
-  for (unsigned i = 0; i < c.w(); ++i) c.add_row(i, i);
-  c.diagonal_with_adjuster(1, +1);
-  *parity = std::move(c.B);
-  return Status::Ok();
+  return from_layout("evenodd", s, parity);
 }
 
 Status build_star(const CodeSpec &s, BitMatrix *parity, std::vector<uint64_t> *) {
-  Chains c(s.k, 3, prime_of(s));
-  for (unsigned i = 0; i < c.w(); ++i) c.add_row(i, i);
-  c.diagonal_with_adjuster(1, +1);
-  c.diagonal_with_adjuster(2, -1);
-  *parity = std::move(c.B);
-  return Status::Ok();
+  return from_layout("star", s, parity);
 }
 
 Status build_rdp(const CodeSpec &s, BitMatrix *parity, std::vector<uint64_t> *) {
-  const unsigned p = prime_of(s);
-  Chains c(s.k, 2, p);
-  for (unsigned i = 0; i < c.w(); ++i) c.add_row(i, i);
-  for (unsigned d = 0; d < c.w(); ++d)
-    for (unsigned j = 0; j < p; ++j) {
-      const unsigned row = (d + p - j) % p;
-      if (row == p - 1) continue;
-      if (j == p - 1) c.add_row(c.w() + d, row);  // the P column's element: its row's data
-      else c.add(c.w() + d, row, j);
-    }
-  *parity = std::move(c.B);
-  return Status::Ok();
+  return from_layout("rdp", s, parity);
 }
 
 unsigned default_prime(CodeFamily family, unsigned k) {

@@ -1,4 +1,4 @@
-// Array codes given by parity chains over a (p-1)-row array: EVENODD, RDP and STAR, as bit-matrices.
+// Array codes given by parity chains over a (p-1)-row array: EVENODD, RDP and STAR, as bit-matrices (chains from codes/array_layout).
 #pragma once
 
 #include "codes/bitmatrix.h"

@@ -55,21 +55,42 @@ ArrayLayout rdp(unsigned p) {
   return L;
 }
 
-ArrayLayout evenodd(unsigned p) {
-  ArrayLayout L = blank("evenodd", p, p - 1, p + 2);
-  for (unsigned i = 0; i + 1 < p; ++i) {
+// Row parity on disk `disk` over data disks 0..p-1 (EVENODD and STAR's P).
+void row_chains(ArrayLayout &L, unsigned disk) {
+  for (unsigned i = 0; i + 1 < L.p; ++i) {
     std::vector<unsigned> m;
-    for (unsigned j = 0; j < p; ++j) m.push_back(L.cell(i, j));
-    add_chain(L, L.cell(i, p), m);
+    for (unsigned j = 0; j < L.p; ++j) m.push_back(L.cell(i, j));
+    add_chain(L, L.cell(i, disk), m);
   }
+}
+
+// Diagonals of slope `dir` on disk `disk` over data disks 0..p-1, each with its adjuster
+// (the diagonal through the imaginary row p - 1, folded into every chain): dir +1 cell
+// (<i - j>, j), EVENODD's and STAR's Q; dir -1 cell (<i + j>, j), STAR's R.
+void diagonal_chains(ArrayLayout &L, unsigned disk, int dir) {
+  const unsigned p = L.p;
   for (unsigned i = 0; i + 1 < p; ++i) {
     std::vector<unsigned> m;
     for (unsigned j = 0; j < p; ++j) {
-      if (const unsigned r = mod(int(i) - int(j), p); r != p - 1) m.push_back(L.cell(r, j));
-      if (const unsigned s = mod(int(p) - 1 - int(j), p); s != p - 1) m.push_back(L.cell(s, j));
+      if (const unsigned r = mod(int(i) - dir * int(j), p); r != p - 1) m.push_back(L.cell(r, j));
+      if (const unsigned s = mod(int(p) - 1 - dir * int(j), p); s != p - 1) m.push_back(L.cell(s, j));
     }
-    add_chain(L, L.cell(i, p + 1), m);
+    add_chain(L, L.cell(i, disk), m);
   }
+}
+
+ArrayLayout evenodd(unsigned p) {
+  ArrayLayout L = blank("evenodd", p, p - 1, p + 2);
+  row_chains(L, p);
+  diagonal_chains(L, p + 1, +1);
+  return L;
+}
+
+ArrayLayout star(unsigned p) {
+  ArrayLayout L = blank("star", p, p - 1, p + 3);
+  row_chains(L, p);
+  diagonal_chains(L, p + 1, +1);
+  diagonal_chains(L, p + 2, -1);
   return L;
 }
 
@@ -189,17 +210,21 @@ std::vector<unsigned> ArrayLayout::encode_order() const {
   return order;
 }
 
-const char *array_layout_families() { return "rdp, evenodd, xcode, bpcode"; }
+const char *array_layout_families() { return "rdp, evenodd, star, xcode, bpcode"; }
 
-Result<ArrayLayout> array_layout(const std::string &family, unsigned p) {
+Result<ArrayLayout> array_layout(const std::string &family, unsigned p) { return array_layout(family, p, 61); }
+
+Result<ArrayLayout> array_layout(const std::string &family, unsigned p, unsigned max_p) {
   const bool vertical = family == "xcode" || family == "bpcode";
-  if (family != "rdp" && family != "evenodd" && !vertical)
+  if (family != "rdp" && family != "evenodd" && family != "star" && !vertical)
     return bad("unknown array code '" + family + "'; known: " + array_layout_families());
   const unsigned least = vertical ? 5 : 3;
-  if (p < least || p > 61 || !is_prime(p))
-    return bad(family + " needs p prime, " + std::to_string(least) + " <= p <= 61; p = " + std::to_string(p));
+  if (p < least || p > max_p || !is_prime(p))
+    return bad(family + " needs p prime, " + std::to_string(least) + " <= p <= " + std::to_string(max_p) +
+               "; p = " + std::to_string(p));
   if (family == "rdp") return rdp(p);
   if (family == "evenodd") return evenodd(p);
+  if (family == "star") return star(p);
   if (family == "xcode") return xcode(p);
   return bpcode(p);
 }

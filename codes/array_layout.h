@@ -20,7 +20,7 @@ struct ArrayLayout {
     unsigned parity = 0;             // the parity cell
     std::vector<unsigned> members;   // the cells XORed into it, ascending
   };
-  std::string family;  // rdp, evenodd, xcode, bpcode
+  std::string family;  // rdp, evenodd, star, xcode, bpcode
   unsigned p = 0;
   unsigned rows = 0;
   unsigned disks = 0;
@@ -44,6 +44,8 @@ struct ArrayLayout {
 //            parity disk p (diagonal d: cells (<d - j>, j), j = 0..p-1, through the P disk).
 //   evenodd  p + 2 disks, p - 1 rows: row parity disk p, disk p + 1 the diagonals, each
 //            with the adjuster diagonal's cells (Blaum et al.).
+//   star     p + 3 disks, p - 1 rows: EVENODD's P and Q on disks p and p + 1, and disk p + 2
+//            the anti-diagonals (<i + j>, j), each with its adjuster (Huang, Xu 2005).
 //   xcode    p disks, p rows: rows 0..p-3 data; row p-2 the diagonals, cell (p-2, i) =
 //            XOR_{r=0}^{p-3} (r, <i + r + 2>); row p-1 the anti-diagonals, (p-1, i) =
 //            XOR_r (r, <i - r - 2>) (Xu, Bruck 1999). Chains 0..p-1 diagonal, p..2p-1 anti.
@@ -54,6 +56,10 @@ struct ArrayLayout {
 //            elements two to a row (a deterministic search; the row order of the BP-Code
 //            paper itself is not in the seeds).
 Result<ArrayLayout> array_layout(const std::string &family, unsigned p);
+// The same with p up to max_p instead of 61 (the bound that keeps a stripe's disks within
+// the 64-bit masks of ArrayCodec and the EDP planner): the bit-matrix builders of rdp,
+// evenodd and star (codes/array_codes.h) take any p their spec admits.
+Result<ArrayLayout> array_layout(const std::string &family, unsigned p, unsigned max_p);
 // The layout families, for messages and help.
 const char *array_layout_families();
 

@@ -71,7 +71,7 @@ Disks reference_parity(const codes::ArrayLayout &L, size_t element, const Disks 
 
 TEST(ArrayCodec, EncodeMatchesTheElementReference) {
   auto jit = make_jit();
-  for (const char *fam : {"xcode", "bpcode", "rdp", "evenodd"})
+  for (const char *fam : {"xcode", "bpcode", "rdp", "evenodd", "star"})
     for (unsigned p : {5u, 7u, 11u})
       for (unsigned element : {8u, 72u}) {
         const std::string spec = std::string(fam) + ":p=" + std::to_string(p) + ",element=" + std::to_string(element);
@@ -128,6 +128,30 @@ TEST(ArrayCodec, EveryFailureRdpEvenodd) {
   every_failure("evenodd:p=5");
 }
 
+TEST(ArrayCodec, StarRebuildsEveryThreeDiskFailure) {
+  auto jit = make_jit();
+  auto codec = jit->array_codec("star:p=5,element=8");
+  ASSERT_TRUE(codec.ok()) << codec.status().to_string();
+  const codes::ArrayLayout L = *codes::array_layout("star", 5);
+  ASSERT_EQ((*codec)->disks(), 8u);
+  const Disks want = reference_stripes(L, 8, 2, 21);
+  const size_t len = want.bufs[0].size();
+  for (unsigned a = 0; a < L.disks; ++a)
+    for (unsigned b = a + 1; b < L.disks; ++b)
+      for (unsigned c = b + 1; c < L.disks; ++c) {
+        std::vector<bool> present(L.disks, true);
+        present[a] = present[b] = present[c] = false;
+        Disks got = want;
+        for (unsigned d : {a, b, c}) std::memset(got.bufs[d].data(), 0x77, len);
+        ASSERT_TRUE((*codec)->reconstruct(got.span(), present, len).ok()) << a << "," << b << "," << c;
+        ASSERT_EQ(got.bufs, want.bufs) << "lost " << a << "," << b << "," << c;
+      }
+  std::vector<bool> four(L.disks, true);
+  four[0] = four[1] = four[2] = four[3] = false;
+  Disks got = want;
+  EXPECT_EQ((*codec)->reconstruct(got.span(), four, len).code(), StatusCode::kTooManyErasures);
+}
+
 TEST(ArrayCodec, BadInputIsRefusedNothingWritten) {
   auto jit = make_jit();
   for (auto [spec, says] : {std::pair<const char *, const char *>{"xcode:p=9", "p prime"},
@@ -159,7 +183,7 @@ TEST(ArrayCodec, BadInputIsRefusedNothingWritten) {
 TEST(ArrayCodec, VerifyFindsTheFirstDifferingParityByte) {
   auto jit = make_jit();
   std::mt19937_64 rng(5);
-  for (const char *fam : {"xcode", "bpcode", "rdp", "evenodd"})
+  for (const char *fam : {"xcode", "bpcode", "rdp", "evenodd", "star"})
     for (unsigned p : {5u, 7u})
       for (unsigned element : {8u, 72u}) {
         const std::string spec = std::string(fam) + ":p=" + std::to_string(p) + ",element=" + std::to_string(element);
@@ -213,7 +237,7 @@ TEST(ArrayCodec, UpdateEqualsReencodingFirstCallsAndCompiled) {
   o.promote_after_bytes = 1;  // the second update of a disk runs its compiled kernel
   auto jit = *Jit::create(o);
   std::mt19937_64 rng(9);
-  for (const char *fam : {"xcode", "bpcode", "rdp", "evenodd"}) {
+  for (const char *fam : {"xcode", "bpcode", "rdp", "evenodd", "star"}) {
     const unsigned p = 7, element = 16;
     const std::string spec = std::string(fam) + ":p=7,element=16";
     auto codec = jit->array_codec(spec);

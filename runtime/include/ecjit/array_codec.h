@@ -15,8 +15,9 @@ namespace ecjit {
 // A stripe is rows x disks cells of element_bytes() each; disk d's buffer holds, stripe
 // after stripe, its rows cells in row order (cell (r, d) of stripe s at offset
 // (s * rows() + r) * element_bytes()). Which cells hold parity is the code's
-// (docs/xor-codes.md): X-Code's last two rows, P-Code's first row, RDP's / EVENODD's last
-// disks. Spec: "<family>:p=<prime>[,element=<bytes>]", family xcode, bpcode, rdp or evenodd,
+// (docs/xor-codes.md): X-Code's last two rows, P-Code's first row, RDP's / EVENODD's /
+// STAR's last disks. Spec: "<family>:p=<prime>[,element=<bytes>]", family xcode, bpcode,
+// rdp, evenodd or star (p <= 61),
 // element a multiple of 8 (default 64). Obtained from Jit::array_codec(); immutable and
 // thread-safe. The encoder is an XOR schedule compiled with the codec; a failed-disk set's
 // first rebuild runs its schedule uncompiled while its kernel compiles in the background.
@@ -38,7 +39,7 @@ class ArrayCodec {
   virtual Status encode(Span<uint8_t *const> disks, size_t len) const = 0;
   // Rebuilds every cell of the disks marked absent in `present` (their buffers are
   // written; the others only read). Errors as encode, and kTooManyErasures when the code
-  // cannot rebuild that set (more than 2 disks for these codes); nothing is written then.
+  // cannot rebuild that set (more than 2 disks, 3 for STAR); nothing is written then.
   virtual Status reconstruct(Span<uint8_t *const> disks, const std::vector<bool> &present,
                              size_t len) const = 0;
   // Recomputes every parity cell from the data cells and compares; the buffers are only
