@@ -35,9 +35,9 @@ types (not a sequence, an item without the buffer protocol).
 
 import atexit as _atexit
 
-from ._ecjit import Codec, Error, wait_for_tuning
+from ._ecjit import ArrayCodec, Codec, Error, wait_for_tuning
 
-__all__ = ["Codec", "Error", "wait_for_tuning"]
+__all__ = ["ArrayCodec", "Codec", "Error", "wait_for_tuning"]
 __version__ = "0.1.0"
 
 # ecjit tunes kernels on a background thread; let it finish before the interpreter (and

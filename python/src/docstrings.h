@@ -136,4 +136,61 @@ the process, have finished (ecjit tunes kernels in the background: Codec.strateg
 once). For benchmarks that want the tuned kernels before they measure. Also run at exit.
 )doc";
 
+constexpr const char *kArrayCodecDoc = R"doc(An array code whose parity shares the disks with the data (X-Code, BP-Code, RDP, EVENODD, STAR).
+
+ArrayCodec(spec, target="host", threads=1)
+
+spec     "<family>:p=<prime>[,element=<bytes>]": family xcode, bpcode, rdp, evenodd or star,
+         element a multiple of 8 (default 64).
+
+A stripe is rows x disks cells of element_bytes each; disk d's buffer holds, stripe after
+stripe, its cells in row order (cell (r, d) of stripe s at (s * rows + r) * element_bytes).
+is_parity(r, d) says which cells hold parity. Every method takes the disks buffers (one per
+disk, equal lengths, a multiple of stripe_bytes), uses them in place and releases the GIL.
+
+Raises ecjit.Error: "invalid-spec" (the rule named), "jit-failure".
+)doc";
+
+constexpr const char *kArrayEncodeDoc = R"doc(encode(disks) -> None
+
+Writes every parity cell from the data cells, in place; data cells are only read. disks:
+`disks` writable buffers.
+
+Raises ecjit.Error: "shard-count", "shard-size" (not a multiple of stripe_bytes, unequal),
+"invalid-argument" (read-only, non-contiguous or the same buffer twice).
+)doc";
+
+constexpr const char *kArrayReconstructDoc = R"doc(reconstruct(disks, present) -> None
+
+Rebuilds every cell of the disks whose present[d] is false (those buffers must be writable;
+the others are only read): up to two disks, three for STAR.
+
+Raises ecjit.Error: as encode, and "too-many-erasures" (nothing written then).
+)doc";
+
+constexpr const char *kArrayVerifyDoc = R"doc(verify(disks) -> bool
+
+Whether every parity cell equals its encoding from the data cells. Nothing is written.
+
+Raises ecjit.Error: "shard-count", "shard-size", "invalid-argument".
+)doc";
+
+constexpr const char *kArrayMismatchDoc = R"doc(mismatch(disks) -> (offset, disk) or None
+
+None when every parity cell matches; else the smallest byte offset (in the disk buffers) of
+a parity byte that differs, and its disk (the lowest at that offset).
+
+Raises ecjit.Error: as verify.
+)doc";
+
+constexpr const char *kArrayUpdateDoc = R"doc(update(disks, disk, new_data) -> None
+
+Writes the data cells of disk `disk` from new_data (laid out like that disk's buffer; its
+parity cells there are ignored) and patches every parity cell they reach, on any disk. The
+other disks' data cells are not read. new_data must not be the disk's own buffer.
+
+Raises ecjit.Error: as encode, "invalid-argument" (disk out of range, a disk without data
+cells, new_data the disk's buffer), "null-pointer".
+)doc";
+
 }  // namespace ecjit_py

@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -220,34 +221,37 @@ void wait_for_tuning() {
   }
 }
 
+// make(jit) on the process-wide Jit of (target, threads), the GIL released (creating a Jit
+// and compiling an encoder take a while); its failure raised as ecjit.Error.
+template <typename Make>
+auto on_jit(const std::string &target, long threads, Make make) {
+  if (threads < 0 || threads > long(ecjit::kMaxThreads))
+    fail(StatusCode::kInvalidArgument,
+         "threads must be 0.." + std::to_string(ecjit::kMaxThreads) + ", got " + std::to_string(threads));
+  Status status;
+  std::decay_t<decltype(*make(std::declval<ecjit::Jit &>()))> made;
+  {
+    py::gil_scoped_release release;
+    auto jit = jit_for(target, unsigned(threads));
+    if (!jit.ok()) {
+      status = jit.status();
+    } else {
+      auto r = make(**jit);
+      if (r.ok()) made = *r;
+      else status = r.status();
+    }
+  }
+  check(status);
+  return made;
+}
+
 // ---- Codec ----
 
 class PyCodec {
  public:
-  PyCodec(const std::string &spec, const std::string &target, long threads) {
-    if (threads < 0 || threads > long(ecjit::kMaxThreads))
-      fail(StatusCode::kInvalidArgument,
-           "threads must be 0.." + std::to_string(ecjit::kMaxThreads) + ", got " + std::to_string(threads));
-    Status status;
-    {
-      py::gil_scoped_release release;  // creating a Jit and compiling the encoder take a while
-      auto jit = jit_for(target, unsigned(threads));
-      if (!jit.ok()) {
-        status = jit.status();
-      } else {
-        auto codec = (*jit)->codec(spec);
-        if (codec.ok()) {
-          codec_ = *codec;
-          jit_ = *jit;
-        } else {
-          status = codec.status();
-        }
-      }
-    }
-    check(status);
-    target_ = target;
-    threads_ = unsigned(threads);
-  }
+  PyCodec(const std::string &spec, const std::string &target, long threads)
+      : codec_(on_jit(target, threads, [&spec](ecjit::Jit &jit) { return jit.codec(spec); })),
+        target_(target), threads_(unsigned(threads)) {}
 
   const ecjit::Codec &c() const { return *codec_; }
   const std::string &target() const { return target_; }
@@ -403,7 +407,6 @@ class PyCodec {
 
  private:
   std::shared_ptr<const ecjit::Codec> codec_;
-  std::shared_ptr<ecjit::Jit> jit_;
   std::string target_;
   unsigned threads_ = 1;
 };
@@ -428,6 +431,87 @@ auto prop(F f) {
 }
 
 }  // namespace
+
+// ---- ArrayCodec ----
+
+class PyArrayCodec {
+ public:
+  PyArrayCodec(const std::string &spec, const std::string &target, long threads)
+      : codec_(on_jit(target, threads, [&spec](ecjit::Jit &jit) { return jit.array_codec(spec); })) {}
+
+  const ecjit::ArrayCodec &c() const { return *codec_; }
+
+  void encode(py::handle disks) const {
+    Shards all;
+    all.take_all(disks, "disks", c().disks(), true);
+    auto ptrs = all.ptrs();
+    Status s;
+    {
+      py::gil_scoped_release release;
+      s = c().encode(ptrs, all.len());
+    }
+    check(s);
+  }
+
+  void reconstruct(py::handle disks, py::handle present_arg) const {
+    std::vector<bool> present = take_mask(present_arg, c().disks());
+    Shards all;
+    all.take(disks, "disks", c().disks(), [&present](size_t i) { return !present[i]; });
+    auto ptrs = all.ptrs();
+    Status s;
+    {
+      py::gil_scoped_release release;
+      s = c().reconstruct(ptrs, present, all.len());
+    }
+    check(s);
+  }
+
+  // None when every parity cell matches, else (offset, disk) of the first differing byte.
+  py::object mismatch(py::handle disks) const {
+    Shards all;
+    all.take_all(disks, "disks", c().disks(), false);
+    auto ptrs = all.const_ptrs();
+    size_t offset = 0;
+    unsigned disk = 0;
+    ecjit::Result<bool> r(false);
+    {
+      py::gil_scoped_release release;
+      r = c().verify(ptrs, all.len(), &offset, &disk);
+    }
+    check(r.status());
+    if (*r) return py::none();
+    return py::make_tuple(offset, disk);
+  }
+
+  void update(py::handle disks, long disk, py::handle new_data) const {
+    if (disk < 0 || disk >= long(c().disks()))
+      fail(StatusCode::kInvalidArgument, "disk " + std::to_string(disk) + " out of range: " + c().spec() + " has " +
+                                             std::to_string(c().disks()) + " disks");
+    Shards all, fresh;
+    all.take_all(disks, "disks", c().disks(), true);
+    fresh.take_one(new_data, "new_data");
+    if (fresh.len() != all.len())
+      fail(StatusCode::kShardSize, "new_data is " + std::to_string(fresh.len()) + " bytes, the disks " +
+                                       std::to_string(all.len()) + " (equal lengths)");
+    auto ptrs = all.ptrs();
+    const uint8_t *nd = fresh.ptr(0);
+    Status s;
+    {
+      py::gil_scoped_release release;
+      s = c().update(ptrs, unsigned(disk), nd, all.len());
+    }
+    check(s);
+  }
+
+ private:
+  std::shared_ptr<const ecjit::ArrayCodec> codec_;
+};
+
+const PyArrayCodec &array_codec_of(py::handle self) {
+  PyArrayCodec *p = py::cast<PyArrayCodec *>(self);
+  if (p == nullptr) fail(StatusCode::kInvalidArgument, "ArrayCodec object is not initialized");
+  return *p;
+}
 
 PYBIND11_MODULE(_ecjit, mod) {
   mod.doc() = "ecjit's C++ binding (use the ecjit package, not this module).";
@@ -502,6 +586,47 @@ PYBIND11_MODULE(_ecjit, mod) {
         if (s.threads() != 1) r += ", threads=" + std::to_string(s.threads());
         return r + ")";
       });
+
+  py::class_<PyArrayCodec>(mod, "ArrayCodec", kArrayCodecDoc)
+      .def(py::init<const std::string &, const std::string &, long>(), py::arg("spec"), py::arg("target") = "host",
+           py::arg("threads") = 1)
+      .def_property_readonly("disks", [](py::handle self) { return array_codec_of(self).c().disks(); },
+                             "Number of disks (buffers) of a stripe set.")
+      .def_property_readonly("rows", [](py::handle self) { return array_codec_of(self).c().rows(); },
+                             "Cells per disk in one stripe.")
+      .def_property_readonly("element_bytes", [](py::handle self) { return array_codec_of(self).c().element_bytes(); },
+                             "Bytes of one cell.")
+      .def_property_readonly("stripe_bytes", [](py::handle self) { return array_codec_of(self).c().stripe_bytes(); },
+                             "Bytes of one stripe on one disk (rows x element_bytes): every length is a multiple.")
+      .def_property_readonly("spec", [](py::handle self) { return array_codec_of(self).c().spec(); },
+                             "The canonical spec string, e.g. \"xcode:p=7,element=64\".")
+      .def(
+          "is_parity",
+          [](py::handle self, unsigned row, unsigned disk) { return array_codec_of(self).c().is_parity(row, disk); },
+          py::arg("row"), py::arg("disk"), "is_parity(row, disk) -> bool\n\nWhether cell (row, disk) holds parity.")
+      .def(
+          "encode", [](py::handle self, py::handle disks) { array_codec_of(self).encode(disks); }, py::arg("disks"),
+          kArrayEncodeDoc)
+      .def(
+          "reconstruct",
+          [](py::handle self, py::handle disks, py::handle present) {
+            array_codec_of(self).reconstruct(disks, present);
+          },
+          py::arg("disks"), py::arg("present"), kArrayReconstructDoc)
+      .def(
+          "verify", [](py::handle self, py::handle disks) { return array_codec_of(self).mismatch(disks).is_none(); },
+          py::arg("disks"), kArrayVerifyDoc)
+      .def(
+          "mismatch", [](py::handle self, py::handle disks) { return array_codec_of(self).mismatch(disks); },
+          py::arg("disks"), kArrayMismatchDoc)
+      .def(
+          "update",
+          [](py::handle self, py::handle disks, long disk, py::handle new_data) {
+            array_codec_of(self).update(disks, disk, new_data);
+          },
+          py::arg("disks"), py::arg("disk"), py::arg("new_data"), kArrayUpdateDoc)
+      .def("__repr__",
+           [](py::handle self) { return "ecjit.ArrayCodec('" + array_codec_of(self).c().spec() + "')"; });
 
   mod.def("wait_for_tuning", &wait_for_tuning, kWaitForTuningDoc);
 }

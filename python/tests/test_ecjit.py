@@ -733,3 +733,92 @@ def test_clean_exit_of_a_fresh_process():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip()
+
+
+# ---- ArrayCodec: X-Code against its chains written here (Xu, Bruck 1999) ----
+
+def xcode_reference(p, element, disks):
+    """Recomputes X-Code's parity cells in place: rows 0..p-3 data, cell (p-2, i) the XOR of
+    (r, (i + r + 2) mod p) and cell (p-1, i) of (r, (i - r - 2) mod p) over r = 0..p-3."""
+    stripes = len(disks[0]) // (p * element)
+    for s in range(stripes):
+        def cell(r, d):
+            at = (s * p + r) * element
+            return slice(at, at + element)
+        for i in range(p):
+            for row, sign in ((p - 2, 1), (p - 1, -1)):
+                acc = bytearray(element)
+                for r in range(p - 2):
+                    src = disks[(i + sign * (r + 2)) % p][cell(r, (i + sign * (r + 2)) % p)]
+                    acc = bytearray(a ^ b for a, b in zip(acc, src))
+                disks[i][cell(row, i)] = acc
+
+
+def test_array_codec_xcode_against_its_chains():
+    p, element = 5, 8
+    codec = ecjit.ArrayCodec("xcode:p=%d,element=%d" % (p, element))
+    assert (codec.disks, codec.rows, codec.element_bytes, codec.stripe_bytes) == (p, p, element, p * element)
+    assert codec.spec == "xcode:p=5,element=8" and repr(codec) == "ecjit.ArrayCodec('xcode:p=5,element=8')"
+    assert codec.is_parity(p - 1, 0) and not codec.is_parity(0, 0)
+    rnd = random.Random(3)
+    length = 3 * codec.stripe_bytes
+    disks = [bytearray(rnd.randrange(256) for _ in range(length)) for _ in range(p)]
+    want = [bytearray(d) for d in disks]
+    xcode_reference(p, element, want)
+    codec.encode(disks)
+    assert disks == want
+    assert codec.verify(disks) and codec.mismatch(disks) is None
+    # A damaged parity byte: found, offset and disk.
+    at = codec.stripe_bytes + (p - 2) * element + 5
+    disks[3][at] ^= 0x40
+    assert not codec.verify(disks) and codec.mismatch(disks) == (at, 3)
+    disks[3][at] ^= 0x40
+    # Two disks lost and rebuilt.
+    for a, b in itertools.combinations(range(p), 2):
+        broken = [bytearray(d) for d in disks]
+        broken[a][:] = bytes(length)
+        broken[b][:] = bytes(length)
+        codec.reconstruct(broken, [d not in (a, b) for d in range(p)])
+        assert broken == disks
+    # Three are too many, and nothing is written.
+    broken = [bytearray(d) for d in disks]
+    with pytest.raises(ecjit.Error) as e:
+        codec.reconstruct(broken, [False, False, False, True, True])
+    assert e.value.status == "too-many-erasures" and broken == disks
+    # update: disk 2's data cells rewritten, its parity patched everywhere.
+    fresh = bytes(rnd.randrange(256) for _ in range(length))
+    want = [bytearray(d) for d in disks]
+    for s in range(3):
+        for r in range(p - 2):
+            at = (s * p + r) * element
+            want[2][at:at + element] = fresh[at:at + element]
+    xcode_reference(p, element, want)
+    codec.update(disks, 2, fresh)
+    assert disks == want
+
+
+def test_array_codec_errors():
+    with pytest.raises(ecjit.Error) as e:
+        ecjit.ArrayCodec("xcode:p=9")
+    assert e.value.status == "invalid-spec" and "prime" in str(e.value)
+    codec = ecjit.ArrayCodec("rdp:p=5,element=8")
+    length = codec.stripe_bytes
+    disks = [bytearray(length) for _ in range(codec.disks)]
+    with pytest.raises(ecjit.Error) as e:
+        codec.encode(disks[:-1])
+    assert e.value.status == "shard-count"
+    with pytest.raises(ecjit.Error) as e:
+        codec.encode([bytearray(length - 8) for _ in range(codec.disks)])
+    assert e.value.status == "shard-size"
+    with pytest.raises(ecjit.Error) as e:
+        codec.encode([bytes(length)] * codec.disks)
+    assert e.value.status == "invalid-argument"
+    with pytest.raises(ecjit.Error) as e:
+        codec.update(disks, codec.disks - 1, bytes(length))  # RDP's diagonal disk: no data cells
+    assert e.value.status == "invalid-argument"
+    with pytest.raises(ecjit.Error) as e:
+        codec.update(disks, codec.disks, bytes(length))
+    assert e.value.status == "invalid-argument"
+    with pytest.raises(ecjit.Error) as e:
+        codec.update(disks, 0, bytes(length + 8))
+    assert e.value.status == "shard-size"
