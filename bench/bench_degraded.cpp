@@ -21,9 +21,11 @@
 //                  [--no-tune]   (ecjit without the background tuner: no timing runs beside the calls)
 //                  [--reps 3]    (repetitions in rotating order; medians of GB/s, p50, p99; worst max;
 //                                 ecjit's notes are its last repetition's)
-//                  [--fresh]     (the ISA-L-API backends each in a new process per scenario and
-//                                 repetition, bench_first_calls: the library's load, first call and
-//                                 first 100 calls as a program that starts, reads and exits sees them)
+//                  [--fresh]     (every backend in a new process per scenario and repetition: the
+//                                 ISA-L-API ones in bench_first_calls (C, nothing but libdl), ecjit in
+//                                 this program (--child-ecjit); their load - dlopen, or Jit::create +
+//                                 codec() - first call and first 100 calls as a program that starts,
+//                                 reads and exits sees them)
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -162,7 +164,8 @@ Stats run_isal(const IsalApi &lib, const Scenario &sc, Shards &sh) {
   return s;
 }
 
-// What a fresh process saw (--fresh): the library's load, its first call, its first 100.
+// What a fresh process saw (--fresh): the library's load (ecjit: Jit::create + codec()), its
+// first call, its first 100.
 struct FirstCalls {
   double load_us = 0, first_us = 0, first100_us = 0;
 };
@@ -185,15 +188,23 @@ bool write_workload(const std::string &file, const Scenario &sc, const Shards &s
   return std::fclose(f) == 0 && ok;
 }
 
-// The scenario's calls on `lib` in a new process (bench_first_calls beside this program).
-Stats run_fresh(const IsalApi &lib, const Scenario &sc, const std::string &workload, FirstCalls *first) {
-  Stats bad{0, 0, 0, 0, false};
+// This program's path.
+std::string self_path() {
   char self[4096];
   const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return bad;
+  if (n <= 0) return "";
   self[n] = 0;
-  std::string child = self;
-  child = child.substr(0, child.rfind('/') + 1) + "bench_first_calls";
+  return self;
+}
+
+// The scenario's calls in a new process running `args` (args[0] the program), which prints
+// isal_workload_report's line.
+Stats run_fresh(const std::vector<std::string> &args, const Scenario &sc, FirstCalls *first) {
+  Stats bad{0, 0, 0, 0, false};
+  const std::string &child = args[0];
+  std::vector<char *> argv;
+  for (const std::string &a : args) argv.push_back(const_cast<char *>(a.c_str()));
+  argv.push_back(nullptr);
   int fds[2];
   if (pipe(fds) != 0) return bad;
   const pid_t pid = fork();
@@ -201,7 +212,7 @@ Stats run_fresh(const IsalApi &lib, const Scenario &sc, const std::string &workl
     dup2(fds[1], 1);
     close(fds[0]);
     close(fds[1]);
-    execl(child.c_str(), child.c_str(), lib.path.c_str(), workload.c_str(), static_cast<char *>(nullptr));
+    execv(child.c_str(), argv.data());
     std::fprintf(stderr, "bench_degraded: cannot run %s\n", child.c_str());
     _exit(127);
   }
@@ -295,9 +306,61 @@ Stats run_ecjit(const std::string &spec, const Scenario &sc, Shards &sh, EcjitEx
   return s;
 }
 
+// --child-ecjit WORKLOAD SPEC: the ecjit backend of --fresh, in this (new) process: a Jit
+// (disk cache off, as the in-process backend) and codec(), then the workload's calls through
+// reconstruct(). Prints isal_workload_report's line; its load time is Jit::create + codec().
+int child_ecjit(const char *path, const std::string &spec) {
+  isal_workload w;
+  if (const char *bad = isal_workload_read(path, &w)) {
+    std::fprintf(stderr, "bench_degraded --child-ecjit: %s: %s\n", bad, path);
+    return 1;
+  }
+  const auto t0 = Clock::now();
+  ecjit::JitOptions o;
+  o.disk_cache = false;
+  o.tune = g_tune;
+  auto jit = ecjit::Jit::create(o);
+  auto codec = jit.ok() ? (*jit)->codec(spec) : ecjit::Result<std::shared_ptr<const ecjit::Codec>>(jit.status());
+  if (!codec.ok()) {
+    std::fprintf(stderr, "bench_degraded --child-ecjit: %s\n", codec.status().to_string().c_str());
+    return 1;
+  }
+  const double load_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+  const unsigned n = w.k + w.m;
+  std::vector<double> us(w.calls);
+  std::vector<uint8_t *> shards(w.work, w.work + n);
+  std::vector<bool> present(n);
+  int ok = 1;
+  for (size_t c = 0; c < w.calls; ++c) {
+    const uint32_t *l = &w.lost[c * (w.m + 1)];
+    std::fill(present.begin(), present.end(), true);
+    for (unsigned r = 0; r < l[0]; ++r) {
+      present[l[1 + r]] = false;
+      std::memset(w.work[l[1 + r]], 0, w.len);
+    }
+    const auto c0 = Clock::now();
+    const ecjit::Status st = (*codec)->reconstruct(shards, present, w.len);
+    us[c] = std::chrono::duration<double, std::micro>(Clock::now() - c0).count();
+    if (!st.ok()) {
+      std::fprintf(stderr, "bench_degraded --child-ecjit: %s\n", st.to_string().c_str());
+      return 1;
+    }
+    if (c % 16 == 0)
+      for (unsigned r = 0; r < l[0]; ++r)
+        if (std::memcmp(w.work[l[1 + r]], w.orig[l[1 + r]], w.len) != 0) ok = 0;
+  }
+  isal_workload_report(load_us, us.data(), w.calls, ok);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
+  if (argc >= 4 && std::string(argv[1]) == "--child-ecjit") {
+    for (int i = 4; i < argc; ++i)
+      if (std::string(argv[i]) == "--no-tune") g_tune = false;
+    return child_ecjit(argv[2], argv[3]);
+  }
   size_t calls = 2000;
   unsigned reps = 3;
   std::vector<std::string> sizes = {"4K", "64K", "1M"};
@@ -339,8 +402,8 @@ int main(int argc, char **argv) {
                    "[--m M] [--isal231 PATH] [--dropin PATH] [--backends LIST] [--spec S] [--no-tune] [--reps N] [--fresh]\n"
                    "  --spec S: an ecjit code of k + m shards other than isal-cauchy (e.g. "
                    "rs-vand:k=10,m=4,gf=16); the ISA-L backends are skipped then\n"
-                   "  --fresh: the ISA-L-API backends each in a new process (bench_first_calls) per\n"
-                   "  scenario and repetition; their notes give its load, first call and first 100 calls\n");
+                   "  --fresh: every backend in a new process per scenario and repetition; the notes give\n"
+                   "  its load (dlopen, or Jit::create + codec()), first call and first 100 calls\n");
       return a == "--help" ? 0 : 2;
     }
   }
@@ -408,7 +471,7 @@ int main(int argc, char **argv) {
         if (!codec.ok() || !(*codec)->encode(d, p, len).ok()) return 1;
       }
       std::string workload;  // --fresh: the scenario as a file for bench_first_calls
-      if (fresh && !apis.empty()) {
+      if (fresh) {
         char tmpl[] = "/tmp/ecjit-degraded-XXXXXX";
         const int fd = mkstemp(tmpl);
         if (fd < 0 || (close(fd), !write_workload(tmpl, sc, sh))) {
@@ -439,19 +502,31 @@ int main(int argc, char **argv) {
       };
       EcjitExtra x;
       std::vector<std::pair<std::string, std::vector<FirstCalls>>> firsts;  // --fresh, per backend
+      auto keep_first = [&](const std::string &name, const FirstCalls &fc) {
+        auto it = std::find_if(firsts.begin(), firsts.end(), [&](const auto &f) { return f.first == name; });
+        if (it == firsts.end()) it = firsts.insert(firsts.end(), {name, {}});
+        it->second.push_back(fc);
+      };
       auto run_api = [&](const IsalApi &api) {
         if (!fresh) return run_isal(api, sc, sh);
         FirstCalls fc;
-        const Stats st = run_fresh(api, sc, workload, &fc);
-        auto it = std::find_if(firsts.begin(), firsts.end(), [&](const auto &f) { return f.first == api.name; });
-        if (it == firsts.end()) it = firsts.insert(firsts.end(), {api.name, {}});
-        it->second.push_back(fc);
+        const std::string dir = self_path().substr(0, self_path().rfind('/') + 1);
+        const Stats st = run_fresh({dir + "bench_first_calls", api.path, workload}, sc, &fc);
+        keep_first(api.name, fc);
         return st;
       };
       for (unsigned rep = 0; rep < reps; ++rep) {
         for (size_t i = 0; i < order.size(); ++i) {
           const std::string &name = order[(i + rep) % order.size()];
           sh.restore(len);
+          if (name == "ecjit" && fresh) {  // the C++ API in a new process: Jit, codec(), calls
+            FirstCalls fc;
+            std::vector<std::string> args = {self_path(), "--child-ecjit", workload, spec};
+            if (!g_tune) args.push_back("--no-tune");
+            record(name, run_fresh(args, sc, &fc));
+            keep_first(name, fc);
+            continue;
+          }
           if (name == "ecjit") {
             record(name, run_ecjit(spec, sc, sh, &x));
             continue;
@@ -509,7 +584,7 @@ int main(int argc, char **argv) {
                         median(load), median(first), median(first100));
           notes += b;
         }
-        if (name == "ecjit") {
+        if (name == "ecjit" && !fresh) {
           char b[300];
           std::snprintf(b, sizeof b,
                         "codec() %.1f ms, %llu compiles during the calls, %llu promoted, %llu shape calls, "

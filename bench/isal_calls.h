@@ -4,7 +4,9 @@
 
 #include <dlfcn.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct isal_api {
@@ -76,5 +78,61 @@ static inline void isal_decode(const struct isal_api *api, const unsigned char *
  * (magic, k, m, shard bytes, calls), per call m + 1 uint32 (the count of lost shards, then
  * that many shard indices, ascending, zero-padded), then the k + m original shards. */
 #define ISAL_CALLS_MAGIC 0x65636a6974646567ull /* "ecjitdeg" */
+
+/* A workload read back: k, m, shard bytes, calls; lost[c * (m + 1)] the count of call c's lost
+ * shards and the indices after it; orig[i] the shards; work[i] a copy of each at staggered
+ * 64-byte-aligned starts (as heap buffers are) that the calls rebuild into. */
+struct isal_workload {
+  unsigned k, m;
+  size_t len, calls;
+  uint32_t *lost;
+  unsigned char **orig, **work;
+};
+
+/* Reads `path` into w. NULL on success, else what is wrong with it. The memory stays for
+ * the process (the readers are one-shot benchmark children). */
+static inline const char *isal_workload_read(const char *path, struct isal_workload *w) {
+  uint64_t h[5];
+  FILE *f = fopen(path, "rb");
+  if (!f) return "cannot open the workload";
+  if (fread(h, sizeof h, 1, f) != 1 || h[0] != ISAL_CALLS_MAGIC) return "not a workload file";
+  w->k = (unsigned)h[1];
+  w->m = (unsigned)h[2];
+  w->len = (size_t)h[3];
+  w->calls = (size_t)h[4];
+  if (w->k < 1 || w->m < 1 || w->k + w->m > 255 || w->len == 0 || w->calls == 0) return "bad workload header";
+  const unsigned n = w->k + w->m;
+  w->lost = (uint32_t *)malloc(sizeof(uint32_t) * (w->m + 1) * w->calls);
+  w->orig = (unsigned char **)malloc(sizeof(unsigned char *) * n);
+  w->work = (unsigned char **)malloc(sizeof(unsigned char *) * n);
+  if (!w->lost || !w->orig || !w->work) return "out of memory";
+  if (fread(w->lost, sizeof(uint32_t) * (w->m + 1), w->calls, f) != w->calls) return "short workload (lost sets)";
+  for (size_t c = 0; c < w->calls; ++c) {
+    const uint32_t *l = &w->lost[c * (w->m + 1)];
+    if (l[0] < 1 || l[0] > w->m) return "bad lost count in the workload";
+    for (unsigned r = 0; r < l[0]; ++r)
+      if (l[1 + r] >= n) return "bad shard index in the workload";
+  }
+  for (unsigned i = 0; i < n; ++i) {
+    w->orig[i] = (unsigned char *)malloc(w->len);
+    unsigned char *b = (unsigned char *)aligned_alloc(4096, (w->len + 8192 + 4095) / 4096 * 4096);
+    if (!w->orig[i] || !b) return "out of memory";
+    w->work[i] = b + 64 * i % 4096;
+    if (fread(w->orig[i], 1, w->len, f) != w->len) return "short workload (shards)";
+    memcpy(w->work[i], w->orig[i], w->len);
+  }
+  fclose(f);
+  return NULL;
+}
+
+/* The child's one output line: RESULT <load us> <first call us> <first 100 calls us> <calls>
+ * <ok> <us of each call...>. */
+static inline void isal_workload_report(double load_us, const double *us, size_t calls, int ok) {
+  double first100 = 0;
+  for (size_t c = 0; c < calls && c < 100; ++c) first100 += us[c];
+  printf("RESULT %.1f %.1f %.1f %zu %d", load_us, us[0], first100, calls, ok);
+  for (size_t c = 0; c < calls; ++c) printf(" %.2f", us[c]);
+  printf("\n");
+}
 
 #endif
