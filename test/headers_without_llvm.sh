@@ -8,15 +8,23 @@ cxx="$1"
 src="$2"
 cd "$src"
 failed=0
-for h in runtime/*.h runtime/isal_compat/*.h jit/kernel_service.h jit/kernel_slot.h jit/once_cache.h; do
-  if ! echo "#include \"$h\"" | "$cxx" -std=c++17 -fsyntax-only -x c++ -I. -Iruntime/include \
-      -Icodes/include - 2> /tmp/headers_without_llvm.$$; then
-    echo "FAIL: $h does not compile without LLVM's headers:"
-    head -n 5 /tmp/headers_without_llvm.$$
-    failed=1
-  fi
-done
-rm -f /tmp/headers_without_llvm.$$
+headers=(runtime/*.h runtime/isal_compat/*.h jit/kernel_service.h jit/kernel_slot.h jit/once_cache.h)
+# One translation unit including them all (a header that pulls LLVM in fails it), then, only
+# when it fails, each header alone to name the culprit.
+tu=""
+for h in "${headers[@]}"; do tu+="#include \"$h\""$'\n'; done
+if ! echo "$tu" | "$cxx" -std=c++17 -fsyntax-only -x c++ -I. -Iruntime/include -Icodes/include - 2> /dev/null; then
+  for h in "${headers[@]}"; do
+    if ! echo "#include \"$h\"" | "$cxx" -std=c++17 -fsyntax-only -x c++ -I. -Iruntime/include \
+        -Icodes/include - 2> /tmp/headers_without_llvm.$$; then
+      echo "FAIL: $h does not compile without LLVM's headers:"
+      head -n 5 /tmp/headers_without_llvm.$$
+      failed=1
+    fi
+  done
+  rm -f /tmp/headers_without_llvm.$$
+  [ "$failed" = 1 ] || { echo "FAIL: the headers together do not compile"; failed=1; }
+fi
 # And the check itself can fail: a jit/ header that does include LLVM is refused.
 if echo '#include "jit/jit_session.h"' | "$cxx" -std=c++17 -fsyntax-only -x c++ -I. -Iruntime/include \
     -Icodes/include - 2> /dev/null; then
