@@ -72,7 +72,7 @@ if [ "${ECJIT_SKIP_SANITIZE:-0}" != "1" ]; then
     fi
     tail -n 12 "build-asan/$1.log"
   }
-  fuzz codec_fuzz "${ECJIT_FUZZ_SECONDS:-60}" "JIT kernels against the reference codec"
-  fuzz disk_cache_fuzz "${ECJIT_CACHE_FUZZ_SECONDS:-30}" "damaged disk-cache entries never crash, hang or serve"
+  fuzz codec_fuzz "${ECJIT_FUZZ_SECONDS:-45}" "JIT kernels against the reference codec"
+  fuzz disk_cache_fuzz "${ECJIT_CACHE_FUZZ_SECONDS:-20}" "damaged disk-cache entries never crash, hang or serve"
 fi
 stage "done"

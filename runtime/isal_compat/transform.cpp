@@ -34,12 +34,18 @@ constexpr int kMaxJitCols = 255;
 // Plans kept in the map; when exceeded the map is emptied. Plans own their JIT kernels
 // (KernelMode::shared = false), so this bounds JIT memory (a kernel is a few KiB of code).
 constexpr size_t kMaxPlans = 1024;
-// Where ahead-of-time kernels serve, the JIT (~45 ms to start: plugin, LLVM, LLJIT, warm-up)
-// starts on the calling thread - LLVM's lazily made statics must exist before the exit
-// handler that stops it is registered, so it cannot start on a thread of its own - once they
-// have done about as much work (input bytes at ~12 GB/s): ski rental; a short-lived process
-// never starts it.
-constexpr uint64_t kJitStartAfterAotWork = uint64_t(512) << 20;
+// Where ahead-of-time kernels serve, the JIT (~45 ms to start: plugin, LLVM, LLJIT, warm-up,
+// then its compiles on the background thread) starts on the calling thread - LLVM's lazily
+// made statics must exist before the exit handler that stops it is registered, so it cannot
+// start on a thread of its own - once one matrix has done this much input on them. Ski rental
+// on what pays: the JIT's gain is a matrix's own kernel (its shape kernels are the
+// ahead-of-time ones' algorithm), ~13% over them at best, so a matrix must have run long
+// enough for 13% of its time to cover the start: ~4 GiB at ~12 GB/s. Random erasure sets
+// never get there and never map LLVM; a steady encoder does, within a second. (Until session
+// 22 the JIT started after 512 MiB of any matrices: a fresh process doing random RS(10,4)
+// decodes of 64 KiB ran at 0.70x ISA-L 2.31 over 2,000 calls and 0.75x of itself without the
+// JIT over 12,000, on a 2-core VM.)
+constexpr uint64_t kJitStartAfterAotWork = uint64_t(4) << 30;
 
 struct Plan {
   bool nibble = false;  // key holds full 32-byte tables (else one byte per coefficient)
@@ -95,6 +101,7 @@ struct Plan {
     size_t offset;  // into aot_tables
   };
   std::vector<AotStep> aot_steps;
+  mutable std::atomic<uint64_t> aot_work{0};  // input bytes run on them (kJitStartAfterAotWork)
   std::vector<uint8_t> aot_tables;
 };
 
@@ -111,7 +118,6 @@ struct State {
   std::atomic<uint64_t> plans_built{0}, plan_hits{0}, jit_runs{0}, portable_runs{0},
       nibble_plans{0}, jit_failures{0}, shape_runs{0}, aot_runs{0};
   // Work (len x cols bytes) done on ahead-of-time kernels while the JIT was not started.
-  std::atomic<uint64_t> aot_work{0};
   // ECJIT_ISAL_COMPILE (tests of the JIT paths), read once. eager: every matrix compiled on
   // first use; shape: a shape kernel compiled on the caller's thread when first needed and
   // matrices never compiled on their own. Either: the JIT's kernels from the first call,
@@ -482,7 +488,7 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
     if (!ready) {
       // The one caller whose work crosses the line starts it; the others keep running these.
       const uint64_t w = uint64_t(len) * uint64_t(p->cols);
-      const uint64_t before = s.aot_work.fetch_add(w, std::memory_order_relaxed);
+      const uint64_t before = p->aot_work.fetch_add(w, std::memory_order_relaxed);
       if (before < kJitStartAfterAotWork && before + w >= kJitStartAfterAotWork) (void)get_jit();
     }
     return;
