@@ -62,12 +62,14 @@ Result<ir::XorKernelDesc> ArrayCodecImpl::plan(const std::vector<bool> &unknown,
   return d;
 }
 
+namespace {
 // Spans of a disk array as read-only pointers (the checks take either).
 Span<const uint8_t *const> read_only(Span<uint8_t *const> disks) {
   return {const_cast<const uint8_t *const *>(disks.data), disks.size};
 }
+}  // namespace
 
-Status ArrayCodecImpl::check(const char *what, Span<const uint8_t *const> disks, size_t len) const {
+Status ArrayCodecImpl::check(const char *what, Span<const uint8_t *const> disks, size_t len, bool writes) const {
   if (disks.size != layout_.disks)
     return Status(StatusCode::kShardCount, std::string(what) + ": " + spec() + " has " +
                                                std::to_string(layout_.disks) + " disks; got " +
@@ -75,7 +77,7 @@ Status ArrayCodecImpl::check(const char *what, Span<const uint8_t *const> disks,
   if (!disks.data) return Status(StatusCode::kNullPointer, std::string(what) + ": the disk pointer array is null");
   for (unsigned d = 0; d < layout_.disks; ++d)
     if (!disks[d]) return Status(StatusCode::kNullPointer, std::string(what) + ": disk " + std::to_string(d) + " is null");
-  if (std::string(what) != "verify")  // verify only reads
+  if (writes)  // two disks sharing a buffer matter only where the call writes
     ECJIT_RETURN_IF_ERROR(check_distinct_outputs(what, {"disk", disks.data, disks.size}, {}));
   if (len % stripe_bytes())
     return Status(StatusCode::kShardSize, std::string(what) + ": len " + std::to_string(len) +
@@ -94,7 +96,7 @@ void ArrayCodecImpl::run(KernelFn fn, const XorRunner *runner, const uint8_t *co
 }
 
 Status ArrayCodecImpl::encode(Span<uint8_t *const> disks, size_t len) const {
-  ECJIT_RETURN_IF_ERROR(check("encode", read_only(disks), len));
+  ECJIT_RETURN_IF_ERROR(check("encode", read_only(disks), len, /*writes=*/true));
   if (len) run(encoder_.fn, encoder_runner_.get(), disks.data, disks.data, len);
   return Status::Ok();
 }
@@ -133,7 +135,7 @@ Result<std::shared_ptr<const ArrayCodecImpl::Op>> ArrayCodecImpl::rebuild_op(uin
 }
 
 Status ArrayCodecImpl::reconstruct(Span<uint8_t *const> disks, const std::vector<bool> &present, size_t len) const {
-  ECJIT_RETURN_IF_ERROR(check("reconstruct", read_only(disks), len));
+  ECJIT_RETURN_IF_ERROR(check("reconstruct", read_only(disks), len, /*writes=*/true));
   if (present.size() != layout_.disks)
     return Status(StatusCode::kShardCount, "reconstruct: present has " + std::to_string(present.size()) +
                                                " entries for " + std::to_string(layout_.disks) + " disks");
@@ -159,7 +161,7 @@ constexpr size_t kScratchBytes = size_t(64) << 10;
 
 Result<bool> ArrayCodecImpl::verify(Span<const uint8_t *const> disks, size_t len, size_t *mismatch_offset,
                                     unsigned *mismatch_disk) const {
-  ECJIT_RETURN_IF_ERROR(check("verify", disks, len));
+  ECJIT_RETURN_IF_ERROR(check("verify", disks, len, /*writes=*/false));
   const size_t stripe = stripe_bytes(), e = spec_.element;
   const size_t chunk = std::max(stripe, kScratchBytes / stripe * stripe);
   std::vector<std::vector<uint8_t>> scratch(layout_.disks, std::vector<uint8_t>(std::min(chunk, len)));
@@ -231,7 +233,7 @@ Result<std::shared_ptr<const ArrayCodecImpl::Op>> ArrayCodecImpl::update_op(unsi
 }
 
 Status ArrayCodecImpl::update(Span<uint8_t *const> disks, unsigned disk, const uint8_t *new_data, size_t len) const {
-  ECJIT_RETURN_IF_ERROR(check("update", read_only(disks), len));
+  ECJIT_RETURN_IF_ERROR(check("update", read_only(disks), len, /*writes=*/true));
   if (disk >= layout_.disks)
     return Status(StatusCode::kInvalidArgument, "update: disk " + std::to_string(disk) + " out of range: " + spec() +
                                                     " has " + std::to_string(layout_.disks) + " disks");

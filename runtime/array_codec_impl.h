@@ -54,7 +54,8 @@ class ArrayCodecImpl final : public ArrayCodec {
   // *map (when not null): the cell map the program computes.
   Result<ir::XorKernelDesc> plan(const std::vector<bool> &unknown, const std::string &op, bool best,
                                  codes::BitMatrix *map) const;
-  Status check(const char *what, Span<const uint8_t *const> disks, size_t len) const;
+  // The argument checks of every call; `writes`: also that no two disks share a buffer.
+  Status check(const char *what, Span<const uint8_t *const> disks, size_t len, bool writes) const;
   Result<std::shared_ptr<const Op>> rebuild_op(uint64_t failed_mask) const;
   // The op adding (XOR) the parity change of a change to `disk`'s data cells into every
   // parity cell it reaches; its inputs are that disk's data cells (shard index `disk`).
