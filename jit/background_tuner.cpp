@@ -1,6 +1,8 @@
 // BackgroundTuner: one worker thread draining a queue of tuning jobs.
 #include "jit/background_tuner.h"
 
+#include <pthread.h>
+
 #include <utility>
 
 namespace ecjit::jit {
@@ -53,6 +55,7 @@ size_t BackgroundTuner::pending() const {
 }
 
 void BackgroundTuner::run() {
+  pthread_setname_np(pthread_self(), "ecjit-bg");  // as top -H and perf show it
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });

@@ -144,6 +144,7 @@ Result<std::unique_ptr<KernelService>> KernelService::make(const JitOptions &opt
   s->strategy_ = *strategy;
   s->strategy_auto_ = options.strategy == "auto";
   s->tune_ = options.tune;
+  s->tune_after_bytes_ = options.tune_after_bytes;
   s->opt_name_ = "O" + std::to_string(options.opt_level);
   static const OptLevel kLevels[] = {OptLevel::kO0, OptLevel::kO1, OptLevel::kO2, OptLevel::kO3};
   st.opt = kLevels[options.opt_level];
@@ -206,7 +207,17 @@ JitStats KernelService::stats() const {
   return s;
 }
 
-void KernelService::wait_for_tuning() { state_->tuner->wait_idle(); }
+void KernelService::wait_for_tuning() {
+  State &st = *state_;
+  // Deferred tunings start now: the caller wants tuned kernels before it measures.
+  std::vector<std::shared_ptr<KernelSlot>> slots;
+  {
+    std::lock_guard<std::mutex> lock(st.slots_mutex);
+    for (const auto &entry : st.slots) slots.push_back(entry.second);
+  }
+  for (const std::shared_ptr<KernelSlot> &slot : slots) slot->start_deferred();
+  st.tuner->wait_idle();
+}
 
 void KernelService::stop_background() { state_->tuner->stop(); }
 
@@ -353,6 +364,9 @@ Result<Kernel> KernelService::kernel(const std::string &code, const std::string 
   };
   auto compiled = st.get(key, mode.shared, compile);
   if (!compiled.ok()) return compiled.status().with_context("compiling " + what + " kernel for " + code);
+  // A shared kernel (an encoder, compiled by codec() before any call) is tuned once calls
+  // have passed it tune_after_bytes of input; a private one (a promoted decoder) is hot already.
+  const bool defer_tuning = queue_tuning && mode.shared && tune_after_bytes_ > 0;
   Kernel k = describe(std::move(*compiled), req.desc.symbol, "");
   k.info.strategy = ir::strategy_name(k.built);
   if (mode.output == ir::OutputMode::kVerify)
@@ -362,6 +376,9 @@ Result<Kernel> KernelService::kernel(const std::string &code, const std::string 
   k.vector_lanes = ir::kernel_vector_lanes(field, target_);
   k.info.unroll = k.code->unroll();
   if (!k.code->why().empty()) k.info.why = "tuned: " + k.code->why();
+  else if (defer_tuning)
+    k.info.why = "static choice for this field and target; tuning in the background after " +
+                 std::to_string(tune_after_bytes_ >> 20) + " MiB of work";
   else if (queue_tuning) k.info.why = "static choice for this field and target; tuning in the background";
   else if (strategy_auto_) k.info.why = "static choice for this field and target";
   else k.info.why = "strategy forced by the caller";
@@ -374,7 +391,18 @@ Result<Kernel> KernelService::kernel(const std::string &code, const std::string 
     } else {
       k.slot = std::make_shared<KernelSlot>(k.code, k.info);
     }
-    if (queue_tuning) st.tune_later(req, k.slot, k.code, /*optional=*/!mode.shared);
+    if (defer_tuning) {
+      std::weak_ptr<KernelSlot> weak = k.slot;
+      State *state = &st;  // outlives the slot's deferred start (State owns st.slots)
+      k.slot->defer(tune_after_bytes_, [state, req, weak, code = k.code] {
+        auto slot = weak.lock();
+        if (!slot) return;
+        slot->publish(nullptr, slot->strategy(), "static choice for this field and target; tuning in the background");
+        state->tune_later(req, slot, code, /*optional=*/false);
+      });
+    } else if (queue_tuning) {
+      st.tune_later(req, k.slot, k.code, /*optional=*/!mode.shared);
+    }
   }
   return k;
 }

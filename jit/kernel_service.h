@@ -48,8 +48,13 @@ struct Kernel {
   // may replace; null for every other kernel (then fn and info are final).
   std::shared_ptr<KernelSlot> slot;
 
-  // The entry point to call now, and what it is.
-  KernelFn entry() const { return slot ? slot->fn() : fn; }
+  // The entry point for a call over `input_bytes` of input (the bytes count toward a
+  // deferred tuning, KernelSlot::defer), and what it is.
+  KernelFn entry(size_t input_bytes) const {
+    if (!slot) return fn;
+    slot->note_work(input_bytes);
+    return slot->fn();
+  }
   KernelInfo current_info() const { return slot ? slot->info() : info; }
   ir::Strategy strategy() const { return slot ? slot->strategy() : built; }
 };
@@ -130,7 +135,8 @@ class KernelService {
   // cancelled); later background work is refused. For a service that lives until exit
   // (the ISA-L drop-in): LLVM's static state must not be torn down under a running compile.
   void stop_background();
-  // Waits until no tuning is queued or running.
+  // Starts every deferred tuning (KernelSlot::defer) and waits until no tuning is queued
+  // or running.
   void wait_for_tuning();
 
   // The compile, cache, disk and tuning counters of JitStats.
@@ -156,6 +162,7 @@ class KernelService {
   bool strategy_auto_ = true;   // JitOptions::strategy was "auto"
   bool tune_ = true;            // JitOptions::tune
   bool background_tuning_ = false;
+  uint64_t tune_after_bytes_ = 0;  // JitOptions::tune_after_bytes
   std::string opt_name_;        // "O3"
   unsigned tunable_fields_ = 0; // fields (bits) with more than one candidate strategy here
   ir::Strategy resolved_[4] = {};

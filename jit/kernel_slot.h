@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -42,8 +43,26 @@ class KernelSlot {
   void publish(std::shared_ptr<const CompiledKernel> code, ir::Strategy strategy,
                const std::string &why);
 
+  // Deferred tuning: `start` runs once, on the call whose note_work() brings the input
+  // this slot has processed to `after_bytes`, or at start_deferred(), whichever is first.
+  // A kernel is tuned once it has done enough work to pay for it, not because it exists:
+  // a codec used only for degraded reads never tunes its encoder, and the tuner's compiles
+  // and timing runs do not compete with a program's first calls. Set once, before calls.
+  void defer(uint64_t after_bytes, std::function<void()> start);
+  // Counts `bytes` of input of one call; cheap (one relaxed load) once nothing is deferred.
+  void note_work(size_t bytes) {
+    if (!deferred_.load(std::memory_order_relaxed)) return;
+    const int64_t b = int64_t(bytes);
+    if (work_left_.fetch_sub(b, std::memory_order_relaxed) <= b) start_deferred();
+  }
+  // Runs the deferred start now (if it has not run). Returns whether it ran here.
+  bool start_deferred();
+
  private:
   std::atomic<KernelFn> fn_;
+  std::atomic<bool> deferred_{false};
+  std::atomic<int64_t> work_left_{0};
+  std::function<void()> start_;  // under mutex_
   mutable std::mutex mutex_;
   ir::Strategy strategy_;
   KernelInfo info_;

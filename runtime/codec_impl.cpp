@@ -47,7 +47,7 @@ Status CodecImpl::encode(Span<const uint8_t *const> data, Span<uint8_t *const> p
       return Status::Ok();
     }
   }
-  run_kernel(*jit_, encoder_.entry(), data.data, k, parity.data, m, len);
+  run_kernel(*jit_, encoder_.entry(k * len), data.data, k, parity.data, m, len);
   return Status::Ok();
 }
 
@@ -161,7 +161,7 @@ Status CodecImpl::rebuild(const char *what, Span<uint8_t *const> shards,
   const uint8_t **in;
   uint8_t **out;
   gather(op.sources, op.targets, in, out);
-  run_kernel(*jit_, op.kernel.entry(), in, op.sources.size(), out, op.targets.size(), len);
+  run_kernel(*jit_, op.kernel.entry(op.sources.size() * len), in, op.sources.size(), out, op.targets.size(), len);
   return Status::Ok();
 }
 

@@ -151,7 +151,7 @@ void DecodeCache::run(const std::shared_ptr<const DecodeSet> &d, const uint8_t *
   d->last_use.store(tick_.fetch_add(1, std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   const unsigned rows = unsigned(d->targets.size());
   if (std::shared_ptr<const Kernel> special = std::atomic_load(&d->special)) {
-    run_kernel(*jit_, special->entry(), in, k_, out, rows, len);
+    run_kernel(*jit_, special->entry(k_ * len), in, k_, out, rows, len);
     return;
   }
   constexpr size_t kStackChunks = 64;  // 64 chunks of >= 1 output each: n <= 64 on the stack

@@ -94,7 +94,7 @@ void ParityDelta::run(const std::shared_ptr<const DeltaSet> &d, const uint8_t *c
                       uint8_t *const *parity, size_t len) const {
   const size_t width = d->pairs ? 2 : 1;
   if (std::shared_ptr<const Kernel> special = std::atomic_load(&d->special)) {
-    run_kernel(*jit_, special->entry(), in, width * d->cols.size(), parity, m_, len);
+    run_kernel(*jit_, special->entry(width * d->cols.size() * len), in, width * d->cols.size(), parity, m_, len);
     return;
   }
   // encode_partial reads its one shard as both inputs of the two-input kernel.

@@ -1,6 +1,8 @@
 // compile_with_shapes: a codec's encoder and shape kernels, one work queue over two threads.
 #include "runtime/shape_kernels.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <thread>
 
@@ -23,7 +25,7 @@ Status compile_with_shapes(JitImpl &jit, const codes::Field &field,
     }
   };
   if (!requests.empty() && std::thread::hardware_concurrency() > 1) {
-    std::thread helper(serve);
+    std::thread helper([&] { pthread_setname_np(pthread_self(), "ecjit-compile"); serve(); });
     serve();
     helper.join();
   } else {

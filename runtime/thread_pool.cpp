@@ -1,6 +1,8 @@
 // ThreadPool: an intrusive queue of caller-owned jobs under one mutex; workers and callers claim tasks.
 #include "runtime/thread_pool.h"
 
+#include <pthread.h>
+
 namespace ecjit::runtime {
 
 ThreadPool::~ThreadPool() {
@@ -20,7 +22,10 @@ size_t ThreadPool::started() const {
 void ThreadPool::start_workers() {
   started_ = true;
   threads_.reserve(workers_);
-  for (unsigned i = 0; i < workers_; ++i) threads_.emplace_back([this] { worker_loop(); });
+  for (unsigned i = 0; i < workers_; ++i) threads_.emplace_back([this] {
+      pthread_setname_np(pthread_self(), "ecjit-pool");  // as top -H and perf show it
+      worker_loop();
+    });
 }
 
 void ThreadPool::unlink(Job *job) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <random>
 #include <thread>
 
@@ -33,6 +34,7 @@ TEST(TieredTuning, BackgroundTuningSwapsKernelsUnderRunningCalls) {
   // codec() that returns right after its encoder (shape kernels would give the tuner time to
   // finish first); promoted decoders: PromotedDecodersAreTunedToo.
   o.shape_kernels = false;
+  o.tune_after_bytes = 0;  // tuning starts with codec(), under the encoding thread's calls
   auto jit = Jit::create(o);
   ASSERT_TRUE(jit.ok()) << jit.status().to_string();
   bool any = false;
@@ -141,6 +143,7 @@ TEST(TieredTuning, DestroyingTheJitCancelsPendingTunings) {
   for (int round = 0; round < 3; ++round) {
     JitOptions o;
     o.disk_cache = false;
+    o.tune_after_bytes = 0;  // every encoder's tuning queued by codec()
     auto jit = Jit::create(o);
     ASSERT_TRUE(jit.ok());
     for (unsigned gf : {8u, 16u, 32u}) {
@@ -148,6 +151,82 @@ TEST(TieredTuning, DestroyingTheJitCancelsPendingTunings) {
       ASSERT_TRUE(codec.ok()) << codec.status().to_string();
     }
   }
+}
+
+// An encoder is tuned because it is used: nothing is queued by codec(); the call that
+// brings the encoder's input to tune_after_bytes queues its tuning (once, with four threads
+// encoding), and the parity is the reference codec's before, during and after the swap.
+TEST(TieredTuning, EncoderTuningWaitsForWork) {
+  JitOptions o;
+  o.disk_cache = false;
+  o.tune_after_bytes = 4 << 20;
+  auto jit = Jit::create(o);
+  ASSERT_TRUE(jit.ok());
+  if (jit::candidate_strategies(info("host"), 8).size() < 2) GTEST_SKIP() << "nothing to tune";
+  const std::string spec = "rs-vand:k=10,m=4,gf=8";
+  auto codec = (*jit)->codec(spec);
+  ASSERT_TRUE(codec.ok());
+  const std::string before = (*codec)->encoder_info().why;
+  EXPECT_NE(before.find("tuning in the background after 4 MiB of work"), std::string::npos) << before;
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  JitStats st = (*jit)->stats();
+  EXPECT_EQ(st.tunings_pending, 0u);
+  EXPECT_EQ(st.kernels_tuned, 0u);
+
+  const codes::LinearCode code = *codes::build_code(spec);
+  const size_t len = 64 << 10;  // 640 KiB of input per call: the 7th call passes 4 MiB
+  std::vector<std::vector<uint8_t>> d(code.k, std::vector<uint8_t>(len)), want(code.m, std::vector<uint8_t>(len));
+  std::mt19937 rng(11);
+  for (auto &s : d)
+    for (auto &b : s) b = uint8_t(rng());
+  std::vector<const uint8_t *> in;
+  std::vector<uint8_t *> ref;
+  for (auto &s : d) in.push_back(s.data());
+  for (auto &s : want) ref.push_back(s.data());
+  ASSERT_TRUE(codes::ref_encode(code, in.data(), ref.data(), len).ok());
+  std::atomic<int> wrong{0};
+  auto encode_calls = [&](int calls) {
+    std::vector<std::vector<uint8_t>> p(code.m, std::vector<uint8_t>(len));
+    std::vector<uint8_t *> out;
+    for (auto &s : p) out.push_back(s.data());
+    for (int c = 0; c < calls; ++c) {
+      for (auto &s : p) std::fill(s.begin(), s.end(), 0x5A);
+      if (!(*codec)->encode(Span<const uint8_t *const>(in.data(), code.k), Span<uint8_t *const>(out.data(), code.m), len).ok() ||
+          p != want)
+        ++wrong;
+    }
+  };
+  encode_calls(6);  // 3.75 MiB: not yet
+  st = (*jit)->stats();
+  EXPECT_EQ(st.tunings_pending + st.kernels_tuned, 0u);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) threads.emplace_back(encode_calls, 4);
+  for (auto &t : threads) t.join();
+  st = (*jit)->stats();
+  EXPECT_EQ(st.tunings_pending + st.kernels_tuned, 1u) << "exactly one tuning queued by the calls";
+  EXPECT_EQ((*codec)->encoder_info().why.find("after 4 MiB"), std::string::npos) << (*codec)->encoder_info().why;
+  (*jit)->wait_for_tuning();
+  EXPECT_EQ((*codec)->encoder_info().why.rfind("tuned: ", 0), 0u) << (*codec)->encoder_info().why;
+  encode_calls(3);
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ((*jit)->stats().kernels_tuned, 1u);
+}
+
+// wait_for_tuning() starts a deferred tuning at once: a benchmark that waits before it
+// measures times the tuned encoder, not the tuning.
+TEST(TieredTuning, WaitForTuningStartsDeferredTunings) {
+  JitOptions o;
+  o.disk_cache = false;
+  auto jit = Jit::create(o);
+  ASSERT_TRUE(jit.ok());
+  if (jit::candidate_strategies(info("host"), 8).size() < 2) GTEST_SKIP() << "nothing to tune";
+  auto codec = (*jit)->codec("rs-vand:k=6,m=3,gf=8");
+  ASSERT_TRUE(codec.ok());
+  EXPECT_NE((*codec)->encoder_info().why.find("after 256 MiB of work"), std::string::npos)
+      << (*codec)->encoder_info().why;
+  (*jit)->wait_for_tuning();
+  EXPECT_EQ((*codec)->encoder_info().why.rfind("tuned: ", 0), 0u) << (*codec)->encoder_info().why;
+  EXPECT_EQ((*jit)->stats().kernels_tuned, 1u);
 }
 
 // Synchronous tuning (tune_in_background = false): codec() returns the winner.

@@ -64,6 +64,13 @@ struct JitOptions {
   // tuning (about 3-5 compiles plus ~25 ms of timing per kernel), and decoders keep the
   // fixed choice (a failure storm must not wait for every candidate of every erasure set).
   bool tune_in_background = true;
+  // With tune_in_background: the encoder (and every kernel codec() compiles before any
+  // call) is tuned only once calls have passed it this many bytes of input, so a kernel is
+  // tuned because it is used, and the tuner's compiles and timing runs (~0.3 s of a core)
+  // do not compete with a program's first calls; a codec used only for degraded reads never
+  // tunes its encoder. wait_for_tuning() starts deferred tunings at once. 0 = tune as soon
+  // as compiled. Decoders promoted for a hot erasure set are tuned at once (they are hot).
+  uint64_t tune_after_bytes = uint64_t(256) << 20;
   // encode() of shards at least this many bytes long writes the parity with non-temporal
   // (streaming) stores when every parity pointer is 64-byte aligned and len is a multiple
   // of 64 (x86 only; a second encoder, compiled on first such call). DRAM-sized shards then
@@ -133,7 +140,8 @@ class Jit {
   virtual const JitOptions &options() const = 0;
   virtual JitStats stats() const = 0;
   // Blocks until every background tuning queued so far has finished and swapped its winner
-  // in (JitOptions::tune_in_background); returns at once when none is pending. For
+  // in (JitOptions::tune_in_background), starting the deferred ones
+  // (JitOptions::tune_after_bytes) first; returns at once when none is pending. For
   // benchmarks and tools that want the tuned kernels before they measure.
   virtual void wait_for_tuning() = 0;
 };
