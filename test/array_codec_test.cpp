@@ -34,6 +34,12 @@ struct Disks {
   Disks(const Disks &o) : bufs(o.bufs) {
     for (auto &b : bufs) ptrs.push_back(b.data());
   }
+  Disks &operator=(const Disks &o) {  // the pointers must be to this copy's buffers
+    bufs = o.bufs;
+    ptrs.clear();
+    for (auto &b : bufs) ptrs.push_back(b.data());
+    return *this;
+  }
   Span<uint8_t *const> span() { return {ptrs.data(), ptrs.size()}; }
 };
 
