@@ -1,6 +1,8 @@
 // KernelService: the LLJIT session, disk cache, shared kernels, tuning and statistics behind a Jit.
 #include "jit/kernel_service.h"
 
+#include <sys/stat.h>
+
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -282,6 +284,14 @@ Result<Kernel> KernelService::xor_kernel(const ir::XorKernelDesc &desc, bool sha
   k.fn = reinterpret_cast<KernelFn>(k.address);
   k.info.vector_bits = ir::xor_kernel_vector_bytes(desc, target_) * 8;
   return k;
+}
+
+bool KernelService::xor_kernel_ready(const ir::XorKernelDesc &desc) const {
+  const State &st = *state_;
+  if (st.cache.ready(desc.symbol + "|xor|" + opt_name_)) return true;
+  if (!st.disk) return false;
+  struct stat info;
+  return ::stat(st.disk->path_for(kernel_cache_key(xor_compile_request(desc, target_, st.opt))).c_str(), &info) == 0;
 }
 
 Result<Kernel> KernelService::fft_kernel(const ir::FftKernelDesc &desc) {

@@ -119,6 +119,9 @@ class KernelService {
   // the service's lifetime (encoders); else compiled for the caller alone (decoders per
   // erasure set, owned by a codec's LRU). Errors: kJitFailure.
   Result<Kernel> xor_kernel(const ir::XorKernelDesc &desc, bool shared);
+  // Whether xor_kernel(desc, true) would answer without compiling: the kernel is in memory,
+  // or an object for it is in the disk cache (it is still checked when loaded).
+  bool xor_kernel_ready(const ir::XorKernelDesc &desc) const;
 
   // An rs-fft kernel (ir::build_fft_kernel: encode, or the decode core of every erasure
   // pattern), compiled once per service. Kernel::address has the kind's signature (fn is

@@ -74,6 +74,13 @@ class OnceCache {
     return made;
   }
 
+  // Whether get(key) would return a value without running make or waiting for one.
+  bool ready(const Key &key) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = map_.find(key);
+    return it != map_.end() && it->second->slot->done && it->second->slot->value;
+  }
+
   // finished, successful entries (and makes in flight)
   size_t size() const {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -56,6 +56,7 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   std::optional<ir::Strategy> shape_strategy(unsigned field_bits) const {
     return service_->shape_strategy(field_bits);
   }
+  bool xor_kernel_ready(const ir::XorKernelDesc &desc) const { return service_->xor_kernel_ready(desc); }
   Result<Kernel> xor_kernel(const ir::XorKernelDesc &desc, bool shared) {
     return service_->xor_kernel(desc, shared);
   }

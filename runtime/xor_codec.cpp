@@ -18,23 +18,32 @@ Result<std::shared_ptr<XorCodec>> XorCodec::make(std::shared_ptr<JitImpl> jit, c
     for (unsigned col = 0; col < bc.parity.cols; ++col) c->bits_.push_back(bc.parity.get(r, col));
   Result<jit::XorPlan> plan = jit::xor_encoder_plan(bc, c->jit_->options().target);
   if (!plan.ok()) return plan.status();
-  c->encoder_plan_ = std::move(*plan);
-  const ir::XorKernelDesc &d = c->encoder_plan_.desc;
-  const size_t dumb = codes::dumb_xors(bc.parity);
-  const std::string counts = std::string("schedule ") + codes::schedule_name(c->encoder_plan_.schedule) + ": " +
-                             std::to_string(d.program.xors()) + " XORs per block position (dumb: " +
-                             std::to_string(dumb) + ")";
-  if (d.program.xors() > kMaxUnrolledXors) {  // runs its schedule uncompiled
-    c->encoder_runner_ = std::make_unique<XorRunner>(d);
-    c->encoder_.info = KernelInfo{d.symbol, "xor", c->jit_->options().target, c->jit_->target_info().cpu, 0, 1,
-                                  counts + "; schedule runner: past " + std::to_string(kMaxUnrolledXors) +
-                                      " XORs unrolled code compiles for seconds"};
+  const ir::XorKernelDesc &d = plan->desc;
+  c->encoder_counts_ = std::string("schedule ") + codes::schedule_name(plan->schedule) + ": " +
+                       std::to_string(d.program.xors()) + " XORs per block position (dumb: " +
+                       std::to_string(codes::dumb_xors(bc.parity)) + ")";
+  auto op = std::make_shared<Op>(std::move(*plan));
+  c->encoder_ = op;
+  if (op->plan.desc.program.xors() > kMaxUnrolledXors) return c;  // the runner serves (see kMaxUnrolledXors)
+  if (c->jit_->xor_kernel_ready(op->plan.desc)) {  // in memory or on disk: load it now
+    auto k = c->jit_->xor_kernel(op->plan.desc, /*shared=*/true);
+    if (!k.ok()) return k.status();
+    k->info.why = c->encoder_counts_;
+    std::atomic_store(&op->compiled, std::shared_ptr<const Kernel>(std::make_shared<Kernel>(std::move(*k))));
     return c;
   }
-  auto k = c->jit_->xor_kernel(d, /*shared=*/true);
-  if (!k.ok()) return k.status();
-  c->encoder_ = std::move(*k);
-  c->encoder_.info.why = counts;
+  // Cold: a compile of a few hundred XORs takes LLVM 40-90 ms; the runner serves meanwhile.
+  JitImpl *self_jit = c->jit_.get();  // the task runs on this Jit's own thread, which it outlives
+  const std::string why = c->encoder_counts_;
+  promote_in_background<Op>(
+      *c->jit_, c->encoder_, op->asked, op->bytes,
+      [self_jit, why](const std::shared_ptr<const Op> &o) {
+        auto k = self_jit->xor_kernel(o->plan.desc, /*shared=*/true);
+        if (!k.ok()) return;  // the runner keeps serving
+        k->info.why = why;
+        std::atomic_store(&o->compiled, std::shared_ptr<const Kernel>(std::make_shared<Kernel>(std::move(*k))));
+      },
+      [] { return true; }, /*optional=*/false);
   return c;
 }
 
@@ -55,13 +64,15 @@ Status XorCodec::encode(Span<const uint8_t *const> data, Span<uint8_t *const> pa
 }
 
 void XorCodec::encode_blocks(const uint8_t *const *data, uint8_t *const *parity, size_t len) const {
-  const KernelFn fn = encoder_.fn;
-  const XorRunner *runner = encoder_runner_.get();
+  if (std::shared_ptr<const Kernel> k = std::atomic_load(&encoder_->compiled)) {
+    const KernelFn fn = k->fn;
+    run_split(*jit_, data, code_.k, parity, code_.m, len, code_.block_bytes(),
+              [fn](const uint8_t *const *in, uint8_t *const *out, size_t n) { fn(in, out, n); });
+    return;
+  }
+  const XorRunner &runner = encoder_->runner;
   run_split(*jit_, data, code_.k, parity, code_.m, len, code_.block_bytes(),
-            [fn, runner](const uint8_t *const *in, uint8_t *const *out, size_t n) {
-              if (fn) fn(in, out, n);
-              else runner->run(in, out, n);
-            });
+            [&runner](const uint8_t *const *in, uint8_t *const *out, size_t n) { runner.run(in, out, n); });
 }
 
 void XorCodec::promote(const std::shared_ptr<const Op> &op, bool optional) const {
@@ -101,9 +112,18 @@ void XorCodec::run(const std::shared_ptr<const Op> &op, const uint8_t *const *in
 
 KernelInfo XorCodec::info(const Op &op) const {
   if (std::shared_ptr<const Kernel> k = std::atomic_load(&op.compiled)) return k->info;
-  KernelInfo i = encoder_.info;
+  KernelInfo i;
   i.symbol = op.runner.desc().symbol;
   i.strategy = "xor";
+  i.target = jit_->options().target;
+  i.cpu = jit_->target_info().cpu;
+  if (&op == encoder_.get()) {
+    i.why = encoder_counts_ + (op.plan.desc.program.xors() > kMaxUnrolledXors
+                                   ? "; schedule runner: past " + std::to_string(kMaxUnrolledXors) +
+                                         " XORs unrolled code compiles for seconds"
+                                   : "; schedule runner while its unrolled kernel compiles in the background");
+    return i;
+  }
   i.why = "schedule runner (smart schedule, " + std::to_string(op.runner.desc().program.xors()) +
           " XORs per block position, interpreted)" +
           (op.asked.load() ? "; its unrolled kernel is being compiled" : "");

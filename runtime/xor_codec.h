@@ -19,7 +19,9 @@ namespace ecjit::runtime {
 
 // Shards are blocks of w packets (Jerasure's layout, codes/bitmatrix_code.h); every len is a
 // multiple of spec().block_bytes(). The encoder is a schedule (the fewest XORs of smart and
-// weighted matching, checked symbolically) compiled by the xor lowering in make().
+// weighted matching, checked symbolically) compiled by the xor lowering: in make() when its
+// object is in memory or in the disk cache, else on the Jit's background thread while
+// XorRunner serves the first encodes (no cold compile on the thread that asked for the codec).
 // Decoders, delta updates and partial encodes are planned per shard set on first use
 // (a GF(2) inversion and a smart schedule, microseconds) and served at once by XorRunner,
 // which interprets the schedule: no compile on a caller's thread. A set that has moved
@@ -37,7 +39,7 @@ class XorCodec final : public Codec {
   const CodeSpec &spec() const override { return code_.spec; }
   // The (m w) x (k w) parity bit-matrix as 0 / 1 entries, row-major.
   const std::vector<uint64_t> &parity_matrix() const override { return bits_; }
-  KernelInfo encoder_info() const override { return encoder_.info; }
+  KernelInfo encoder_info() const override { return info(*encoder_); }
 
   Status encode(Span<const uint8_t *const> data, Span<uint8_t *const> parity, size_t len) const override;
   Status reconstruct(Span<uint8_t *const> shards, const std::vector<bool> &present, size_t len) const override;
@@ -60,7 +62,7 @@ class XorCodec final : public Codec {
   KernelCacheStats kernel_cache_stats() const override;
 
   // The encoder's schedule (for stats and tests).
-  const codes::XorProgram &encoder_program() const { return encoder_plan_.desc.program; }
+  const codes::XorProgram &encoder_program() const { return encoder_->plan.desc.program; }
 
   // One planned kernel beyond the encoder: its program run by `runner` until `compiled`
   // (the unrolled kernel of the best schedule, compiled in the background) is set.
@@ -77,7 +79,7 @@ class XorCodec final : public Codec {
   XorCodec(std::shared_ptr<JitImpl> jit, codes::BitMatrixCode code)
       : jit_(std::move(jit)), code_(std::move(code)), ops_(jit_->options().max_cached_kernels) {}
   Status check_len(const char *what, size_t len) const;
-  // The encoder (compiled, or its runner past kMaxUnrolledXors) over [0, len), split by blocks.
+  // The encoder (compiled, or its runner until then or past kMaxUnrolledXors) over [0, len), split by blocks.
   void encode_blocks(const uint8_t *const *data, uint8_t *const *parity, size_t len) const;
   enum class Rebuild { kRun, kPrepare, kPlan };
   Status rebuild(const char *what, Span<uint8_t *const> shards, const std::vector<bool> &present,
@@ -96,9 +98,9 @@ class XorCodec final : public Codec {
   std::shared_ptr<JitImpl> jit_;
   codes::BitMatrixCode code_;
   std::vector<uint64_t> bits_;
-  jit::XorPlan encoder_plan_;
-  Kernel encoder_;
-  std::unique_ptr<XorRunner> encoder_runner_;  // set when the encoder is not compiled
+  // The encoder: its runner, and its kernel once compiled (never past kMaxUnrolledXors).
+  std::shared_ptr<const Op> encoder_;
+  std::string encoder_counts_;  // "schedule weighted-matching: N XORs per block position (dumb: D)"
   mutable jit::OnceCache<OpKey, Op, OpKeyHash> ops_;
   // Shared with background compiles, which may finish after the codec is gone.
   std::shared_ptr<std::atomic<uint64_t>> promotions_ = std::make_shared<std::atomic<uint64_t>>(0);

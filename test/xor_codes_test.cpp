@@ -475,6 +475,52 @@ TEST(XorCodec, ConcurrentFirstCallsAndPromotion) {
   EXPECT_GT((*codec)->kernel_cache_stats().promotions, 0u);
 }
 
+// A cold codec() compiles nothing on the caller's thread: the encoder's runner serves while
+// its unrolled kernel compiles in the background, concurrent encodes see the reference's
+// parity before, during and after the swap, and a second codec() of the spec in the same
+// Jit starts on the compiled kernel.
+TEST(XorCodec, ColdEncoderServedByItsRunnerUntilCompiled) {
+  auto j = jit();
+  const std::string spec = "cauchy-good:k=10,m=4,w=8,packet=64";
+  const BitMatrixCode c = code_of(spec);
+  const size_t len = 16 * c.block_bytes();
+  const Stripe want(c, len, 23);
+  {
+    auto codec = j->codec(spec);
+    ASSERT_TRUE(codec.ok()) << codec.status().to_string();
+    const KernelInfo first = (*codec)->encoder_info();
+    EXPECT_NE(first.why.find("schedule runner while its unrolled kernel compiles"), std::string::npos) << first.why;
+    std::atomic<int> failures{0};
+    std::atomic<bool> stop{false};
+    auto encodes = [&] {
+      Stripe s = want;
+      std::vector<const uint8_t *> in(s.ptrs.begin(), s.ptrs.begin() + c.k);
+      int calls = 0;
+      while (!stop.load() || calls < 3) {
+        for (unsigned i = 0; i < c.m; ++i) memset(s.shards[c.k + i].data(), 0, len);
+        if (!(*codec)->encode({in.data(), in.size()}, {s.ptrs.data() + c.k, c.m}, len).ok() ||
+            s.shards != want.shards)
+          ++failures;
+        ++calls;
+      }
+    };
+    std::thread t1(encodes), t2(encodes);
+    j->wait_for_tuning();  // the background compile
+    stop = true;
+    t1.join();
+    t2.join();
+    EXPECT_EQ(failures.load(), 0);
+    const KernelInfo compiled = (*codec)->encoder_info();
+    EXPECT_EQ(compiled.why.find("runner"), std::string::npos) << compiled.why;
+    EXPECT_NE(compiled.why.find("XORs per block position"), std::string::npos) << compiled.why;
+    EXPECT_GT(compiled.vector_bits, 0u);
+  }
+  // The codec is gone (the Jit keeps codecs weakly); a new one finds the kernel in memory.
+  auto again = j->codec(spec);
+  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  EXPECT_EQ((*again)->encoder_info().why.find("runner"), std::string::npos) << (*again)->encoder_info().why;
+}
+
 // Past XorCodec::kMaxUnrolledXors the encoder is never compiled: the runner serves it, and
 // still computes the code (codec() takes milliseconds, not seconds).
 TEST(XorCodec, WideCodesRunUncompiled) {
