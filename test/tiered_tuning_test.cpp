@@ -24,6 +24,36 @@ ir::TargetInfo info(const std::string &t) {
   return i ? *i : ir::TargetInfo();
 }
 
+// Every kernel compiled and tuned in this process (no disk cache), encoders tuned once they
+// have done tune_after_bytes of work.
+std::shared_ptr<Jit> fresh_jit(uint64_t tune_after_bytes = JitOptions().tune_after_bytes) {
+  JitOptions o;
+  o.disk_cache = false;
+  o.tune_after_bytes = tune_after_bytes;
+  auto jit = Jit::create(o);
+  EXPECT_TRUE(jit.ok()) << jit.status().to_string();
+  return jit.ok() ? *jit : nullptr;
+}
+bool gf8_has_one_candidate() { return jit::candidate_strategies(info("host"), 8).size() < 2; }
+
+// Random data shards (`in` points at them) and the reference codec's parity (`want`).
+struct Reference {
+  std::vector<std::vector<uint8_t>> d, want;
+  std::vector<const uint8_t *> in;
+};
+Reference reference_parity(const codes::LinearCode &code, size_t len, unsigned seed) {
+  Reference r{std::vector<std::vector<uint8_t>>(code.k, std::vector<uint8_t>(len)),
+              std::vector<std::vector<uint8_t>>(code.m, std::vector<uint8_t>(len)), {}};
+  std::mt19937 rng(seed);
+  for (auto &s : r.d)
+    for (auto &b : s) b = uint8_t(rng());
+  std::vector<uint8_t *> ref;
+  for (auto &s : r.d) r.in.push_back(s.data());
+  for (auto &s : r.want) ref.push_back(s.data());
+  EXPECT_TRUE(codes::ref_encode(code, r.in.data(), ref.data(), len).ok());
+  return r;
+}
+
 // Tiered compilation through the public API: codec() returns with the static choice, the
 // tuner swaps the winner in while another thread keeps encoding, and every parity written
 // before, during and after the swap is the reference codec's. Promoted decoders are tuned too.
@@ -47,15 +77,10 @@ TEST(TieredTuning, BackgroundTuningSwapsKernelsUnderRunningCalls) {
     const KernelInfo before = (*codec)->encoder_info();
     codes::LinearCode code = *codes::build_code(spec);
     const size_t len = 24 * 1024 + 8;
-    std::vector<std::vector<uint8_t>> d(code.k, std::vector<uint8_t>(len)), want(code.m, std::vector<uint8_t>(len));
-    std::mt19937 rng(gf);
-    for (auto &s : d)
-      for (auto &b : s) b = uint8_t(rng());
-    std::vector<const uint8_t *> in;
-    std::vector<uint8_t *> ref;
-    for (auto &s : d) in.push_back(s.data());
-    for (auto &s : want) ref.push_back(s.data());
-    ASSERT_TRUE(codes::ref_encode(code, in.data(), ref.data(), len).ok());
+    const Reference r = reference_parity(code, len, gf);
+    const auto &d = r.d;
+    const auto &want = r.want;
+    const auto &in = r.in;
     std::atomic<bool> stop{false};
     std::atomic<int> wrong{0}, calls{0};
     std::thread encoder([&] {
@@ -102,19 +127,17 @@ TEST(TieredTuning, BackgroundTuningSwapsKernelsUnderRunningCalls) {
 // A promoted set's own decoder is compiled and then tuned on the background thread, while
 // the shape kernel serves; output is exact before and after.
 TEST(TieredTuning, PromotedDecodersAreTunedToo) {
-  JitOptions o;
-  o.disk_cache = false;
-  auto jit = Jit::create(o);
-  ASSERT_TRUE(jit.ok());
-  if (jit::candidate_strategies(info("host"), 8).size() < 2) GTEST_SKIP() << "nothing to tune";
-  auto codec = (*jit)->codec("rs-vand:k=10,m=4,gf=8");
+  if (gf8_has_one_candidate()) GTEST_SKIP() << "nothing to tune";
+  std::shared_ptr<Jit> jit = fresh_jit();
+  ASSERT_TRUE(jit);
+  auto codec = jit->codec("rs-vand:k=10,m=4,gf=8");
   ASSERT_TRUE(codec.ok());
   std::vector<bool> present(14, true);
   present[2] = present[11] = false;
   const KernelInfo first = (*codec)->decoder_info(present);
   if (first.why.find("shape kernel") == std::string::npos) GTEST_SKIP() << "no shape kernel here";
   ASSERT_TRUE((*codec)->prepare_reconstruct(present).ok());
-  (*jit)->wait_for_tuning();
+  jit->wait_for_tuning();
   const KernelInfo promoted = (*codec)->decoder_info(present);
   EXPECT_EQ(promoted.why.rfind("tuned: ", 0), 0u) << promoted.why;
   EXPECT_EQ(promoted.symbol.find("shape"), std::string::npos) << promoted.symbol;
@@ -141,13 +164,10 @@ TEST(TieredTuning, PromotedDecodersAreTunedToo) {
 // into freed state (ASan/UBSan builds run this too).
 TEST(TieredTuning, DestroyingTheJitCancelsPendingTunings) {
   for (int round = 0; round < 3; ++round) {
-    JitOptions o;
-    o.disk_cache = false;
-    o.tune_after_bytes = 0;  // every encoder's tuning queued by codec()
-    auto jit = Jit::create(o);
-    ASSERT_TRUE(jit.ok());
+    std::shared_ptr<Jit> jit = fresh_jit(/*tune_after_bytes=*/0);  // every encoder's tuning queued by codec()
+    ASSERT_TRUE(jit);
     for (unsigned gf : {8u, 16u, 32u}) {
-      auto codec = (*jit)->codec("rs-vand:k=6,m=3,gf=" + std::to_string(gf));
+      auto codec = jit->codec("rs-vand:k=6,m=3,gf=" + std::to_string(gf));
       ASSERT_TRUE(codec.ok()) << codec.status().to_string();
     }
   }
@@ -157,33 +177,24 @@ TEST(TieredTuning, DestroyingTheJitCancelsPendingTunings) {
 // brings the encoder's input to tune_after_bytes queues its tuning (once, with four threads
 // encoding), and the parity is the reference codec's before, during and after the swap.
 TEST(TieredTuning, EncoderTuningWaitsForWork) {
-  JitOptions o;
-  o.disk_cache = false;
-  o.tune_after_bytes = 4 << 20;
-  auto jit = Jit::create(o);
-  ASSERT_TRUE(jit.ok());
-  if (jit::candidate_strategies(info("host"), 8).size() < 2) GTEST_SKIP() << "nothing to tune";
+  if (gf8_has_one_candidate()) GTEST_SKIP() << "nothing to tune";
+  std::shared_ptr<Jit> jit = fresh_jit(4 << 20);
+  ASSERT_TRUE(jit);
   const std::string spec = "rs-vand:k=10,m=4,gf=8";
-  auto codec = (*jit)->codec(spec);
+  auto codec = jit->codec(spec);
   ASSERT_TRUE(codec.ok());
   const std::string before = (*codec)->encoder_info().why;
   EXPECT_NE(before.find("tuning in the background after 4 MiB of work"), std::string::npos) << before;
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  JitStats st = (*jit)->stats();
+  JitStats st = jit->stats();
   EXPECT_EQ(st.tunings_pending, 0u);
   EXPECT_EQ(st.kernels_tuned, 0u);
 
   const codes::LinearCode code = *codes::build_code(spec);
   const size_t len = 64 << 10;  // 640 KiB of input per call: the 7th call passes 4 MiB
-  std::vector<std::vector<uint8_t>> d(code.k, std::vector<uint8_t>(len)), want(code.m, std::vector<uint8_t>(len));
-  std::mt19937 rng(11);
-  for (auto &s : d)
-    for (auto &b : s) b = uint8_t(rng());
-  std::vector<const uint8_t *> in;
-  std::vector<uint8_t *> ref;
-  for (auto &s : d) in.push_back(s.data());
-  for (auto &s : want) ref.push_back(s.data());
-  ASSERT_TRUE(codes::ref_encode(code, in.data(), ref.data(), len).ok());
+  const Reference r = reference_parity(code, len, 11);
+  const auto &want = r.want;
+  const auto &in = r.in;
   std::atomic<int> wrong{0};
   auto encode_calls = [&](int calls) {
     std::vector<std::vector<uint8_t>> p(code.m, std::vector<uint8_t>(len));
@@ -197,36 +208,34 @@ TEST(TieredTuning, EncoderTuningWaitsForWork) {
     }
   };
   encode_calls(6);  // 3.75 MiB: not yet
-  st = (*jit)->stats();
+  st = jit->stats();
   EXPECT_EQ(st.tunings_pending + st.kernels_tuned, 0u);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) threads.emplace_back(encode_calls, 4);
   for (auto &t : threads) t.join();
-  st = (*jit)->stats();
+  st = jit->stats();
   EXPECT_EQ(st.tunings_pending + st.kernels_tuned, 1u) << "exactly one tuning queued by the calls";
   EXPECT_EQ((*codec)->encoder_info().why.find("after 4 MiB"), std::string::npos) << (*codec)->encoder_info().why;
-  (*jit)->wait_for_tuning();
+  jit->wait_for_tuning();
   EXPECT_EQ((*codec)->encoder_info().why.rfind("tuned: ", 0), 0u) << (*codec)->encoder_info().why;
   encode_calls(3);
   EXPECT_EQ(wrong.load(), 0);
-  EXPECT_EQ((*jit)->stats().kernels_tuned, 1u);
+  EXPECT_EQ(jit->stats().kernels_tuned, 1u);
 }
 
 // wait_for_tuning() starts a deferred tuning at once: a benchmark that waits before it
 // measures times the tuned encoder, not the tuning.
 TEST(TieredTuning, WaitForTuningStartsDeferredTunings) {
-  JitOptions o;
-  o.disk_cache = false;
-  auto jit = Jit::create(o);
-  ASSERT_TRUE(jit.ok());
-  if (jit::candidate_strategies(info("host"), 8).size() < 2) GTEST_SKIP() << "nothing to tune";
-  auto codec = (*jit)->codec("rs-vand:k=6,m=3,gf=8");
+  if (gf8_has_one_candidate()) GTEST_SKIP() << "nothing to tune";
+  std::shared_ptr<Jit> jit = fresh_jit();
+  ASSERT_TRUE(jit);
+  auto codec = jit->codec("rs-vand:k=6,m=3,gf=8");
   ASSERT_TRUE(codec.ok());
   EXPECT_NE((*codec)->encoder_info().why.find("after 256 MiB of work"), std::string::npos)
       << (*codec)->encoder_info().why;
-  (*jit)->wait_for_tuning();
+  jit->wait_for_tuning();
   EXPECT_EQ((*codec)->encoder_info().why.rfind("tuned: ", 0), 0u) << (*codec)->encoder_info().why;
-  EXPECT_EQ((*jit)->stats().kernels_tuned, 1u);
+  EXPECT_EQ(jit->stats().kernels_tuned, 1u);
 }
 
 // Synchronous tuning (tune_in_background = false): codec() returns the winner.
