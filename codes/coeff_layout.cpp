@@ -73,9 +73,13 @@ uint64_t gfni_block_matrix(const Field &field, uint64_t c, unsigned i, unsigned 
 
 void prepare_coeff(CoeffLayout layout, const Field &field, uint64_t c, uint8_t *out) {
   switch (layout) {
-    case CoeffLayout::kNibbleTables:
-      nibble_tables(field, c, out);
+    case CoeffLayout::kNibbleTables: {
+      uint8_t t[8 * 16];
+      nibble_tables(field, c, t);
+      for (unsigned i = 0; i < 2 * field.bytes() * field.bytes(); ++i)
+        std::memcpy(out + 16 * nibble_table_slot(field, i), t + 16 * i, 16);
       return;
+    }
     case CoeffLayout::kGfniMatrices: {
       uint64_t base[64];
       powers_of_x(field, c, base);

@@ -19,7 +19,9 @@ enum class CoeffLayout : uint8_t {
   // Split nibble tables, 16 bytes each (PSHUFB / VPSHUFB / TBL). GF(2^8): 32 bytes, table 0
   // = c * v, table 1 = c * (v << 4) for v < 16: ISA-L's gf_vect_mul_init layout, so ISA-L's
   // g_tbls (ec_init_tables) is a prepared matrix of this layout. GF(2^16): 8 tables, table
-  // 2n + h = byte h of c * (v << 4n).
+  // 2n + h = byte h of c * (v << 4n), stored in pairs: slot nibble_table_slot(i) holds table
+  // i, so the two tables one 256-bit shuffle reads (nibble n in its low lane, nibble n + 2 in
+  // its high lane) are 32 contiguous bytes, one load.
   kNibbleTables,
   // GFNI 8x8 bit-matrices (VGF2P8AFFINEQB operands), L = l / 8 byte planes, P = max(L, 2):
   // for each rotation t < L, a pattern of P qwords, qword j = gfni_block_matrix(c, j mod L,
@@ -44,8 +46,13 @@ void prepare_matrix(CoeffLayout layout, const Field &field, const Matrix &M,
 // is byte 7 - t of the qword (bit b of that byte: input bit b).
 uint64_t gfni_block_matrix(const Field &field, uint64_t c, unsigned i, unsigned j);
 
-// The 16-entry nibble tables of c in kNibbleTables order (2 for GF(2^8), 8 for GF(2^16)),
-// 16 bytes each, written to `out`. l must be 8 or 16.
+// The 16-entry nibble tables of c, table i at out + 16 i (2 for GF(2^8), 8 for GF(2^16):
+// table 2n + h = byte h of c * (v << 4n)). l must be 8 or 16.
 void nibble_tables(const Field &field, uint64_t c, uint8_t *out);
+// Where kNibbleTables keeps nibble table i of a coefficient: at 16 * slot bytes. GF(2^8): i;
+// GF(2^16): tables i and i + 4 side by side (slot 2 (i mod 4) + i / 4).
+inline unsigned nibble_table_slot(const Field &field, unsigned i) {
+  return field.bits() == 8 ? i : 2 * (i % 4) + i / 4;
+}
 
 }  // namespace ecjit::codes

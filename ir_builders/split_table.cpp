@@ -1,14 +1,14 @@
 // split-table lowering: nibble tables per constant, looked up with PSHUFB / VPSHUFB / TBL.
 #include "ir_builders/split_table.h"
 
-#include "codes/coeff_layout.h"
-
 #include <array>
 #include <cassert>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <vector>
 
+#include "codes/coeff_layout.h"
 #include "ir_builders/clmul_shift.h"
 #include "ir_builders/input_order.h"
 #include "ir_builders/target_features.h"
@@ -94,15 +94,20 @@ class SplitTableLowering final : public MultiplyLowering {
 
   unsigned runtime_vector_bits() const override { return 8 * bytes_; }
 
-  // The tables of codes::CoeffLayout::kNibbleTables at `coeff`, loaded where first used.
+  // The tables of codes::CoeffLayout::kNibbleTables at `coeff`, loaded where first used. On
+  // 256-bit shuffles a GF(2^16) table pair (i, i + 4: one per lane) is one 32-byte load.
   void accumulate_data(llvm::Value *x, llvm::Value *coeff) override {
     assert(b_ && x->getType() == ty_ && tables_);
-    auto *t16 = llvm::FixedVectorType::get(b_->getInt8Ty(), kLaneBytes);
-    accumulate_tables(x, [&](unsigned i) -> llvm::Value * {
+    auto load = [&](unsigned bytes, unsigned slot) -> llvm::Value * {
       return b_->CreateAlignedLoad(
-          t16, b_->CreateConstInBoundsGEP1_64(b_->getInt8Ty(), coeff, kLaneBytes * i),
-          llvm::Align(1));
-    });
+          llvm::FixedVectorType::get(b_->getInt8Ty(), bytes),
+          b_->CreateConstInBoundsGEP1_64(b_->getInt8Ty(), coeff, kLaneBytes * slot), llvm::Align(1));
+    };
+    const bool pairs = field_.bits() == 16 && bytes_ == 2 * kLaneBytes && split_lookup();
+    accumulate_tables(
+        x, [&](unsigned i) { return load(kLaneBytes, codes::nibble_table_slot(field_, i)); },
+        pairs ? [&](unsigned i) { return load(2 * kLaneBytes, codes::nibble_table_slot(field_, i)); }
+              : std::function<llvm::Value *(unsigned)>());
   }
 
   llvm::Value *finish_output() override {
@@ -144,8 +149,11 @@ class SplitTableLowering final : public MultiplyLowering {
            vty->getScalarSizeInBits() == field_.bits();
   }
 
-  // acc += c * x with table(i) the <16 x i8> nibble table i of c (nibble_tables order).
-  void accumulate_tables(llvm::Value *x, llvm::function_ref<llvm::Value *(unsigned)> table) {
+  // acc += c * x with table(i) the <16 x i8> nibble table i of c (nibble_tables order) and,
+  // when given, pair(i) tables i and i + 4 as one vector of this shuffle's width (GF(2^16)
+  // with split lookups: region 0 reads table i, region 1 table i + 4).
+  void accumulate_tables(llvm::Value *x, llvm::function_ref<llvm::Value *(unsigned)> table,
+                         const std::function<llvm::Value *(unsigned)> &pair = {}) {
     llvm::IRBuilderBase::InsertPointGuard guard(*b_);
     order_.place(*b_, x, {acc_[0], acc_[1], acc_[2], acc_[3]});
     const Nibbles n = nibbles(x);
@@ -155,10 +163,16 @@ class SplitTableLowering final : public MultiplyLowering {
       order_.end_group(*b_, x);
       return;
     }
+    // GF(2^16): region 0 of the plane vector holds low bytes (nibbles n0, n1), region 1
+    // high bytes (n2, n3). table(2k + h): byte h of the products of nibble k.
+    if (pair) {  // one shuffle per table pair, as loaded
+      for (unsigned h = 0; h < 2; ++h)
+        xor_into(acc_[2 * h], b_->CreateXor(shuffle(pair(0 + h), n.lo), shuffle(pair(2 + h), n.hi)));
+      order_.end_group(*b_, x);
+      return;
+    }
     llvm::Value *t[8];
     for (unsigned i = 0; i < 8; ++i) t[i] = table(i);
-    // GF(2^16): region 0 of the plane vector holds low bytes (nibbles n0, n1), region 1
-    // high bytes (n2, n3). t[2k + h]: byte h of the products of nibble k.
     for (unsigned h = 0; h < 2; ++h) {
       if (split_lookup()) {
         // One table per region in one shuffle: region 0 sums n0/n1 terms, region 1 n2/n3.
@@ -224,7 +238,11 @@ class SplitTableLowering final : public MultiplyLowering {
     std::vector<int> mask(bytes_);
     for (unsigned i = 0; i < bytes_; ++i)
       mask[i] = int(i % kLaneBytes + (i < bytes_ / 2 ? 0 : kLaneBytes));
-    llvm::Value *table = b_->CreateShuffleVector(t0, t1, mask);
+    return shuffle(b_->CreateShuffleVector(t0, t1, mask), idx);
+  }
+
+  // x86: PSHUFB of a whole table vector (this shuffle's width) by idx, lane by lane.
+  llvm::Value *shuffle(llvm::Value *table, llvm::Value *idx) {
     llvm::Intrinsic::ID id = llvm::Intrinsic::x86_ssse3_pshuf_b_128;
     if (shuffle_ == ByteShuffle::kAvx2) id = llvm::Intrinsic::x86_avx2_pshuf_b;
     if (shuffle_ == ByteShuffle::kAvx512bw) id = llvm::Intrinsic::x86_avx512_pshuf_b_512;

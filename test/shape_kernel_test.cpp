@@ -137,9 +137,10 @@ TEST(CoeffLayout, MatchesFieldMultiplication) {
           for (uint64_t v = 0; v < 16; ++v) {
             const uint64_t p = f.mul_plain(c, v << (4 * n));
             if (l == 8) ASSERT_EQ(t[16 * n + v], uint8_t(p));
-            else {
-              ASSERT_EQ(t[16 * (2 * n) + v], uint8_t(p));
-              ASSERT_EQ(t[16 * (2 * n + 1) + v], uint8_t(p >> 8));
+            else {  // pairs: tables i and i + 4 adjacent
+              const unsigned lo = 2 * n, hi = 2 * n + 1;
+              ASSERT_EQ(t[16 * (2 * (lo % 4) + lo / 4) + v], uint8_t(p));
+              ASSERT_EQ(t[16 * (2 * (hi % 4) + hi / 4) + v], uint8_t(p >> 8));
             }
           }
       }

@@ -140,8 +140,11 @@ bool shape_kernels(const Args &args, const KernelRequest &base, const std::strin
                             unsigned(codes::coeff_bytes(layout, code.field)), opt_level_name(base.req.opt), {}};
   switch (layout) {
     case codes::CoeffLayout::kNibbleTables:
-      contents.layout_text = "16-byte nibble tables (for GF(2^8) c * v then c * (v << 4), v < 16: "
-                             "ISA-L's ec_init_tables layout)";
+      contents.layout_text = code.field.bits() == 8
+                                 ? "16-byte nibble tables (c * v then c * (v << 4), v < 16: ISA-L's "
+                                   "ec_init_tables layout)"
+                                 : "8 16-byte nibble tables, table 2n + h = byte h of c * (v << 4n), "
+                                   "v < 16, stored in the order 0, 4, 1, 5, 2, 6, 3, 7";
       break;
     case codes::CoeffLayout::kGfniMatrices:
       contents.layout_text = "GFNI 8x8 bit-matrices (VGF2P8AFFINEQB operands; GF(2^8): the matrix twice)";

@@ -488,8 +488,19 @@ TEST_F(IsalDiff, CacheReuseAndRewrittenTables) {
   Shards data(k, len, rng), out_s(rows, len, rng), out_o(out_s);
   std::vector<u8> a = random_bytes(k * rows, rng);
   ours().fn<InitFn>("ec_init_tables")(k, rows, a.data(), g.data());
-  // Warm up: under the default policy the kernel is compiled once the matrix is hot.
-  for (int i = 0; i < 300; ++i) ours().fn<EncFn>("ec_encode_data")(len, k, rows, g.data(), data.p(), out_o.p());
+  // Warm up: under the default policy the kernel is compiled once the matrix is hot; under
+  // ECJIT_ISAL_COMPILE=eager it is compiled in the background from the first call (shape
+  // kernels serve meanwhile), so wait until it serves (an ASan build compiles for ~0.1 s).
+  const char *mode = std::getenv("ECJIT_ISAL_COMPILE");
+  const bool own_kernel = mode && std::string(mode) == "eager";
+  ecjit_isal_stats warm{};
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 300 || (own_kernel && warm.jit_enabled && warm.jit_runs == 0 &&
+                              std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
+       ++i) {
+    ours().fn<EncFn>("ec_encode_data")(len, k, rows, g.data(), data.p(), out_o.p());
+    stats(&warm, sizeof warm);
+  }
   ecjit_isal_stats before{}, after{};
   stats(&before, sizeof before);
   for (int i = 0; i < 100; ++i) ours().fn<EncFn>("ec_encode_data")(len, k, rows, g.data(), data.p(), out_o.p());
