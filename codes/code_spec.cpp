@@ -319,7 +319,7 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
   const std::string word_key = bits ? row->word_key : "";
   const std::string keys_text = rules ? std::string(rules->keys)
                                 : !bits ? "k, m, gf, poly, a"
-                                : searched ? "k, m, w, packet, seed"
+                                : searched ? "k, m, w, packet, seed or points"
                                 : expanded ? "of, k, m, w, packet, poly, a"
                                            : "k, m, " + word_key + ", packet";
   auto key_ok = [&](const std::string &key) {
@@ -327,7 +327,7 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
     if (rules) return listed(rules->keys, key);
     if (!bits) return key == "gf" || key == "poly" || key == "a";
     if (key == word_key || key == "packet") return true;
-    if (searched && key == "seed") return true;
+    if (searched && (key == "seed" || key == "points")) return true;
     return expanded && (key == "of" || key == "poly" || key == "a");
   };
   std::map<std::string, std::string> kv;
@@ -387,7 +387,24 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
   }
   if (searched) {
     s.seed = 1;
+    if (kv.count("seed") && kv.count("points"))
+      return bad("give seed= (points searched) or points= (the search's result), not both");
     if (kv.count("seed")) ECJIT_RETURN_IF_ERROR(number("seed", false, ~uint64_t(0), &s.seed));
+    if (kv.count("points")) {
+      unsigned rows = 0, cols = 0;
+      ECJIT_RETURN_IF_ERROR(parse_matrix(kv["points"], &s.points, &rows, &cols));
+      if (rows != 1 || s.points.size() != size_t(s.k) + s.m)
+        return bad("points= needs m + k = " + std::to_string(s.k + s.m) +
+                   " hex field elements '.'-separated (X then Y), got " + std::to_string(s.points.size()));
+      for (size_t i = 0; i < s.points.size(); ++i) {
+        if (s.w < 64 && s.points[i] >> s.w)
+          return bad("point " + hex(s.points[i]) + " is not an element of GF(2^" + std::to_string(s.w) + ")");
+        for (size_t j = 0; j < i; ++j)
+          if (s.points[j] == s.points[i])
+            return bad("point " + hex(s.points[i]) + " appears twice: Cauchy points must be distinct");
+      }
+      s.seed = 0;
+    }
   }
   if (expanded) {
     if (!kv.count("of")) return bad("missing of=<symbol family> in '" + text + "'");
@@ -432,7 +449,11 @@ std::string CodeSpec::to_string() const {
     s += ",packet=" + std::to_string(packet);
   }
   else s += ",gf=" + std::to_string(gf);
-  if (family == CodeFamily::kCauchyOpt) s += ",seed=" + std::to_string(seed);
+  if (family == CodeFamily::kCauchyOpt && points.empty()) s += ",seed=" + std::to_string(seed);
+  if (family == CodeFamily::kCauchyOpt && !points.empty()) {
+    s += ",points=";
+    for (size_t i = 0; i < points.size(); ++i) s += (i ? "." : "") + hex(points[i]);
+  }
   if (poly != 0 && (bitmatrix() || poly != default_poly(gf)))
     s += ",poly=" + hex(field < 64 ? (poly | (uint64_t(1) << field)) : poly);
   if (family == CodeFamily::kMatrix || (family == CodeFamily::kBitmatrixOf && of == CodeFamily::kMatrix)) {
@@ -450,7 +471,8 @@ std::string CodeSpec::to_string() const {
 bool CodeSpec::operator==(const CodeSpec &o) const {
   return family == o.family && k == o.k && m == o.m && gf == o.gf &&
          effective_poly() == o.effective_poly() && matrix == o.matrix && w == o.w &&
-         packet == o.packet && (family != CodeFamily::kBitmatrixOf || of == o.of) && seed == o.seed;
+         packet == o.packet && (family != CodeFamily::kBitmatrixOf || of == o.of) && seed == o.seed &&
+         points == o.points;
 }
 
 }  // namespace ecjit

@@ -3,8 +3,11 @@
 #include "codes/xor_families.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <random>
 #include <string>
+#include <tuple>
 
 #include "codes/array_codes.h"
 #include "codes/linear_code.h"
@@ -117,10 +120,31 @@ std::vector<uint32_t> cauchy_opt_points(const WordField &f, unsigned k, unsigned
   return pop[0].pts;
 }
 
+// The search's points for (w, k, m, seed), run once per process (0.2 s for RS(10,4), 2 s for
+// k = 20, m = 6): a second codec of the spec, or its check-mds, reuses them. Not kept on
+// disk: the points define the code, and a cache entry could only be checked by searching again.
+std::vector<uint32_t> searched_points(const WordField &f, unsigned k, unsigned m, uint64_t seed) {
+  static std::mutex mutex;
+  static std::map<std::tuple<unsigned, unsigned, unsigned, uint64_t>, std::vector<uint32_t>> found;
+  const auto key = std::make_tuple(f.w(), k, m, seed);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = found.find(key); it != found.end()) return it->second;
+  }
+  std::vector<uint32_t> pts = cauchy_opt_points(f, k, m, seed);
+  std::lock_guard<std::mutex> lock(mutex);
+  return found.emplace(key, std::move(pts)).first->second;
+}
+
+std::vector<uint32_t> points_of(const WordField &f, const CodeSpec &s) {
+  if (s.points.empty()) return searched_points(f, s.k, s.m, s.seed);
+  return std::vector<uint32_t>(s.points.begin(), s.points.end());
+}
+
 Status build_cauchy_opt(const CodeSpec &s, BitMatrix *parity, std::vector<uint64_t> *symbols) {
   Result<WordField> f = WordField::make(s.w);
   if (!f.ok()) return f.status();
-  *symbols = cauchy_xy_matrix(*f, s.k, s.m, cauchy_opt_points(*f, s.k, s.m, s.seed));
+  *symbols = cauchy_xy_matrix(*f, s.k, s.m, points_of(*f, s));
   normalize_matrix(*f, s.k, s.m, symbols);
   *parity = expand_symbols(*symbols, s.m, s.k, s.w, [&](uint64_t e) { return uint64_t(f->times_x(uint32_t(e))); });
   return Status::Ok();
@@ -334,6 +358,17 @@ const BitFamily *bit_family(CodeFamily f) {
   for (const BitFamily &row : bit_families())
     if (row.family == f) return &row;
   return nullptr;
+}
+
+CodeSpec resolved_spec(const CodeSpec &spec) {
+  CodeSpec r = spec;
+  if (spec.family != CodeFamily::kCauchyOpt || !spec.points.empty()) return r;
+  Result<WordField> f = WordField::make(spec.w);
+  if (!f.ok()) return r;
+  const std::vector<uint32_t> pts = searched_points(*f, spec.k, spec.m, spec.seed);
+  r.points.assign(pts.begin(), pts.end());
+  r.seed = 0;
+  return r;
 }
 
 }  // namespace ecjit::codes

@@ -47,4 +47,9 @@ std::vector<uint64_t> cauchy_good_matrix(const WordField &f, unsigned k, unsigne
 // row 1..m-1 divided by the entry that leaves the fewest bit-matrix ones.
 void normalize_matrix(const WordField &f, unsigned k, unsigned m, std::vector<uint64_t> *a);
 
+// The spec with what a search chose written out: cauchy-opt with seed= becomes the same code
+// as points= (the search runs once per process); every other spec is returned as it is.
+// Store this form with data: it decodes the same whatever a later search would pick.
+CodeSpec resolved_spec(const CodeSpec &spec);
+
 }  // namespace ecjit::codes

@@ -181,6 +181,48 @@ TEST(XorFamilies, CauchyOptIsReproducibleMdsAndNoWorse) {
   EXPECT_FALSE(CodeSpec::parse("cauchy-good:k=4,m=2,seed=3").ok());  // seed is cauchy-opt's
 }
 
+// The search's result written out (points=) is the same code with no search: the same
+// bit-matrix and the same parity from a codec; the form parses back equal. Bad points are
+// refused naming the rule.
+TEST(XorFamilies, CauchyOptResolvedPointsAreTheSameCode) {
+  const CodeSpec seeded = *CodeSpec::parse("cauchy-opt:k=10,m=4,w=8,seed=3");
+  const CodeSpec resolved = codes::resolved_spec(seeded);
+  ASSERT_EQ(resolved.points.size(), 14u);
+  const std::string text = resolved.to_string();
+  EXPECT_EQ(text.find("seed="), std::string::npos) << text;
+  EXPECT_NE(text.find(",points="), std::string::npos) << text;
+  Result<CodeSpec> again = CodeSpec::parse(text);
+  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  EXPECT_EQ(*again, resolved);
+  EXPECT_EQ(codes::resolved_spec(resolved), resolved);  // nothing left to search
+  const BitMatrixCode a = code_of(seeded.to_string()), b = code_of(text);
+  EXPECT_EQ(a.parity, b.parity);
+  auto j = jit();
+  auto codec = j->codec(text);
+  ASSERT_TRUE(codec.ok()) << codec.status().to_string();
+  const size_t len = 2 * a.block_bytes();
+  const Stripe want(a, len, 8);
+  Stripe s = want;
+  std::vector<const uint8_t *> in(s.ptrs.begin(), s.ptrs.begin() + a.k);
+  ASSERT_TRUE((*codec)->encode({in.data(), in.size()}, {s.ptrs.data() + a.k, a.m}, len).ok());
+  EXPECT_EQ(s.shards, want.shards);
+  // Other points are another (still MDS) code.
+  const BitMatrixCode other = code_of("cauchy-opt:k=2,m=2,w=4,points=0.1.2.3");
+  EXPECT_TRUE(codes::check_mds(other).mds);
+  const std::pair<const char *, const char *> bad[] = {
+      {"cauchy-opt:k=2,m=2,w=4,points=0.1.2", "m + k = 4"},
+      {"cauchy-opt:k=2,m=2,w=4,points=0.1.2.2", "appears twice"},
+      {"cauchy-opt:k=2,m=2,w=4,points=0.1.2.10", "not an element of GF(2^4)"},
+      {"cauchy-opt:k=2,m=2,w=4,points=0.1.2.3,seed=2", "not both"},
+      {"cauchy-good:k=2,m=2,w=4,points=0.1.2.3", "unknown key 'points'"},
+  };
+  for (const auto &[spec, rule] : bad) {
+    Result<CodeSpec> r = CodeSpec::parse(spec);
+    ASSERT_FALSE(r.ok()) << spec;
+    EXPECT_NE(r.status().message().find(rule), std::string::npos) << spec << ": " << r.status().message();
+  }
+}
+
 TEST(XorSpecs, RulesAreNamed) {
   const std::pair<const char *, const char *> bad[] = {
       {"liberation:k=4,w=8", "w prime"},        {"liberation:k=8,w=7", "k <= w"},

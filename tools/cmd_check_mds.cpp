@@ -7,6 +7,7 @@
 
 #include "codes/linear_code.h"
 #include "codes/mds.h"
+#include "codes/xor_families.h"
 #include "tools/args.h"
 #include "tools/commands.h"
 
@@ -56,6 +57,9 @@ int run_spec(const Args &args, uint64_t budget) {
     const codes::MdsReport rep = codes::check_mds(*bits, budget);
     std::printf("%s (k = %u, m = %u, w = %u bit-matrix): %s [%.2f s]\n", bits->spec.to_string().c_str(), bits->k,
                 bits->m, bits->w, rep.to_string().c_str(), seconds_since(t0));
+    if (const CodeSpec resolved = codes::resolved_spec(bits->spec); !(resolved == bits->spec))
+      std::printf("resolved: %s (the search's result: store this form with the data)\n",
+                  resolved.to_string().c_str());
     return rep.mds ? 0 : 1;
   }
   Result<codes::LinearCode> code = codes::build_code(text);

@@ -16,6 +16,7 @@
 #include "codes/linear_code.h"
 #include "codes/reference_codec.h"
 #include "codes/rs_fft.h"
+#include "codes/xor_families.h"
 #include "ecjit/ecjit.h"
 #include "tools/args.h"
 #include "tools/commands.h"
@@ -281,6 +282,9 @@ int cmd_demo(int argc, char **argv) {
   const KernelInfo dec = (*codec)->decoder_info(present);
   std::printf("%-13s %s (n = %u: %u data + %u parity shards, %s)\n", "spec:",
               code->spec.to_string().c_str(), n, k, m, code->shape.c_str());
+  if (const CodeSpec resolved = codes::resolved_spec(code->spec); !(resolved == code->spec))
+    std::printf("%-13s %s (the search's result: store this form with the data)\n", "resolved:",
+                resolved.to_string().c_str());
   if (fft && enc.vector_bits <= 64)  // the scalar reference runs: no vectors, whatever the CPU has
     std::printf("%-13s %s (cpu %s; the scalar reference runs, no vector code), %s\n", "target:",
                 enc.target.c_str(), enc.cpu.c_str(), opt_level_name(opt));

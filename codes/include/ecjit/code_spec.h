@@ -86,6 +86,10 @@ struct CodeSpec {
   unsigned packet = 0;             // bit-matrix families: packet bytes (0 for symbol families)
   CodeFamily of = CodeFamily::kRsVand;  // kBitmatrixOf: the symbol family expanded
   uint64_t seed = 0;               // kCauchyOpt: the search's seed (1 when not given)
+  // kCauchyOpt: the Cauchy points, X (m of them) then Y (k), when given as points= (no
+  // search then: the code is these points, whatever a later search would find); empty: the
+  // search with `seed` picks them. codes::resolved_spec() gives the points a seed stands for.
+  std::vector<uint64_t> points;
 
   // Parses and validates (family, k, m, field, polynomial primitive, matrix shape and range).
   // Returns kInvalidSpec with a message that names the offending part.
