@@ -277,7 +277,7 @@ Result<Kernel> KernelService::shape_kernel(const codes::Field &field, unsigned i
 
 Result<Kernel> KernelService::xor_kernel(const ir::XorKernelDesc &desc, bool shared) {
   const CompileRequest req = xor_compile_request(desc, target_, state_->opt);
-  auto code = state_->get(desc.symbol + "|xor|" + opt_name_, shared,
+  auto code = state_->get(xor_memory_key(desc), shared,
                           [&] { return state_->compile(req, shared); });
   if (!code.ok()) return code.status().with_context("compiling xor kernel " + desc.symbol);
   Kernel k = describe(std::move(*code), desc.symbol, "xor");
@@ -288,7 +288,7 @@ Result<Kernel> KernelService::xor_kernel(const ir::XorKernelDesc &desc, bool sha
 
 bool KernelService::xor_kernel_ready(const ir::XorKernelDesc &desc) const {
   const State &st = *state_;
-  if (st.cache.ready(desc.symbol + "|xor|" + opt_name_)) return true;
+  if (st.cache.ready(xor_memory_key(desc))) return true;
   if (!st.disk) return false;
   struct stat info;
   return ::stat(st.disk->path_for(kernel_cache_key(xor_compile_request(desc, target_, st.opt))).c_str(), &info) == 0;

@@ -155,6 +155,8 @@ class KernelService {
  private:
   struct State;  // LLVM session, caches, tuner (kernel_service.cpp)
   KernelService() = default;
+  // The memory-cache key of a shared xor kernel (xor_kernel, xor_kernel_ready).
+  std::string xor_memory_key(const ir::XorKernelDesc &desc) const { return desc.symbol + "|xor|" + opt_name_; }
   // The Kernel for `code`, described by the service.
   Kernel describe(std::shared_ptr<const CompiledKernel> code, const std::string &symbol,
                   const std::string &strategy) const;

@@ -25,25 +25,25 @@ Result<std::shared_ptr<XorCodec>> XorCodec::make(std::shared_ptr<JitImpl> jit, c
   auto op = std::make_shared<Op>(std::move(*plan));
   c->encoder_ = op;
   if (op->plan.desc.program.xors() > kMaxUnrolledXors) return c;  // the runner serves (see kMaxUnrolledXors)
-  if (c->jit_->xor_kernel_ready(op->plan.desc)) {  // in memory or on disk: load it now
-    auto k = c->jit_->xor_kernel(op->plan.desc, /*shared=*/true);
+  // The encoder's kernel (shared: a later codec of the spec finds it in memory) into op.
+  JitImpl *self_jit = c->jit_.get();  // a background task runs on this Jit's own thread, which it outlives
+  auto install = [self_jit, why = c->encoder_counts_](const Op &o) -> Status {
+    auto k = self_jit->xor_kernel(o.plan.desc, /*shared=*/true);
     if (!k.ok()) return k.status();
-    k->info.why = c->encoder_counts_;
-    std::atomic_store(&op->compiled, std::shared_ptr<const Kernel>(std::make_shared<Kernel>(std::move(*k))));
+    k->info.why = why;
+    std::atomic_store(&o.compiled, std::shared_ptr<const Kernel>(std::make_shared<Kernel>(std::move(*k))));
+    return Status::Ok();
+  };
+  if (c->jit_->xor_kernel_ready(op->plan.desc)) {  // in memory or on disk: load it now
+    ECJIT_RETURN_IF_ERROR(install(*op));
     return c;
   }
-  // Cold: a compile of a few hundred XORs takes LLVM 40-90 ms; the runner serves meanwhile.
-  JitImpl *self_jit = c->jit_.get();  // the task runs on this Jit's own thread, which it outlives
-  const std::string why = c->encoder_counts_;
+  // Cold: a compile of a few hundred XORs takes LLVM 40-90 ms; the runner serves meanwhile
+  // (and keeps serving if the compile fails).
   promote_in_background<Op>(
       *c->jit_, c->encoder_, op->asked, op->bytes,
-      [self_jit, why](const std::shared_ptr<const Op> &o) {
-        auto k = self_jit->xor_kernel(o->plan.desc, /*shared=*/true);
-        if (!k.ok()) return;  // the runner keeps serving
-        k->info.why = why;
-        std::atomic_store(&o->compiled, std::shared_ptr<const Kernel>(std::make_shared<Kernel>(std::move(*k))));
-      },
-      [] { return true; }, /*optional=*/false);
+      [install](const std::shared_ptr<const Op> &o) { (void)install(*o); }, [] { return true; },
+      /*optional=*/false);
   return c;
 }
 

@@ -117,7 +117,7 @@ int invert_matrix(uint8_t *in, uint8_t *out, int n) {
         out[j * n + c] = x;
       }
     }
-    const uint8_t *inv = t.nibble[t.exp[255 - t.log[in[i * n + i]]]];
+    const uint8_t *inv = t.nibble[gf_inv(in[i * n + i])];
     scale_row(&in[i * n], inv, n);
     scale_row(&out[i * n], inv, n);
     for (int j = 0; j < n; j++) {
