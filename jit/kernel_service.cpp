@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir_builders/lowering.h"
 #include "jit/background_tuner.h"
@@ -106,6 +107,17 @@ bool disk_cache_env_off() {
   return word == "0" || word == "off" || word == "false" || word == "no";
 }
 
+// The services alive now, for the exit handler (KernelService::guard_exit). Leaked on
+// purpose: used from that handler, after static destructors may have run.
+struct LiveServices {
+  std::mutex mutex;
+  std::unordered_set<KernelService *> live;
+};
+LiveServices &live_services() {
+  static LiveServices *l = new LiveServices();
+  return *l;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<KernelService>> KernelService::make(const JitOptions &options) {
@@ -188,10 +200,46 @@ Result<std::unique_ptr<KernelService>> KernelService::make(const JitOptions &opt
     if (!field.ok()) continue;
     s->shape_strategy_[__builtin_ctz(l) - 3] = ir::pick_shape_strategy(s->resolved(l), *field, s->target_);
   }
+  s->guard_exit();
   return s;
 }
 
-KernelService::~KernelService() = default;
+void KernelService::guard_exit() {
+  // A service still alive when the process exits (a Jit in a static, or a codec whose own
+  // kernels are still being compiled behind the ahead-of-time ones when main returns) must
+  // not be compiling while exit() destroys LLVM's lazily made statics: its background
+  // thread is stopped first, by a handler that waits for the job in flight. exit() runs a
+  // handler before the destructors of every static constructed before it was registered,
+  // so one compile here first constructs the code generator's statics (a 1 x 1 kernel,
+  // never on disk: a few ms, once per process), then the handler is registered.
+  static std::once_flag once;
+  std::call_once(once, [this] {
+    auto field = codes::Field::make(8);
+    if (field.ok()) {
+      codes::Matrix one(1, 1);
+      one.at(0, 0) = 1;
+      CompileRequest req{ir::KernelDesc{*field, one, "ecjit_exit_guard_warm_up", ir::OutputMode::kOverwrite,
+                                        ir::InputMode::kPlain, false},
+                         target_, resolved(8), state_->opt};
+      bool hit_disk = false;
+      (void)jit_kernel(*state_->session, req, nullptr, /*disk=*/nullptr, &hit_disk);
+    }
+    std::atexit([] {
+      LiveServices &l = live_services();
+      std::lock_guard<std::mutex> lock(l.mutex);
+      for (KernelService *s : l.live) s->stop_background();
+    });
+  });
+  LiveServices &l = live_services();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  l.live.insert(this);
+}
+
+KernelService::~KernelService() {
+  LiveServices &l = live_services();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  l.live.erase(this);
+}
 
 JitStats KernelService::stats() const {
   JitStats s;
@@ -211,14 +259,20 @@ JitStats KernelService::stats() const {
 
 void KernelService::wait_for_tuning() {
   State &st = *state_;
-  // Deferred tunings start now: the caller wants tuned kernels before it measures.
-  std::vector<std::shared_ptr<KernelSlot>> slots;
-  {
-    std::lock_guard<std::mutex> lock(st.slots_mutex);
-    for (const auto &entry : st.slots) slots.push_back(entry.second);
+  // Deferred tunings start now: the caller wants tuned kernels before it measures. Kernels
+  // compiled on the background thread (a codec's own, while ahead-of-time kernels serve)
+  // make their slots there, so this repeats until a pass finds nothing left to start.
+  for (;;) {
+    st.tuner->wait_idle();
+    std::vector<std::shared_ptr<KernelSlot>> slots;
+    {
+      std::lock_guard<std::mutex> lock(st.slots_mutex);
+      for (const auto &entry : st.slots) slots.push_back(entry.second);
+    }
+    bool started = false;
+    for (const std::shared_ptr<KernelSlot> &slot : slots) started |= slot->start_deferred();
+    if (!started) return;
   }
-  for (const std::shared_ptr<KernelSlot> &slot : slots) slot->start_deferred();
-  st.tuner->wait_idle();
 }
 
 void KernelService::stop_background() { state_->tuner->stop(); }

@@ -138,8 +138,9 @@ class KernelService {
   // cancelled); later background work is refused. For a service that lives until exit
   // (the ISA-L drop-in): LLVM's static state must not be torn down under a running compile.
   void stop_background();
-  // Starts every deferred tuning (KernelSlot::defer) and waits until no tuning is queued
-  // or running.
+  // Waits until the background thread is idle and starts every deferred tuning
+  // (KernelSlot::defer), repeated until nothing is queued or running and nothing was left
+  // to start (background jobs may make new slots).
   void wait_for_tuning();
 
   // The compile, cache, disk and tuning counters of JitStats.
@@ -157,6 +158,9 @@ class KernelService {
   KernelService() = default;
   // The memory-cache key of a shared xor kernel (xor_kernel, xor_kernel_ready).
   std::string xor_memory_key(const ir::XorKernelDesc &desc) const { return desc.symbol + "|xor|" + opt_name_; }
+  // Registers this service for the process's exit handler (stops its background thread
+  // before LLVM's statics go), warming the code generator up before the first one.
+  void guard_exit();
   // The Kernel for `code`, described by the service.
   Kernel describe(std::shared_ptr<const CompiledKernel> code, const std::string &symbol,
                   const std::string &strategy) const;

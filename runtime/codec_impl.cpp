@@ -2,7 +2,6 @@
 #include "runtime/codec_impl.h"
 
 #include "runtime/parallel_kernel.h"
-#include "runtime/shape_kernels.h"
 #include "runtime/shard_checks.h"
 
 #include <string>
@@ -12,23 +11,17 @@ namespace ecjit::runtime {
 Result<std::shared_ptr<CodecImpl>> CodecImpl::make(std::shared_ptr<JitImpl> jit,
                                                    codes::LinearCode code) {
   std::shared_ptr<CodecImpl> c(new CodecImpl(std::move(jit), std::move(code)));
-  // The encoder and every shape kernel of the first calls (decode, update, encode_partial)
-  // compile together on two threads; codec() waits for all, so no later call waits for LLVM.
+  // The encoder and every shape kernel of the first calls (decode, update, encode_partial):
+  // compiled together on two threads before codec() returns, or, where the ahead-of-time
+  // kernels serve, on the background thread (CodecKernels). No later call waits for LLVM.
   std::vector<ShapeRequest> requests = DecodeCache::shape_requests(*c->jit_, c->code_);
   const size_t n_decode = requests.size();
   for (const ShapeRequest &r : ParityDelta::shape_requests(*c->jit_, c->code_)) requests.push_back(r);
-  std::vector<Kernel> shapes;
-  ECJIT_RETURN_IF_ERROR(compile_with_shapes(
-      *c->jit_, c->code_.field, requests,
-      [&]() -> Status {
-        auto enc = c->jit_->kernel(c->code_.spec, "encode", c->code_.field, c->code_.parity);
-        if (!enc.ok()) return enc.status();
-        c->encoder_ = std::move(*enc);
-        return Status::Ok();
-      },
-      &shapes));
-  c->decodes_ = DecodeCache::make(c->jit_, c->code_, {shapes.begin(), shapes.begin() + n_decode});
-  c->deltas_ = ParityDelta::make(c->jit_, c->code_, {shapes.begin() + n_decode, shapes.end()});
+  auto kernels = CodecKernels::make(c->jit_, c->code_, std::move(requests));
+  if (!kernels.ok()) return kernels.status();
+  c->kernels_ = std::move(*kernels);
+  c->decodes_ = DecodeCache::make(c->jit_, c->code_, c->kernels_, 0);
+  c->deltas_ = ParityDelta::make(c->jit_, c->code_, c->kernels_, n_decode);
   return c;
 }
 
@@ -47,16 +40,21 @@ Status CodecImpl::encode(Span<const uint8_t *const> data, Span<uint8_t *const> p
       return Status::Ok();
     }
   }
-  run_kernel(*jit_, encoder_.entry(k * len), data.data, k, parity.data, m, len);
+  if (const Kernel *enc = kernels_->encoder())
+    run_kernel(*jit_, enc->entry(k * len), data.data, k, parity.data, m, len);
+  else
+    kernels_->aot_encode(*jit_, data.data, parity.data, len);
   return Status::Ok();
 }
 
 const Kernel *CodecImpl::streaming_encoder() const {
-  std::call_once(streaming_once_, [this] {
+  const Kernel *encoder = kernels_->encoder();
+  if (!encoder) return nullptr;  // the ahead-of-time kernels serve until it is compiled
+  std::call_once(streaming_once_, [this, encoder] {
     if (jit_->target_info().triple.rfind("x86_64", 0) != 0) return;  // x86 only
     KernelMode mode;
     mode.streaming = true;
-    mode.strategy = encoder_.strategy();  // the tuned one once the tuner has finished
+    mode.strategy = encoder->strategy();  // the tuned one once the tuner has finished
     auto k = jit_->kernel(code_.spec, "encode_nt", code_.field, code_.parity, mode);
     if (k.ok()) streaming_encoder_ = std::move(*k);
   });
@@ -193,7 +191,7 @@ KernelInfo CodecImpl::decoder_info(const std::vector<bool> &present) const {
     return KernelInfo();
   const ShardSet have = ShardSet::from_mask(present);
   const ShardSet missing = ShardSet::first(code_.n()) - have;
-  if (missing.size() == 0) return encoder_.current_info();
+  if (missing.size() == 0) return kernels_->encoder_info();
   if (decodes_) {
     auto d = decodes_->find(have, missing);
     return d.ok() ? decodes_->info(**d) : KernelInfo();
@@ -211,6 +209,7 @@ KernelCacheStats CodecImpl::kernel_cache_stats() const {
   s.capacity = ops_.capacity();
   if (decodes_) decodes_->add_stats(&s);
   if (deltas_) deltas_->add_stats(&s);
+  s.aot_calls = kernels_->aot_calls();
   return s;
 }
 

@@ -13,6 +13,7 @@
 #include "codes/linear_code.h"
 #include "ecjit/codec.h"
 #include "runtime/jit_impl.h"
+#include "runtime/codec_kernels.h"
 #include "runtime/decode_cache.h"
 #include "jit/once_cache.h"
 #include "runtime/parity_delta.h"
@@ -22,12 +23,13 @@ namespace ecjit::runtime {
 
 class CodecImpl final : public Codec {
  public:
-  // Compiles the encoder. Errors: kJitFailure.
+  // Compiles the encoder and the shape kernels, or has them compiled in the background while
+  // the ahead-of-time kernels serve (CodecKernels). Errors: kJitFailure.
   static Result<std::shared_ptr<CodecImpl>> make(std::shared_ptr<JitImpl> jit, codes::LinearCode code);
 
   const CodeSpec &spec() const override { return code_.spec; }
   const std::vector<uint64_t> &parity_matrix() const override { return code_.parity.a; }
-  KernelInfo encoder_info() const override { return encoder_.current_info(); }
+  KernelInfo encoder_info() const override { return kernels_->encoder_info(); }
 
   Status encode(Span<const uint8_t *const> data, Span<uint8_t *const> parity,
                 size_t len) const override;
@@ -76,7 +78,7 @@ class CodecImpl final : public Codec {
 
   std::shared_ptr<JitImpl> jit_;
   codes::LinearCode code_;
-  Kernel encoder_;
+  std::shared_ptr<CodecKernels> kernels_;  // the encoder and the first calls' shape kernels
   // Decoders from the first call (shape kernels, promotion); null when this codec has no
   // shape kernels: then decoder() compiles one per erasure set on first use.
   std::unique_ptr<DecodeCache> decodes_;
@@ -84,7 +86,7 @@ class CodecImpl final : public Codec {
   // null without shape kernels: then ops_ compiles one kernel per set on first use.
   std::unique_ptr<ParityDelta> deltas_;
   // The encoder with streaming stores (JitOptions::streaming_min_len), compiled on first
-  // use with the strategy encoder_ has; fn stays null where it cannot be built.
+  // use with the strategy the compiled encoder has (never while the ahead-of-time kernels serve); fn stays null where it cannot be built.
   mutable std::once_flag streaming_once_;
   mutable Kernel streaming_encoder_;
   const Kernel *streaming_encoder() const;

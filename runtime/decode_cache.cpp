@@ -12,7 +12,6 @@
 #include "jit/decoder_planner.h"
 #include "runtime/parallel_kernel.h"
 #include "runtime/promotion.h"
-#include "runtime/shape_kernels.h"
 #include "runtime/shard_checks.h"
 
 namespace ecjit::runtime {
@@ -104,15 +103,16 @@ std::vector<ShapeRequest> DecodeCache::shape_requests(const JitImpl &jit, const 
 
 std::unique_ptr<DecodeCache> DecodeCache::make(const std::shared_ptr<JitImpl> &jit,
                                                const codes::LinearCode &code,
-                                               std::vector<Kernel> shapes) {
-  if (shapes.empty()) return nullptr;
+                                               std::shared_ptr<const CodecKernels> kernels, size_t first) {
+  if (shape_requests(*jit, code).empty()) return nullptr;
   const ir::Strategy strategy = *jit->shape_strategy(code.field.bits());
   const size_t cb = codes::coeff_bytes(ir::runtime_layout(strategy), code.field);
   std::unique_ptr<DecodeCache> c(new DecodeCache(jit, code, plan_capacity(code, cb)));
   c->layout_ = ir::runtime_layout(strategy);
   c->coeff_bytes_ = cb;
   c->max_rows_ = rows_per_shape(*jit, code.field);
-  c->shapes_ = std::move(shapes);
+  c->kernels_ = std::move(kernels);
+  c->first_shape_ = first;
   return c;
 }
 
@@ -142,6 +142,11 @@ Result<std::shared_ptr<const DecodeSet>> DecodeCache::find(const ShardSet &prese
     d->sources = std::move(plan->sources);
     d->targets = std::move(plan->targets);
     codes::prepare_matrix(layout_, code.field, plan->coeffs, &d->prepared);
+    if (!kernels_->shapes()) {  // the ahead-of-time kernels serve (the same layout)
+      d->aot = aot::AotProduct::make(*kernels_->aot_set(), unsigned(d->targets.size()), k_, /*accumulate=*/false,
+                                     d->prepared.data(), coeff_bytes_);
+      if (!d->aot) return Status(StatusCode::kJitFailure, "the ahead-of-time shape kernels are incomplete");
+    }
     return std::shared_ptr<const DecodeSet>(std::move(d));
   });
 }
@@ -154,6 +159,25 @@ void DecodeCache::run(const std::shared_ptr<const DecodeSet> &d, const uint8_t *
     run_kernel(*jit_, special->entry(k_ * len), in, k_, out, rows, len);
     return;
   }
+  const std::vector<Kernel> *shapes = kernels_->shapes();
+  if (!shapes) {  // the codec's shape kernels are being compiled: d was planned for these
+    const aot::AotProduct &p = *d->aot;
+    run_split(*jit_, in, k_, out, rows, len, kSplitAlign,
+              [&p](const uint8_t *const *i, uint8_t *const *o, size_t n) { p.run(i, o, n); });
+    kernels_->count_aot_call();
+  } else {
+    run_shapes(*shapes, *d, in, out, len);
+  }
+  shape_calls_.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t bytes = uint64_t(k_) * len;
+  if (d->bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes >= promote_after_ &&
+      !d->promotion_asked.load(std::memory_order_acquire))
+    ask(d, /*optional=*/true);
+}
+
+void DecodeCache::run_shapes(const std::vector<Kernel> &shapes, const DecodeSet &d, const uint8_t *const *in,
+                             uint8_t *const *out, size_t len) const {
+  const unsigned rows = unsigned(d.targets.size());
   constexpr size_t kStackChunks = 64;  // 64 chunks of >= 1 output each: n <= 64 on the stack
   std::array<ShapeChunk, kStackChunks> stack;
   std::vector<ShapeChunk> heap;
@@ -165,15 +189,10 @@ void DecodeCache::run(const std::shared_ptr<const DecodeSet> &d, const uint8_t *
   }
   for (unsigned c = 0, r0 = 0; r0 < rows; ++c, r0 += max_rows_) {
     const unsigned r = std::min(max_rows_, rows - r0);
-    chunks[c] = ShapeChunk{shapes_[r - 1].shape_fn,
-                           d->prepared.data() + size_t(r0) * k_ * coeff_bytes_, r0};
+    chunks[c] = ShapeChunk{shapes[first_shape_ + r - 1].shape_fn,
+                           d.prepared.data() + size_t(r0) * k_ * coeff_bytes_, r0};
   }
   run_shape_kernels(*jit_, chunks, n_chunks, in, k_, out, rows, len);
-  shape_calls_.fetch_add(1, std::memory_order_relaxed);
-  const uint64_t bytes = uint64_t(k_) * len;
-  if (d->bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes >= promote_after_ &&
-      !d->promotion_asked.load(std::memory_order_acquire))
-    ask(d, /*optional=*/true);
 }
 
 void DecodeCache::promote_now(const std::shared_ptr<const DecodeSet> &d) const {
@@ -200,8 +219,10 @@ void DecodeCache::ask(const std::shared_ptr<const DecodeSet> &d, bool optional) 
 KernelInfo DecodeCache::info(const DecodeSet &d) const {
   if (std::shared_ptr<const Kernel> special = std::atomic_load(&d.special))
     return special->current_info();
+  const std::vector<Kernel> *shapes = kernels_->shapes();
+  if (!shapes) return kernels_->aot_info("shape kernels");
   const size_t rows = std::min<size_t>(d.targets.size(), max_rows_);
-  KernelInfo info = shapes_[rows - 1].info;
+  KernelInfo info = (*shapes)[first_shape_ + rows - 1].info;
   if (d.promotion_asked.load()) info.why += "; its specialised decoder is being compiled";
   return info;
 }

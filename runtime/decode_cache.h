@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "codes/coeff_layout.h"
@@ -15,7 +16,8 @@
 #include "runtime/jit_impl.h"
 #include "jit/once_cache.h"
 #include "runtime/op_key.h"
-#include "runtime/shape_kernels.h"
+#include "runtime/aot_shapes/aot_product.h"
+#include "runtime/codec_kernels.h"
 
 namespace ecjit::runtime {
 
@@ -40,6 +42,8 @@ struct DecodeSet {
   std::vector<unsigned> sources;   // k shards read, ascending
   std::vector<unsigned> targets;   // shards rebuilt, ascending
   std::vector<uint8_t> prepared;   // C, codes::prepare_matrix for the shape strategy
+  // C on the ahead-of-time kernels: made when the set is planned while they serve.
+  std::optional<aot::AotProduct> aot;
   // The specialised decoder: null until promoted and after a demotion. Read and written
   // with std::atomic_load / std::atomic_store only (a call keeps the one it loaded).
   mutable std::shared_ptr<const Kernel> special;
@@ -49,7 +53,8 @@ struct DecodeSet {
 };
 
 // Per codec. The first call of an erasure set plans it (inversion, coefficient
-// preparation: no compile) and runs it on the codec's shape kernels, compiled by make();
+// preparation: no compile) and runs it on the codec's shape kernels (CodecKernels: compiled
+// with the codec, or the ahead-of-time kernels until the codec's are compiled);
 // a set that has rebuilt promote_after_bytes of input is promoted: its specialised decoder
 // is compiled (and tuned under "auto") on the Jit's background thread and swapped in. At
 // most max_cached_kernels sets are promoted at once; past that the least recently used
@@ -62,9 +67,10 @@ class DecodeCache {
   // (JitOptions::shape_kernels off, no shape strategy for the field on the target, or
   // k > kMaxShapeInputs): the codec then compiles decoders on first use.
   static std::vector<ShapeRequest> shape_requests(const JitImpl &jit, const codes::LinearCode &code);
-  // The cache over `shapes`, compiled for shape_requests() in that order; null when empty.
-  static std::unique_ptr<DecodeCache> make(const std::shared_ptr<JitImpl> &jit,
-                                           const codes::LinearCode &code, std::vector<Kernel> shapes);
+  // The cache over kernels->shapes() [first, first + shape_requests().size()) (requested
+  // in that order); null when shape_requests() is empty.
+  static std::unique_ptr<DecodeCache> make(const std::shared_ptr<JitImpl> &jit, const codes::LinearCode &code,
+                                           std::shared_ptr<const CodecKernels> kernels, size_t first);
   ~DecodeCache();
 
   // The plan for rebuilding `wanted` (missing shards only) from `present`, made on the
@@ -94,13 +100,17 @@ class DecodeCache {
   struct Promotions;  // shared with the background tasks
   DecodeCache(std::shared_ptr<JitImpl> jit, const codes::LinearCode &code, size_t plan_capacity);
   void ask(const std::shared_ptr<const DecodeSet> &d, bool optional) const;
+  // d on the codec's compiled shape kernels, in chunks of at most max_rows_ outputs.
+  void run_shapes(const std::vector<Kernel> &shapes, const DecodeSet &d, const uint8_t *const *in,
+                  uint8_t *const *out, size_t len) const;
 
   std::shared_ptr<JitImpl> jit_;
   const unsigned k_;
   codes::CoeffLayout layout_ = codes::CoeffLayout::kNibbleTables;  // of the shape strategy
   size_t coeff_bytes_ = 0;
   unsigned max_rows_ = kMaxShapeOutputs;  // outputs per shape kernel; more run in chunks
-  std::vector<Kernel> shapes_;  // shapes_[r - 1]: r outputs
+  std::shared_ptr<const CodecKernels> kernels_;
+  size_t first_shape_ = 0;  // (*kernels_->shapes())[first_shape_ + r - 1]: r outputs
   uint64_t promote_after_;
   mutable jit::OnceCache<OpKey, DecodeSet, OpKeyHash> plans_;
   std::shared_ptr<Promotions> promotions_;

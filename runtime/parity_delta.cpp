@@ -47,14 +47,15 @@ std::vector<ShapeRequest> ParityDelta::shape_requests(const JitImpl &jit, const 
 
 std::unique_ptr<ParityDelta> ParityDelta::make(const std::shared_ptr<JitImpl> &jit,
                                                const codes::LinearCode &code,
-                                               std::vector<Kernel> shapes) {
-  if (shapes.empty()) return nullptr;
+                                               std::shared_ptr<const CodecKernels> kernels,
+                                               size_t first) {
+  if (shape_requests(*jit, code).empty()) return nullptr;
   std::unique_ptr<ParityDelta> p(new ParityDelta(jit, code));
   const codes::CoeffLayout layout = ir::runtime_layout(*jit->shape_strategy(code.field.bits()));
   p->coeff_bytes_ = codes::coeff_bytes(layout, code.field);
   p->rows_ = chunk_rows(*jit, code).first;
-  p->shapes_[0] = shapes[0].shape_fn;
-  p->shapes_[1] = shapes.size() > 1 ? shapes[1].shape_fn : nullptr;
+  p->kernels_ = std::move(kernels);
+  p->first_shape_ = first;
   // update: the column for old and for new; encode_partial: the column and 0 (the shard
   // passed twice: one kernel serves both, the second product is a table of zeros).
   for (unsigned pairs = 0; pairs < 2; ++pairs) {
@@ -66,6 +67,11 @@ std::unique_ptr<ParityDelta> ParityDelta::make(const std::shared_ptr<JitImpl> &j
         col.at(r, 1) = pairs ? code.parity.at(r, c) : 0;
       }
       codes::prepare_matrix(layout, code.field, col, &p->prepared_[pairs][c]);
+      if (p->kernels_->shapes()) continue;
+      std::optional<aot::AotProduct> aot = aot::AotProduct::make(
+          *p->kernels_->aot_set(), code.m, 2, /*accumulate=*/true, p->prepared_[pairs][c].data(), p->coeff_bytes_);
+      if (!aot) return nullptr;  // an incomplete set (never expected): sets compile on first use
+      p->aot_[pairs].push_back(std::move(*aot));
     }
   }
   return p;
@@ -100,28 +106,45 @@ void ParityDelta::run(const std::shared_ptr<const DeltaSet> &d, const uint8_t *c
   // encode_partial reads its one shard as both inputs of the two-input kernel.
   const uint8_t *twice[2] = {in[0], in[0]};
   if (!d->pairs) in = twice;
+  const std::vector<Kernel> *shapes = kernels_->shapes();
+  if (!shapes) {  // the codec's shape kernels are being compiled
+    const std::vector<aot::AotProduct> &cols = aot_[d->pairs];
+    run_split(*jit_, in, 2 * d->cols.size(), parity, m_, len, kSplitAlign,
+              [&](const uint8_t *const *i, uint8_t *const *o, size_t n) {
+                for (size_t c = 0; c < d->cols.size(); ++c) cols[d->cols[c]].run(i + 2 * c, o, n);
+              });
+    kernels_->count_aot_call();
+  } else {
+    run_shapes(*shapes, *d, in, parity, len);
+  }
+  shape_calls_.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t bytes = uint64_t(width) * d->cols.size() * len;
+  if (d->bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes >= promote_after_ &&
+      !d->asked.load(std::memory_order_acquire))
+    ask(d);
+}
+
+void ParityDelta::run_shapes(const std::vector<Kernel> &shapes, const DeltaSet &d, const uint8_t *const *in,
+                             uint8_t *const *parity, size_t len) const {
+  const ShapeFn fns[2] = {shapes[first_shape_].shape_fn,
+                          shapes.size() > first_shape_ + 1 ? shapes[first_shape_ + 1].shape_fn : nullptr};
   constexpr size_t kStackChunks = 64;  // cols x row chunks <= 64: on the stack
   std::array<ShapeChunk, kStackChunks> stack;
   std::vector<ShapeChunk> heap;
-  const size_t per_col = (m_ + rows_ - 1) / rows_, n_chunks = per_col * d->cols.size();
+  const size_t per_col = (m_ + rows_ - 1) / rows_, n_chunks = per_col * d.cols.size();
   ShapeChunk *chunks = stack.data();
   if (n_chunks > kStackChunks) {
     heap.resize(n_chunks);
     chunks = heap.data();
   }
   ShapeChunk *chunk = chunks;
-  for (size_t i = 0; i < d->cols.size(); ++i) {
-    const uint8_t *prepared = prepared_[d->pairs][d->cols[i]].data();
+  for (size_t i = 0; i < d.cols.size(); ++i) {
+    const uint8_t *prepared = prepared_[d.pairs][d.cols[i]].data();
     for (unsigned r0 = 0; r0 < m_; r0 += rows_)
-      *chunk++ = ShapeChunk{shapes_[r0 + rows_ > m_], prepared + size_t(r0) * 2 * coeff_bytes_,
+      *chunk++ = ShapeChunk{fns[r0 + rows_ > m_], prepared + size_t(r0) * 2 * coeff_bytes_,
                             r0, unsigned(2 * i)};
   }
-  run_shape_kernels(*jit_, chunks, n_chunks, in, 2 * d->cols.size(), parity, m_, len);
-  shape_calls_.fetch_add(1, std::memory_order_relaxed);
-  const uint64_t bytes = uint64_t(width) * d->cols.size() * len;
-  if (d->bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes >= promote_after_ &&
-      !d->asked.load(std::memory_order_acquire))
-    ask(d);
+  run_shape_kernels(*jit_, chunks, n_chunks, in, 2 * d.cols.size(), parity, m_, len);
 }
 
 void ParityDelta::ask(const std::shared_ptr<const DeltaSet> &d) const {

@@ -13,7 +13,8 @@
 #include "runtime/jit_impl.h"
 #include "jit/once_cache.h"
 #include "runtime/op_key.h"
-#include "runtime/shape_kernels.h"
+#include "runtime/aot_shapes/aot_product.h"
+#include "runtime/codec_kernels.h"
 
 namespace ecjit::runtime {
 
@@ -29,7 +30,8 @@ struct DeltaSet {
 };
 
 // Per codec. Its accumulate shape kernels are compiled (or loaded: they are shared by every
-// codec of the field on the Jit) with the codec, so that no update or partial encode
+// codec of the field on the Jit) with the codec or, while the ahead-of-time kernels serve,
+// behind it (CodecKernels), so that no update or partial encode
 // compiles on the caller's thread: a set runs column by column on them (a pass over the
 // parity shards per column) until it has moved JitOptions::promote_after_bytes, when its
 // specialised kernel (one pass, constants folded) is compiled on the Jit's background
@@ -41,9 +43,11 @@ class ParityDelta {
   // and new; encode_partial passes its shard twice), R outputs and the last m % R; none
   // when shape kernels do not serve the codec: it then compiles per set on first use.
   static std::vector<ShapeRequest> shape_requests(const JitImpl &jit, const codes::LinearCode &code);
-  // Over `shapes`, compiled for shape_requests() in that order; null when empty.
-  static std::unique_ptr<ParityDelta> make(const std::shared_ptr<JitImpl> &jit,
-                                           const codes::LinearCode &code, std::vector<Kernel> shapes);
+  // Over kernels->shapes() [first, first + shape_requests().size()) (requested in that
+  // order; the ahead-of-time kernels until they are compiled); null when shape_requests()
+  // is empty.
+  static std::unique_ptr<ParityDelta> make(const std::shared_ptr<JitImpl> &jit, const codes::LinearCode &code,
+                                           std::shared_ptr<const CodecKernels> kernels, size_t first);
   ~ParityDelta();
 
   // The set of `cols` (ascending data shards), with `pairs` for update().
@@ -60,14 +64,20 @@ class ParityDelta {
   struct Shared;  // the code and counters, shared with queued background compiles
   ParityDelta(std::shared_ptr<JitImpl> jit, const codes::LinearCode &code);
   void ask(const std::shared_ptr<const DeltaSet> &d) const;
+  // d column by column on the codec's compiled shape kernels.
+  void run_shapes(const std::vector<Kernel> &shapes, const DeltaSet &d, const uint8_t *const *in,
+                  uint8_t *const *parity, size_t len) const;
 
   std::shared_ptr<JitImpl> jit_;
   const unsigned m_;
   size_t coeff_bytes_ = 0;
   unsigned rows_ = 0;  // outputs per shape kernel; the last chunk has m % rows_ if nonzero
-  // shapes_[last]: the two-input accumulate shape kernel of rows_ outputs (last: m % rows_
-  // outputs, when m > rows_ and that is not 0).
-  ShapeFn shapes_[2] = {nullptr, nullptr};
+  // Shape kernel first_shape_ + last: the two-input accumulate shape kernel of rows_
+  // outputs (last: m % rows_ outputs, when m > rows_ and that is not 0).
+  std::shared_ptr<const CodecKernels> kernels_;
+  size_t first_shape_ = 0;
+  // aot_[pairs][c]: prepared_[pairs][c] on the ahead-of-time kernels, while they serve.
+  std::vector<aot::AotProduct> aot_[2];
   // prepared_[pairs][c]: column c of the parity matrix as an m x 2 matrix prepared for the
   // shape strategy: (P(., c), P(., c)) for update, (P(., c), 0) for encode_partial.
   std::vector<std::vector<uint8_t>> prepared_[2];

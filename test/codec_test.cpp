@@ -371,6 +371,7 @@ TEST(StreamingStores, AlignedLargeShardsUseTheStreamingEncoderAndMatchReference)
     ASSERT_TRUE(codec.ok()) << codec.status().to_string();
     auto code = ecjit::codes::build_code(spec);
     ASSERT_TRUE(code.ok());
+    (*j)->wait_for_tuning();  // the compiled encoder in place (JitOptions::aot_kernels)
     const uint64_t before = (*j)->stats().kernels_compiled;
     const size_t big = (64 << 10) + 3 * 64;
     ASSERT_NO_FATAL_FAILURE(check_encode(**codec, *code, (64 << 10) - 64, 0, 1, spec));  // short

@@ -92,6 +92,7 @@ TEST(DegradedReads, EveryErasureSetOnShapeKernelsWithoutCompiling) {
     ASSERT_TRUE(codec.ok()) << codec.status().to_string();
     if (!uses_shape_kernels(**codec)) GTEST_SKIP() << "no GF(2^8) shape kernel on this CPU";
     const codes::LinearCode code = *codes::build_code(*CodeSpec::parse(spec));
+    jit->wait_for_tuning();  // the codec's own shape kernels in place (aot_kernels_test: before)
     const uint64_t compiled = jit->stats().kernels_compiled;
     const std::vector<uint64_t> sets = all_sets(code.n(), code.m);
     for (size_t len : {size_t(1), size_t(31), size_t(4651)}) {

@@ -28,6 +28,7 @@ ir::TargetInfo info(const std::string &t) {
 // have done tune_after_bytes of work.
 std::shared_ptr<Jit> fresh_jit(uint64_t tune_after_bytes = JitOptions().tune_after_bytes) {
   JitOptions o;
+  o.aot_kernels = false;  // the codec's own kernels from codec() on: tiering is tested here
   o.disk_cache = false;
   o.tune_after_bytes = tune_after_bytes;
   auto jit = Jit::create(o);
@@ -59,6 +60,7 @@ Reference reference_parity(const codes::LinearCode &code, size_t len, unsigned s
 // before, during and after the swap is the reference codec's. Promoted decoders are tuned too.
 TEST(TieredTuning, BackgroundTuningSwapsKernelsUnderRunningCalls) {
   JitOptions o;
+  o.aot_kernels = false;  // the codec's own kernels from codec() on: tiering is tested here
   o.disk_cache = false;
   // Decoders compiled per set on first use (tuned in the background like the encoder), and a
   // codec() that returns right after its encoder (shape kernels would give the tuner time to
@@ -241,6 +243,7 @@ TEST(TieredTuning, WaitForTuningStartsDeferredTunings) {
 // Synchronous tuning (tune_in_background = false): codec() returns the winner.
 TEST(TieredTuning, SynchronousModeReturnsTheWinner) {
   JitOptions o;
+  o.aot_kernels = false;  // the codec's own kernels from codec() on: tiering is tested here
   o.disk_cache = false;
   o.tune_in_background = false;
   auto jit = Jit::create(o);

@@ -32,47 +32,7 @@ IsaTier detect() {
 #endif
 }
 
-struct X86Levels {
-  bool v2 = false, v3 = false, gfni = false;
-};
-
-X86Levels detect_levels() {
-  X86Levels l;
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned a, b, c, d;
-  if (!__get_cpuid(1, &a, &b, &c, &d)) return l;
-  // SSE3(0) SSSE3(9) CX16(13) SSE4.1(19) SSE4.2(20) POPCNT(23)
-  const unsigned v2 = (1u << 0) | (1u << 9) | (1u << 13) | (1u << 19) | (1u << 20) | (1u << 23);
-  l.v2 = (c & v2) == v2;
-  // FMA(12) MOVBE(22) OSXSAVE(27) AVX(28) F16C(29)
-  const unsigned v3_1 = (1u << 12) | (1u << 22) | (1u << 27) | (1u << 28) | (1u << 29);
-  unsigned a7 = 0, b7 = 0, c7 = 0, d7 = 0, ae = 0, be = 0, ce = 0, de = 0;
-  const bool leaf7 = __get_cpuid_count(7, 0, &a7, &b7, &c7, &d7);
-  const bool ext = __get_cpuid(0x80000001u, &ae, &be, &ce, &de);
-  bool ymm = false;
-  if (c & (1u << 27)) {
-    unsigned xlo, xhi;
-    __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
-    ymm = (xlo & 0x6) == 0x6;
-  }
-  // BMI1(3) AVX2(5) BMI2(8) in leaf 7 EBX; LZCNT(5) in 0x80000001 ECX.
-  const unsigned v3_7 = (1u << 3) | (1u << 5) | (1u << 8);
-  l.v3 = l.v2 && ymm && (c & v3_1) == v3_1 && leaf7 && (b7 & v3_7) == v3_7 && ext && (ce & (1u << 5));
-  l.gfni = leaf7 && (c7 & (1u << 8));
-#endif
-  return l;
-}
-
-const X86Levels &levels() {
-  static const X86Levels l = detect_levels();
-  return l;
-}
-
 }  // namespace
-
-bool host_runs_x86_64_v2() { return levels().v2; }
-bool host_runs_x86_64_v3() { return levels().v3; }
-bool host_has_gfni() { return levels().gfni; }
 
 IsaTier host_tier() {
   static const IsaTier tier = detect();

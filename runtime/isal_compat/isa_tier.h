@@ -16,14 +16,6 @@ enum class IsaTier { kBase, kSse, kAvx, kAvx2, kAvx512 };
 // XCR0 ymm; AVX2; AVX-512 F/CD/BW/DQ/VL + XCR0 zmm). Computed once; thread-safe.
 IsaTier host_tier();
 
-// Whether this CPU and OS run code built for an LLVM x86-64 micro-architecture level (v2:
-// SSSE3, SSE4.1/4.2, POPCNT, CX16; v3: also AVX, AVX2, BMI1/2, FMA, F16C, LZCNT, MOVBE with
-// ymm state enabled) and GFNI; the drop-in's ahead-of-time shape kernels are built for these
-// (aot_shapes.h). False off x86. Computed once; thread-safe.
-bool host_runs_x86_64_v2();
-bool host_runs_x86_64_v3();
-bool host_has_gfni();
-
 // Shortest `len` the per-ISA dot-product / mad kernels of a tier accept (0 for base).
 inline int min_len(IsaTier t) {
   switch (t) {

@@ -16,7 +16,7 @@
 
 #include "codes/gf.h"
 #include "codes/matrix.h"
-#include "runtime/isal_compat/aot_shapes.h"
+#include "runtime/aot_shapes/aot_product.h"
 #include "runtime/isal_compat/isal_gf.h"
 #include "runtime/isal_compat/jit_link.h"
 #include "runtime/isal_compat/table_kernel.h"
@@ -92,18 +92,22 @@ struct Plan {
   ir::Strategy shape = ir::Strategy::kSplitTable;
   std::vector<uint8_t> prepared;
   const uint8_t *shape_tables() const { return prepared.empty() ? key.data() : prepared.data(); }
-  // Ahead-of-time shape kernels (aot_shapes.h), used until the JIT's serve: the kernel calls
-  // of one transform, row block by column chunk, over coefficients repacked per chunk (the
-  // chunk's rows x width block, row-major). Empty: none for this plan.
-  struct AotStep {
-    AotShapeFn fn;
-    int r0, c0;
-    size_t offset;  // into aot_tables
-  };
-  std::vector<AotStep> aot_steps;
+  // Ahead-of-time shape kernels (runtime/aot_shapes), used until the JIT's serve: the
+  // kernel calls of one transform. Empty: none for this plan.
+  std::optional<aot::AotProduct> aot;
   mutable std::atomic<uint64_t> aot_work{0};  // input bytes run on them (kJitStartAfterAotWork)
-  std::vector<uint8_t> aot_tables;
 };
+
+// The ahead-of-time set for the drop-in's plans (aot::host_shape_set), or null when
+// ECJIT_ISAL_AOT=0 or ECJIT_ISAL_TARGET is set (the JIT's kernels for that target serve).
+const aot::AotShapeSet *dropin_aot_set(bool split_table_only) {
+  static const bool on = [] {
+    const char *a = std::getenv("ECJIT_ISAL_AOT");
+    const char *target = std::getenv("ECJIT_ISAL_TARGET");
+    return !(a && std::strcmp(a, "0") == 0) && !(target && *target);
+  }();
+  return on ? aot::host_shape_set(split_table_only) : nullptr;
+}
 
 struct State {
   std::once_flag jit_once;
@@ -156,35 +160,6 @@ const JitLink *get_jit() {
     s.jit_ready.store(link);
   });
   return s.jit_ready.load();
-}
-
-// The ahead-of-time kernel calls of plan p (shape strategy and coefficients chosen): every
-// block of up to kAotRows rows, its columns in chunks of kAotWidths (widest first); the first
-// chunk of an overwriting plan overwrites, every other chunk accumulates.
-void plan_aot_steps(Plan &p, const AotShapeSet &set) {
-  const size_t cb = codes::coeff_bytes(ir::runtime_layout(p.shape), state().field);
-  const uint8_t *tables = p.shape_tables();
-  for (int r0 = 0; r0 < p.rows; r0 += kAotRows) {
-    const int nr = std::min(kAotRows, p.rows - r0);
-    for (int c0 = 0; c0 < p.cols;) {
-      int w = 0;
-      while (kAotWidths[w] > p.cols - c0) ++w;
-      const int width = kAotWidths[w];
-      const AotShapeFn fn = set.fn[w][nr - 1][(p.accumulate || c0 > 0) ? 1 : 0];
-      if (!fn) {  // an incomplete set (never expected): the other paths serve
-        p.aot_steps.clear();
-        p.aot_tables.clear();
-        return;
-      }
-      p.aot_steps.push_back({fn, r0, c0, p.aot_tables.size()});
-      for (int r = 0; r < nr; ++r)
-        for (int c = 0; c < width; ++c) {
-          const uint8_t *t = tables + (size_t(r0 + r) * p.cols + c0 + c) * cb;
-          p.aot_tables.insert(p.aot_tables.end(), t, t + cb);
-        }
-      c0 += width;
-    }
-  }
 }
 
 // 64-bit mixing hash over the key bytes in canonical order (rows of cols entries).
@@ -334,7 +309,7 @@ std::shared_ptr<const Plan> build_plan(const TransformDesc &d) {
   // matrices, nibble tables), split-table for caller-built tables; none without either or
   // without a byte shuffle. ECJIT_ISAL_COMPILE=eager / shape start the JIT here instead.
   State &s = state();
-  const AotShapeSet *aot = s.compile_mode != State::CompileMode::kDefault ? nullptr : aot_shape_set(/*split_table_only=*/!linear);
+  const aot::AotShapeSet *aot = s.compile_mode != State::CompileMode::kDefault ? nullptr : dropin_aot_set(/*split_table_only=*/!linear);
   const JitLink *jit = aot ? s.jit_ready.load() : get_jit();
   const codes::Field &f = s.field;
   if (linear) {
@@ -353,7 +328,9 @@ std::shared_ptr<const Plan> build_plan(const TransformDesc &d) {
   } else if (aot || (jit && jit->api->split_table_ok(jit->jit))) {
     p->shape_ok = true;  // the caller's tables, read as they are
   }
-  if (aot && p->shape_ok && p->rows <= 255) plan_aot_steps(*p, *aot);
+  if (aot && p->shape_ok && p->rows <= 255)
+    p->aot = aot::AotProduct::make(*aot, unsigned(p->rows), unsigned(p->cols), p->accumulate, p->shape_tables(),
+                                   codes::coeff_bytes(ir::runtime_layout(p->shape), f));
   return p;
 }
 
@@ -430,7 +407,7 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
                     ready->jit, int(p->shape), p->cols, std::min(kShapeRows, p->rows - b * kShapeRows),
                     p->accumulate ? 1 : 0, s.compile_mode == State::CompileMode::kShape ? 1 : 0)) != nullptr;
   }
-  const bool aot = !blocks && !shapes && !p->aot_steps.empty();
+  const bool aot = !blocks && !shapes && p->aot;
   if (!blocks && p->linear && !p->compile_tried.load(std::memory_order_acquire)) {
     // The work the running kernel does in the time a compile takes: the portable kernel's,
     // or, on shape kernels (about as fast as a matrix's own), 1/32 of it.
@@ -483,8 +460,7 @@ void run_transform(const TransformDesc &d, const uint8_t *const *in, uint8_t *co
   if (aot) {
     s.shape_runs.fetch_add(1, std::memory_order_relaxed);
     s.aot_runs.fetch_add(1, std::memory_order_relaxed);
-    for (const Plan::AotStep &st : p->aot_steps)
-      st.fn(in + st.c0, out + st.r0, len, p->aot_tables.data() + st.offset);
+    p->aot->run(in, out, len);
     if (!ready) {
       // The one caller whose work crosses the line starts it; the others keep running these.
       const uint64_t w = uint64_t(len) * uint64_t(p->cols);

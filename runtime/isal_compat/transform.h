@@ -55,7 +55,7 @@ struct TransformStats {
   uint64_t nibble_plans = 0;       // plans for tables that are not ec_init_tables output
   uint64_t jit_failures = 0;       // compiles that failed (the call still succeeded)
   uint64_t shape_runs = 0;         // calls run by shape kernels (coefficients as data)
-  uint64_t aot_runs = 0;           // of those, on the kernels built ahead of time (aot_shapes.h)
+  uint64_t aot_runs = 0;           // of those, on the kernels built ahead of time (runtime/aot_shapes)
   uint64_t kernels_compiled = 0;   // LLVM compiles (from the Jit)
   double compile_seconds = 0;      // total LLVM compile wall time
   double max_plan_seconds = 0;     // slowest compile of one matrix (all its row blocks)

@@ -49,6 +49,8 @@ struct KernelCacheStats {
   size_t promoted = 0;              // erasure sets running a specialised decoder now
   uint64_t shape_calls = 0;         // decode calls served by a shape kernel
   uint64_t delta_shape_calls = 0;   // update / encode_partial calls served by shape kernels
+  uint64_t aot_calls = 0;           // encode / decode / update / encode_partial calls served by
+                                    // kernels built ahead of time (JitOptions::aot_kernels)
 };
 
 // Largest number of algebraic signature components (the n of an n-symbol base).

@@ -42,6 +42,16 @@ struct JitOptions {
   // false: every erasure set compiles its specialised decoder on first use, on the
   // calling thread (reproducible kernels for tests and comparisons).
   bool shape_kernels = true;
+  // Kernels built ahead of time (x86-64 builds; codes over GF(2^8) on target "host" when
+  // the Jit's shape strategy for GF(2^8) is gfni, or split-table on SSSE3 / AVX2). true:
+  // codec() compiles nothing - GF(2^8) shape kernels built into libecjit serve encode,
+  // degraded reads, update and encode_partial from the first call, while the codec's own
+  // encoder and shape kernels are compiled on the Jit's background thread and swapped in
+  // atomically as each is ready (encoder_info() / decoder_info() say what runs now;
+  // wait_for_tuning() waits for them). Output is byte-identical either way. false (or the
+  // environment variable ECJIT_AOT=0): codec() compiles them before it returns, as it
+  // always does for other fields and targets, and with tune but not tune_in_background.
+  bool aot_kernels = true;
   // Input bytes an erasure set rebuilds on its shape kernel before it is promoted (see
   // shape_kernels; prepare_reconstruct() promotes at once). 0 = on first use.
   size_t promote_after_bytes = size_t(256) << 20;
@@ -111,7 +121,8 @@ struct JitStats {
                                   // synchronous, JitOptions::tune_in_background = false)
   uint64_t kernels_tuned = 0;     // background tunings finished (their winner swapped in)
   double tuning_seconds = 0;      // wall time of those on the tuner's thread (queueing excluded)
-  uint64_t tunings_pending = 0;   // background tunings queued or running now
+  uint64_t tunings_pending = 0;   // background jobs (tunings, promotions, codecs' own kernels
+                                  // behind the ahead-of-time ones) queued or running now
 };
 
 // Owns an LLVM JIT session and a kernel cache. Thread-safe: codecs may be requested and
@@ -129,8 +140,10 @@ class Jit {
   static Result<std::shared_ptr<Jit>> create(const JitOptions &options = JitOptions());
   virtual ~Jit() = default;
 
-  // A codec for the spec, compiled for this Jit's target. The encoder is compiled here;
-  // decoders on first use per erasure set. Errors: kInvalidSpec, kJitFailure.
+  // A codec for the spec, compiled for this Jit's target. The encoder and the shape kernels
+  // of first calls are compiled here, or, where kernels built ahead of time serve meanwhile
+  // (JitOptions::aot_kernels), on the background thread; decoders of hot erasure sets in
+  // the background too. Errors: kInvalidSpec, kJitFailure.
   virtual Result<std::shared_ptr<const Codec>> codec(const CodeSpec &spec) = 0;
   Result<std::shared_ptr<const Codec>> codec(const std::string &spec_text);
   // An array code at element level, "xcode:p=7[,element=64]" (ecjit/array_codec.h): parity
@@ -139,10 +152,11 @@ class Jit {
 
   virtual const JitOptions &options() const = 0;
   virtual JitStats stats() const = 0;
-  // Blocks until every background tuning queued so far has finished and swapped its winner
-  // in (JitOptions::tune_in_background), starting the deferred ones
-  // (JitOptions::tune_after_bytes) first; returns at once when none is pending. For
-  // benchmarks and tools that want the tuned kernels before they measure.
+  // Blocks until the background thread has nothing left: codecs' own kernels compiled and
+  // swapped in (JitOptions::aot_kernels), every tuning finished and its winner swapped in
+  // (JitOptions::tune_in_background), the deferred ones (JitOptions::tune_after_bytes)
+  // started first; returns at once when none is pending. For benchmarks and tools that
+  // want the compiled and tuned kernels before they measure.
   virtual void wait_for_tuning() = 0;
 };
 
