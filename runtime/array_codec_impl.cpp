@@ -21,20 +21,35 @@ Result<std::shared_ptr<ArrayCodecImpl>> ArrayCodecImpl::make(std::shared_ptr<Jit
   std::shared_ptr<ArrayCodecImpl> c(new ArrayCodecImpl(std::move(jit), *spec, std::move(*layout)));
   std::vector<bool> parity(c->layout_.cells());
   for (unsigned cell = 0; cell < c->layout_.cells(); ++cell) parity[cell] = c->layout_.is_parity(cell);
-  Result<ir::XorKernelDesc> enc = c->plan(parity, "encode", /*best=*/true, &c->encoder_map_);
+  codes::BitMatrix map;
+  Result<ir::XorKernelDesc> enc = c->plan(parity, "encode", /*best=*/true, &map);
   if (!enc.ok()) return enc.status();
-  c->encoder_desc_ = *enc;
-  if (enc->program.xors() > XorCodec::kMaxUnrolledXors) {
-    c->encoder_runner_ = std::make_unique<XorRunner>(*enc);
-    c->encoder_.info.symbol = enc->symbol;
-    c->encoder_.info.strategy = "xor";
-    c->encoder_.info.why = "schedule runner: " + std::to_string(enc->program.xors()) + " XORs per stripe, too many to unroll";
+  c->encoder_ = std::make_shared<const Op>(std::move(*enc), std::move(map));
+  const ir::TargetInfo &t = c->jit_->target_info();
+  c->base_info_.strategy = "xor";
+  c->base_info_.target = c->jit_->options().target;
+  c->base_info_.cpu = t.cpu;
+  c->base_info_.vector_bits = t.vector_bits;
+  if (c->encoder_->desc.program.xors() > XorCodec::kMaxUnrolledXors) return c;  // the runner serves
+  // The encoder's kernel (shared: a later codec of the spec finds it in memory) into the op.
+  JitImpl *self_jit = c->jit_.get();  // a background task runs on this Jit's own thread, which it outlives
+  auto install = [self_jit](const Op &o) -> Status {
+    auto k = self_jit->xor_kernel(o.desc, /*shared=*/true);
+    if (!k.ok()) return k.status();
+    k->info.why = "unrolled schedule, " + std::to_string(o.desc.program.xors()) + " XORs per stripe";
+    std::atomic_store(&o.compiled, std::shared_ptr<const Kernel>(std::make_shared<Kernel>(std::move(*k))));
+    return Status::Ok();
+  };
+  if (c->jit_->xor_kernel_ready(c->encoder_->desc)) {  // in memory or on disk: load it now
+    ECJIT_RETURN_IF_ERROR(install(*c->encoder_));
     return c;
   }
-  Result<Kernel> k = c->jit_->xor_kernel(*enc, /*shared=*/true);
-  if (!k.ok()) return k.status();
-  c->encoder_ = std::move(*k);
-  c->encoder_.info.why = "unrolled schedule, " + std::to_string(enc->program.xors()) + " XORs per stripe";
+  // Cold: LLVM takes tens of ms over an unrolled stripe; the runner serves meanwhile (and
+  // keeps serving if the compile fails), as for a bit-matrix code's encoder (XorCodec).
+  promote_in_background<Op>(
+      *c->jit_, c->encoder_, c->encoder_->asked, c->encoder_->bytes,
+      [install](const std::shared_ptr<const Op> &o) { (void)install(*o); }, [] { return true; },
+      /*optional=*/false);
   return c;
 }
 
@@ -95,9 +110,25 @@ void ArrayCodecImpl::run(KernelFn fn, const XorRunner *runner, const uint8_t *co
             });
 }
 
+void ArrayCodecImpl::run_op(const Op &op, const uint8_t *const *in, uint8_t *const *out, size_t len) const {
+  std::shared_ptr<const Kernel> k = std::atomic_load(&op.compiled);
+  run(k ? k->fn : nullptr, &op.runner, in, out, len);
+}
+
+KernelInfo ArrayCodecImpl::encoder_info() const {
+  if (std::shared_ptr<const Kernel> k = std::atomic_load(&encoder_->compiled)) return k->info;
+  KernelInfo info = base_info_;
+  info.symbol = encoder_->desc.symbol;
+  const unsigned xors = encoder_->desc.program.xors();
+  info.why = "schedule runner: " + std::to_string(xors) + " XORs per stripe" +
+             (xors > XorCodec::kMaxUnrolledXors ? ", too many to unroll"
+                                                : ", no compile; its unrolled kernel compiles in the background");
+  return info;
+}
+
 Status ArrayCodecImpl::encode(Span<uint8_t *const> disks, size_t len) const {
   ECJIT_RETURN_IF_ERROR(check("encode", read_only(disks), len, /*writes=*/true));
-  if (len) run(encoder_.fn, encoder_runner_.get(), disks.data, disks.data, len);
+  if (len) run_op(*encoder_, disks.data, disks.data, len);
   return Status::Ok();
 }
 
@@ -170,7 +201,7 @@ Result<bool> ArrayCodecImpl::verify(Span<const uint8_t *const> disks, size_t len
   for (size_t at = 0; at < len; at += chunk) {
     const size_t n = std::min(chunk, len - at);
     for (unsigned d = 0; d < layout_.disks; ++d) std::memcpy(work[d], disks[d] + at, n);
-    run(encoder_.fn, encoder_runner_.get(), work.data(), work.data(), n);
+    run_op(*encoder_, work.data(), work.data(), n);
     // Cell by cell in offset order; at one offset the lowest disk.
     for (size_t cell_at = 0; cell_at < n; cell_at += e) {
       const unsigned row = unsigned(cell_at / e % layout_.rows);
@@ -202,24 +233,24 @@ Result<std::shared_ptr<const ArrayCodecImpl::Op>> ArrayCodecImpl::update_op(unsi
   // The encoder's map restricted to the disk's data cells, without the parity cells they
   // do not reach.
   std::vector<unsigned> cols;
-  for (unsigned j = 0; j < encoder_desc_.inputs.size(); ++j)
-    if (encoder_desc_.inputs[j].shard == disk) cols.push_back(j);
+  for (unsigned j = 0; j < encoder_->desc.inputs.size(); ++j)
+    if (encoder_->desc.inputs[j].shard == disk) cols.push_back(j);
   if (cols.empty())
     return Status(StatusCode::kInvalidArgument, "update: disk " + std::to_string(disk) + " of " + spec() +
                                                     " holds no data cells");
   std::vector<unsigned> rows;
-  for (unsigned r = 0; r < encoder_map_.rows; ++r)
+  for (unsigned r = 0; r < encoder_->map.rows; ++r)
     for (unsigned j : cols)
-      if (encoder_map_.get(r, j)) {
+      if (encoder_->map.get(r, j)) {
         rows.push_back(r);
         break;
       }
   codes::BitMatrix map(unsigned(rows.size()), unsigned(cols.size()));
   ir::XorKernelDesc d;
-  for (unsigned j : cols) d.inputs.push_back(encoder_desc_.inputs[j]);
+  for (unsigned j : cols) d.inputs.push_back(encoder_->desc.inputs[j]);
   for (unsigned i = 0; i < rows.size(); ++i) {
-    d.outputs.push_back(encoder_desc_.outputs[rows[i]]);
-    for (unsigned c = 0; c < cols.size(); ++c) map.set(i, c, encoder_map_.get(rows[i], cols[c]));
+    d.outputs.push_back(encoder_->desc.outputs[rows[i]]);
+    for (unsigned c = 0; c < cols.size(); ++c) map.set(i, c, encoder_->map.get(rows[i], cols[c]));
   }
   d.w = layout_.rows;
   d.packet = spec_.element;
@@ -276,8 +307,7 @@ KernelInfo ArrayCodecImpl::decoder_info(const std::vector<bool> &present) const 
   uint64_t failed = 0;
   for (unsigned d = 0; d < layout_.disks && d < present.size(); ++d)
     if (!present[d]) failed |= uint64_t(1) << d;
-  KernelInfo info = encoder_.info;
-  info.symbol.clear();
+  KernelInfo info = base_info_;
   if (!failed) {
     info.why = "nothing to rebuild";
     return info;

@@ -1,4 +1,4 @@
-// ArrayCodecImpl: an element-level array code with its XOR schedules - encoder compiled, rebuilds runner-first.
+// ArrayCodecImpl: an element-level array code with its XOR schedules - encoder and rebuilds runner-first, compiled in the background.
 #pragma once
 
 #include <atomic>
@@ -17,8 +17,10 @@ namespace ecjit::runtime {
 
 class ArrayCodecImpl final : public ArrayCodec {
  public:
-  // Plans the encoder (parity cells from data cells: codes::solve_cells, best_schedule) and
-  // compiles it. Errors: those of parse_array_spec (kInvalidSpec), kJitFailure.
+  // Plans the encoder (parity cells from data cells: codes::solve_cells, best_schedule); its
+  // kernel is loaded when in memory or on disk, else its schedule runner serves while it
+  // compiles on the Jit's background thread. Errors: those of parse_array_spec
+  // (kInvalidSpec), kJitFailure.
   static Result<std::shared_ptr<ArrayCodecImpl>> make(std::shared_ptr<JitImpl> jit, const std::string &spec);
 
   std::string spec() const override { return spec_.to_string(); }
@@ -33,7 +35,7 @@ class ArrayCodecImpl final : public ArrayCodec {
   Result<bool> verify(Span<const uint8_t *const> disks, size_t len, size_t *mismatch_offset,
                       unsigned *mismatch_disk) const override;
   Status update(Span<uint8_t *const> disks, unsigned disk, const uint8_t *new_data, size_t len) const override;
-  KernelInfo encoder_info() const override { return encoder_.info; }
+  KernelInfo encoder_info() const override;
   KernelInfo decoder_info(const std::vector<bool> &present) const override;
 
   // One cell map as a kernel: `runner` until `compiled` (background) is set.
@@ -63,16 +65,18 @@ class ArrayCodecImpl final : public ArrayCodec {
   // Compiles op's unrolled kernel (best schedule) on the Jit's background thread, once; the
   // runner serves until it is published.
   void promote(const std::shared_ptr<const Op> &op, bool optional) const;
+  // op's compiled kernel, else its runner, over [0, len) of every disk.
+  void run_op(const Op &op, const uint8_t *const *in, uint8_t *const *out, size_t len) const;
   // fn (or, when null, runner) over [0, len) of every disk, split over the Jit's threads.
   void run(KernelFn fn, const XorRunner *runner, const uint8_t *const *in, uint8_t *const *out, size_t len) const;
 
   std::shared_ptr<JitImpl> jit_;
   codes::ArraySpec spec_;
   codes::ArrayLayout layout_;
-  Kernel encoder_;
-  std::unique_ptr<XorRunner> encoder_runner_;  // when the encoder could not be compiled
-  ir::XorKernelDesc encoder_desc_;             // parity cells from data cells ...
-  codes::BitMatrix encoder_map_;               // ... and the map its program computes
+  // The encoder (parity cells from data cells, and the map its program computes): its
+  // runner until its kernel is compiled (never, past XorCodec::kMaxUnrolledXors).
+  std::shared_ptr<const Op> encoder_;
+  KernelInfo base_info_;  // target, cpu and strategy "xor" of every description
   mutable std::mutex mutex_;                    // guards rebuilds_ and updates_
   mutable std::map<uint64_t, std::shared_ptr<const Op>> rebuilds_;  // by failed-disk mask
   mutable std::map<unsigned, std::shared_ptr<const Op>> updates_;   // by changed disk

@@ -5,8 +5,10 @@
 // brute-force scan of the reference parity, update against re-encoding with the reference.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -288,3 +290,49 @@ TEST(ArrayCodec, UpdateEqualsReencodingFirstCallsAndCompiled) {
 }
 
 }  // namespace
+
+// A cold encoder (no kernel in memory or on disk) is served by its schedule runner while its
+// unrolled kernel compiles in the background: codec() compiles nothing, two threads encoding
+// across the swap always get the reference parity, and a later codec of the spec loads the
+// kernel from memory at once.
+TEST(ArrayCodecCold, EncoderServedByItsRunnerUntilCompiled) {
+  auto jit = make_jit();
+  const std::string spec = "xcode:p=7,element=64";
+  const codes::ArrayLayout L = *codes::array_layout("xcode", 7);
+  const Disks want = reference_stripes(L, 64, 8, 99);
+  {
+    const uint64_t compiled = jit->stats().kernels_compiled;
+    auto codec = jit->array_codec(spec);
+    ASSERT_TRUE(codec.ok()) << codec.status().to_string();
+    EXPECT_EQ(compiled, jit->stats().kernels_compiled) << "array_codec() compiled";
+    const KernelInfo first = (*codec)->encoder_info();
+    EXPECT_NE(first.why.find("schedule runner"), std::string::npos) << first.why;
+    EXPECT_EQ(first.strategy, "xor");
+    std::atomic<int> failures{0};
+    std::atomic<bool> stop{false};
+    auto encodes = [&] {
+      Disks d = want;
+      int calls = 0;
+      while (!stop.load() || calls < 3) {
+        for (unsigned c = 0; c < L.cells(); ++c)
+          if (L.is_parity(c))
+            for (size_t s = 0; s < 8; ++s)
+              std::memset(d.bufs[L.disk_of(c)].data() + (s * L.rows + L.row_of(c)) * 64, 0, 64);
+        if (!(*codec)->encode(d.span(), d.bufs[0].size()).ok() || d.bufs != want.bufs) ++failures;
+        ++calls;
+      }
+    };
+    std::thread t1(encodes), t2(encodes);
+    jit->wait_for_tuning();  // the background compile
+    stop = true;
+    t1.join();
+    t2.join();
+    EXPECT_EQ(failures.load(), 0);
+    const KernelInfo done = (*codec)->encoder_info();
+    EXPECT_EQ(done.why.find("runner"), std::string::npos) << done.why;
+    EXPECT_NE(done.why.find("unrolled schedule"), std::string::npos) << done.why;
+  }
+  auto again = jit->array_codec(spec);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->encoder_info().why.find("runner"), std::string::npos) << (*again)->encoder_info().why;
+}

@@ -147,7 +147,9 @@ class Jit {
   virtual Result<std::shared_ptr<const Codec>> codec(const CodeSpec &spec) = 0;
   Result<std::shared_ptr<const Codec>> codec(const std::string &spec_text);
   // An array code at element level, "xcode:p=7[,element=64]" (ecjit/array_codec.h): parity
-  // cells on the data disks. The encoder is compiled here. Errors: kInvalidSpec, kJitFailure.
+  // cells on the data disks. The encoder's kernel is loaded here when it is in memory or on
+  // disk; else its schedule runner serves while it compiles in the background. Errors:
+  // kInvalidSpec, kJitFailure.
   virtual Result<std::shared_ptr<const ArrayCodec>> array_codec(const std::string &spec_text) = 0;
 
   virtual const JitOptions &options() const = 0;
