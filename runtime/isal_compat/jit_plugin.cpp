@@ -48,16 +48,11 @@ void *open(const char **status) {
       p.status = "the kernel service failed to start: " + jit.status().to_string();
       return;
     }
-    // The service is never destroyed (callable from exit handlers), but its background thread
-    // must not be compiling while the process tears LLVM's static state down. The handler
-    // runs before the destructors of every static constructed before it is registered, so
-    // one compile here first constructs the code generator's lazily made statics (a 1 x 1
-    // shape kernel, kept for the process: a few ms, once). Only then is it handed out:
-    // no compile queued by a caller may race this one through LLVM's first-use set-up.
-    if (auto st = (*jit)->shape_strategy(8)) (void)(*jit)->shape_kernel(p.field, 1, 1, *st);
+    // The service is never destroyed (callable from exit handlers); its background thread is
+    // stopped at exit, before LLVM's statics go, by the handler every service registers
+    // (KernelService::guard_exit, which warmed the code generator up in make()).
     p.jit = std::move(*jit);
     p.status = "ok: target " + p.jit->target_name();
-    std::atexit([] { plugin().jit->stop_background(); });
   });
   *status = p.status.c_str();
   return p.jit.get();

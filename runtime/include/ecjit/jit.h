@@ -128,10 +128,11 @@ struct JitStats {
 // Owns an LLVM JIT session and a kernel cache. Thread-safe: codecs may be requested and
 // used from many threads; concurrent first requests for one kernel compile it once.
 // Codecs keep their Jit alive; the JIT memory is released when the Jit and every codec
-// obtained from it are gone. Release the Jit and its codecs before the process exits (not
-// in a static or global destroyed by exit()): its background thread may be compiling, and
-// exit() destroys LLVM's static state under it. The drop-in libisal.so.2 handles this for
-// its process-wide Jit itself (an atexit handler stops the background thread).
+// obtained from it are gone. A Jit still alive when the process exits (in a static, or
+// compiling a codec's own kernels behind the built-in ones) is safe: an exit handler stops
+// every Jit's background thread, waiting for a compile in flight, before LLVM's statics are
+// destroyed (the first Jit of a process compiles one tiny kernel in create() so that the
+// handler is registered after them). Releasing it before exit is still cheaper.
 class Jit {
  public:
   // Errors: kUnsupportedTarget (unknown target string or one this CPU cannot run),
