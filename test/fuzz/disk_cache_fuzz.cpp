@@ -34,6 +34,7 @@ std::shared_ptr<ecjit::Jit> make_jit() {
   o.cache_dir = g_dir;
   o.tune = false;
   o.shape_kernels = false;  // the encoder only: one entry, one compile per miss
+  o.aot_kernels = false;    // codec() loads (or compiles) it: the damaged entry serves encode()
   auto j = ecjit::Jit::create(o);
   if (!j.ok()) {
     fprintf(stderr, "Jit::create: %s\n", j.status().to_string().c_str());
