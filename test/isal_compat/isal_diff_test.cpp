@@ -501,6 +501,20 @@ TEST_F(IsalDiff, CacheReuseAndRewrittenTables) {
     ours().fn<EncFn>("ec_encode_data")(len, k, rows, g.data(), data.p(), out_o.p());
     stats(&warm, sizeof warm);
   }
+  // Compiles queued by the warm-up (the matrix's kernel, shape kernels) may still finish on
+  // the JIT's background thread: wait until none has landed for 0.5 s, so that a compile in
+  // the calls below is one they caused.
+  ecjit_isal_stats settled{};
+  stats(&settled, sizeof settled);
+  for (auto quiet_since = std::chrono::steady_clock::now();
+       std::chrono::steady_clock::now() - quiet_since < std::chrono::milliseconds(500) &&
+       std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60);) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ecjit_isal_stats now{};
+    stats(&now, sizeof now);
+    if (now.kernels_compiled != settled.kernels_compiled) quiet_since = std::chrono::steady_clock::now();
+    settled = now;
+  }
   ecjit_isal_stats before{}, after{};
   stats(&before, sizeof before);
   for (int i = 0; i < 100; ++i) ours().fn<EncFn>("ec_encode_data")(len, k, rows, g.data(), data.p(), out_o.p());
