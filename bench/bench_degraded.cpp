@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_args.h"
 #include "bench/isal_calls.h"
 #include "ecjit/ecjit.h"
 
@@ -70,25 +71,6 @@ struct IsalApi {
   }
 };
 
-size_t parse_size(const std::string &s) {
-  size_t v = std::strtoull(s.c_str(), nullptr, 10);
-  const char u = s.empty() ? 0 : s.back();
-  if (u == 'K' || u == 'k') v <<= 10;
-  if (u == 'M' || u == 'm') v <<= 20;
-  return v;
-}
-
-std::vector<std::string> split(const std::string &s) {
-  std::vector<std::string> out;
-  size_t a = 0;
-  while (a <= s.size()) {
-    const size_t b = s.find(',', a);
-    out.push_back(s.substr(a, b == std::string::npos ? std::string::npos : b - a));
-    if (b == std::string::npos) break;
-    a = b + 1;
-  }
-  return out;
-}
 
 size_t rss_bytes() {
   std::ifstream f("/proc/self/statm");
@@ -377,16 +359,10 @@ int main(int argc, char **argv) {
   bool fresh = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
+    auto next = [&] { return ecjit::bench::option_value("bench_degraded", argc, argv, &i); };
     if (a == "--calls") calls = std::strtoull(next().c_str(), nullptr, 10);
-    else if (a == "--sizes") sizes = split(next());
-    else if (a == "--lost") lost_max = split(next());
+    else if (a == "--sizes") sizes = ecjit::bench::split_list(next());
+    else if (a == "--lost") lost_max = ecjit::bench::split_list(next());
     else if (a == "--k") k = unsigned(std::atoi(next().c_str()));
     else if (a == "--m") m = unsigned(std::atoi(next().c_str()));
     else if (a == "--isal231") isal231 = next();
@@ -442,7 +418,11 @@ int main(int argc, char **argv) {
   std::printf("%-6s %-5s %-10s %9s %9s %9s %10s  %s\n", "shard", "lost", "backend", "GB/s", "p50 us", "p99 us", "max us", "notes");
   int rc = 0;
   for (const std::string &size : sizes) {
-    const size_t len = parse_size(size);
+    size_t len = 0;
+    if (!ecjit::bench::parse_size(size, &len)) {
+      std::fprintf(stderr, "bench_degraded: --sizes: '%s' is not a byte count like 4K, 64K or 1M\n", size.c_str());
+      return 2;
+    }
     for (const std::string &lm : lost_max) {
       Scenario sc{k, m, std::min<unsigned>(unsigned(std::atoi(lm.c_str())), m), len, {}};
       std::mt19937_64 rng(len * 131 + sc.max_lost);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_args.h"
 #include "ecjit/ecjit.h"
 #include "runtime/jit_impl.h"
 
@@ -26,17 +27,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-bool parse_size(const std::string &s, size_t *out) {
-  char *end = nullptr;
-  const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-  if (end == s.c_str()) return false;
-  const std::string unit = end;
-  const size_t mul = unit.empty() ? 1 : unit == "K" ? 1024 : unit == "M" ? (1u << 20) : 0;
-  if (!mul || v == 0) return false;
-  *out = size_t(v) * mul;
-  return true;
 }
 
 struct Row {
@@ -91,13 +81,7 @@ int main(int argc, char **argv) {
   int calls = 200, reps = 5;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "bench_first_codec: %s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
+    auto next = [&] { return ecjit::bench::option_value("bench_first_codec", argc, argv, &i); };
     if (a == "--spec") spec = next();
     else if (a == "--sizes") sizes_text = next();
     else if (a == "--calls") calls = std::atoi(next().c_str());
@@ -110,15 +94,13 @@ int main(int argc, char **argv) {
     }
   }
   std::vector<size_t> sizes;
-  for (size_t at = 0; at <= sizes_text.size();) {
-    const size_t comma = std::min(sizes_text.find(',', at), sizes_text.size());
+  for (const std::string &text : ecjit::bench::split_list(sizes_text)) {
     size_t v = 0;
-    if (!parse_size(sizes_text.substr(at, comma - at), &v)) {
+    if (!ecjit::bench::parse_size(text, &v)) {
       std::fprintf(stderr, "bench_first_codec: --sizes '%s' is not a list like 4K,64K,1M\n", sizes_text.c_str());
       return 2;
     }
     sizes.push_back(v);
-    at = comma + 1;
   }
   if (calls < 1 || reps < 1) {
     std::fprintf(stderr, "bench_first_codec: --calls and --reps must be at least 1\n");

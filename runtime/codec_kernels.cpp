@@ -3,8 +3,6 @@
 
 #include <pthread.h>
 
-#include <cstdlib>
-#include <cstring>
 #include <thread>
 
 #include "codes/coeff_layout.h"
@@ -14,13 +12,9 @@
 namespace ecjit::runtime {
 
 const aot::AotShapeSet *aot_set_for(const JitImpl &jit, const codes::Field &field) {
-  static const bool env_off = [] {
-    const char *e = std::getenv("ECJIT_AOT");
-    return e && std::strcmp(e, "0") == 0;
-  }();
-  const JitOptions &o = jit.options();
+  const JitOptions &o = jit.options();  // aot_kernels: ECJIT_AOT=0 applied (JitImpl::make)
   // tune without tune_in_background: codec() returns the tuned encoder, as asked.
-  if (env_off || !o.aot_kernels || (o.tune && !o.tune_in_background) || field.bits() != 8 ||
+  if (!o.aot_kernels || (o.tune && !o.tune_in_background) || field.bits() != 8 ||
       o.target != "host")
     return nullptr;
   const std::optional<ir::Strategy> strategy = jit.shape_strategy(8);
@@ -147,12 +141,11 @@ void CodecKernels::failed(const Status &s) {
   if (failure_.empty()) failure_ = s.to_string();
 }
 
-void CodecKernels::aot_encode(const JitImpl &jit, const uint8_t *const *data, uint8_t *const *parity,
-                              size_t len) const {
-  const aot::AotProduct &p = *aot_encoder_;
-  run_split(jit, data, k_, parity, m_, len, kSplitAlign,
-            [&p](const uint8_t *const *in, uint8_t *const *out, size_t n) { p.run(in, out, n); });
-  count_aot_call();
+void CodecKernels::run_aot(const JitImpl &jit, const aot::AotProduct &p, const uint8_t *const *in, size_t n_in,
+                           uint8_t *const *out, size_t n_out, size_t len) const {
+  run_split(jit, in, n_in, out, n_out, len, kSplitAlign,
+            [&p](const uint8_t *const *i, uint8_t *const *o, size_t n) { p.run(i, o, n); });
+  aot_calls_.fetch_add(1, std::memory_order_relaxed);
 }
 
 KernelInfo CodecKernels::encoder_info() const {

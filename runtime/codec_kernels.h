@@ -24,7 +24,7 @@ struct ShapeRequest {
 };
 
 // The ahead-of-time set that may serve a codec of `field` on `jit`: GF(2^8), target
-// "host", JitOptions::aot_kernels on (and ECJIT_AOT not 0), no synchronous tuning
+// "host", JitOptions::aot_kernels on (ECJIT_AOT=0 clears it), no synchronous tuning
 // (tune without tune_in_background returns tuned kernels from codec()), and a set this CPU runs whose
 // strategy is the Jit's shape strategy for GF(2^8) (so the coefficients prepared for it
 // are the shape kernels' too). Null otherwise.
@@ -54,16 +54,20 @@ class CodecKernels : public std::enable_shared_from_this<CodecKernels> {
   // The set serving until then; null when everything was compiled by make().
   const aot::AotShapeSet *aot_set() const { return aot_; }
 
-  // parity = P x data on the ahead-of-time kernels (only while encoder() is null), split
-  // over the Jit's threads as the compiled encoder is.
-  void aot_encode(const JitImpl &jit, const uint8_t *const *data, uint8_t *const *parity, size_t len) const;
+  // parity = P x data on the ahead-of-time kernels (only while encoder() is null).
+  void aot_encode(const JitImpl &jit, const uint8_t *const *data, uint8_t *const *parity, size_t len) const {
+    run_aot(jit, *aot_encoder_, data, k_, parity, m_, len);
+  }
+  // p over [0, len) of n_in inputs and n_out outputs, split over the Jit's threads as the
+  // compiled kernels are, counted in aot_calls().
+  void run_aot(const JitImpl &jit, const aot::AotProduct &p, const uint8_t *const *in, size_t n_in,
+               uint8_t *const *out, size_t n_out, size_t len) const;
   // What encode() runs now.
   KernelInfo encoder_info() const;
   // The ahead-of-time kernels serving in place of the codec's own `what` ("encoder", ...).
   KernelInfo aot_info(const std::string &what) const;
 
   // Calls served by the ahead-of-time kernels (KernelCacheStats::aot_calls).
-  void count_aot_call() const { aot_calls_.fetch_add(1, std::memory_order_relaxed); }
   uint64_t aot_calls() const { return aot_calls_.load(std::memory_order_relaxed); }
 
  private:

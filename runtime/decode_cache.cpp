@@ -161,10 +161,7 @@ void DecodeCache::run(const std::shared_ptr<const DecodeSet> &d, const uint8_t *
   }
   const std::vector<Kernel> *shapes = kernels_->shapes();
   if (!shapes) {  // the codec's shape kernels are being compiled: d was planned for these
-    const aot::AotProduct &p = *d->aot;
-    run_split(*jit_, in, k_, out, rows, len, kSplitAlign,
-              [&p](const uint8_t *const *i, uint8_t *const *o, size_t n) { p.run(i, o, n); });
-    kernels_->count_aot_call();
+    kernels_->run_aot(*jit_, *d->aot, in, k_, out, rows, len);
   } else {
     run_shapes(*shapes, *d, in, out, len);
   }

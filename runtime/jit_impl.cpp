@@ -2,6 +2,8 @@
 #include "runtime/jit_impl.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include "codes/linear_code.h"
@@ -38,6 +40,9 @@ Result<std::shared_ptr<JitImpl>> JitImpl::make(const JitOptions &options) {
   std::shared_ptr<JitImpl> jit(new JitImpl());
   jit->options_ = options;
   jit->options_.target = (*service)->target_name();
+  // ECJIT_AOT=0 turns the built-in kernels off for every Jit (options() says so).
+  if (const char *aot = std::getenv("ECJIT_AOT"); aot && std::strcmp(aot, "0") == 0)
+    jit->options_.aot_kernels = false;
   jit->service_ = std::move(*service);
   jit->threads_ = options.threads ? options.threads
                                   : std::max(1u, std::min(kMaxThreads, std::thread::hardware_concurrency()));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -67,11 +68,6 @@ std::unique_ptr<ParityDelta> ParityDelta::make(const std::shared_ptr<JitImpl> &j
         col.at(r, 1) = pairs ? code.parity.at(r, c) : 0;
       }
       codes::prepare_matrix(layout, code.field, col, &p->prepared_[pairs][c]);
-      if (p->kernels_->shapes()) continue;
-      std::optional<aot::AotProduct> aot = aot::AotProduct::make(
-          *p->kernels_->aot_set(), code.m, 2, /*accumulate=*/true, p->prepared_[pairs][c].data(), p->coeff_bytes_);
-      if (!aot) return nullptr;  // an incomplete set (never expected): sets compile on first use
-      p->aot_[pairs].push_back(std::move(*aot));
     }
   }
   return p;
@@ -92,6 +88,17 @@ Result<std::shared_ptr<const DeltaSet>> ParityDelta::find(bool pairs, const Shar
     auto d = std::make_shared<DeltaSet>();
     d->pairs = pairs;
     d->cols = cols.to_vector();
+    if (!kernels_->shapes()) {  // the ahead-of-time kernels serve: the set as one product
+      const size_t width = 2 * d->cols.size();  // m x width: the columns' m x 2 blocks side by side
+      std::vector<uint8_t> joined(m_ * width * coeff_bytes_);
+      for (unsigned r = 0; r < m_; ++r)
+        for (size_t i = 0; i < d->cols.size(); ++i)
+          std::memcpy(joined.data() + (r * width + 2 * i) * coeff_bytes_,
+                      prepared_[pairs][d->cols[i]].data() + size_t(r) * 2 * coeff_bytes_, 2 * coeff_bytes_);
+      d->aot = aot::AotProduct::make(*kernels_->aot_set(), m_, unsigned(width), /*accumulate=*/true,
+                                     joined.data(), coeff_bytes_);
+      if (!d->aot) return Status(StatusCode::kJitFailure, "the ahead-of-time shape kernels are incomplete");
+    }
     return std::shared_ptr<const DeltaSet>(std::move(d));
   });
 }
@@ -108,12 +115,7 @@ void ParityDelta::run(const std::shared_ptr<const DeltaSet> &d, const uint8_t *c
   if (!d->pairs) in = twice;
   const std::vector<Kernel> *shapes = kernels_->shapes();
   if (!shapes) {  // the codec's shape kernels are being compiled
-    const std::vector<aot::AotProduct> &cols = aot_[d->pairs];
-    run_split(*jit_, in, 2 * d->cols.size(), parity, m_, len, kSplitAlign,
-              [&](const uint8_t *const *i, uint8_t *const *o, size_t n) {
-                for (size_t c = 0; c < d->cols.size(); ++c) cols[d->cols[c]].run(i + 2 * c, o, n);
-              });
-    kernels_->count_aot_call();
+    kernels_->run_aot(*jit_, *d->aot, in, 2 * d->cols.size(), parity, m_, len);
   } else {
     run_shapes(*shapes, *d, in, parity, len);
   }

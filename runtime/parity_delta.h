@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "codes/linear_code.h"
@@ -25,6 +26,9 @@ struct DeltaSet {
   std::vector<unsigned> cols;  // data shards, ascending
   // The set's own kernel: null until promoted. std::atomic_load / atomic_store only.
   mutable std::shared_ptr<const Kernel> special;
+  // The set on the ahead-of-time kernels (its columns side by side, one product): made when
+  // the set is first asked for while they serve.
+  std::optional<aot::AotProduct> aot;
   mutable std::atomic<uint64_t> bytes{0};
   mutable std::atomic<bool> asked{false};
 };
@@ -76,8 +80,6 @@ class ParityDelta {
   // outputs (last: m % rows_ outputs, when m > rows_ and that is not 0).
   std::shared_ptr<const CodecKernels> kernels_;
   size_t first_shape_ = 0;
-  // aot_[pairs][c]: prepared_[pairs][c] on the ahead-of-time kernels, while they serve.
-  std::vector<aot::AotProduct> aot_[2];
   // prepared_[pairs][c]: column c of the parity matrix as an m x 2 matrix prepared for the
   // shape strategy: (P(., c), P(., c)) for update, (P(., c), 0) for encode_partial.
   std::vector<std::vector<uint8_t>> prepared_[2];

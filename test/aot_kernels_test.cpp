@@ -140,18 +140,26 @@ struct Stripe {
                                              << ": shard " << s << " differs (" << c.decoder_info(present).symbol << ")";
     return ::testing::AssertionSuccess();
   }
-  // update() of data shard `col` to new bytes, then encode_partial() of every data shard
-  // into zeroed accumulators: both give the reference's parity of the new data.
-  ::testing::AssertionResult update_and_partial(const Codec &c, unsigned col, unsigned seed) {
+  // update() of the data shards `cols` (ascending) to new bytes, then encode_partial() of
+  // every data shard into zeroed accumulators: both give the reference's parity of the new data.
+  ::testing::AssertionResult update_and_partial(const Codec &c, const std::vector<unsigned> &cols, unsigned seed) {
     std::mt19937 rng(seed);
-    std::vector<uint8_t> fresh(len);
-    for (auto &b : fresh) b = uint8_t(rng());
+    std::vector<std::vector<uint8_t>> fresh(cols.size(), std::vector<uint8_t>(len));
+    std::vector<const uint8_t *> olds, news;
+    ShardSet changed;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      for (auto &b : fresh[i]) b = uint8_t(rng());
+      olds.push_back(orig[cols[i]].data());
+      news.push_back(fresh[i].data());
+      changed = changed | ShardSet{cols[i]};
+    }
     std::vector<uint8_t *> p(ptrs.begin() + code.k, ptrs.end());
-    const std::vector<const uint8_t *> olds = {orig[col].data()}, news = {fresh.data()};
-    if (Status st = c.update(ShardSet{col}, olds, news, p, len); !st.ok())
+    if (Status st = c.update(changed, olds, news, p, len); !st.ok())
       return ::testing::AssertionFailure() << st.to_string();
-    orig[col] = fresh;
-    work[col] = fresh;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      orig[cols[i]] = fresh[i];
+      work[cols[i]] = fresh[i];
+    }
     std::vector<const uint8_t *> d;
     std::vector<uint8_t *> want;
     for (unsigned s = 0; s < code.k; ++s) d.push_back(orig[s].data());
@@ -217,11 +225,13 @@ TEST(AotKernels, EveryOperationFromTheFirstCallThenTheCodecsOwn) {
       Stripe st(code, len, unsigned(len));
       ASSERT_TRUE(st.encode(**codec)) << spec;
       for (uint64_t mask : sets) ASSERT_TRUE(st.rebuild(**codec, mask)) << spec;
-      ASSERT_TRUE(st.update_and_partial(**codec, code.k - 1, 3)) << spec;
+      ASSERT_TRUE(st.update_and_partial(**codec, {code.k - 1}, 3)) << spec;
+      // several columns: one product whose width spans chunks
+      ASSERT_TRUE(st.update_and_partial(**codec, {0, 2, 3, code.k - 1}, 5)) << spec;
     }
     EXPECT_EQ(compiled, (*jit)->stats().kernels_compiled) << spec << ": a call compiled";
     const KernelCacheStats before = (*codec)->kernel_cache_stats();
-    EXPECT_GE(before.aot_calls, 3 * (1 + sets.size() + 1 + code.k)) << spec;
+    EXPECT_GE(before.aot_calls, 3 * (1 + sets.size() + 2 + 2 * code.k)) << spec;
     EXPECT_EQ(before.decode_plans, sets.size()) << spec;
     std::vector<bool> present(code.n(), true);
     present[0] = false;
@@ -235,7 +245,7 @@ TEST(AotKernels, EveryOperationFromTheFirstCallThenTheCodecsOwn) {
       Stripe st(code, len, unsigned(len) + 1);
       ASSERT_TRUE(st.encode(**codec)) << spec;
       for (size_t i = 0; i < sets.size(); i += 7) ASSERT_TRUE(st.rebuild(**codec, sets[i])) << spec;
-      ASSERT_TRUE(st.update_and_partial(**codec, 0, 4)) << spec;
+      ASSERT_TRUE(st.update_and_partial(**codec, {0}, 4)) << spec;
     }
     EXPECT_EQ(before.aot_calls, (*codec)->kernel_cache_stats().aot_calls) << spec << ": still on them";
   }
@@ -284,7 +294,8 @@ TEST(AotKernels, OffCompilesInCodec) {
   EXPECT_FALSE(serves_aot(**codec));
 }
 
-// ECJIT_AOT=0 (read once per process: in a child) turns them off for every Jit.
+// ECJIT_AOT=0 (in a child, so the environment stays clean) turns them off for every Jit
+// created after it is set.
 TEST(AotKernels, EnvironmentTurnsThemOff) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
