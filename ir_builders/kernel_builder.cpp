@@ -38,7 +38,8 @@ llvm::Error make_error(const std::string &msg) {
 //            (or, for shapes whose (k + m) x VB bytes of buffers would exceed
 //            BuildOptions::max_stack_tail_bytes, the scalar per-symbol loop "tail" over the
 //            user buffers -> done)
-//   vpre:    phis: the k input and m output base pointers (user or stack), start, last
+//   vpre:    phis: the input and output pointer arrays (the caller's, or arrays of the stack
+//            buffers), start, last; the k + m base pointers loaded from the arrays
 //   vloop:   the one-vector body (the single copy of the unrolled k x m map);
 //            off == last -> vexit, else off = min(off + VB, last). A remainder shorter
 //            than VB is covered by a last vector that overlaps the previous one: outputs
@@ -409,12 +410,24 @@ void KernelEmitter::emit(unsigned vector_lanes, const BuildOptions &options) {
 
   // Shards shorter than one vector.
   llvm::BasicBlock *small_end = nullptr;
+  llvm::Value *small_in_array = nullptr, *small_out_array = nullptr;
   if (short_shards) {
     b_.SetInsertPoint(small);
     if (stack_tail) {
       for (llvm::Value *p : stack_in)
         b_.CreateAlignedStore(llvm::Constant::getNullValue(vec_ty), p, llvm::Align(1));
       emit_copy("copy.in", stack_in, in_ptrs_);
+      // The stack buffers' addresses as pointer arrays like the caller's (see vpre).
+      auto array_of = [&](const Ptrs &ptrs, const char *name) -> llvm::Value * {
+        if (ptrs.empty()) return nullptr;
+        llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx_);
+        llvm::AllocaInst *a = b_.CreateAlloca(ptr, b_.getInt32(unsigned(ptrs.size())), name);
+        for (size_t i = 0; i < ptrs.size(); ++i)
+          b_.CreateStore(ptrs[i], b_.CreateConstInBoundsGEP1_64(ptr, a, i));
+        return a;
+      };
+      small_in_array = array_of(stack_in, "stack.in.ptrs");
+      small_out_array = array_of(stack_out, "stack.out.ptrs");
       small_end = b_.GetInsertBlock();
       b_.CreateBr(pre);
     } else {  // stack buffers too large: one symbol at a time, straight from the user buffers
@@ -433,14 +446,28 @@ void KernelEmitter::emit(unsigned vector_lanes, const BuildOptions &options) {
     phi->addIncoming(from_small, small_end);
     return static_cast<llvm::Value *>(phi);
   };
-  Ptrs in_base(num_in_), out_base(num_out_);
-  for (unsigned c = 0; c < num_in_; ++c)
-    in_base[c] = merge(in_ptrs_[c], small_end ? stack_in[c] : nullptr, "in.base" + llvm::Twine(c));
-  for (unsigned r = 0; r < num_out_; ++r)
-    out_base[r] =
-        merge(out_ptrs_[r], small_end ? stack_out[r] : nullptr, "out.base" + llvm::Twine(r));
-  llvm::Value *first = merge(start, zero, "first");
-  llvm::Value *final_off = merge(last, zero, "final");
+  // The loop's buffers: the caller's, or the stack's when the shards are short. Merged as
+  // the two pointer arrays, each pointer then loaded once here: phis of the k + m pointers
+  // themselves made LLVM's register allocator rotate them through registers on every
+  // iteration once they no longer fit (23 register moves per 32 bytes for RS(10,4)).
+  Ptrs in_base = in_ptrs_, out_base = out_ptrs_;
+  llvm::Value *first = start, *final_off = last;
+  if (small_end) {
+    llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx_);
+    const llvm::Align ptr_align(size_ty_->getBitWidth() / 8);
+    llvm::Value *in_array = merge(fn_->getArg(0), small_in_array, "in.array");
+    llvm::Value *out_array =
+        num_out_ ? merge(fn_->getArg(1), small_out_array, "out.array") : nullptr;
+    first = merge(start, zero, "first");
+    final_off = merge(last, zero, "final");
+    auto reload = [&](llvm::Value *array, const char *name, Ptrs &dst) {
+      for (unsigned i = 0; i < dst.size(); ++i)
+        dst[i] = b_.CreateAlignedLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, array, i),
+                                      ptr_align, llvm::Twine(name) + ".base" + llvm::Twine(i));
+    };
+    reload(in_array, "in", in_base);
+    if (num_out_) reload(out_array, "out", out_base);
+  }
 
   // The one-vector loop: the only copy of the body outside an unrolled main loop.
   llvm::BasicBlock *loop = block(unroll > 1 ? "vloop1" : kMainLoopBlock);

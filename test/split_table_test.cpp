@@ -249,6 +249,60 @@ TEST(SplitTableAsm, ShuffleInstructionPerTarget) {
   EXPECT_GE(tbl2, 4u) << neon16;
 }
 
+// The one-vector loop keeps its buffer pointers where they are. When the k + m pointers
+// reached the loop as phis (the caller's or the short-shard stack buffers), LLVM 19's
+// register allocator, out of registers past about 12 of them, rotated every pointer one
+// register further on each iteration: 23 register moves per vector for RS(10,4).
+TEST(SplitTableAsm, VectorLoopDoesNotRotateItsPointers) {
+  auto info = resolve_target("x86_64-v3");
+  ASSERT_TRUE(bool(info));
+  const Field f = field(8);
+  struct Row {
+    unsigned k, m;
+    bool shape;  // run-time coefficients
+  };
+  for (const Row row : {Row{10, 4, false}, Row{12, 4, false}, Row{10, 1, true},
+                        Row{12, 4, true}, Row{8, 4, false}}) {
+    jit::CompileRequest req{ir::KernelDesc{f, dense_matrix(f, row.k, row.m, 7), "k"}, *info,
+                            ir::Strategy::kSplitTable, jit::OptLevel::kO3};
+    req.desc.runtime_coeffs = row.shape;
+    auto text = jit::kernel_code(req, jit::EmitKind::kAssembly);
+    ASSERT_TRUE(bool(text)) << err_text(text.takeError());
+    // The vector loop: the largest block that branches back to itself (the others that do
+    // are the short-shard byte-copy loops).
+    std::istringstream lines(*text);
+    std::string label;
+    std::vector<std::string> block, loop;
+    auto close_block = [&] {
+      if (!label.empty() && !block.empty() && block.back().rfind("\tj", 0) == 0 &&
+          block.back().find("\t" + label) != std::string::npos && block.size() > loop.size())
+        loop = block;
+      block.clear();
+    };
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind(".LBB", 0) == 0 || line.rfind("# %bb.", 0) == 0) {  // a block starts
+        close_block();
+        label = line.substr(0, line.find(':'));
+      } else if (line.rfind("\t", 0) == 0 && line.rfind("\t.", 0) != 0) {
+        block.push_back(line);
+        if (line.rfind("\tj", 0) == 0) {  // a branch ends the block (the next has no label)
+          close_block();
+          label.clear();
+        }
+      }
+    }
+    close_block();
+    ASSERT_GT(loop.size(), 20u) << "no vector loop found\n" << *text;
+    size_t moves = 0;  // movq %rXX, %rYY: one general-purpose register copied to another
+    for (const std::string &line : loop)
+      if (line.rfind("\tmovq\t%r", 0) == 0 && line.find(", %r") != std::string::npos &&
+          line.find('(') == std::string::npos)
+        ++moves;
+    EXPECT_LE(moves, 2u) << "k=" << row.k << " m=" << row.m << " shape=" << row.shape << "\n"
+                         << *text;
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // JIT equivalence with codes::apply_matrix.
 
