@@ -1,6 +1,7 @@
 // build_xor_kernel: the xor lowering, a straight-line XOR program unrolled over vectors of packets.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,7 +42,8 @@ struct XorKernelDesc {
 // body the whole program unrolled, output by output: each op one vector XOR (computed once),
 // each output stored as soon as it is computed, input vectors read from their buffers where
 // used (overwrite: a packet that is not a multiple of VB ends with one vector overlapping
-// the previous one, the same bytes rewritten). The
+// the previous one, the same bytes rewritten); large packets on long shards load every input
+// vector of a position first instead (kXorPreloadPacketBytes below). The
 // in / out pointer arrays are read once on entry. Caller contract: output buffers do not
 // overlap each other or any input. Errors (llvm::Error): an invalid program (check by
 // shape: operands defined before use, packets within w, pointer counts), packet not a
@@ -52,5 +54,12 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_xor_kernel(llvm::LLVMContext
 
 // Bytes per vector build_xor_kernel uses for `desc` on `target`.
 unsigned xor_kernel_vector_bytes(const XorKernelDesc &desc, const TargetInfo &target);
+
+// Kernels for packets of at least kXorPreloadPacketBytes have a second packet loop that loads
+// every input vector of a position before the program, taken for calls of at least
+// kXorPreloadShardBytes per shard (len): the shards are then past the caches, where the
+// preloaded loop overlaps the misses of the k x w packet streams (see the .cpp).
+inline constexpr unsigned kXorPreloadPacketBytes = 1024;
+inline constexpr size_t kXorPreloadShardBytes = size_t(512) << 10;
 
 }  // namespace ecjit::ir

@@ -3,6 +3,8 @@
 // and the codec operations against the reference bit-matrix codec.
 #include <gtest/gtest.h>
 
+#include "ir_builders/xor_kernel.h"
+
 #include <jerasure.h>
 #include <jerasure/cauchy.h>
 #include <jerasure/liberation.h>
@@ -22,6 +24,7 @@
 #include "codes/xor_families.h"
 #include "codes/xor_schedule.h"
 #include "ecjit/ecjit.h"
+#include "ir_builders/xor_kernel.h"
 
 using namespace ecjit;
 using codes::BitMatrix;
@@ -332,6 +335,67 @@ TEST(XorCodec, EncodeMatchesJerasure) {
       jerasure_free_schedule(schedule);
       free(bm);
     }
+}
+
+// Large packets on shards of ir::kXorPreloadShardBytes and more run the compiled kernels'
+// preloaded loop (below that the in-place one): both against libJerasure (encode), the
+// originals (a compiled decoder) and re-encoding (update: an accumulate kernel), with a
+// packet that is not a multiple of the vector (its last vector overlaps).
+TEST(XorCodec, LargePacketsOnLongShardsBothLoops) {
+  auto j = jit(/*promote_after=*/1);
+  for (const char *spec : {"liberation:k=5,w=5,packet=1024", "cauchy-good:k=4,m=3,w=4,packet=2056"}) {
+    const BitMatrixCode c = code_of(spec);
+    ASSERT_GE(c.packet, ir::kXorPreloadPacketBytes);
+    auto codec = j->codec(spec);
+    ASSERT_TRUE(codec.ok()) << spec << ": " << codec.status().to_string();
+    j->wait_for_tuning();  // the compiled encoder
+    ASSERT_EQ((*codec)->encoder_info().why.find("runner"), std::string::npos) << (*codec)->encoder_info().why;
+    int *bm = static_cast<int *>(malloc(sizeof(int) * c.parity.rows * c.parity.cols));
+    for (unsigned r = 0; r < c.parity.rows; ++r)
+      for (unsigned col = 0; col < c.parity.cols; ++col) bm[r * c.parity.cols + col] = c.parity.get(r, col);
+    const size_t short_len = 2 * c.block_bytes();
+    const size_t long_len = (ir::kXorPreloadShardBytes / c.block_bytes() + 2) * c.block_bytes();
+    for (size_t len : {short_len, long_len}) {
+      const Stripe want(c, len, 41);
+      Stripe got = want;
+      for (unsigned i = 0; i < c.m; ++i) memset(got.shards[c.k + i].data(), 0, len);
+      const std::vector<const uint8_t *> in(got.ptrs.begin(), got.ptrs.begin() + c.k);
+      ASSERT_TRUE((*codec)->encode({in.data(), in.size()}, {got.ptrs.data() + c.k, c.m}, len).ok());
+      std::vector<std::vector<char>> theirs(c.m, std::vector<char>(len));
+      std::vector<char *> data, tp;
+      for (unsigned s = 0; s < c.k; ++s) data.push_back(reinterpret_cast<char *>(got.shards[s].data()));
+      for (auto &v : theirs) tp.push_back(v.data());
+      jerasure_bitmatrix_encode(int(c.k), int(c.m), int(c.w), bm, data.data(), tp.data(), int(len), int(c.packet));
+      for (unsigned i = 0; i < c.m; ++i) {
+        ASSERT_EQ(0, memcmp(got.shards[c.k + i].data(), theirs[i].data(), len)) << spec << " len " << len << " parity " << i;
+        ASSERT_EQ(got.shards[c.k + i], want.shards[c.k + i]) << spec << " len " << len;
+      }
+      // Two lost, the set's own compiled decoder.
+      std::vector<bool> present(c.n(), true);
+      present[0] = present[c.k] = false;
+      ASSERT_TRUE((*codec)->prepare_reconstruct(present).ok());
+      j->wait_for_tuning();
+      ASSERT_NE((*codec)->decoder_info(present).why.find("unrolled"), std::string::npos);
+      memset(got.shards[0].data(), 0x5a, len);
+      memset(got.shards[c.k].data(), 0xa5, len);
+      ASSERT_TRUE((*codec)->reconstruct({got.ptrs.data(), got.ptrs.size()}, present, len).ok());
+      ASSERT_EQ(got.shards, want.shards) << spec << " len " << len;
+      // Update of shard 1 (compiled accumulate kernel once promoted): parity as re-encoded.
+      Stripe next = want;
+      std::mt19937_64 rng(len);
+      for (auto &b : next.shards[1]) b = uint8_t(rng());
+      ASSERT_TRUE(codes::ref_bitmatrix_encode(c, next.ptrs.data(), next.ptrs.data() + c.k, len).ok());
+      for (int round = 0; round < 2; ++round) {
+        Stripe upd = want;
+        const uint8_t *old_d[] = {want.ptrs[1]}, *new_d[] = {next.ptrs[1]};
+        ASSERT_TRUE((*codec)->update(ShardSet{1}, {old_d, 1}, {new_d, 1}, {upd.ptrs.data() + c.k, c.m}, len).ok());
+        for (unsigned i = 0; i < c.m; ++i)
+          ASSERT_EQ(upd.shards[c.k + i], next.shards[c.k + i]) << spec << " len " << len << " round " << round;
+        j->wait_for_tuning();
+      }
+    }
+    free(bm);
+  }
 }
 
 // Every erasure set of up to m shards, first calls (the runner), then compiled decoders.
