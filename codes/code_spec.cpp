@@ -310,6 +310,10 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
     return names;
   };
   found = find_family(fam, &s.family);
+  if (!found && (fam == "xcode" || fam == "bpcode"))
+    return bad("'" + fam + "' keeps its parity on the data disks: it is an array code, served by "
+               "Jit::array_codec(\"" + fam + ":p=7\") (C: ecjit_array_codec_create) and `ecjit edp`, "
+               "not by codec()");
   if (!found) return bad("unknown code family '" + fam + "'; known: " + known_families());
   const codes::BitFamily *row = codes::bit_family(s.family);
   const FamilyRules *rules = own_rules(s.family);
@@ -356,11 +360,19 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
     return Status::Ok();
   };
   const unsigned default_m = bits ? row->default_m : 0;
-  if (!kv.count("k")) return bad("missing k= in '" + text + "'");
+  // Without k, a family with a full width takes it for its word key (rdp:p=7 is k = 6).
+  const bool full_width = !kv.count("k") && bits && row->full_width && kv.count(word_key);
+  if (!kv.count("k") && !full_width)
+    return bad("missing k= in '" + text + "'" +
+               (bits && row->full_width
+                    ? " (or give " + word_key + "= alone for the family's full width)"
+                    : ""));
   if (!kv.count("m") && !default_m) return bad("missing m= in '" + text + "'");
   uint64_t v = 0;
-  ECJIT_RETURN_IF_ERROR(number("k", false, 1u << 20, &v));
-  s.k = unsigned(v);
+  if (!full_width) {
+    ECJIT_RETURN_IF_ERROR(number("k", false, 1u << 20, &v));
+    s.k = unsigned(v);
+  }
   s.m = default_m;
   if (kv.count("m")) {
     ECJIT_RETURN_IF_ERROR(number("m", false, 1u << 20, &v));
@@ -377,6 +389,10 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
       word = unsigned(v);
     }
     if (by_prime && word < 3) return bad("p=" + std::to_string(word) + ": " + fam + " needs p prime (>= 3)");
+    if (full_width) {
+      s.k = row->full_width(s.family, word);
+      if (s.k == 0) return bad(word_key + "=" + std::to_string(word) + " leaves " + fam + " no data shards");
+    }
     s.w = by_prime ? word - 1 : word;
     if (s.w == 0) return bad("w=0: the word size must be at least 2 bits");
     s.packet = kDefaultPacket;

@@ -338,18 +338,30 @@ void normalize_matrix(const WordField &f, unsigned k, unsigned m, std::vector<ui
   }
 }
 
+// k = the most data shards the family takes for its word value.
+unsigned full_width(CodeFamily family, unsigned word) {
+  switch (family) {
+    case CodeFamily::kRdp:
+      return word - 1;  // word: p
+    case CodeFamily::kLiber8tion:
+      return 8;
+    default:
+      return word;  // EVENODD, STAR: p; Liberation, Blaum-Roth: w
+  }
+}
+
 const std::vector<BitFamily> &bit_families() {
   static const std::vector<BitFamily> rows = {
       {CodeFamily::kCauchyOrig, "cauchy-orig", check_cauchy, build_cauchy, "w", eight, 0},
       {CodeFamily::kCauchyGood, "cauchy-good", check_cauchy, build_cauchy, "w", eight, 0},
-      {CodeFamily::kLiberation, "liberation", check_liberation, build_liberation, "w", nullptr, 2},
-      {CodeFamily::kBlaumRoth, "blaum-roth", check_blaum_roth, build_blaum_roth, "w", nullptr, 2},
-      {CodeFamily::kLiber8tion, "liber8tion", check_liber8tion, build_liber8tion, "w", eight, 2},
+      {CodeFamily::kLiberation, "liberation", check_liberation, build_liberation, "w", nullptr, 2, full_width},
+      {CodeFamily::kBlaumRoth, "blaum-roth", check_blaum_roth, build_blaum_roth, "w", nullptr, 2, full_width},
+      {CodeFamily::kLiber8tion, "liber8tion", check_liber8tion, build_liber8tion, "w", eight, 2, full_width},
       {CodeFamily::kBitmatrixOf, "bitmatrix-of", check_bitmatrix_of, build_bitmatrix_of, "w", eight, 0},
       {CodeFamily::kCauchyOpt, "cauchy-opt", check_cauchy, build_cauchy_opt, "w", eight, 0},
-      {CodeFamily::kEvenodd, "evenodd", check_evenodd, build_evenodd, "p", default_prime, 2},
-      {CodeFamily::kRdp, "rdp", check_rdp, build_rdp, "p", default_prime, 2},
-      {CodeFamily::kStar, "star", check_star, build_star, "p", default_prime, 3},
+      {CodeFamily::kEvenodd, "evenodd", check_evenodd, build_evenodd, "p", default_prime, 2, full_width},
+      {CodeFamily::kRdp, "rdp", check_rdp, build_rdp, "p", default_prime, 2, full_width},
+      {CodeFamily::kStar, "star", check_star, build_star, "p", default_prime, 3, full_width},
   };
   return rows;
 }

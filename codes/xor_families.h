@@ -25,6 +25,10 @@ struct BitFamily {
   unsigned (*default_word)(CodeFamily family, unsigned k);
   // m when the spec gives none (0: it must be given).
   unsigned default_m;
+  // k when the spec gives none but gives the word key: the family's full width for that
+  // word (RDP p - 1, EVENODD and STAR p, the RAID-6 codes of Jerasure w or 8); null: k must
+  // be given.
+  unsigned (*full_width)(CodeFamily family, unsigned word) = nullptr;
 };
 
 bool is_prime(unsigned p);

@@ -235,13 +235,28 @@ TEST(XorSpecs, RulesAreNamed) {
       {"cauchy-orig:k=4,m=2,w=33", "w = 2..32"}, {"cauchy-good:k=4,m=2,gf=8", "unknown key 'gf'"},
       {"rs-vand:k=4,m=2,w=8", "unknown key 'w'"}, {"bitmatrix-of:of=cauchy-good,k=4,m=2", "symbol"},
       {"bitmatrix-of:of=rs-vand,k=4,m=2,w=12", "w = 8, 16 or 32"}, {"liberation:k=4", "missing w="},
-      {"cauchy-good:k=4000,m=96,w=16", "k*w <= 4096"},
+      {"cauchy-good:k=4000,m=96,w=16", "k*w <= 4096"}, {"cauchy-good:m=2,w=8", "missing k="},
+      {"rdp:m=2", "or give p= alone"},          {"xcode:p=7", "Jit::array_codec(\"xcode:p=7\")"},
+      {"bpcode:p=7", "array code"},
   };
   for (const auto &[text, rule] : bad) {
     Result<CodeSpec> s = CodeSpec::parse(text);
     ASSERT_FALSE(s.ok()) << text;
     EXPECT_EQ(s.status().code(), StatusCode::kInvalidSpec) << text;
     EXPECT_NE(s.status().message().find(rule), std::string::npos) << text << ": " << s.status().message();
+  }
+  // The word key alone: the family's full width (the spec names, rdp:p=7).
+  const std::pair<const char *, const char *> full[] = {
+      {"rdp:p=7", "rdp:k=6,p=7"},          {"evenodd:p=5", "evenodd:k=5,p=5"},
+      {"star:p=7", "star:k=7,p=7"},        {"liberation:w=7", "liberation:k=7,w=7"},
+      {"blaum-roth:w=6", "blaum-roth:k=6,w=6"}, {"liber8tion:w=8", "liber8tion:k=8,w=8"},
+  };
+  for (const auto &[text, same] : full) {
+    Result<CodeSpec> a = CodeSpec::parse(text), b = CodeSpec::parse(same);
+    ASSERT_TRUE(a.ok()) << text << ": " << a.status().to_string();
+    ASSERT_TRUE(b.ok()) << same;
+    EXPECT_EQ(*a, *b) << text;
+    EXPECT_EQ(code_of(text).parity.bits, code_of(same).parity.bits) << text;
   }
   Result<CodeSpec> lib = CodeSpec::parse("liberation:k=7,w=7");
   ASSERT_TRUE(lib.ok());
