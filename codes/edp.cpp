@@ -110,33 +110,52 @@ Result<ReadPlan> plan_degraded_read(const ArrayLayout &L, const DataPlacement &P
                   "degraded read of elements [" + std::to_string(first) + ", " + std::to_string(first + count) +
                       ") with disk " + std::to_string(failed) + " lost: a stripe has " +
                       std::to_string(P.cell_of.size()) + " data elements on " + std::to_string(L.disks) + " disks");
+  std::vector<bool> lost(L.disks, false);
+  lost[failed] = true;
+  return plan_cell_read(L, lost, std::vector<unsigned>(P.cell_of.begin() + first, P.cell_of.begin() + first + count));
+}
+
+Result<ReadPlan> plan_cell_read(const ArrayLayout &L, const std::vector<bool> &failed,
+                                const std::vector<unsigned> &requested) {
+  if (requested.empty() || failed.size() != L.disks)
+    return Status(StatusCode::kInvalidArgument, "a cell read needs at least one cell and a failed-disk mask of " +
+                                                    std::to_string(L.disks) + " disks");
+  for (unsigned c : requested)
+    if (c >= L.cells())
+      return Status(StatusCode::kInvalidArgument,
+                    "cell " + std::to_string(c) + " is past the stripe's " + std::to_string(L.cells()));
+  auto dead = [&](unsigned c) { return bool(failed[L.disk_of(c)]); };
+  const unsigned count = unsigned(requested.size());
   ReadPlan plan;
   plan.chain_used.assign(count, -1);
   std::vector<bool> read(L.cells(), false);
   std::vector<unsigned> lost_idx;  // indices into the request
   for (unsigned i = 0; i < count; ++i) {
-    const unsigned c = P.cell_of[first + i];
-    if (L.disk_of(c) == failed) lost_idx.push_back(i);
+    const unsigned c = requested[i];
+    if (dead(c)) lost_idx.push_back(i);
     else read[c] = true, ++plan.requested;
   }
-  // Each lost element's usable chains: the cells they read besides the lost one.
+  // Each lost cell's usable chains: the cells they read besides the lost one.
   std::vector<std::vector<std::pair<unsigned, std::vector<unsigned>>>> options(lost_idx.size());
   bool fallback = false;
   for (size_t l = 0; l < lost_idx.size(); ++l) {
-    const unsigned target = P.cell_of[first + lost_idx[l]];
+    const unsigned target = requested[lost_idx[l]];
     for (unsigned ch = 0; ch < L.chains.size(); ++ch) {
       const auto &chain = L.chains[ch];
-      if (std::find(chain.members.begin(), chain.members.end(), target) == chain.members.end()) continue;
-      std::vector<unsigned> cells = {chain.parity};
-      bool clean = L.disk_of(chain.parity) != failed;
+      const bool is_parity = chain.parity == target;
+      if (!is_parity && std::find(chain.members.begin(), chain.members.end(), target) == chain.members.end())
+        continue;
+      std::vector<unsigned> cells;
+      bool clean = true;
+      if (!is_parity) clean = !dead(chain.parity), cells.push_back(chain.parity);
       for (unsigned m : chain.members)
-        if (m != target) clean &= L.disk_of(m) != failed, cells.push_back(m);
+        if (m != target) clean &= !dead(m), cells.push_back(m);
       if (clean) options[l].push_back({ch, std::move(cells)});
     }
     fallback |= options[l].empty();
   }
   if (fallback) {
-    for (unsigned c = 0; c < L.cells(); ++c) read[c] = L.disk_of(c) != failed;
+    for (unsigned c = 0; c < L.cells(); ++c) read[c] = !dead(c);
     for (unsigned i : lost_idx) plan.chain_used[i] = -2;
   } else if (!lost_idx.empty()) {
     uint64_t combos = 1;

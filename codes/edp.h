@@ -51,4 +51,14 @@ struct ReadPlan {
 Result<ReadPlan> plan_degraded_read(const ArrayLayout &layout, const DataPlacement &placement,
                                     unsigned failed, unsigned first, unsigned count);
 
+// The same choice for any cells of one stripe (data or parity) with any disks failed
+// (`failed`: a mask over the disks): a requested cell on a live disk is read (chain_used
+// -1); a lost one is rebuilt from one of the chains it is in (as the chain's parity: from
+// its members; as a member: from the parity and the other members) whose other cells are
+// all on live disks, chosen together for the fewest cells read, else -2: no single chain
+// serves it, and `cells` has every cell of the live disks (the caller rebuilds it from
+// them, e.g. by codes::solve_cells). Errors: kInvalidArgument (a cell out of range, no cell).
+Result<ReadPlan> plan_cell_read(const ArrayLayout &layout, const std::vector<bool> &failed,
+                                const std::vector<unsigned> &cells);
+
 }  // namespace ecjit::codes

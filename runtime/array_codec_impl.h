@@ -35,6 +35,9 @@ class ArrayCodecImpl final : public ArrayCodec {
   Result<bool> verify(Span<const uint8_t *const> disks, size_t len, size_t *mismatch_offset,
                       unsigned *mismatch_disk) const override;
   Status update(Span<uint8_t *const> disks, unsigned disk, const uint8_t *new_data, size_t len) const override;
+  // runtime/array_codec_read.cpp
+  Status read(Span<const uint8_t *const> disks, const std::vector<bool> &present, size_t len, unsigned disk,
+              size_t offset, size_t size, uint8_t *out, size_t *cells_read) const override;
   KernelInfo encoder_info() const override;
   KernelInfo decoder_info(const std::vector<bool> &present) const override;
 

@@ -276,6 +276,14 @@ int ecjit_array_reconstruct(const ecjit_array_codec *c, uint8_t *const *disks, c
   return report(c->codec->reconstruct({disks, c->codec->disks()}, to_mask(present, c->codec->disks()), len));
 }
 
+int ecjit_array_read(const ecjit_array_codec *c, const uint8_t *const *disks, const unsigned char *present,
+                     size_t len, unsigned disk, size_t offset, size_t size, uint8_t *out, size_t *cells_read) {
+  ECJIT_C_CHECK_ARRAY(c);
+  if (!present) return fail(StatusCode::kNullPointer, "present is null");
+  return report(c->codec->read({disks, c->codec->disks()}, to_mask(present, c->codec->disks()), len, disk, offset,
+                               size, out, cells_read));
+}
+
 int ecjit_array_verify(const ecjit_array_codec *c, const uint8_t *const *disks, size_t len, int *matches,
                        size_t *mismatch_offset, unsigned *mismatch_disk) {
   ECJIT_C_CHECK_ARRAY(c);

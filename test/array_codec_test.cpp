@@ -5,7 +5,9 @@
 // brute-force scan of the reference parity, update against re-encoding with the reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -335,4 +337,148 @@ TEST(ArrayCodecCold, EncoderServedByItsRunnerUntilCompiled) {
   auto again = jit->array_codec(spec);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ((*again)->encoder_info().why.find("runner"), std::string::npos) << (*again)->encoder_info().why;
+}
+
+// Degraded reads of byte ranges: every single failure and every pair of failures of each
+// family, ranges cut anywhere (inside a cell, across cells and stripes, whole disks), absent
+// disks passed as null (never read), against the disks as encoded; one- and two-cell reads
+// of a lost disk read exactly the fewest cells any choice of chains needs (brute force).
+namespace read_test {
+
+// The cells a chain needs to rebuild `target` (parity: its members; member: the parity and
+// the other members), or empty when target is not in it or it touches a dead disk.
+std::vector<unsigned> chain_cells(const codes::ArrayLayout &L, const codes::ArrayLayout::Chain &ch, unsigned target,
+                                  const std::vector<bool> &dead) {
+  std::vector<unsigned> cells;
+  bool in = ch.parity == target;
+  if (!in) cells.push_back(ch.parity);
+  for (unsigned m : ch.members)
+    if (m == target) in = true;
+    else cells.push_back(m);
+  for (unsigned c : cells)
+    if (dead[L.disk_of(c)]) return {};
+  return in ? cells : std::vector<unsigned>{};
+}
+
+// The fewest cells of other disks a read of `targets` (all on dead disks) needs when each
+// target takes one chain (brute force over every combination); SIZE_MAX if some has none.
+size_t fewest_cells(const codes::ArrayLayout &L, const std::vector<unsigned> &targets, const std::vector<bool> &dead) {
+  std::vector<std::vector<std::vector<unsigned>>> options(targets.size());
+  for (size_t t = 0; t < targets.size(); ++t) {
+    for (const auto &ch : L.chains)
+      if (auto c = chain_cells(L, ch, targets[t], dead); !c.empty()) options[t].push_back(c);
+    if (options[t].empty()) return SIZE_MAX;
+  }
+  size_t best = SIZE_MAX;
+  std::vector<size_t> pick(targets.size(), 0);
+  for (;;) {
+    std::vector<bool> used(L.cells(), false);
+    for (size_t t = 0; t < targets.size(); ++t)
+      for (unsigned c : options[t][pick[t]]) used[c] = true;
+    best = std::min(best, size_t(std::count(used.begin(), used.end(), true)));
+    size_t t = 0;
+    while (t < pick.size() && ++pick[t] == options[t].size()) pick[t++] = 0;
+    if (t == pick.size()) return best;
+  }
+}
+
+}  // namespace read_test
+
+TEST(ArrayCodecRead, RangesOfLostDisksEqualTheEncodedBytes) {
+  auto jit = make_jit();
+  std::mt19937_64 rng(77);
+  for (const char *spec : {"xcode:p=7,element=16", "bpcode:p=7,element=8", "rdp:p=7,element=16",
+                           "evenodd:p=5,element=24", "star:p=5,element=8"}) {
+    auto codec = jit->array_codec(spec);
+    ASSERT_TRUE(codec.ok()) << spec << ": " << codec.status().to_string();
+    const auto as = *codes::parse_array_spec(spec);
+    const codes::ArrayLayout L = *codes::array_layout(as.family, as.p);
+    const Disks want = reference_stripes(L, as.element, 3, 5);
+    const size_t len = want.bufs[0].size(), e = as.element;
+    auto check_reads = [&](const std::vector<bool> &present) {
+      std::vector<const uint8_t *> ptrs(L.disks);
+      for (unsigned d = 0; d < L.disks; ++d) ptrs[d] = present[d] ? want.bufs[d].data() : nullptr;
+      std::vector<std::pair<size_t, size_t>> ranges = {{0, len}, {e / 2, 1}, {e - 1, e + 2}, {len - e, e},
+                                                       {L.rows * e - 3, 7}};
+      for (int i = 0; i < 6; ++i) {
+        const size_t off = rng() % len;
+        ranges.push_back({off, 1 + rng() % (len - off)});
+      }
+      for (unsigned d = 0; d < L.disks; ++d)
+        for (auto [off, size] : ranges) {
+          std::vector<uint8_t> out(size, 0xee);
+          size_t cells = 0;
+          Status st = (*codec)->read({ptrs.data(), ptrs.size()}, present, len, d, off, size, out.data(), &cells);
+          ASSERT_TRUE(st.ok()) << spec << " disk " << d << ": " << st.to_string();
+          ASSERT_EQ(0, std::memcmp(out.data(), want.bufs[d].data() + off, size))
+              << spec << " disk " << d << " [" << off << ", +" << size << ")";
+          EXPECT_GT(cells, 0u);
+        }
+    };
+    for (unsigned a = 0; a < L.disks; ++a) {
+      std::vector<bool> present(L.disks, true);
+      present[a] = false;
+      check_reads(present);
+      // One and two lost cells: the fewest cells any choice of chains reads.
+      std::vector<bool> dead(L.disks, false);
+      dead[a] = true;
+      std::vector<const uint8_t *> ptrs(L.disks);
+      for (unsigned d = 0; d < L.disks; ++d) ptrs[d] = present[d] ? want.bufs[d].data() : nullptr;
+      for (unsigned r = 0; r < L.rows; ++r)
+        for (unsigned cells_wanted : {1u, 2u}) {
+          if (r + cells_wanted > L.rows) continue;
+          std::vector<unsigned> targets;
+          for (unsigned i = 0; i < cells_wanted; ++i) targets.push_back(L.cell(r + i, a));
+          const size_t fewest = read_test::fewest_cells(L, targets, dead);
+          if (fewest == SIZE_MAX) continue;  // served by the rebuild map
+          std::vector<uint8_t> out(cells_wanted * e);
+          size_t cells = 0;
+          ASSERT_TRUE((*codec)->read({ptrs.data(), ptrs.size()}, present, len, a, (L.rows + r) * e, out.size(),
+                                     out.data(), &cells).ok());
+          EXPECT_EQ(cells, fewest) << spec << " disk " << a << " rows " << r << "+" << cells_wanted;
+          ASSERT_EQ(0, std::memcmp(out.data(), want.bufs[a].data() + (L.rows + r) * e, out.size()));
+        }
+      for (unsigned b = a + 1; b < L.disks; ++b) {
+        present[b] = false;
+        check_reads(present);
+        present[b] = true;
+      }
+    }
+  }
+}
+
+TEST(ArrayCodecRead, BadInputIsRefusedNothingWritten) {
+  auto jit = make_jit();
+  auto codec = jit->array_codec("rdp:p=5,element=8");
+  ASSERT_TRUE(codec.ok());
+  const codes::ArrayLayout L = *codes::array_layout("rdp", 5);
+  const Disks want = reference_stripes(L, 8, 2, 3);
+  const size_t len = want.bufs[0].size();
+  std::vector<const uint8_t *> ptrs(L.disks);
+  for (unsigned d = 0; d < L.disks; ++d) ptrs[d] = want.bufs[d].data();
+  std::vector<bool> present(L.disks, true);
+  present[1] = false;
+  ptrs[1] = nullptr;
+  std::vector<uint8_t> out(16, 0xee);
+  const Span<const uint8_t *const> disks{ptrs.data(), ptrs.size()};
+  auto expect = [&](Status st, StatusCode code, const char *what) {
+    EXPECT_EQ(st.code(), code) << what << ": " << st.to_string();
+    EXPECT_EQ(out, std::vector<uint8_t>(16, 0xee)) << what;
+  };
+  expect((*codec)->read(disks, present, len, L.disks, 0, 8, out.data()), StatusCode::kInvalidArgument, "disk");
+  expect((*codec)->read(disks, present, len, 1, len - 8, 16, out.data()), StatusCode::kInvalidArgument, "past len");
+  expect((*codec)->read(disks, present, len, 1, SIZE_MAX, 2, out.data()), StatusCode::kInvalidArgument, "overflow");
+  expect((*codec)->read(disks, present, len - 1, 1, 0, 8, out.data()), StatusCode::kShardSize, "len");
+  expect((*codec)->read(disks, present, len, 1, 0, 8, nullptr), StatusCode::kNullPointer, "out");
+  expect((*codec)->read({ptrs.data(), ptrs.size() - 1}, present, len, 1, 0, 8, out.data()), StatusCode::kShardCount,
+         "disks");
+  std::vector<bool> short_present(L.disks - 1, true);
+  expect((*codec)->read(disks, short_present, len, 1, 0, 8, out.data()), StatusCode::kShardCount, "present");
+  ptrs[0] = nullptr;  // present but null
+  expect((*codec)->read(disks, present, len, 1, 0, 8, out.data()), StatusCode::kNullPointer, "present disk null");
+  ptrs[0] = want.bufs[0].data();
+  std::vector<bool> three = present;
+  three[0] = three[2] = false;
+  expect((*codec)->read(disks, three, len, 1, 0, 8, out.data()), StatusCode::kTooManyErasures, "three lost");
+  EXPECT_TRUE((*codec)->read(disks, present, len, 1, 0, 0, nullptr).ok());  // nothing to read
 }

@@ -220,6 +220,16 @@ int main(void) {
       present[1] = present[3] = 0;
       memset(ds[1], 0, len);
       memset(ds[3], 0, len);
+      {  /* a degraded read of disk 1 with disks 1 and 3 absent (their pointers NULL) */
+        const unsigned char *partial[8];
+        unsigned char got[50];
+        size_t cells = 0;
+        for (i = 0; i < disks; ++i) partial[i] = present[i] ? cds[i] : NULL;
+        CHECK(ecjit_array_read(ac, partial, present, len, 1, stripe + 3, sizeof got, got, &cells) == ECJIT_OK);
+        CHECK(memcmp(got, copy + 1 * len + stripe + 3, sizeof got) == 0 && cells > 0);
+        CHECK(ecjit_array_read(ac, partial, present, len, 1, len - 8, 9, got, NULL) == ECJIT_INVALID_ARGUMENT);
+        CHECK(ecjit_array_read(ac, partial, NULL, len, 1, 0, 8, got, NULL) == ECJIT_NULL_POINTER);
+      }
       CHECK(ecjit_array_reconstruct(ac, ds, present, len) == ECJIT_OK);
       CHECK(memcmp(mem, copy, disks * len) == 0);
       CHECK(ecjit_array_reconstruct(ac, ds, NULL, len) == ECJIT_NULL_POINTER);

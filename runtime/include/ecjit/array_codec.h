@@ -55,6 +55,21 @@ class ArrayCodec {
   // new_data may alias disks[disk] only when it holds the old data too - i.e. never. Errors
   // as encode, kInvalidArgument (disk out of range, or a disk with no data cells), kNullPointer.
   virtual Status update(Span<uint8_t *const> disks, unsigned disk, const uint8_t *new_data, size_t len) const = 0;
+  // A degraded read: `size` bytes at byte `offset` of disk `disk`'s buffer, as they were
+  // before the disks marked absent in `present` were lost, into `out`. A present disk's bytes
+  // are copied; a lost disk's cells in the range are rebuilt from the other disks, reading
+  // only what they need: each lost cell from one parity chain it is in whose other cells are
+  // all on present disks, the chains of a stripe chosen together for the fewest cells read
+  // (codes::plan_cell_read); a cell no such chain rebuilds (two disks lost, say), from the
+  // set's rebuild map. Absent disks' pointers may be null: they are never read. For whole
+  // stripes of whole disks `reconstruct` is the fast path; this one serves a small read.
+  // *cells_read (may be null): the cells of other disks read (the plan's cost). Errors
+  // (nothing written): kShardCount (disks or present not disks() long), kNullPointer (a
+  // present disk, or out when size > 0), kShardSize (len % stripe_bytes()), kInvalidArgument
+  // (disk out of range, [offset, offset + size) past len), kTooManyErasures.
+  virtual Status read(Span<const uint8_t *const> disks, const std::vector<bool> &present, size_t len,
+                      unsigned disk, size_t offset, size_t size, uint8_t *out,
+                      size_t *cells_read = nullptr) const = 0;
   virtual KernelInfo encoder_info() const = 0;
   // What rebuilds the set now (its schedule runner, or its compiled kernel).
   virtual KernelInfo decoder_info(const std::vector<bool> &present) const = 0;

@@ -112,6 +112,11 @@ int ecjit_array_encode(const ecjit_array_codec *codec, uint8_t *const *disks, si
 /* present: disks bytes, nonzero = present. */
 int ecjit_array_reconstruct(const ecjit_array_codec *codec, uint8_t *const *disks,
                             const unsigned char *present, size_t len);
+/* A degraded read of [offset, offset + size) of one disk (ArrayCodec::read): absent disks'
+ * pointers may be NULL; cells_read may be NULL. */
+int ecjit_array_read(const ecjit_array_codec *codec, const uint8_t *const *disks,
+                     const unsigned char *present, size_t len, unsigned disk, size_t offset,
+                     size_t size, uint8_t *out, size_t *cells_read);
 /* *matches: 1 when every parity cell matches; mismatch_offset / mismatch_disk may be NULL. */
 int ecjit_array_verify(const ecjit_array_codec *codec, const uint8_t *const *disks, size_t len,
                        int *matches, size_t *mismatch_offset, unsigned *mismatch_disk);
