@@ -183,6 +183,17 @@ a parity byte that differs, and its disk (the lowest at that offset).
 Raises ecjit.Error: as verify.
 )doc";
 
+constexpr const char *kArrayReadDoc = R"doc(read(disks, present, disk, offset, size) -> bytes
+
+A degraded read: `size` bytes at `offset` of disk `disk`, as they were before the disks whose
+present[d] is false were lost. A present disk's bytes are copied; a lost disk's cells are
+rebuilt from the fewest cells of the other disks that their parity chains need (the
+buffers of absent disks are never read). For whole disks, reconstruct is faster.
+
+Raises ecjit.Error: as encode, "invalid-argument" (disk out of range, the range past the
+disks' length), "too-many-erasures".
+)doc";
+
 constexpr const char *kArrayUpdateDoc = R"doc(update(disks, disk, new_data) -> None
 
 Writes the data cells of disk `disk` from new_data (laid out like that disk's buffer; its

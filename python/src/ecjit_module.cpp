@@ -483,6 +483,30 @@ class PyArrayCodec {
     return py::make_tuple(offset, disk);
   }
 
+  // bytes: [offset, offset + size) of disk `disk` as before the absent disks were lost.
+  py::bytes read(py::handle disks, py::handle present_arg, long disk, long long offset, long long size) const {
+    std::vector<bool> present = take_mask(present_arg, c().disks());
+    if (disk < 0 || disk >= long(c().disks()))
+      fail(StatusCode::kInvalidArgument, "disk " + std::to_string(disk) + " out of range: " + c().spec() + " has " +
+                                             std::to_string(c().disks()) + " disks");
+    if (offset < 0 || size < 0)
+      fail(StatusCode::kInvalidArgument, "offset and size must not be negative");
+    Shards all;
+    all.take_all(disks, "disks", c().disks(), false);
+    std::vector<const uint8_t *> live = all.const_ptrs();
+    for (size_t d = 0; d < live.size(); ++d)
+      if (!present[d]) live[d] = nullptr;  // never read
+    std::string out(size_t(size), '\0');
+    Status s;
+    {
+      py::gil_scoped_release release;
+      s = c().read({live.data(), live.size()}, present, all.len(), unsigned(disk), size_t(offset), size_t(size),
+                   reinterpret_cast<uint8_t *>(out.data()));
+    }
+    check(s);
+    return py::bytes(out);
+  }
+
   void update(py::handle disks, long disk, py::handle new_data) const {
     if (disk < 0 || disk >= long(c().disks()))
       fail(StatusCode::kInvalidArgument, "disk " + std::to_string(disk) + " out of range: " + c().spec() + " has " +
@@ -625,6 +649,12 @@ PYBIND11_MODULE(_ecjit, mod) {
             array_codec_of(self).update(disks, disk, new_data);
           },
           py::arg("disks"), py::arg("disk"), py::arg("new_data"), kArrayUpdateDoc)
+      .def(
+          "read",
+          [](py::handle self, py::handle disks, py::handle present, long disk, long long offset, long long size) {
+            return array_codec_of(self).read(disks, present, disk, offset, size);
+          },
+          py::arg("disks"), py::arg("present"), py::arg("disk"), py::arg("offset"), py::arg("size"), kArrayReadDoc)
       .def("__repr__",
            [](py::handle self) { return "ecjit.ArrayCodec('" + array_codec_of(self).c().spec() + "')"; });
 

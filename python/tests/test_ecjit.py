@@ -778,8 +778,15 @@ def test_array_codec_xcode_against_its_chains():
         broken = [bytearray(d) for d in disks]
         broken[a][:] = bytes(length)
         broken[b][:] = bytes(length)
+        # A degraded read of disk a across a stripe boundary (the lost buffers' zeros unused).
+        at = codec.stripe_bytes - 13
+        assert codec.read(broken, [d not in (a, b) for d in range(p)], a, at, 40) == bytes(disks[a][at:at + 40])
+        assert codec.read(disks, [d != a for d in range(p)], b, 3, 5) == bytes(disks[b][3:8])
         codec.reconstruct(broken, [d not in (a, b) for d in range(p)])
         assert broken == disks
+    with pytest.raises(ecjit.Error) as e:
+        codec.read(disks, [False] + [True] * (p - 1), 0, length - 4, 8)
+    assert e.value.status == "invalid-argument"
     # Three are too many, and nothing is written.
     broken = [bytearray(d) for d in disks]
     with pytest.raises(ecjit.Error) as e:
