@@ -418,10 +418,18 @@ void KernelEmitter::emit(unsigned vector_lanes, const BuildOptions &options) {
         b_.CreateAlignedStore(llvm::Constant::getNullValue(vec_ty), p, llvm::Align(1));
       emit_copy("copy.in", stack_in, in_ptrs_);
       // The stack buffers' addresses as pointer arrays like the caller's (see vpre).
+      // Static allocas, in the entry block: one in a later block is a dynamic stack
+      // adjustment (Hexagon HVX kernels crashed under qemu with it).
       auto array_of = [&](const Ptrs &ptrs, const char *name) -> llvm::Value * {
         if (ptrs.empty()) return nullptr;
         llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx_);
-        llvm::AllocaInst *a = b_.CreateAlloca(ptr, b_.getInt32(unsigned(ptrs.size())), name);
+        llvm::AllocaInst *a;
+        {
+          llvm::IRBuilderBase::InsertPointGuard guard(b_);
+          llvm::BasicBlock *entry = &fn_->getEntryBlock();
+          b_.SetInsertPoint(entry, entry->getFirstInsertionPt());
+          a = b_.CreateAlloca(llvm::ArrayType::get(ptr, ptrs.size()), nullptr, name);
+        }
         for (size_t i = 0; i < ptrs.size(); ++i)
           b_.CreateStore(ptrs[i], b_.CreateConstInBoundsGEP1_64(ptr, a, i));
         return a;
