@@ -23,10 +23,10 @@ struct ShapeRequest {
   bool accumulate = false;
 };
 
-// The ahead-of-time set that may serve a codec of `field` on `jit`: GF(2^8), target
-// "host", JitOptions::aot_kernels on (ECJIT_AOT=0 clears it), no synchronous tuning
+// The ahead-of-time set that may serve a codec of `field` on `jit`: GF(2^8) or GF(2^16),
+// target "host", JitOptions::aot_kernels on (ECJIT_AOT=0 clears it), no synchronous tuning
 // (tune without tune_in_background returns tuned kernels from codec()), and a set this CPU runs whose
-// strategy is the Jit's shape strategy for GF(2^8) (so the coefficients prepared for it
+// strategy is the Jit's shape strategy for the field (so the coefficients prepared for it
 // are the shape kernels' too). Null otherwise.
 const aot::AotShapeSet *aot_set_for(const JitImpl &jit, const codes::Field &field);
 

@@ -23,24 +23,30 @@
 namespace ecjit {
 namespace {
 
-const aot::AotShapeSet *host_set() { return aot::host_shape_set(/*split_table_only=*/false); }
+const aot::AotShapeSet *host_set(unsigned bits = 8) { return aot::host_shape_set(bits, /*split_table_only=*/false); }
 
 // Every product of the ahead-of-time kernels, cut into their widths and row blocks, against
-// GF(2^8) arithmetic: rows and columns across the chunk boundaries (8 + 4 + 2 + 1 columns, 8
-// rows per block), overwrite and accumulate, lengths around the vector width, unaligned.
+// field arithmetic, GF(2^8) and GF(2^16): rows and columns across the chunk boundaries
+// (8 + 4 + 2 + 1 columns; row blocks of the set's rows: 8, GF(2^16) 4 on AVX2, 2 on SSE),
+// overwrite and accumulate, lengths around the vector width (whole symbols), unaligned.
 TEST(AotProduct, EveryShapeEqualsFieldArithmetic) {
+  for (unsigned bits : {8u, 16u})
   for (bool split_only : {false, true}) {
-    const aot::AotShapeSet *set = aot::host_shape_set(split_only);
+    const aot::AotShapeSet *set = aot::host_shape_set(bits, split_only);
     if (!set) GTEST_SKIP() << "no ahead-of-time kernels for this build or CPU";
-    const codes::Field f = *codes::Field::make(8);
+    ASSERT_EQ(set->bits, bits);
+    ASSERT_GE(set->rows, 1u);
+    const codes::Field f = *codes::Field::make(bits);
     const codes::CoeffLayout layout = ir::runtime_layout(set->strategy);
     std::mt19937 rng(7);
     for (unsigned rows : {1u, 3u, 8u, 9u, 17u})
       for (unsigned cols : {1u, 2u, 3u, 7u, 8u, 15u, 16u, 23u})
         for (bool acc : {false, true})
           for (size_t len : {size_t(1), size_t(31), size_t(64), size_t(1000)}) {
+            if (bits == 16) len &= ~size_t(1);  // whole 2-byte symbols
+            if (len == 0) len = 2;
             codes::Matrix c(rows, cols);
-            for (auto &v : c.a) v = rng() & 0xff;
+            for (auto &v : c.a) v = rng() & f.mask();
             std::vector<uint8_t> prepared;
             codes::prepare_matrix(layout, f, c, &prepared);
             auto p = aot::AotProduct::make(*set, rows, cols, acc, prepared.data(), codes::coeff_bytes(layout, f));
@@ -53,18 +59,22 @@ TEST(AotProduct, EveryShapeEqualsFieldArithmetic) {
               for (auto &b : s) b = uint8_t(rng());
               ip.push_back(s.data() + 1);  // unaligned
             }
+            const size_t sb = bits / 8;  // bytes per symbol, little-endian
+            auto sym = [&](const std::vector<uint8_t> &v, size_t i) {
+              return sb == 1 ? uint64_t(v[1 + i]) : uint64_t(v[1 + i]) | uint64_t(v[2 + i]) << 8;
+            };
             for (unsigned r = 0; r < rows; ++r) {
               for (size_t i = 0; i <= len; ++i) out[r][i] = want[r][i] = uint8_t(rng());
               op.push_back(out[r].data() + 1);
-              for (size_t i = 1; i <= len; ++i) {
-                uint64_t v = acc ? want[r][i] : 0;
-                for (unsigned col = 0; col < cols; ++col) v ^= f.mul(c.at(r, col), in[col][i]);
-                want[r][i] = uint8_t(v);
+              for (size_t i = 0; i < len; i += sb) {
+                uint64_t v = acc ? sym(want[r], i) : 0;
+                for (unsigned col = 0; col < cols; ++col) v ^= f.mul(c.at(r, col), sym(in[col], i));
+                for (size_t b = 0; b < sb; ++b) want[r][1 + i + b] = uint8_t(v >> (8 * b));
               }
             }
             p->run(ip.data(), op.data(), len);
             for (unsigned r = 0; r < rows; ++r)
-              ASSERT_EQ(want[r], out[r]) << set->target << " rows " << rows << " cols " << cols << " acc "
+              ASSERT_EQ(want[r], out[r]) << set->target << " gf" << bits << " rows " << rows << " cols " << cols << " acc "
                                          << acc << " len " << len << " output " << r;
           }
   }
@@ -198,7 +208,8 @@ TEST(AotKernels, EveryOperationFromTheFirstCallThenTheCodecsOwn) {
   if (!host_set()) GTEST_SKIP() << "no ahead-of-time kernels for this build or CPU";
   auto jit = Jit::create(options());
   ASSERT_TRUE(jit.ok()) << jit.status().to_string();
-  for (const char *spec : {"rs-vand:k=10,m=4", "rs-cauchy:k=6,m=3", "rs-cauchy:k=23,m=11"}) {
+  for (const char *spec : {"rs-vand:k=10,m=4", "rs-cauchy:k=6,m=3", "rs-cauchy:k=23,m=11", "rs-vand:k=10,m=4,gf=16",
+                           "rs-cauchy:k=5,m=3,gf=16"}) {
     const codes::LinearCode code = *codes::build_code(*CodeSpec::parse(spec));
     BackgroundGate gate(**jit);
     const uint64_t compiled = (*jit)->stats().kernels_compiled;
@@ -222,6 +233,7 @@ TEST(AotKernels, EveryOperationFromTheFirstCallThenTheCodecsOwn) {
       sets.assign(sample.begin(), sample.end());
     }
     for (size_t len : {size_t(1), size_t(31), size_t(4651)}) {
+      if (code.field.bits() == 16) len += 1;  // whole symbols
       Stripe st(code, len, unsigned(len));
       ASSERT_TRUE(st.encode(**codec)) << spec;
       for (uint64_t mask : sets) ASSERT_TRUE(st.rebuild(**codec, mask)) << spec;
@@ -242,6 +254,7 @@ TEST(AotKernels, EveryOperationFromTheFirstCallThenTheCodecsOwn) {
     EXPECT_FALSE(serves_aot(**codec)) << spec << ": " << (*codec)->encoder_info().why;
     EXPECT_EQ(std::string::npos, (*codec)->decoder_info(present).why.find("ahead of time")) << spec;
     for (size_t len : {size_t(31), size_t(4651)}) {  // sets planned before the swap, too
+      if (code.field.bits() == 16) len += 1;
       Stripe st(code, len, unsigned(len) + 1);
       ASSERT_TRUE(st.encode(**codec)) << spec;
       for (size_t i = 0; i < sets.size(); i += 7) ASSERT_TRUE(st.rebuild(**codec, sets[i])) << spec;

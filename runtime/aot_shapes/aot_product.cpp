@@ -8,10 +8,10 @@ namespace ecjit::aot {
 std::optional<AotProduct> AotProduct::make(const AotShapeSet &set, unsigned rows, unsigned cols,
                                            bool accumulate, const uint8_t *prepared,
                                            size_t coeff_bytes) {
-  if (rows == 0 || cols == 0) return std::nullopt;
+  if (rows == 0 || cols == 0 || set.rows == 0) return std::nullopt;
   AotProduct p;
-  for (unsigned r0 = 0; r0 < rows; r0 += kAotRows) {
-    const unsigned nr = std::min<unsigned>(kAotRows, rows - r0);
+  for (unsigned r0 = 0; r0 < rows; r0 += set.rows) {
+    const unsigned nr = std::min<unsigned>(set.rows, rows - r0);
     for (unsigned c0 = 0; c0 < cols;) {
       int w = 0;
       while (unsigned(kAotWidths[w]) > cols - c0) ++w;

@@ -1,4 +1,4 @@
-// AotShapeSet: GF(2^8) shape kernels compiled at build time by ecjit's own AOT path, so first calls never wait for the JIT.
+// AotShapeSet: GF(2^8) and GF(2^16) shape kernels compiled at build time by ecjit's own AOT path, so first calls never wait for the JIT.
 #pragma once
 
 #include <cstddef>
@@ -11,16 +11,19 @@ namespace ecjit::aot {
 // Column widths of the ahead-of-time kernels; a matrix of any width runs as chunks of these
 // (widest first), the first chunk of an overwrite writing, the others accumulating.
 constexpr int kAotWidths[] = {8, 4, 2, 1};
-constexpr int kAotRows = 8;  // outputs 1..8 per kernel (= the JIT's shape rows)
+constexpr int kAotRows = 8;  // at most 8 outputs per kernel (= the JIT's shape rows)
 
 using AotShapeFn = void (*)(const uint8_t *const *in, uint8_t *const *out, size_t len,
                             const uint8_t *coeffs);
 
-// The kernels built for one x86 level (runtime/aot_shapes/CMakeLists.txt): fn[w][r - 1][a]
-// takes kAotWidths[w] inputs, r outputs, overwrites (a = 0) or accumulates (a = 1), reading
-// GF(2^8) coefficients prepared in `strategy`'s layout (codes::CoeffLayout).
+// The kernels built for one x86 level and field (runtime/aot_shapes/CMakeLists.txt):
+// fn[w][r - 1][a] takes kAotWidths[w] inputs, r outputs (1..rows), overwrites (a = 0) or
+// accumulates (a = 1), reading GF(2^bits) coefficients prepared in `strategy`'s layout
+// (codes::CoeffLayout).
 struct AotShapeSet {
   const char *target = "";  // e.g. "x86_64-v3+gfni"
+  unsigned bits = 8;        // the field, GF(2^bits)
+  unsigned rows = 0;        // outputs per kernel at most
   ir::Strategy strategy = ir::Strategy::kSplitTable;
   AotShapeFn fn[4][kAotRows][2] = {};
 };
@@ -28,9 +31,9 @@ struct AotShapeSet {
 // Whether this build contains the kernels (an x86-64 build with the ecjit-aot generator).
 bool aot_shapes_built();
 
-// The fastest set this CPU runs (gfni before split-table AVX2 before split-table SSSE3), or,
-// with split_table_only, the fastest split-table set. Null when none was built or none runs
-// here. Thread-safe.
-const AotShapeSet *host_shape_set(bool split_table_only);
+// The fastest set of GF(2^bits) (8 or 16) this CPU runs (gfni before split-table AVX2 before
+// split-table SSSE3), or, with split_table_only, the fastest split-table set. Null when none
+// was built or none runs here. Thread-safe.
+const AotShapeSet *host_shape_set(unsigned bits, bool split_table_only);
 
 }  // namespace ecjit::aot

@@ -106,7 +106,7 @@ const aot::AotShapeSet *dropin_aot_set(bool split_table_only) {
     const char *target = std::getenv("ECJIT_ISAL_TARGET");
     return !(a && std::strcmp(a, "0") == 0) && !(target && *target);
   }();
-  return on ? aot::host_shape_set(split_table_only) : nullptr;
+  return on ? aot::host_shape_set(8, split_table_only) : nullptr;
 }
 
 struct State {
