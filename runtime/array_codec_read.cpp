@@ -6,31 +6,9 @@
 
 #include "codes/edp.h"
 #include "runtime/array_codec_impl.h"
+#include "runtime/region_xor.h"
 
 namespace ecjit::runtime {
-namespace {
-
-// dst[0, n) = XOR of src[i][0, n) (zero for no sources).
-void xor_sources(uint8_t *dst, const std::vector<const uint8_t *> &src, size_t n) {
-  if (src.empty()) {
-    std::memset(dst, 0, n);
-    return;
-  }
-  std::memcpy(dst, src[0], n);
-  for (size_t s = 1; s < src.size(); ++s) {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      uint64_t a, b;
-      std::memcpy(&a, dst + i, 8);
-      std::memcpy(&b, src[s] + i, 8);
-      a ^= b;
-      std::memcpy(dst + i, &a, 8);
-    }
-    for (; i < n; ++i) dst[i] ^= src[s][i];
-  }
-}
-
-}  // namespace
 
 Status ArrayCodecImpl::read(Span<const uint8_t *const> disks, const std::vector<bool> &present, size_t len,
                             unsigned disk, size_t offset, size_t size, uint8_t *out, size_t *cells_read) const {
@@ -116,7 +94,7 @@ Status ArrayCodecImpl::read(Span<const uint8_t *const> disks, const std::vector<
         for (unsigned i = 0; i < d.inputs.size(); ++i)
           if (rebuild.map.get(row, i)) add(layout_.cell(d.inputs[i].index, d.inputs[i].shard));
       }
-      xor_sources(out + (cell_at + b0 - offset), src, b1 - b0);
+      xor_regions(out + (cell_at + b0 - offset), src.data(), unsigned(src.size()), b1 - b0);
     }
     if (cells_read) *cells_read += size_t(std::count(touched.begin(), touched.end(), true));
   }

@@ -4,60 +4,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/region_xor.h"
+
 namespace ecjit::runtime {
-namespace {
-
-// For each of `rows` rows r: dst + r dst_stride (^)= XOR of src[s] + r src_stride[s] over
-// `bytes` (a multiple of 8); the sum stays in registers. An AVX2 clone on x86 (the library is
-// built for the baseline ISA). Not under the sanitizers: the clones' ifunc resolver runs
-// during relocation, before their runtime is up (TSan: a crash at start-up).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define ECJIT_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define ECJIT_SANITIZED 1
-#endif
-#endif
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__)) && !defined(ECJIT_SANITIZED)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void xor_sources(uint8_t *dst, size_t dst_stride, const uint8_t *const *src, const size_t *src_stride, unsigned n,
-                 size_t rows, size_t bytes, bool accumulate) {
-  typedef uint64_t v4 __attribute__((vector_size(32), aligned(1)));
-  for (size_t r = 0; r < rows; ++r, dst += dst_stride) {
-    size_t i = 0;
-    for (; i + 64 <= bytes; i += 64) {
-      v4 a0, a1, x;
-      if (accumulate) {
-        std::memcpy(&a0, dst + i, 32);
-        std::memcpy(&a1, dst + i + 32, 32);
-      } else {
-        a0 = v4{0, 0, 0, 0};
-        a1 = a0;
-      }
-      for (unsigned s = 0; s < n; ++s) {
-        const uint8_t *p = src[s] + r * src_stride[s] + i;
-        std::memcpy(&x, p, 32);
-        a0 ^= x;
-        std::memcpy(&x, p + 32, 32);
-        a1 ^= x;
-      }
-      std::memcpy(dst + i, &a0, 32);
-      std::memcpy(dst + i + 32, &a1, 32);
-    }
-    for (; i < bytes; i += 8) {
-      uint64_t a = 0, x;
-      if (accumulate) std::memcpy(&a, dst + i, 8);
-      for (unsigned s = 0; s < n; ++s) {
-        std::memcpy(&x, src[s] + r * src_stride[s] + i, 8);
-        a ^= x;
-      }
-      std::memcpy(dst + i, &a, 8);
-    }
-  }
-}
-
-}  // namespace
 
 XorRunner::XorRunner(ir::XorKernelDesc desc) : desc_(std::move(desc)) {
   const codes::XorProgram &p = desc_.program;
@@ -196,7 +145,7 @@ void XorRunner::run(const uint8_t *const *in, uint8_t *const *out, size_t len) c
       for (const Statement &st : stmts_) {
         size_t dst_stride = 0;
         uint8_t *dst = at(st.dst, &dst_stride);
-        xor_sources(dst, dst_stride, src_ptr.data() + st.first, src_stride.data() + st.first, st.count, rows, n,
+        xor_regions(dst, dst_stride, src_ptr.data() + st.first, src_stride.data() + st.first, st.count, rows, n,
                     st.accumulate);
       }
     }
