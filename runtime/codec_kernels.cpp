@@ -14,13 +14,11 @@ namespace ecjit::runtime {
 const aot::AotShapeSet *aot_set_for(const JitImpl &jit, const codes::Field &field) {
   const JitOptions &o = jit.options();  // aot_kernels: ECJIT_AOT=0 applied (JitImpl::make)
   // tune without tune_in_background: codec() returns the tuned encoder, as asked.
-  if (!o.aot_kernels || (o.tune && !o.tune_in_background) || (field.bits() != 8 && field.bits() != 16) ||
-      o.target != "host")
-    return nullptr;
+  if (!o.aot_kernels || (o.tune && !o.tune_in_background) || o.target != "host") return nullptr;
   const std::optional<ir::Strategy> strategy = jit.shape_strategy(field.bits());
   if (!strategy) return nullptr;
   const aot::AotShapeSet *set =
-      aot::host_shape_set(field.bits(), /*split_table_only=*/*strategy != ir::Strategy::kGfni);
+      aot::host_shape_set(field.bits(), /*without_gfni=*/*strategy != ir::Strategy::kGfni);
   return set && set->strategy == *strategy ? set : nullptr;
 }
 

@@ -18,22 +18,29 @@
 #include "ecjit/ecjit.h"
 #include "ir_builders/strategy.h"
 #include "runtime/aot_shapes/aot_product.h"
+#include "runtime/codec_kernels.h"
 #include "runtime/jit_impl.h"
 
 namespace ecjit {
 namespace {
 
-const aot::AotShapeSet *host_set(unsigned bits = 8) { return aot::host_shape_set(bits, /*split_table_only=*/false); }
+const aot::AotShapeSet *host_set(unsigned bits = 8) { return aot::host_shape_set(bits, /*without_gfni=*/false); }
 
 // Every product of the ahead-of-time kernels, cut into their widths and row blocks, against
-// field arithmetic, GF(2^8) and GF(2^16): rows and columns across the chunk boundaries
-// (8 + 4 + 2 + 1 columns; row blocks of the set's rows: 8, GF(2^16) 4 on AVX2, 2 on SSE),
-// overwrite and accumulate, lengths around the vector width (whole symbols), unaligned.
+// field arithmetic, GF(2^8/16/32/64): rows and columns across the chunk boundaries
+// (8 + 4 + 2 + 1 columns; row blocks of the set's rows: 8; GF(2^16) 4 on AVX2, 2 on SSE;
+// GF(2^32) clmul 2, GF(2^64) clmul 4), overwrite and accumulate, lengths around the vector
+// width (whole symbols), unaligned.
 TEST(AotProduct, EveryShapeEqualsFieldArithmetic) {
-  for (unsigned bits : {8u, 16u})
-  for (bool split_only : {false, true}) {
-    const aot::AotShapeSet *set = aot::host_shape_set(bits, split_only);
-    if (!set) GTEST_SKIP() << "no ahead-of-time kernels for this build or CPU";
+  if (!aot::host_shape_set(8, false)) GTEST_SKIP() << "no ahead-of-time kernels for this build or CPU";
+  for (unsigned bits : {8u, 16u, 32u, 64u})
+  for (bool without_gfni : {false, true}) {
+    const aot::AotShapeSet *set = aot::host_shape_set(bits, without_gfni);
+    if (!set) {
+      // Only the wide fields may lack a set (a CPU without PCLMULQDQ).
+      EXPECT_GE(bits, 32u);
+      continue;
+    }
     ASSERT_EQ(set->bits, bits);
     ASSERT_GE(set->rows, 1u);
     const codes::Field f = *codes::Field::make(bits);
@@ -43,8 +50,9 @@ TEST(AotProduct, EveryShapeEqualsFieldArithmetic) {
       for (unsigned cols : {1u, 2u, 3u, 7u, 8u, 15u, 16u, 23u})
         for (bool acc : {false, true})
           for (size_t len : {size_t(1), size_t(31), size_t(64), size_t(1000)}) {
-            if (bits == 16) len &= ~size_t(1);  // whole 2-byte symbols
-            if (len == 0) len = 2;
+            const size_t sb = bits / 8;  // bytes per symbol, little-endian
+            len -= len % sb;             // whole symbols
+            if (len == 0) len = sb;
             codes::Matrix c(rows, cols);
             for (auto &v : c.a) v = rng() & f.mask();
             std::vector<uint8_t> prepared;
@@ -59,9 +67,10 @@ TEST(AotProduct, EveryShapeEqualsFieldArithmetic) {
               for (auto &b : s) b = uint8_t(rng());
               ip.push_back(s.data() + 1);  // unaligned
             }
-            const size_t sb = bits / 8;  // bytes per symbol, little-endian
             auto sym = [&](const std::vector<uint8_t> &v, size_t i) {
-              return sb == 1 ? uint64_t(v[1 + i]) : uint64_t(v[1 + i]) | uint64_t(v[2 + i]) << 8;
+              uint64_t x = 0;
+              for (size_t b = 0; b < sb; ++b) x |= uint64_t(v[1 + i + b]) << (8 * b);
+              return x;
             };
             for (unsigned r = 0; r < rows; ++r) {
               for (size_t i = 0; i <= len; ++i) out[r][i] = want[r][i] = uint8_t(rng());
@@ -201,16 +210,19 @@ std::vector<uint64_t> all_sets(unsigned n, unsigned m) {
 }
 
 // With the background thread held: codec() compiles nothing, and encode, every erasure set
-// of RS(10,4) and RS(6,3) (a sample of a wide code whose matrix spans several row blocks and
-// column chunks), update and encode_partial all run on the ahead-of-time kernels with the
+// of RS(10,4), RS(6,3) and the GF(2^16/32/64) codes (a sample of a wide code whose matrix
+// spans several row blocks and column chunks), update and encode_partial all run on the ahead-of-time kernels with the
 // reference codec's bytes. Released: the codec's own kernels take over, same bytes.
 TEST(AotKernels, EveryOperationFromTheFirstCallThenTheCodecsOwn) {
   if (!host_set()) GTEST_SKIP() << "no ahead-of-time kernels for this build or CPU";
   auto jit = Jit::create(options());
   ASSERT_TRUE(jit.ok()) << jit.status().to_string();
   for (const char *spec : {"rs-vand:k=10,m=4", "rs-cauchy:k=6,m=3", "rs-cauchy:k=23,m=11", "rs-vand:k=10,m=4,gf=16",
-                           "rs-cauchy:k=5,m=3,gf=16"}) {
+                           "rs-cauchy:k=5,m=3,gf=16", "rs-vand:k=6,m=3,gf=32", "rs-cauchy:k=5,m=4,gf=64"}) {
     const codes::LinearCode code = *codes::build_code(*CodeSpec::parse(spec));
+    // GF(2^32/64): built in where the Jit's shape strategy is one the library carries for this
+    // CPU (clmul-insn with PCLMULQDQ, gfni for GF(2^32)).
+    if (code.field.bits() >= 32 && !runtime::aot_set_for(static_cast<runtime::JitImpl &>(**jit), code.field)) continue;
     BackgroundGate gate(**jit);
     const uint64_t compiled = (*jit)->stats().kernels_compiled;
     auto codec = (*jit)->codec(spec);
@@ -232,8 +244,9 @@ TEST(AotKernels, EveryOperationFromTheFirstCallThenTheCodecsOwn) {
       }
       sets.assign(sample.begin(), sample.end());
     }
+    const size_t sb = code.field.bits() / 8;
     for (size_t len : {size_t(1), size_t(31), size_t(4651)}) {
-      if (code.field.bits() == 16) len += 1;  // whole symbols
+      len = (len + sb - 1) / sb * sb;  // whole symbols
       Stripe st(code, len, unsigned(len));
       ASSERT_TRUE(st.encode(**codec)) << spec;
       for (uint64_t mask : sets) ASSERT_TRUE(st.rebuild(**codec, mask)) << spec;
@@ -254,7 +267,7 @@ TEST(AotKernels, EveryOperationFromTheFirstCallThenTheCodecsOwn) {
     EXPECT_FALSE(serves_aot(**codec)) << spec << ": " << (*codec)->encoder_info().why;
     EXPECT_EQ(std::string::npos, (*codec)->decoder_info(present).why.find("ahead of time")) << spec;
     for (size_t len : {size_t(31), size_t(4651)}) {  // sets planned before the swap, too
-      if (code.field.bits() == 16) len += 1;
+      len = (len + sb - 1) / sb * sb;
       Stripe st(code, len, unsigned(len) + 1);
       ASSERT_TRUE(st.encode(**codec)) << spec;
       for (size_t i = 0; i < sets.size(); i += 7) ASSERT_TRUE(st.rebuild(**codec, sets[i])) << spec;

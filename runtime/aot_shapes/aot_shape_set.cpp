@@ -1,7 +1,8 @@
-// AotShapeSet: tables of the build-time shape kernels per x86 level, and the choice for this CPU.
+// AotShapeSet: tables of the build-time shape kernels per x86 level and field, and the choice for this CPU.
 #include "runtime/aot_shapes/aot_shape_set.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "runtime/aot_shapes/host_levels.h"
 
@@ -10,9 +11,14 @@
 #include "aot_shapes_avx2_16.h"
 #include "aot_shapes_avx2_8.h"
 #include "aot_shapes_gfni_16.h"
+#include "aot_shapes_gfni_32.h"
 #include "aot_shapes_gfni_8.h"
+#include "aot_shapes_pclmul_32.h"
+#include "aot_shapes_pclmul_64.h"
 #include "aot_shapes_sse_16.h"
 #include "aot_shapes_sse_8.h"
+#include "aot_shapes_vpclmul_32.h"
+#include "aot_shapes_vpclmul_64.h"
 #endif
 
 namespace ecjit::aot {
@@ -45,25 +51,38 @@ bool aot_shapes_built() {
 #endif
 }
 
-const AotShapeSet *host_shape_set(unsigned bits, bool split_table_only) {
+const AotShapeSet *host_shape_set(unsigned bits, bool without_gfni) {
 #ifdef ECJIT_AOT_SHAPES
+  // Per field: the GFNI set (none for GF(2^64)), then the 256-bit and the 128-bit one
+  // (split-table for GF(2^8/16), carry-less multiplies for GF(2^32/64)).
   struct Sets {
-    AotShapeSet gfni, avx2, sse;
+    std::optional<AotShapeSet> gfni;
+    AotShapeSet wide, narrow;
   };
-  static const Sets gf8{make_set("x86_64-v3+gfni", 8, ir::Strategy::kGfni, ecjit_aot_gfni_8_shapes),
-                        make_set("x86_64-v3", 8, ir::Strategy::kSplitTable, ecjit_aot_avx2_8_shapes),
-                        make_set("x86_64-v2", 8, ir::Strategy::kSplitTable, ecjit_aot_sse_8_shapes)};
-  static const Sets gf16{make_set("x86_64-v3+gfni", 16, ir::Strategy::kGfni, ecjit_aot_gfni_16_shapes),
-                         make_set("x86_64-v3", 16, ir::Strategy::kSplitTable, ecjit_aot_avx2_16_shapes),
-                         make_set("x86_64-v2", 16, ir::Strategy::kSplitTable, ecjit_aot_sse_16_shapes)};
-  if (bits != 8 && bits != 16) return nullptr;
-  const Sets &sets = bits == 8 ? gf8 : gf16;
-  if (!split_table_only && host_runs_x86_64_v3() && host_has_gfni()) return &sets.gfni;
-  if (host_runs_x86_64_v3()) return &sets.avx2;
-  if (host_runs_x86_64_v2()) return &sets.sse;
+  using ir::Strategy;
+  static const Sets gf8{make_set("x86_64-v3+gfni", 8, Strategy::kGfni, ecjit_aot_gfni_8_shapes),
+                        make_set("x86_64-v3", 8, Strategy::kSplitTable, ecjit_aot_avx2_8_shapes),
+                        make_set("x86_64-v2", 8, Strategy::kSplitTable, ecjit_aot_sse_8_shapes)};
+  static const Sets gf16{make_set("x86_64-v3+gfni", 16, Strategy::kGfni, ecjit_aot_gfni_16_shapes),
+                         make_set("x86_64-v3", 16, Strategy::kSplitTable, ecjit_aot_avx2_16_shapes),
+                         make_set("x86_64-v2", 16, Strategy::kSplitTable, ecjit_aot_sse_16_shapes)};
+  static const Sets gf32{
+      make_set("x86_64-v3+gfni", 32, Strategy::kGfni, ecjit_aot_gfni_32_shapes),
+      make_set("x86_64-v3+pclmul,+vpclmulqdq", 32, Strategy::kClmulInsn, ecjit_aot_vpclmul_32_shapes),
+      make_set("x86_64-v2+pclmul", 32, Strategy::kClmulInsn, ecjit_aot_pclmul_32_shapes)};
+  static const Sets gf64{
+      std::nullopt,
+      make_set("x86_64-v3+pclmul,+vpclmulqdq", 64, Strategy::kClmulInsn, ecjit_aot_vpclmul_64_shapes),
+      make_set("x86_64-v2+pclmul", 64, Strategy::kClmulInsn, ecjit_aot_pclmul_64_shapes)};
+  const Sets *sets = bits == 8 ? &gf8 : bits == 16 ? &gf16 : bits == 32 ? &gf32 : bits == 64 ? &gf64 : nullptr;
+  if (!sets) return nullptr;
+  const bool clmul = bits >= 32;  // the non-GFNI sets need the carry-less multiply
+  if (!without_gfni && sets->gfni && host_runs_x86_64_v3() && host_has_gfni()) return &*sets->gfni;
+  if (host_runs_x86_64_v3() && (!clmul || host_has_vpclmulqdq())) return &sets->wide;
+  if (host_runs_x86_64_v2() && (!clmul || host_has_pclmul())) return &sets->narrow;
 #else
   (void)bits;
-  (void)split_table_only;
+  (void)without_gfni;
 #endif
   return nullptr;
 }

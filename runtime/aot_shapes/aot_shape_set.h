@@ -1,4 +1,4 @@
-// AotShapeSet: GF(2^8) and GF(2^16) shape kernels compiled at build time by ecjit's own AOT path, so first calls never wait for the JIT.
+// AotShapeSet: GF(2^8/16/32/64) shape kernels compiled at build time by ecjit's own AOT path, so first calls never wait for the JIT.
 #pragma once
 
 #include <cstddef>
@@ -31,9 +31,10 @@ struct AotShapeSet {
 // Whether this build contains the kernels (an x86-64 build with the ecjit-aot generator).
 bool aot_shapes_built();
 
-// The fastest set of GF(2^bits) (8 or 16) this CPU runs (gfni before split-table AVX2 before
-// split-table SSSE3), or, with split_table_only, the fastest split-table set. Null when none
-// was built or none runs here. Thread-safe.
-const AotShapeSet *host_shape_set(unsigned bits, bool split_table_only);
+// The fastest set of GF(2^bits) (8, 16, 32 or 64) this CPU runs: gfni (none for GF(2^64)),
+// then the 256-bit set, then the 128-bit one - split-table for GF(2^8/16), clmul-insn for
+// GF(2^32/64) (PCLMULQDQ; VPCLMULQDQ for 256 bits). with without_gfni: the fastest that is
+// not gfni. Null when none was built or none runs here. Thread-safe.
+const AotShapeSet *host_shape_set(unsigned bits, bool without_gfni);
 
 }  // namespace ecjit::aot

@@ -1,4 +1,4 @@
-// host_levels: CPUID and XGETBV tests for x86-64-v2, x86-64-v3 and GFNI.
+// host_levels: CPUID and XGETBV tests for x86-64-v2, x86-64-v3, GFNI and carry-less multiplies.
 #include "runtime/aot_shapes/host_levels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -9,7 +9,7 @@ namespace ecjit::aot {
 namespace {
 
 struct X86Levels {
-  bool v2 = false, v3 = false, gfni = false;
+  bool v2 = false, v3 = false, gfni = false, pclmul = false, vpclmulqdq = false;
 };
 
 X86Levels detect_levels() {
@@ -35,6 +35,8 @@ X86Levels detect_levels() {
   const unsigned v3_7 = (1u << 3) | (1u << 5) | (1u << 8);
   l.v3 = l.v2 && ymm && (c & v3_1) == v3_1 && leaf7 && (b7 & v3_7) == v3_7 && ext && (ce & (1u << 5));
   l.gfni = leaf7 && (c7 & (1u << 8));
+  l.pclmul = (c & (1u << 1)) != 0;                               // PCLMULQDQ: leaf 1 ECX bit 1
+  l.vpclmulqdq = l.v3 && l.pclmul && leaf7 && (c7 & (1u << 10));  // VPCLMULQDQ: leaf 7 ECX bit 10
 #endif
   return l;
 }
@@ -49,5 +51,7 @@ const X86Levels &levels() {
 bool host_runs_x86_64_v2() { return levels().v2; }
 bool host_runs_x86_64_v3() { return levels().v3; }
 bool host_has_gfni() { return levels().gfni; }
+bool host_has_pclmul() { return levels().pclmul; }
+bool host_has_vpclmulqdq() { return levels().vpclmulqdq; }
 
 }  // namespace ecjit::aot

@@ -42,9 +42,9 @@ struct JitOptions {
   // false: every erasure set compiles its specialised decoder on first use, on the
   // calling thread (reproducible kernels for tests and comparisons).
   bool shape_kernels = true;
-  // Kernels built ahead of time (x86-64 builds; codes over GF(2^8) or GF(2^16) on target
-  // "host" when the Jit's shape strategy for the field is gfni, or split-table on SSSE3 /
-  // AVX2). true: codec() compiles nothing - shape kernels built into libecjit serve encode,
+  // Kernels built ahead of time (x86-64 builds; codes on target "host" when the Jit's shape
+  // strategy for the field is one built in for this CPU: GF(2^8/16) gfni, or split-table on
+  // SSSE3 / AVX2; GF(2^32) gfni; GF(2^32/64) clmul-insn with PCLMULQDQ / VPCLMULQDQ). true: codec() compiles nothing - shape kernels built into libecjit serve encode,
   // degraded reads, update and encode_partial from the first call, while the codec's own
   // encoder and shape kernels are compiled on the Jit's background thread and swapped in
   // atomically as each is ready (encoder_info() / decoder_info() say what runs now;
