@@ -4,8 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "codes/xor_schedule.h"
-#include "ir_builders/kernel_builder.h"
+#include "jit/array_planner.h"
 #include "runtime/parallel_kernel.h"
 #include "runtime/promotion.h"
 #include "runtime/shard_checks.h"
@@ -19,12 +18,9 @@ Result<std::shared_ptr<ArrayCodecImpl>> ArrayCodecImpl::make(std::shared_ptr<Jit
   Result<codes::ArrayLayout> layout = codes::array_layout(spec->family, spec->p);
   if (!layout.ok()) return layout.status();
   std::shared_ptr<ArrayCodecImpl> c(new ArrayCodecImpl(std::move(jit), *spec, std::move(*layout)));
-  std::vector<bool> parity(c->layout_.cells());
-  for (unsigned cell = 0; cell < c->layout_.cells(); ++cell) parity[cell] = c->layout_.is_parity(cell);
-  codes::BitMatrix map;
-  Result<ir::XorKernelDesc> enc = c->plan(parity, "encode", /*best=*/true, &map);
+  Result<jit::XorPlan> enc = jit::array_encoder_plan(c->spec_, c->layout_, c->jit_->options().target);
   if (!enc.ok()) return enc.status();
-  c->encoder_ = std::make_shared<const Op>(std::move(*enc), std::move(map));
+  c->encoder_ = std::make_shared<const Op>(std::move(enc->desc), std::move(enc->map));
   const ir::TargetInfo &t = c->jit_->target_info();
   c->base_info_.strategy = "xor";
   c->base_info_.target = c->jit_->options().target;
@@ -51,30 +47,6 @@ Result<std::shared_ptr<ArrayCodecImpl>> ArrayCodecImpl::make(std::shared_ptr<Jit
       [install](const std::shared_ptr<const Op> &o) { (void)install(*o); }, [] { return true; },
       /*optional=*/false);
   return c;
-}
-
-Result<ir::XorKernelDesc> ArrayCodecImpl::plan(const std::vector<bool> &unknown, const std::string &op,
-                                               bool best, codes::BitMatrix *map_out) const {
-  codes::BitMatrix map;
-  std::vector<unsigned> lost, known;
-  ECJIT_RETURN_IF_ERROR(codes::solve_cells(layout_, unknown, &map, &lost, &known));
-  ir::XorKernelDesc d;
-  // Packet (disk, row) of every disk buffer: in and out are the same pointer array.
-  for (unsigned c : known) d.inputs.push_back({layout_.disk_of(c), layout_.row_of(c)});
-  for (unsigned c : lost) d.outputs.push_back({layout_.disk_of(c), layout_.row_of(c)});
-  d.w = layout_.rows;
-  d.packet = spec_.element;
-  d.symbol = ir::kernel_symbol(op, spec_.to_string(), jit_->options().target);
-  if (best) {
-    Result<codes::XorProgram> p = codes::best_schedule(map);
-    if (!p.ok()) return p.status();
-    d.program = std::move(*p);
-  } else {
-    d.program = codes::make_schedule(map, codes::XorSchedule::kSmart);
-  }
-  ECJIT_RETURN_IF_ERROR(codes::check_program(d.program, map));
-  if (map_out) *map_out = std::move(map);
-  return d;
 }
 
 namespace {
@@ -148,19 +120,9 @@ Result<std::shared_ptr<const ArrayCodecImpl::Op>> ArrayCodecImpl::rebuild_op(uin
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = rebuilds_.find(failed); it != rebuilds_.end()) return it->second;
   }
-  std::vector<bool> unknown(layout_.cells());
-  std::vector<unsigned> lost_disks;
-  for (unsigned d = 0; d < layout_.disks; ++d)
-    if ((failed >> d) & 1) lost_disks.push_back(d);
-  for (unsigned c = 0; c < layout_.cells(); ++c) unknown[c] = (failed >> layout_.disk_of(c)) & 1;
-  codes::BitMatrix map;
-  Result<ir::XorKernelDesc> d = plan(unknown, "rebuild_d" + join_indices(lost_disks), /*best=*/false, &map);
-  if (!d.ok()) {
-    if (d.status().code() != StatusCode::kTooManyErasures) return d.status();
-    return Status(StatusCode::kTooManyErasures, spec() + " cannot rebuild disks " + join_indices(lost_disks) + ": " +
-                                                    d.status().message());
-  }
-  auto op = std::make_shared<const Op>(std::move(*d), std::move(map));
+  Result<jit::XorPlan> d = jit::array_rebuild_plan(spec_, layout_, failed, jit_->options().target, /*best=*/false);
+  if (!d.ok()) return d.status();
+  auto op = std::make_shared<const Op>(std::move(d->desc), std::move(d->map));
   std::lock_guard<std::mutex> lock(mutex_);
   return rebuilds_.emplace(failed, std::move(op)).first->second;
 }
@@ -230,35 +192,12 @@ Result<std::shared_ptr<const ArrayCodecImpl::Op>> ArrayCodecImpl::update_op(unsi
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = updates_.find(disk); it != updates_.end()) return it->second;
   }
-  // The encoder's map restricted to the disk's data cells, without the parity cells they
-  // do not reach.
-  std::vector<unsigned> cols;
-  for (unsigned j = 0; j < encoder_->desc.inputs.size(); ++j)
-    if (encoder_->desc.inputs[j].shard == disk) cols.push_back(j);
-  if (cols.empty())
-    return Status(StatusCode::kInvalidArgument, "update: disk " + std::to_string(disk) + " of " + spec() +
-                                                    " holds no data cells");
-  std::vector<unsigned> rows;
-  for (unsigned r = 0; r < encoder_->map.rows; ++r)
-    for (unsigned j : cols)
-      if (encoder_->map.get(r, j)) {
-        rows.push_back(r);
-        break;
-      }
-  codes::BitMatrix map(unsigned(rows.size()), unsigned(cols.size()));
-  ir::XorKernelDesc d;
-  for (unsigned j : cols) d.inputs.push_back(encoder_->desc.inputs[j]);
-  for (unsigned i = 0; i < rows.size(); ++i) {
-    d.outputs.push_back(encoder_->desc.outputs[rows[i]]);
-    for (unsigned c = 0; c < cols.size(); ++c) map.set(i, c, encoder_->map.get(rows[i], cols[c]));
-  }
-  d.w = layout_.rows;
-  d.packet = spec_.element;
-  d.accumulate = true;
-  d.symbol = ir::kernel_symbol("update_d" + std::to_string(disk), spec_.to_string(), jit_->options().target);
-  d.program = codes::make_schedule(map, codes::XorSchedule::kSmart);
-  ECJIT_RETURN_IF_ERROR(codes::check_program(d.program, map));
-  auto op = std::make_shared<const Op>(std::move(d), std::move(map));
+  jit::XorPlan encoder;
+  encoder.desc = encoder_->desc;
+  encoder.map = encoder_->map;
+  Result<jit::XorPlan> d = jit::array_update_plan(spec_, layout_, encoder, disk, jit_->options().target);
+  if (!d.ok()) return d.status();
+  auto op = std::make_shared<const Op>(std::move(d->desc), std::move(d->map));
   std::lock_guard<std::mutex> lock(mutex_);
   return updates_.emplace(disk, std::move(op)).first->second;
 }

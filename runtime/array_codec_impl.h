@@ -17,7 +17,7 @@ namespace ecjit::runtime {
 
 class ArrayCodecImpl final : public ArrayCodec {
  public:
-  // Plans the encoder (parity cells from data cells: codes::solve_cells, best_schedule); its
+  // Plans the encoder (jit::array_encoder_plan: parity cells from data cells, best schedule); its
   // kernel is loaded when in memory or on disk, else its schedule runner serves while it
   // compiles on the Jit's background thread. Errors: those of parse_array_spec
   // (kInvalidSpec), kJitFailure.
@@ -55,10 +55,6 @@ class ArrayCodecImpl final : public ArrayCodec {
  private:
   ArrayCodecImpl(std::shared_ptr<JitImpl> jit, codes::ArraySpec spec, codes::ArrayLayout layout)
       : jit_(std::move(jit)), spec_(std::move(spec)), layout_(std::move(layout)) {}
-  // The kernel computing the cells `unknown` marks from the others ("encode" or a rebuild).
-  // *map (when not null): the cell map the program computes.
-  Result<ir::XorKernelDesc> plan(const std::vector<bool> &unknown, const std::string &op, bool best,
-                                 codes::BitMatrix *map) const;
   // The argument checks of every call; `writes`: also that no two disks share a buffer.
   Status check(const char *what, Span<const uint8_t *const> disks, size_t len, bool writes) const;
   Result<std::shared_ptr<const Op>> rebuild_op(uint64_t failed_mask) const;

@@ -1,0 +1,99 @@
+// array_planner: cell maps of an array code's operations (codes::solve_cells), their schedules and cell packets.
+#include "jit/array_planner.h"
+
+#include "ir_builders/kernel_builder.h"
+
+namespace ecjit::jit {
+namespace {
+
+std::string join(const std::vector<unsigned> &v, const char *sep) {
+  std::string s;
+  for (unsigned x : v) s += (s.empty() ? "" : sep) + std::to_string(x);
+  return s;
+}
+
+}  // namespace
+
+Result<XorPlan> array_cells_plan(const codes::ArraySpec &spec, const codes::ArrayLayout &layout,
+                                 const std::vector<bool> &unknown, const std::string &op,
+                                 const std::string &target_name, bool best) {
+  XorPlan p;
+  std::vector<unsigned> lost, known;
+  ECJIT_RETURN_IF_ERROR(codes::solve_cells(layout, unknown, &p.map, &lost, &known));
+  for (unsigned c : known) p.desc.inputs.push_back({layout.disk_of(c), layout.row_of(c)});
+  for (unsigned c : lost) p.desc.outputs.push_back({layout.disk_of(c), layout.row_of(c)});
+  for (unsigned c : known)
+    if (p.sources.empty() || p.sources.back() != layout.disk_of(c)) p.sources.push_back(layout.disk_of(c));
+  p.desc.w = layout.rows;
+  p.desc.packet = spec.element;
+  p.op = op;
+  p.desc.symbol = ir::kernel_symbol(op, spec.to_string(), target_name);
+  if (best) return with_best_schedule(std::move(p));  // checked by best_schedule
+  p.schedule = codes::XorSchedule::kSmart;
+  p.desc.program = codes::make_schedule(p.map, codes::XorSchedule::kSmart);
+  ECJIT_RETURN_IF_ERROR(codes::check_program(p.desc.program, p.map));
+  return p;
+}
+
+Result<XorPlan> array_encoder_plan(const codes::ArraySpec &spec, const codes::ArrayLayout &layout,
+                                   const std::string &target_name) {
+  std::vector<bool> parity(layout.cells());
+  for (unsigned cell = 0; cell < layout.cells(); ++cell) parity[cell] = layout.is_parity(cell);
+  return array_cells_plan(spec, layout, parity, "encode", target_name, /*best=*/true);
+}
+
+Result<XorPlan> array_rebuild_plan(const codes::ArraySpec &spec, const codes::ArrayLayout &layout,
+                                   uint64_t failed, const std::string &target_name, bool best) {
+  if (failed == 0) return Status(StatusCode::kInvalidArgument, "rebuild of " + spec.to_string() + ": no disk failed");
+  if (layout.disks < 64 && (failed >> layout.disks) != 0)
+    return Status(StatusCode::kInvalidArgument, "rebuild of " + spec.to_string() + ": a failed disk past disk " +
+                                                    std::to_string(layout.disks - 1));
+  std::vector<unsigned> lost_disks;
+  for (unsigned d = 0; d < layout.disks; ++d)
+    if ((failed >> d) & 1) lost_disks.push_back(d);
+  std::vector<bool> unknown(layout.cells());
+  for (unsigned c = 0; c < layout.cells(); ++c) unknown[c] = (failed >> layout.disk_of(c)) & 1;
+  Result<XorPlan> p = array_cells_plan(spec, layout, unknown, "rebuild_d" + join(lost_disks, "_"), target_name, best);
+  if (!p.ok() && p.status().code() == StatusCode::kTooManyErasures)
+    return Status(StatusCode::kTooManyErasures, spec.to_string() + " cannot rebuild disks " + join(lost_disks, ",") +
+                                                    ": " + p.status().message());
+  return p;
+}
+
+Result<XorPlan> array_update_plan(const codes::ArraySpec &spec, const codes::ArrayLayout &layout,
+                                  const XorPlan &encoder, unsigned disk, const std::string &target_name) {
+  // The encoder's map restricted to the disk's data cells, without the parity cells they
+  // do not reach.
+  std::vector<unsigned> cols;
+  for (unsigned j = 0; j < encoder.desc.inputs.size(); ++j)
+    if (encoder.desc.inputs[j].shard == disk) cols.push_back(j);
+  if (cols.empty())
+    return Status(StatusCode::kInvalidArgument, "update: disk " + std::to_string(disk) + " of " + spec.to_string() +
+                                                    " holds no data cells");
+  std::vector<unsigned> rows;
+  for (unsigned r = 0; r < encoder.map.rows; ++r)
+    for (unsigned j : cols)
+      if (encoder.map.get(r, j)) {
+        rows.push_back(r);
+        break;
+      }
+  XorPlan p;
+  p.map = codes::BitMatrix(unsigned(rows.size()), unsigned(cols.size()));
+  for (unsigned j : cols) p.desc.inputs.push_back(encoder.desc.inputs[j]);
+  for (unsigned i = 0; i < rows.size(); ++i) {
+    p.desc.outputs.push_back(encoder.desc.outputs[rows[i]]);
+    for (unsigned c = 0; c < cols.size(); ++c) p.map.set(i, c, encoder.map.get(rows[i], cols[c]));
+  }
+  p.sources = {disk};
+  p.desc.w = layout.rows;
+  p.desc.packet = spec.element;
+  p.desc.accumulate = true;
+  p.op = "update_d" + std::to_string(disk);
+  p.desc.symbol = ir::kernel_symbol(p.op, spec.to_string(), target_name);
+  p.schedule = codes::XorSchedule::kSmart;
+  p.desc.program = codes::make_schedule(p.map, codes::XorSchedule::kSmart);
+  ECJIT_RETURN_IF_ERROR(codes::check_program(p.desc.program, p.map));
+  return p;
+}
+
+}  // namespace ecjit::jit

@@ -1,0 +1,40 @@
+// array_planner: the XOR kernels of an element-level array code (encoder, rebuilds of failed disks, one disk's update), planned alike for the runtime and the tools.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codes/array_layout.h"
+#include "ecjit/status.h"
+#include "jit/xor_planner.h"
+
+namespace ecjit::jit {
+
+// Every kernel of an array code takes the disks' buffers as both its input and its output
+// pointer array (one pointer per disk, len a multiple of rows x element bytes); a packet
+// (shard, x) of its desc is cell (row x, disk shard). plan.map is the cell map the program
+// computes: rows = the cells written, columns = the cells read, in desc order.
+
+// The cells `unknown` marks, from all the others (codes::solve_cells); `op` names the symbol
+// ("encode", "rebuild_d0_3", ...); best: codes::best_schedule (for a compiled kernel), else
+// the smart schedule (microseconds: a first call's runner). Errors: solve_cells's
+// (kTooManyErasures when the others do not determine them).
+Result<XorPlan> array_cells_plan(const codes::ArraySpec &spec, const codes::ArrayLayout &layout,
+                                 const std::vector<bool> &unknown, const std::string &op,
+                                 const std::string &target_name, bool best);
+// The encoder: every parity cell from the data cells; best schedule.
+Result<XorPlan> array_encoder_plan(const codes::ArraySpec &spec, const codes::ArrayLayout &layout,
+                                   const std::string &target_name);
+// Every cell of the disks in `failed` (a bit per disk) from the other disks' cells. Errors:
+// kTooManyErasures naming the disks when the code cannot rebuild them; kInvalidArgument for
+// no disk or a disk out of range.
+Result<XorPlan> array_rebuild_plan(const codes::ArraySpec &spec, const codes::ArrayLayout &layout,
+                                   uint64_t failed, const std::string &target_name, bool best);
+// Adds (XOR) the parity change of a change to `disk`'s data cells into every parity cell it
+// reaches: inputs are that disk's data cells (holding old ^ new), accumulate; from the
+// encoder's plan. Errors: kInvalidArgument when the disk holds no data cells.
+Result<XorPlan> array_update_plan(const codes::ArraySpec &spec, const codes::ArrayLayout &layout,
+                                  const XorPlan &encoder, unsigned disk, const std::string &target_name);
+
+}  // namespace ecjit::jit
