@@ -22,8 +22,10 @@ Result<XorPlan> array_cells_plan(const codes::ArraySpec &spec, const codes::Arra
   ECJIT_RETURN_IF_ERROR(codes::solve_cells(layout, unknown, &p.map, &lost, &known));
   for (unsigned c : known) p.desc.inputs.push_back({layout.disk_of(c), layout.row_of(c)});
   for (unsigned c : lost) p.desc.outputs.push_back({layout.disk_of(c), layout.row_of(c)});
-  for (unsigned c : known)
-    if (p.sources.empty() || p.sources.back() != layout.disk_of(c)) p.sources.push_back(layout.disk_of(c));
+  std::vector<bool> read(layout.disks, false);
+  for (unsigned c : known) read[layout.disk_of(c)] = true;
+  for (unsigned d = 0; d < layout.disks; ++d)
+    if (read[d]) p.sources.push_back(d);
   p.desc.w = layout.rows;
   p.desc.packet = spec.element;
   p.op = op;

@@ -14,7 +14,8 @@ namespace ecjit::jit {
 // Every kernel of an array code takes the disks' buffers as both its input and its output
 // pointer array (one pointer per disk, len a multiple of rows x element bytes); a packet
 // (shard, x) of its desc is cell (row x, disk shard). plan.map is the cell map the program
-// computes: rows = the cells written, columns = the cells read, in desc order.
+// computes: rows = the cells written, columns = the cells read, in desc order; plan.sources
+// the disks read, ascending.
 
 // The cells `unknown` marks, from all the others (codes::solve_cells); `op` names the symbol
 // ("encode", "rebuild_d0_3", ...); best: codes::best_schedule (for a compiled kernel), else

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "codes/array_layout.h"
 #include "codes/bitmatrix_code.h"
 #include "codes/linear_code.h"
 
@@ -53,6 +54,22 @@ struct XorAotContents {
   std::vector<AotDecoder> decoders;
 };
 std::string aot_xor_header_text(const XorAotContents &c);
+
+// An element-level array code's object (codes/array_layout.h: xcode, bpcode, ...): its
+// encoder and the rebuilds of failed-disk sets, every kernel in place over the disks' buffers
+// (the same kernel ABI, in and out both the disk array; lengths in whole stripes).
+struct ArrayAotContents {
+  codes::ArraySpec spec;
+  codes::ArrayLayout layout;
+  std::string prefix;
+  std::string target_text;
+  std::string target_details;
+  std::string opt;
+  std::string encode_symbol;
+  std::string encode_schedule;     // e.g. "wm, 70 XORs per stripe"
+  std::vector<AotDecoder> rebuilds;  // outputs: the failed disks; inputs: the disks read
+};
+std::string aot_array_header_text(const ArrayAotContents &c);
 
 // One shape kernel of an `ecjit aot --op shape` object: `outputs` x `inputs` coefficients
 // that arrive at run time, prepared in the strategy's layout (codes/coeff_layout.h).

@@ -13,6 +13,7 @@
 #include "jit/decoder_planner.h"
 #include "jit/xor_planner.h"
 #include "ir_builders/lowering.h"
+#include "tools/aot_array.h"
 #include "tools/aot_header.h"
 #include "tools/commands.h"
 #include "tools/kernel_request.h"
@@ -41,6 +42,8 @@ CommandDef aot_def() {
       "--outputs x --accumulate over the field of --spec, each taking its coefficients at run time\n"
       "(prepared in the strategy's layout; the header has the table of kernels). ecjit's drop-in\n"
       "libisal.so.2 is built with such objects so its first calls never wait for the JIT.\n"
+      "An array code (--spec xcode:p=7, bpcode:p=7[,element=B]) gives its encoder and, per set in\n"
+      "--decoders, the rebuild of those failed disks; every kernel works in place on the disk array.\n"
       "Output is deterministic. Targets: x86_64[-v2|-v3|-v4], aarch64, armv7, hexagon-v66/v68/v73\n"
       "(+hvx for 128-byte HVX), riscv64, riscv64-v, with +feature/-feature changes; see\n"
       "docs/targets.md. '-o' is accepted for --output.";
@@ -53,7 +56,7 @@ CommandDef aot_def() {
       {"inputs", "LIST", "--op shape: input counts, e.g. 1,2,4,8 (default k of --spec)"},
       {"outputs", "LIST", "--op shape: output counts 1..8, e.g. 1,2,3,4 (default 1..min(m, 8))"},
       {"accumulate", "M", "--op shape: no (out = C x in), yes (out ^= C x in) or both (default)"},
-      {"decoders", "SETS", "erasure sets to specialise decoders for, e.g. \"0,3;1,2,11\""},
+      {"decoders", "SETS", "erasure sets to specialise decoders for, e.g. \"0,3;1,2,11\" (array codes: failed disks)"},
       {"generic", "", "also emit the generic kernel (coefficient matrix as an argument)"},
       {"output", "FILE", "output file (also -o FILE; '-' = stdout for asm and ll)"},
       {"header", "FILE", "write the C99 header to FILE"},
@@ -170,6 +173,58 @@ bool shape_kernels(const Args &args, const KernelRequest &base, const std::strin
   return true;
 }
 
+// Emits `request` as `kind` and writes it with the header (and the runtime C file when asked
+// for): every file or none. `what` names the code in an error. Returns the exit status.
+int write_outputs(const CommandDef &def, const Args &args, const jit::AotRequest &request, jit::AotEmit kind,
+                  const std::string &header_text, const std::string &runtime_c_name,
+                  const std::string &runtime_c_text, const std::string &what) {
+  // Assembly keeps LLVM's comments (IR block names such as %vloop) for reading and llvm-mca.
+  llvm::Expected<std::string> out = jit::aot_emit(request, kind, /*verbose_asm=*/true);
+  if (!out) return runtime_error(def.name, what + ": " + error_message(out.takeError()));
+  // Every file or none: each is written to a temporary beside it and renamed only once all
+  // are written (a failed header write no longer leaves an object that has no header).
+  std::vector<std::pair<std::string, std::string>> files = {{args.get("output"), *out}};
+  if (args.has("header")) files.push_back({args.get("header"), header_text});
+  if (args.has("runtime-c")) files.push_back({args.get("runtime-c") + "/" + runtime_c_name, runtime_c_text});
+  for (size_t i = 0; i < files.size(); ++i)
+    for (size_t j = i + 1; j < files.size(); ++j)
+      if (files[i].first == files[j].first ||
+          (files[i].first != "-" && llvm::sys::fs::equivalent(files[i].first, files[j].first)))
+        return usage_error(def.name, "'" + files[i].first + "' is given for two outputs (" +
+                                         (i == 0 ? "-o" : "--header") + " and " +
+                                         (j == 1 ? "--header" : "--runtime-c") +
+                                         "); each needs its own file");
+  std::vector<std::string> temps;
+  auto discard = [&] {
+    for (const std::string &t : temps) std::remove(t.c_str());
+  };
+  for (const auto &[path, bytes] : files) {
+    if (path == "-") continue;  // stdout, written after the files
+    const std::string tmp = path + ".tmp-ecjit-" + std::to_string(getpid());
+    temps.push_back(tmp);
+    if (!write_file(tmp, bytes)) {
+      discard();
+      return runtime_error(def.name, "cannot write '" + path + "'");
+    }
+  }
+  for (size_t i = 0, t = 0; i < files.size(); ++i) {
+    if (files[i].first == "-") continue;
+    if (std::rename(temps[t].c_str(), files[i].first.c_str()) != 0) {
+      discard();
+      return runtime_error(def.name, "cannot write '" + files[i].first + "'");
+    }
+    temps[t++].clear();
+  }
+  if (files[0].first == "-" && !write_file("-", files[0].second))
+    return runtime_error(def.name, "cannot write to stdout");
+  if (args.has("sizes")) {
+    auto sizes = jit::function_sizes(*out);
+    if (!sizes) return runtime_error(def.name, error_message(sizes.takeError()));
+    for (const auto &[name, bytes] : *sizes) std::printf("%8llu  %s\n", (unsigned long long)bytes, name.c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_aot(int argc, char **argv) {
@@ -208,8 +263,42 @@ int cmd_aot(int argc, char **argv) {
   if (args.has("sizes") && kind != jit::AotEmit::kObject)
     return usage_error(def.name, "--sizes needs --emit obj");
 
-  // The encoder request: the same options and naming as `ecjit ir/asm` (kernel_request.h).
   std::string spec_text = args.get("spec");
+  std::vector<std::vector<unsigned>> sets;
+  if (args.has("decoders") && !parse_decoder_sets(args.get("decoders"), &sets, &error))
+    return usage_error(def.name, error);
+  // An element-level array code (xcode, bpcode; not a codec spec): encoder and rebuilds.
+  if (!CodeSpec::parse(spec_text).ok()) {
+    // A family of codes::array_layout (any has a layout at p = 7) with bad parameters: say so
+    // rather than that it is not a codec spec.
+    Result<codes::ArraySpec> array = codes::parse_array_spec(spec_text);
+    if (!array.ok() && codes::array_layout(spec_text.substr(0, spec_text.find(':')), 7).ok())
+      return usage_error(def.name, "spec '" + spec_text + "': " + array.status().message());
+    if (array.ok()) {
+      if (shapes) return usage_error(def.name, "--op shape is for codes over GF(2^l); " + array->to_string() +
+                                                   " has an encoder and rebuilds (--decoders: failed-disk sets)");
+      for (const char *o : {"generic", "runtime-c"})
+        if (args.has(o))
+          return usage_error(def.name, std::string("--") + o + " is for codes over GF(2^l); " + array->to_string() +
+                                           "'s rebuilds are fixed with --decoders");
+      if (const std::string st = args.get("strategy", "auto"); st != "auto" && st != "xor")
+        return usage_error(def.name, "--strategy '" + st + "': an array code's kernels are XOR schedules (auto)");
+      jit::OptLevel opt = jit::OptLevel::kO3;
+      if (!parse_opt_level(args.get("opt", "O3"), &opt))
+        return usage_error(def.name, "--opt '" + args.get("opt") + "' is not one of O0, O1, O2, O3");
+      const std::string prefix = args.get("prefix", default_prefix(array->to_string()));
+      if (!is_c_identifier(prefix))
+        return usage_error(def.name, "--prefix '" + prefix + "' is not a C identifier (letters, digits, '_'; "
+                                     "starting with a letter; at most 64 characters)");
+      jit::AotRequest request;
+      std::string header_text;
+      if (!array_aot_request(*array, args.get("target"), opt, sets, prefix, &request, &header_text, &error))
+        return usage_error(def.name, error);
+      return write_outputs(def, args, request, kind, header_text, "", "", array->to_string());
+    }
+  }
+
+  // The encoder request: the same options and naming as `ecjit ir/asm` (kernel_request.h).
   std::vector<std::string> kr_words;
   for (const char *o : {"spec", "target", "strategy", "opt"})
     if (args.has(o)) {
@@ -227,9 +316,6 @@ int cmd_aot(int argc, char **argv) {
     return usage_error(def.name, error);
   std::optional<KernelRequest> enc = make_kernel_request(kr_args, &error);
   if (!enc) return usage_error(def.name, error);
-  std::vector<std::vector<unsigned>> sets;
-  if (args.has("decoders") && !parse_decoder_sets(args.get("decoders"), &sets, &error))
-    return usage_error(def.name, error);
   const std::string spec = enc->spec.to_string(), target = enc->target.to_string();
   std::string prefix = args.get("prefix", default_prefix(spec));
   if (!is_c_identifier(prefix))
@@ -321,51 +407,7 @@ int cmd_aot(int argc, char **argv) {
     }
   }
 
-  // Assembly keeps LLVM's comments (IR block names such as %vloop) for reading and llvm-mca.
-  llvm::Expected<std::string> out = jit::aot_emit(request, kind, /*verbose_asm=*/true);
-  if (!out) return runtime_error(def.name, describe(*enc) + ": " + error_message(out.takeError()));
-  // Every file or none: each is written to a temporary beside it and renamed only once all
-  // are written (a failed header write no longer leaves an object that has no header).
-  std::vector<std::pair<std::string, std::string>> files = {{args.get("output"), *out}};
-  if (args.has("header")) files.push_back({args.get("header"), header_text});
-  if (args.has("runtime-c")) files.push_back({args.get("runtime-c") + "/" + runtime_c_name, runtime_c_text});
-  for (size_t i = 0; i < files.size(); ++i)
-    for (size_t j = i + 1; j < files.size(); ++j)
-      if (files[i].first == files[j].first ||
-          (files[i].first != "-" && llvm::sys::fs::equivalent(files[i].first, files[j].first)))
-        return usage_error(def.name, "'" + files[i].first + "' is given for two outputs (" +
-                                         (i == 0 ? "-o" : "--header") + " and " +
-                                         (j == 1 ? "--header" : "--runtime-c") +
-                                         "); each needs its own file");
-  std::vector<std::string> temps;
-  auto discard = [&] {
-    for (const std::string &t : temps) std::remove(t.c_str());
-  };
-  for (const auto &[path, bytes] : files) {
-    if (path == "-") continue;  // stdout, written after the files
-    const std::string tmp = path + ".tmp-ecjit-" + std::to_string(getpid());
-    temps.push_back(tmp);
-    if (!write_file(tmp, bytes)) {
-      discard();
-      return runtime_error(def.name, "cannot write '" + path + "'");
-    }
-  }
-  for (size_t i = 0, t = 0; i < files.size(); ++i) {
-    if (files[i].first == "-") continue;
-    if (std::rename(temps[t].c_str(), files[i].first.c_str()) != 0) {
-      discard();
-      return runtime_error(def.name, "cannot write '" + files[i].first + "'");
-    }
-    temps[t++].clear();
-  }
-  if (files[0].first == "-" && !write_file("-", files[0].second))
-    return runtime_error(def.name, "cannot write to stdout");
-  if (args.has("sizes")) {
-    auto sizes = jit::function_sizes(*out);
-    if (!sizes) return runtime_error(def.name, error_message(sizes.takeError()));
-    for (const auto &[name, bytes] : *sizes) std::printf("%8llu  %s\n", (unsigned long long)bytes, name.c_str());
-  }
-  return 0;
+  return write_outputs(def, args, request, kind, header_text, runtime_c_name, runtime_c_text, describe(*enc));
 }
 
 }  // namespace ecjit::tools

@@ -17,6 +17,20 @@
 
 namespace ecjit::tools {
 
+std::optional<KernelTarget> resolve_target(const std::string &text, std::string *error) {
+  auto target = jit::TargetSpec::parse(text);
+  if (!target) {
+    *error = "target '" + text + "': " + error_message(target.takeError());
+    return std::nullopt;
+  }
+  auto info = target->resolve();
+  if (!info) {
+    *error = "target '" + text + "': " + error_message(info.takeError());
+    return std::nullopt;
+  }
+  return KernelTarget{*target, *info};
+}
+
 std::string strategy_list() {
   std::string out;
   for (const std::string &name : ir::known_strategies()) out += (out.empty() ? "" : ", ") + name;
@@ -64,24 +78,6 @@ std::string error_message(llvm::Error err) { return one_line(llvm::toString(std:
 
 namespace {
 
-struct Target {
-  jit::TargetSpec spec;
-  ir::TargetInfo info;
-};
-
-std::optional<Target> resolve_target(const std::string &text, std::string *error) {
-  auto target = jit::TargetSpec::parse(text);
-  if (!target) {
-    *error = "target '" + text + "': " + error_message(target.takeError());
-    return std::nullopt;
-  }
-  auto info = target->resolve();
-  if (!info) {
-    *error = "target '" + text + "': " + error_message(info.takeError());
-    return std::nullopt;
-  }
-  return Target{*target, *info};
-}
 
 std::optional<codes::LinearCode> build(const std::string &spec_text, std::string *error) {
   Result<codes::LinearCode> code = codes::build_code(spec_text);
@@ -93,7 +89,7 @@ std::optional<codes::LinearCode> build(const std::string &spec_text, std::string
 }
 
 KernelRequest assemble(codes::LinearCode code, std::string op, std::vector<unsigned> erased,
-                       Target target, ir::Strategy strategy, jit::OptLevel opt,
+                       KernelTarget target, ir::Strategy strategy, jit::OptLevel opt,
                        const codes::Matrix &coeffs) {
   const std::string symbol = ir::kernel_symbol(op, code.spec.to_string(), target.spec.to_string());
   const ir::Strategy resolved = jit::resolve_strategy(strategy, target.info, code.field.bits());
@@ -145,7 +141,7 @@ std::optional<KernelRequest> make_xor_request(const Args &args, const CodeSpec &
     *error = std::string("--") + (args.has("outputs") ? "outputs" : "unroll") + " does not apply to bit-matrix codes";
     return std::nullopt;
   }
-  std::optional<Target> target = resolve_target(args.get("target", "host"), error);
+  std::optional<KernelTarget> target = resolve_target(args.get("target", "host"), error);
   if (!target) return std::nullopt;
   jit::OptLevel opt = jit::OptLevel::kO3;
   if (!parse_opt_level(args.get("opt", "O3"), &opt)) {
@@ -188,7 +184,7 @@ std::optional<KernelRequest> make_encode_request(const std::string &spec_text,
                                                  jit::OptLevel opt, std::string *error) {
   std::optional<codes::LinearCode> code = build(spec_text, error);
   if (!code) return std::nullopt;
-  std::optional<Target> target = resolve_target(target_text, error);
+  std::optional<KernelTarget> target = resolve_target(target_text, error);
   if (!target) return std::nullopt;
   const codes::Matrix parity = code->parity;
   return assemble(std::move(*code), "encode", {}, std::move(*target), ir::Strategy::kAuto, opt,
@@ -204,7 +200,7 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
     return make_xor_request(args, *spec, error);
   std::optional<codes::LinearCode> code = build(args.get("spec"), error);
   if (!code) return std::nullopt;
-  std::optional<Target> target = resolve_target(args.get("target", "host"), error);
+  std::optional<KernelTarget> target = resolve_target(args.get("target", "host"), error);
   if (!target) return std::nullopt;
 
   const std::string strategy_text = args.get("strategy", "auto");

@@ -20,6 +20,14 @@ namespace ecjit::tools {
 // The options every kernel-inspecting subcommand (ir, asm, stats) accepts.
 std::vector<Option> kernel_options();
 
+// A parsed and resolved --target.
+struct KernelTarget {
+  jit::TargetSpec spec;
+  ir::TargetInfo info;
+};
+// Parses and resolves a target text; nullopt with a one-line message naming it.
+std::optional<KernelTarget> resolve_target(const std::string &text, std::string *error);
+
 // The strategy names --strategy accepts, comma-separated (ir::known_strategies()).
 std::string strategy_list();
 

@@ -7,7 +7,9 @@
 // data, parity and rebuilt shard, and the runtime C's decode matrices) is checked here byte
 // for byte against codes::ref_encode, plan_reconstruct and the original shards. Bit-matrix
 // (XOR) codes have no generic kernel or runtime C: encoder and decoders only, checked against
-// codes::ref_bitmatrix_encode, with lengths in whole blocks.
+// codes::ref_bitmatrix_encode, with lengths in whole blocks. Array codes (xcode, bpcode) run
+// encoder and failed-disk rebuilds in place on the disks, checked against codes::encode_layout
+// (the parity chains' definitions).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -16,6 +18,7 @@
 #include <sstream>
 #include <vector>
 
+#include "codes/array_layout.h"
 #include "codes/bitmatrix_code.h"
 #include "codes/decode.h"
 #include "codes/linear_code.h"
@@ -103,6 +106,10 @@ std::vector<Case> cases() {
   v.push_back({"hexagon-v68+hvx", "cauchy-good:k=6,m=3,w=8,packet=128", "0,4,7;2", Runner::kHexagon});
   v.push_back({"armv7", "blaum-roth:k=4,w=4", "0,5", Runner::kArm});
   v.push_back({"riscv64-v", "cauchy-orig:k=4,m=2,w=4,packet=16", "1,4", Runner::kRiscvV});
+  // Array codes (issue 19): parity on the data disks, kernels in place; native, NEON, HVX.
+  v.push_back({"x86_64-v3", "xcode:p=7", "0;1,4;5,6", Runner::kNative, "auto", "avx2"});
+  v.push_back({"aarch64", "bpcode:p=7", "0;2,3;4,5", Runner::kAArch64});
+  v.push_back({"hexagon-v68+hvx", "xcode:p=5,element=128", "1;0,4", Runner::kHexagon});
   return v;
 }
 
@@ -319,6 +326,79 @@ std::string verify(const RefCode &ref, const std::vector<std::vector<unsigned>> 
   return "";
 }
 
+// An array code's harness output (I, P and D lines over disks): the encoder keeps every
+// data cell and gives every parity cell its chain's XOR (codes::encode_layout over the input
+// disks), each rebuild gives the encoded disks back. Returns "" or the first problem.
+std::string verify_array(const std::string &spec, const std::vector<std::vector<unsigned>> &sets,
+                         const std::string &output) {
+  const codes::ArraySpec as = *codes::parse_array_spec(spec);
+  const codes::ArrayLayout L = *codes::array_layout(as.family, as.p);
+  const size_t e = as.element, stripe = size_t(L.rows) * e;
+  std::stringstream in(output);
+  std::string line;
+  size_t len = 0;
+  std::vector<std::vector<uint8_t>> disks;  // the inputs, then the reference encoding
+  bool encoded = false, done = false;
+  unsigned lengths = 0, p_lines = 0;
+  std::map<std::vector<unsigned>, unsigned> d_lines;
+  auto encode = [&] {
+    if (encoded) return;
+    for (size_t at = 0; at + stripe <= len; at += stripe) {
+      std::vector<uint8_t *> cells(L.cells());
+      for (unsigned c = 0; c < L.cells(); ++c) cells[c] = disks[L.disk_of(c)].data() + at + L.row_of(c) * e;
+      codes::encode_layout(L, cells.data(), e);
+    }
+    encoded = true;
+  };
+  while (std::getline(in, line)) {
+    std::stringstream ls(line);
+    std::string tag, hex, set;
+    unsigned d = 0;
+    ls >> tag;
+    std::string err;
+    if (tag == "L") {
+      ls >> len;
+      disks.assign(L.disks, std::vector<uint8_t>(len, 0));
+      encoded = false;
+      ++lengths;
+    } else if (tag == "I") {
+      ls >> d >> hex;
+      if (d >= L.disks || encoded) return "unexpected input line: " + line.substr(0, 40);
+      disks[d] = parse_hex(hex);
+      if (disks[d].size() != len) return "input disk of wrong size";
+    } else if (tag == "P" || tag == "D") {
+      if (tag == "D") ls >> set;
+      ls >> d >> hex;
+      encode();
+      if (d >= L.disks) return "disk " + std::to_string(d) + " out of range";
+      const std::string diff = first_difference(parse_hex(hex), disks[d]);
+      if (!diff.empty())
+        err = (tag == "P" ? std::string("encoder") : "rebuild of {" + set + "}") + " disk " + std::to_string(d) +
+              " (len " + std::to_string(len) + "): " + diff;
+      if (tag == "P") ++p_lines;
+      else ++d_lines[parse_list(set)];
+    } else if (tag == "E") {
+      return "a kernel wrote outside [0, len): " + line;
+    } else if (tag == "X") {
+      std::string st;
+      ls >> st;
+      if (st != "0") return "harness status " + st;
+      done = true;
+    } else {
+      return "unexpected line: " + line.substr(0, 80);
+    }
+    if (!err.empty()) return err;
+  }
+  if (!done) return "harness output incomplete (no X line)";
+  if (lengths != 4) return "expected 4 lengths, saw " + std::to_string(lengths);
+  if (p_lines != 4 * L.disks) return "encoder lines " + std::to_string(p_lines);
+  for (const auto &s : sets)
+    if (d_lines[s] != 4 * s.size()) return "rebuild lines missing for a set";
+  return "";
+}
+
+bool is_array(const std::string &spec) { return !CodeSpec::parse(spec).ok() && codes::parse_array_spec(spec).ok(); }
+
 std::vector<std::vector<unsigned>> decoder_sets(const Case &c) {
   std::vector<std::vector<unsigned>> sets;
   std::stringstream ds(c.decoders);
@@ -327,7 +407,8 @@ std::vector<std::vector<unsigned>> decoder_sets(const Case &c) {
   return sets;
 }
 
-bool is_bitmatrix(const Case &c) { return CodeSpec::parse(c.spec)->bitmatrix(); }
+// No generic kernel or runtime C file: bit-matrix and array codes.
+bool is_bitmatrix(const Case &c) { return is_array(c.spec) || CodeSpec::parse(c.spec)->bitmatrix(); }
 
 std::string aot_args(const Case &c) {
   return "--spec " + sh(c.spec) + " --target " + sh(c.target) + " --strategy " + c.strategy +
@@ -390,7 +471,9 @@ TEST_P(AotEmulated, MatchesReferenceCodec) {
   const std::string what = "spec " + c.spec + ", target " + c.target + ", strategy " + c.strategy;
   std::string dir, output, problem;
   const bool ran = build_and_run(c, tc, &dir, &output, &problem);
-  if (ran) problem = verify(ref_code(c.spec), decoder_sets(c), output);
+  if (ran)
+    problem = is_array(c.spec) ? verify_array(c.spec, decoder_sets(c), output)
+                               : verify(ref_code(c.spec), decoder_sets(c), output);
   if (!problem.empty()) {
     ecjit_aot(aot_args(c) + " --emit asm -o " + sh(dir + "/codec.s"), dir);
     FAIL() << what << ": " << problem << "\n  assembly: " << dir << "/codec.s";
@@ -421,6 +504,30 @@ TEST(AotEmulatedChecker, RejectsCorruptedOutput) {
   for (size_t at; (at = no_decoder.find("\nD 0 ")) != std::string::npos;)
     no_decoder.erase(at + 1, no_decoder.find('\n', at + 1) - at);
   EXPECT_NE(verify(code, sets, no_decoder), "");
+}
+
+// The array checker: a real native run verifies; a flipped encoded or rebuilt byte, a
+// missing rebuild and a truncated run are each caught.
+TEST(AotEmulatedChecker, RejectsCorruptedArrayOutput) {
+  const Case c{"x86_64", "xcode:p=5", "0;1,3", Runner::kNative};
+  std::string why, dir, output, problem;
+  ASSERT_TRUE(build_and_run(c, toolchain(c.runner, &why), &dir, &output, &problem)) << problem;
+  const auto sets = decoder_sets(c);
+  ASSERT_EQ(verify_array(c.spec, sets, output), "");
+  for (const char *tag : {"\nP 3 ", "\nD 1,3 3 "}) {
+    std::string bad = output;
+    const size_t at = bad.find(tag);
+    ASSERT_NE(at, std::string::npos) << tag;
+    const size_t eol = bad.find('\n', at + 1);
+    char &ch = bad[eol - 1];
+    ch = ch == '0' ? '1' : '0';
+    EXPECT_NE(verify_array(c.spec, sets, bad), "") << "corrupted" << tag;
+  }
+  EXPECT_NE(verify_array(c.spec, sets, output.substr(0, output.rfind("X "))), "");
+  std::string no_rebuild = output;
+  for (size_t at; (at = no_rebuild.find("\nD 0 ")) != std::string::npos;)
+    no_rebuild.erase(at + 1, no_rebuild.find('\n', at + 1) - at);
+  EXPECT_NE(verify_array(c.spec, sets, no_rebuild), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, AotEmulated, ::testing::ValuesIn(cases()),

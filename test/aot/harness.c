@@ -12,7 +12,8 @@
  *   Q <shard> <hex>                     a parity shard from the generic kernel with the parity matrix
  *   E <what>                            a kernel wrote past len (guard bytes changed)
  *   X <status>                          the end (status 0)
- * <erased> and <sources> are comma-separated shard lists, "-" when empty. The host test
+ * <erased> and <sources> are comma-separated shard lists, "-" when empty. An array code's
+ * header (CODEC_DISKS) gets its own loop (below): I, P and D lines over disks. The host test
  * recomputes everything with the reference codec and compares byte for byte.
  * Compile with -DECJIT_FREESTANDING for targets without a C library (Hexagon): then the
  * harness has its own _start and makes the write / exit_group system calls itself.
@@ -208,6 +209,56 @@ static void print_shard(const char *tag, const unsigned *set, unsigned nset, uns
   put_char('\n');
 }
 
+#ifdef CODEC_DISKS
+/* An array code (xcode, bpcode, ...): every kernel works in place on the disk array. For each
+ * length (whole stripes) every disk is filled with pseudo-random bytes, data and parity cells
+ * alike, and printed as "I <disk> <hex>"; the encoder runs and every disk is printed as "P";
+ * then per rebuild the encoded disks are copied, the failed ones overwritten with other
+ * bytes, the rebuild runs and each failed disk is printed as "D <failed> <disk> <hex>". */
+static int harness_main(void) {
+  unsigned li, i, s;
+  for (li = 0; li < sizeof kLengths / sizeof kLengths[0]; ++li) {
+    const size_t len = (size_t)kLengths[li] * SB;
+    const unsigned misalign = li & 1 ? 1 : 0;
+    size_t j;
+    cur_len = len;
+    for (s = 0; s < CODEC_N; ++s) {
+      shard[s] = shard_mem[s] + GUARD + 64 + misalign;
+      work[s] = work_mem[s] + GUARD + 64 + misalign;
+    }
+    put_str("L ");
+    put_uint(len);
+    put_char(' ');
+    put_uint(misalign);
+    put_char('\n');
+    rng_state = 0x9E3779B97F4A7C15ull ^ ((uint64_t)(li + 1) << 32);
+    arm_guards(shard, CODEC_N, len);
+    for (s = 0; s < CODEC_N; ++s) {
+      for (j = 0; j < len; ++j) shard[s][j] = (uint8_t)(rng_next() >> 56);
+      print_shard("I", 0, 0, s, shard[s]);
+    }
+    CODEC_ENCODE((const uint8_t *const *)shard, shard, len);
+    check_guards(shard, CODEC_N, len, "encode");
+    for (s = 0; s < CODEC_N; ++s) print_shard("P", 0, 0, s, shard[s]);
+    for (i = 0; i < CODEC_DECODER_COUNT; ++i) {
+      const struct codec_decoder *d = &codec_decoders[i];
+      arm_guards(work, CODEC_N, len);
+      for (s = 0; s < CODEC_N; ++s)
+        for (j = 0; j < len; ++j) work[s][j] = shard[s][j];
+      for (s = 0; s < d->n_erased; ++s)
+        for (j = 0; j < len; ++j) work[d->erased[s]][j] = (uint8_t)(rng_next() >> 56);
+      d->fn((const uint8_t *const *)work, work, len);
+      check_guards(work, CODEC_N, len, "rebuild");
+      for (s = 0; s < d->n_erased; ++s) print_shard("D", d->erased, d->n_erased, d->erased[s], work[d->erased[s]]);
+    }
+  }
+  put_str("X ");
+  put_uint((unsigned long)failed);
+  put_char('\n');
+  flush_out();
+  return failed;
+}
+#else
 #if CODEC_HAS_GENERIC && CODEC_HAS_RUNTIME_C
 static uint8_t coeff_mem[CODEC_M * CODEC_K * SB + 1];
 
@@ -319,6 +370,7 @@ static int harness_main(void) {
   flush_out();
   return failed;
 }
+#endif /* CODEC_DISKS */
 
 #ifdef ECJIT_FREESTANDING
 void _start(void);
