@@ -89,6 +89,58 @@ TEST(AotProduct, EveryShapeEqualsFieldArithmetic) {
   }
 }
 
+// Products of several kernel calls (row blocks, column chunks) over long shards, a partial
+// vector at the end, against field arithmetic.
+TEST(AotProduct, LongShardsSeveralCalls) {
+  if (!aot::host_shape_set(8, false)) GTEST_SKIP() << "no ahead-of-time kernels for this build or CPU";
+  for (unsigned bits : {8u, 32u}) {
+    const aot::AotShapeSet *set = aot::host_shape_set(bits, false);
+    if (!set) continue;
+    const codes::Field f = *codes::Field::make(bits);
+    const codes::CoeffLayout layout = ir::runtime_layout(set->strategy);
+    const size_t sb = bits / 8;
+    std::mt19937 rng(bits);
+    for (auto [rows, cols] : {std::pair{9u, 23u}, std::pair{3u, 11u}})
+      for (bool acc : {false, true}) {
+        const size_t len = size_t(17385) / sb * sb;
+        codes::Matrix c(rows, cols);
+        for (auto &v : c.a) v = rng() & f.mask();
+        std::vector<uint8_t> prepared;
+        codes::prepare_matrix(layout, f, c, &prepared);
+        auto p = aot::AotProduct::make(*set, rows, cols, acc, prepared.data(), codes::coeff_bytes(layout, f));
+        ASSERT_TRUE(p.has_value());
+        ASSERT_GT(p->calls(), 1u);
+        std::vector<std::vector<uint8_t>> in(cols, std::vector<uint8_t>(len)), out(rows, std::vector<uint8_t>(len));
+        std::vector<const uint8_t *> ip;
+        std::vector<uint8_t *> op;
+        for (auto &v : in) {
+          for (auto &b : v) b = uint8_t(rng());
+          ip.push_back(v.data());
+        }
+        for (auto &v : out) {
+          for (auto &b : v) b = uint8_t(rng());
+          op.push_back(v.data());
+        }
+        std::vector<std::vector<uint8_t>> want = out;
+        for (unsigned r = 0; r < rows; ++r)
+          for (size_t i = 0; i < len; i += sb) {
+            auto sym = [&](const std::vector<uint8_t> &v) {
+              uint64_t x = 0;
+              for (size_t b = 0; b < sb; ++b) x |= uint64_t(v[i + b]) << (8 * b);
+              return x;
+            };
+            uint64_t v = acc ? sym(want[r]) : 0;
+            for (unsigned col = 0; col < cols; ++col) v ^= f.mul(c.at(r, col), sym(in[col]));
+            for (size_t b = 0; b < sb; ++b) want[r][i + b] = uint8_t(v >> (8 * b));
+          }
+        p->run(ip.data(), op.data(), len);
+        for (unsigned r = 0; r < rows; ++r)
+          ASSERT_EQ(want[r], out[r]) << "gf" << bits << " rows " << rows << " cols " << cols << " acc " << acc
+                                     << " len " << len << " output " << r;
+      }
+  }
+}
+
 JitOptions options(bool aot = true) {
   JitOptions o;
   o.disk_cache = false;  // every kernel compiled: the background thread has work

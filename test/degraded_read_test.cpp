@@ -136,24 +136,34 @@ TEST(DegradedReads, WideFieldsSampleOnEveryTier) {
 }
 
 // More lost shards than one shape kernel computes (8 for GF(2^8), 2 for clmul-insn GF(2^32)
-// on 16 registers): the targets run in chunks over the same prepared rows.
+// on 16 registers): the targets run in chunks over the same prepared rows (70001 bytes end in
+// a partial vector). Through the built-in kernels (aot::AotProduct) and the Jit's own.
 TEST(DegradedReads, ManyTargetsRunInChunks) {
-  auto jit = make_jit(~size_t(0));
-  ASSERT_TRUE(jit);
+  for (bool aot : {true, false}) {
+  JitOptions o;
+  o.disk_cache = false;
+  o.tune = false;
+  o.promote_after_bytes = ~size_t(0);
+  o.aot_kernels = aot;
+  auto made = Jit::create(o);
+  ASSERT_TRUE(made.ok()) << made.status().to_string();
+  std::shared_ptr<Jit> jit = *made;
   for (const char *spec : {"rs-cauchy:k=20,m=12", "rs-cauchy:k=20,m=12,gf=32", "rs-vand:k=6,m=5,gf=64"}) {
     auto codec = jit->codec(spec);
     ASSERT_TRUE(codec.ok()) << codec.status().to_string();
     const codes::LinearCode code = *codes::build_code(*CodeSpec::parse(spec));
     std::mt19937_64 rng(code.n());
-    for (size_t len : {size_t(8), size_t(1000), size_t(40000)}) {
+    const size_t sb = code.field.bits() / 8;
+    for (size_t len : {size_t(8), size_t(1000), size_t(40000), size_t(70001) / sb * sb}) {
       Stripe st(code, len, len);
       for (int i = 0; i < 12; ++i) {
         uint64_t mask = 0;
         const unsigned lost = 1 + unsigned(rng() % code.m);
         while (unsigned(__builtin_popcountll(mask)) < lost) mask |= uint64_t(1) << (rng() % code.n());
-        ASSERT_TRUE(st.rebuild(**codec, mask)) << spec;
+        ASSERT_TRUE(st.rebuild(**codec, mask)) << spec << (aot ? " (built-in kernels on)" : "");
       }
     }
+  }
   }
 }
 

@@ -173,6 +173,11 @@ bool shape_kernels(const Args &args, const KernelRequest &base, const std::strin
   return true;
 }
 
+std::string prefix_message(const std::string &prefix) {
+  return "--prefix '" + prefix + "' is not a C identifier (letters, digits, '_'; starting with a letter; at most 64 "
+         "characters)";
+}
+
 // Emits `request` as `kind` and writes it with the header (and the runtime C file when asked
 // for): every file or none. `what` names the code in an error. Returns the exit status.
 int write_outputs(const CommandDef &def, const Args &args, const jit::AotRequest &request, jit::AotEmit kind,
@@ -287,9 +292,7 @@ int cmd_aot(int argc, char **argv) {
       if (!parse_opt_level(args.get("opt", "O3"), &opt))
         return usage_error(def.name, "--opt '" + args.get("opt") + "' is not one of O0, O1, O2, O3");
       const std::string prefix = args.get("prefix", default_prefix(array->to_string()));
-      if (!is_c_identifier(prefix))
-        return usage_error(def.name, "--prefix '" + prefix + "' is not a C identifier (letters, digits, '_'; "
-                                     "starting with a letter; at most 64 characters)");
+      if (!is_c_identifier(prefix)) return usage_error(def.name, prefix_message(prefix));
       jit::AotRequest request;
       std::string header_text;
       if (!array_aot_request(*array, args.get("target"), opt, sets, prefix, &request, &header_text, &error))
@@ -318,9 +321,7 @@ int cmd_aot(int argc, char **argv) {
   if (!enc) return usage_error(def.name, error);
   const std::string spec = enc->spec.to_string(), target = enc->target.to_string();
   std::string prefix = args.get("prefix", default_prefix(spec));
-  if (!is_c_identifier(prefix))
-    return usage_error(def.name, "--prefix '" + prefix + "' is not a C identifier (letters, digits, '_'; "
-                                 "starting with a letter; at most 64 characters)");
+  if (!is_c_identifier(prefix)) return usage_error(def.name, prefix_message(prefix));
   jit::AotRequest request;
   request.target = enc->req.target;
   request.opt = enc->req.opt;
