@@ -80,6 +80,39 @@ std::string decoder_table(const std::string &P, const std::string &U, const std:
   }
   return t + "};\n";
 }
+// The rest of an XOR code's header (bit-matrix or array): the kernel typedef, the encoder's
+// prototype and macro, each decoder's prototype under a comment made from `decoder_format`
+// (its outputs, then its inputs, for the two %s), the decoder table, no generic kernel or
+// runtime C, and the close.
+std::string xor_kernels_and_close(const std::string &P, const std::string &U, const std::string &guard,
+                                  const std::string &encoder_comment, const std::string &encode_symbol,
+                                  const std::string &decoders_comment, const std::vector<AotDecoder> &decoders,
+                                  const std::string &decoder_format) {
+  std::string h;
+  auto line = [&](const std::string &s = "") { h += s + "\n"; };
+  line("typedef void (*" + P + "_kernel_fn)" + kKernelArgs + ";");
+  line();
+  line("/* " + encoder_comment + " */");
+  line("void " + encode_symbol + kKernelArgs + ";");
+  line("#define " + U + "_ENCODE " + encode_symbol);
+  line();
+  line(decoders_comment);
+  line("#define " + U + "_DECODER_COUNT " + std::to_string(decoders.size()));
+  for (const AotDecoder &d : decoders) {
+    std::string comment = decoder_format;
+    comment.replace(comment.find("%s"), 2, join(d.outputs));
+    comment.replace(comment.find("%s"), 2, join(d.inputs));
+    line("/* " + comment + " */");
+    line("void " + d.symbol + kKernelArgs + ";");
+  }
+  h += decoder_table(P, U, decoders);
+  line();
+  line("#define " + U + "_HAS_GENERIC 0");
+  line("#define " + U + "_HAS_RUNTIME_C 0");
+  line();
+  return h + header_close(guard);
+}
+
 const char *kGenericArgs =
     "(const uint8_t *coeffs, unsigned rows, unsigned cols,\n"
     "    const uint8_t *const *in, uint8_t *const *out, size_t len)";
@@ -250,26 +283,15 @@ std::string aot_xor_header_text(const XorAotContents &c) {
   }
   line("};");
   line();
-  line("typedef void (*" + P + "_kernel_fn)" + kKernelArgs + ";");
-  line();
-  line("/* Encoder: in = data shards 0.." + std::to_string(code.k - 1) + ", out = parity shards " +
-       std::to_string(code.k) + ".." + std::to_string(code.n() - 1) + ". */");
-  line("void " + c.encode_symbol + kKernelArgs + ";");
-  line("#define " + U + "_ENCODE " + c.encode_symbol);
-  line();
-  line("/* Decoders for the erasure sets fixed at build time. Each rebuilds the erased shards");
-  line(" * (out[i] = shard erased[i]) from the present ones it reads (in[j] = shard inputs[j]). */");
-  line("#define " + U + "_DECODER_COUNT " + std::to_string(c.decoders.size()));
-  for (const AotDecoder &d : c.decoders) {
-    line("/* erased {" + join(d.outputs) + "}: in = shards {" + join(d.inputs) + "} */");
-    line("void " + d.symbol + kKernelArgs + ";");
-  }
-  h += decoder_table(P, U, c.decoders);
-  line();
-  line("#define " + U + "_HAS_GENERIC 0");
-  line("#define " + U + "_HAS_RUNTIME_C 0");
-  line();
-  return h + header_close(guard);
+  h += xor_kernels_and_close(
+      P, U, guard,
+      "Encoder: in = data shards 0.." + std::to_string(code.k - 1) + ", out = parity shards " +
+          std::to_string(code.k) + ".." + std::to_string(code.n() - 1) + ".",
+      c.encode_symbol,
+      "/* Decoders for the erasure sets fixed at build time. Each rebuilds the erased shards\n"
+      " * (out[i] = shard erased[i]) from the present ones it reads (in[j] = shard inputs[j]). */",
+      c.decoders, "erased {%s}: in = shards {%s}");
+  return h;
 }
 
 std::string aot_array_header_text(const ArrayAotContents &c) {
@@ -323,25 +345,12 @@ std::string aot_array_header_text(const ArrayAotContents &c) {
   }
   line("};");
   line();
-  line("typedef void (*" + P + "_kernel_fn)" + kKernelArgs + ";");
-  line();
-  line("/* Encoder: every parity cell from the data cells. */");
-  line("void " + c.encode_symbol + kKernelArgs + ";");
-  line("#define " + U + "_ENCODE " + c.encode_symbol);
-  line();
-  line("/* Rebuilds for the failed-disk sets fixed at build time: each writes every cell of the");
-  line(" * disks in erased[] from the disks in inputs[] (both indices into the disk array). */");
-  line("#define " + U + "_DECODER_COUNT " + std::to_string(c.rebuilds.size()));
-  for (const AotDecoder &d : c.rebuilds) {
-    line("/* failed {" + join(d.outputs) + "}: reads disks {" + join(d.inputs) + "} */");
-    line("void " + d.symbol + kKernelArgs + ";");
-  }
-  h += decoder_table(P, U, c.rebuilds);
-  line();
-  line("#define " + U + "_HAS_GENERIC 0");
-  line("#define " + U + "_HAS_RUNTIME_C 0");
-  line();
-  return h + header_close(guard);
+  h += xor_kernels_and_close(
+      P, U, guard, "Encoder: every parity cell from the data cells.", c.encode_symbol,
+      "/* Rebuilds for the failed-disk sets fixed at build time: each writes every cell of the\n"
+      " * disks in erased[] from the disks in inputs[] (both indices into the disk array). */",
+      c.rebuilds, "failed {%s}: reads disks {%s}");
+  return h;
 }
 
 std::string aot_shape_header_text(const AotShapeContents &c) {

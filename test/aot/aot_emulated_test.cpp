@@ -217,6 +217,18 @@ RefCode ref_code(const std::string &spec) {
   return r;
 }
 
+// A harness line that is not data: "E <what>" (a kernel wrote past len) and any unknown line
+// are problems; "X <status>" ends the output (*done), a problem unless the status is 0.
+std::string other_line(const std::string &tag, std::stringstream &ls, const std::string &line, bool *done) {
+  if (tag == "E") return "a kernel wrote outside [0, len): " + line;
+  if (tag != "X") return "unexpected line: " + line.substr(0, 80);
+  std::string st;
+  ls >> st;
+  if (st != "0") return "harness status " + st;
+  *done = true;
+  return "";
+}
+
 std::string verify(const RefCode &ref, const std::vector<std::vector<unsigned>> &decoders,
                    const std::string &output) {
   const unsigned k = ref.k, m = ref.m, n = ref.n();
@@ -303,15 +315,8 @@ std::string verify(const RefCode &ref, const std::vector<std::vector<unsigned>> 
       ls >> set >> s >> hex;
       err = check_shard("generic kernel for {" + set + "}", s, hex);
       ++g_lines;
-    } else if (tag == "E") {
-      return "a kernel wrote outside [0, len): " + line;
-    } else if (tag == "X") {
-      std::string st;
-      ls >> st;
-      if (st != "0") return "harness status " + st;
-      done = true;
     } else {
-      return "unexpected line: " + line.substr(0, 80);
+      err = other_line(tag, ls, line, &done);
     }
     if (!err.empty()) return err;
   }
@@ -377,15 +382,8 @@ std::string verify_array(const std::string &spec, const std::vector<std::vector<
               " (len " + std::to_string(len) + "): " + diff;
       if (tag == "P") ++p_lines;
       else ++d_lines[parse_list(set)];
-    } else if (tag == "E") {
-      return "a kernel wrote outside [0, len): " + line;
-    } else if (tag == "X") {
-      std::string st;
-      ls >> st;
-      if (st != "0") return "harness status " + st;
-      done = true;
     } else {
-      return "unexpected line: " + line.substr(0, 80);
+      err = other_line(tag, ls, line, &done);
     }
     if (!err.empty()) return err;
   }
@@ -480,6 +478,22 @@ TEST_P(AotEmulated, MatchesReferenceCodec) {
   }
 }
 
+// `output` with the last hex digit of the first line starting with `tag` flipped; "" when no
+// line does.
+std::string flip_last_digit(std::string output, const char *tag) {
+  const size_t at = output.find(tag);
+  if (at == std::string::npos) return "";
+  char &ch = output[output.find('\n', at + 1) - 1];
+  ch = ch == '0' ? '1' : '0';
+  return output;
+}
+
+// `output` without the lines starting with `tag` (which begins with the previous newline).
+std::string without_lines(std::string output, const char *tag) {
+  for (size_t at; (at = output.find(tag)) != std::string::npos;) output.erase(at + 1, output.find('\n', at + 1) - at);
+  return output;
+}
+
 // The checker itself: a real run verifies, and each kind of corruption is caught.
 TEST(AotEmulatedChecker, RejectsCorruptedOutput) {
   const Case c{"x86_64", kGf16, kGf16Dec, Runner::kNative};
@@ -490,20 +504,13 @@ TEST(AotEmulatedChecker, RejectsCorruptedOutput) {
   ASSERT_EQ(verify(code, sets, output), "");
   // Flip the last hex digit of the first line with each tag.
   for (const char *tag : {"\nP ", "\nQ ", "\nD ", "\nC ", "\nG "}) {
-    std::string bad = output;
-    const size_t at = bad.find(tag);
-    ASSERT_NE(at, std::string::npos) << tag;
-    const size_t eol = bad.find('\n', at + 1);
-    char &ch = bad[eol - 1];
-    ch = ch == '0' ? '1' : '0';
+    const std::string bad = flip_last_digit(output, tag);
+    ASSERT_FALSE(bad.empty()) << tag;
     EXPECT_NE(verify(code, sets, bad), "") << "corrupted" << tag;
   }
   EXPECT_NE(verify(code, sets, output.substr(0, output.rfind("X "))), "");
   EXPECT_NE(verify(code, sets, output + "E decoder\n"), "");
-  std::string no_decoder = output;
-  for (size_t at; (at = no_decoder.find("\nD 0 ")) != std::string::npos;)
-    no_decoder.erase(at + 1, no_decoder.find('\n', at + 1) - at);
-  EXPECT_NE(verify(code, sets, no_decoder), "");
+  EXPECT_NE(verify(code, sets, without_lines(output, "\nD 0 ")), "");
 }
 
 // The array checker: a real native run verifies; a flipped encoded or rebuilt byte, a
@@ -515,19 +522,12 @@ TEST(AotEmulatedChecker, RejectsCorruptedArrayOutput) {
   const auto sets = decoder_sets(c);
   ASSERT_EQ(verify_array(c.spec, sets, output), "");
   for (const char *tag : {"\nP 3 ", "\nD 1,3 3 "}) {
-    std::string bad = output;
-    const size_t at = bad.find(tag);
-    ASSERT_NE(at, std::string::npos) << tag;
-    const size_t eol = bad.find('\n', at + 1);
-    char &ch = bad[eol - 1];
-    ch = ch == '0' ? '1' : '0';
+    const std::string bad = flip_last_digit(output, tag);
+    ASSERT_FALSE(bad.empty()) << tag;
     EXPECT_NE(verify_array(c.spec, sets, bad), "") << "corrupted" << tag;
   }
   EXPECT_NE(verify_array(c.spec, sets, output.substr(0, output.rfind("X "))), "");
-  std::string no_rebuild = output;
-  for (size_t at; (at = no_rebuild.find("\nD 0 ")) != std::string::npos;)
-    no_rebuild.erase(at + 1, no_rebuild.find('\n', at + 1) - at);
-  EXPECT_NE(verify_array(c.spec, sets, no_rebuild), "");
+  EXPECT_NE(verify_array(c.spec, sets, without_lines(output, "\nD 0 ")), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, AotEmulated, ::testing::ValuesIn(cases()),

@@ -209,6 +209,27 @@ static void print_shard(const char *tag, const unsigned *set, unsigned nset, uns
   put_char('\n');
 }
 
+/* Length li: buffers placed (odd lengths also start at odd addresses), the L line printed,
+ * the generator seeded and the shards' guards armed. Returns the length in bytes. */
+static size_t start_length(unsigned li) {
+  const size_t len = (size_t)kLengths[li] * SB;
+  const unsigned misalign = li & 1 ? 1 : 0;
+  unsigned s;
+  cur_len = len;
+  for (s = 0; s < CODEC_N; ++s) {
+    shard[s] = shard_mem[s] + GUARD + 64 + misalign;
+    work[s] = work_mem[s] + GUARD + 64 + misalign;
+  }
+  put_str("L ");
+  put_uint(len);
+  put_char(' ');
+  put_uint(misalign);
+  put_char('\n');
+  rng_state = 0x9E3779B97F4A7C15ull ^ ((uint64_t)(li + 1) << 32);
+  arm_guards(shard, CODEC_N, len);
+  return len;
+}
+
 #ifdef CODEC_DISKS
 /* An array code (xcode, bpcode, ...): every kernel works in place on the disk array. For each
  * length (whole stripes) every disk is filled with pseudo-random bytes, data and parity cells
@@ -218,21 +239,8 @@ static void print_shard(const char *tag, const unsigned *set, unsigned nset, uns
 static int harness_main(void) {
   unsigned li, i, s;
   for (li = 0; li < sizeof kLengths / sizeof kLengths[0]; ++li) {
-    const size_t len = (size_t)kLengths[li] * SB;
-    const unsigned misalign = li & 1 ? 1 : 0;
+    const size_t len = start_length(li);
     size_t j;
-    cur_len = len;
-    for (s = 0; s < CODEC_N; ++s) {
-      shard[s] = shard_mem[s] + GUARD + 64 + misalign;
-      work[s] = work_mem[s] + GUARD + 64 + misalign;
-    }
-    put_str("L ");
-    put_uint(len);
-    put_char(' ');
-    put_uint(misalign);
-    put_char('\n');
-    rng_state = 0x9E3779B97F4A7C15ull ^ ((uint64_t)(li + 1) << 32);
-    arm_guards(shard, CODEC_N, len);
     for (s = 0; s < CODEC_N; ++s) {
       for (j = 0; j < len; ++j) shard[s][j] = (uint8_t)(rng_next() >> 56);
       print_shard("I", 0, 0, s, shard[s]);
@@ -297,20 +305,7 @@ static void run_generic(const unsigned *erased, unsigned ne) {
 static int harness_main(void) {
   unsigned li, i, s;
   for (li = 0; li < sizeof kLengths / sizeof kLengths[0]; ++li) {
-    const size_t len = (size_t)kLengths[li] * SB;
-    const unsigned misalign = li & 1 ? 1 : 0; /* odd lengths also start at odd addresses */
-    cur_len = len;
-    for (s = 0; s < CODEC_N; ++s) {
-      shard[s] = shard_mem[s] + GUARD + 64 + misalign;
-      work[s] = work_mem[s] + GUARD + 64 + misalign;
-    }
-    put_str("L ");
-    put_uint(len);
-    put_char(' ');
-    put_uint(misalign);
-    put_char('\n');
-    rng_state = 0x9E3779B97F4A7C15ull ^ ((uint64_t)(li + 1) << 32);
-    arm_guards(shard, CODEC_N, len);
+    const size_t len = start_length(li);
     for (s = 0; s < CODEC_K; ++s) {
       size_t j;
       for (j = 0; j < len; ++j) shard[s][j] = (uint8_t)(rng_next() >> 56);
