@@ -113,6 +113,14 @@ if ! "$ECJIT" aot --spec bpcode:p=7 --target armv7 --decoders "0;2,3" -o "$tmpd/
   echo "FAIL: ecjit aot of bpcode for armv7 did not write its object and header"
   fails=$((fails + 1))
 fi
+# ir / asm / stats of an array code: its encoder and the rebuild of failed disks.
+rebuild_asm=$("$ECJIT" asm --spec xcode:p=7 --target aarch64 --op decode --erased 2,5)
+if ! grep -q "ecjit_rebuild_d2_5__xcode_p_7" <<<"$rebuild_asm"; then
+  echo "FAIL: ecjit asm of an X-Code rebuild"
+  fails=$((fails + 1))
+fi
+expect_error "cannot rebuild disks 0,1,2" ir --spec xcode:p=7 --op decode --erased 0,1,2
+expect_error "array codes have one lowering, xor" asm --spec bpcode:p=7 --strategy gfni
 expect_error "is not a multiple of 384 bytes" demo --spec blaum-roth:k=6,w=6,packet=64 --size 1000
 xor_in_loop=$("$ECJIT" asm --spec liber8tion:k=8,packet=64 --target x86_64-v3 |
   awk '/^[.$A-Za-z_0-9]+:/ { inside = ($0 ~ /%vloop *$/); next } inside && /vxorps|vpxor/ { n++ } END { print n + 0 }')

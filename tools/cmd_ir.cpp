@@ -19,7 +19,8 @@ CommandDef ir_def() {
       "the first k present ones, in two stages when the planner factors the decode, planned and\n"
       "named by jit::plan_decoder as the runtime's decoders are. --op shape prints the kernel\n"
       "that serves the first calls of any erasure set: k inputs, --outputs R, coefficients read\n"
-      "at run time (docs/operations.md, degraded reads).";
+      "at run time (docs/operations.md, degraded reads). Array codes (xcode:p=7, bpcode:p=7):\n"
+      "--op decode is the rebuild of the --erased disks (default disk 0), in place on the disks.";
   d.options = kernel_options();
   d.options.push_back({"no-opt", "", "print the IR as the builder emits it, before any pass"});
   return d;
@@ -34,7 +35,7 @@ CommandDef asm_def() {
       "Compiles the kernel ahead of time with LLVM's code generator for --target and prints the\n"
       "assembly. Works for every target this LLVM was built with, not only this machine:\n"
       "host, host-avx2, x86_64-v3, x86_64-v4+gfni, aarch64+neon, armv7, hexagon-v68+hvx, riscv64,\n"
-      "riscv64-v.";
+      "riscv64-v. Array codes as for `ecjit ir` (--op decode: the rebuild of the --erased disks).";
   d.options = kernel_options();
   return d;
 }

@@ -1,11 +1,13 @@
 // kernel_request: parses the code, target, strategy and erasure options shared by ir, asm and stats.
 #include "tools/kernel_request.h"
 
+#include "jit/array_planner.h"
 #include "jit/xor_planner.h"
 
 #include "jit/decoder_planner.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "codes/decode.h"
 #include "ir_builders/kernel_builder.h"
@@ -95,7 +97,7 @@ KernelRequest assemble(codes::LinearCode code, std::string op, std::vector<unsig
   const ir::Strategy resolved = jit::resolve_strategy(strategy, target.info, code.field.bits());
   jit::CompileRequest req{ir::KernelDesc{code.field, coeffs, symbol}, target.info, strategy, opt};
   const CodeSpec spec = code.spec;
-  return KernelRequest{spec, std::move(code), std::nullopt, "", std::move(op), std::move(erased),
+  return KernelRequest{spec, std::move(code), std::nullopt, std::nullopt, "", std::move(op), std::move(erased),
                        std::move(target.spec), resolved, std::move(req)};
 }
 
@@ -126,19 +128,22 @@ bool parse_erased(const Args &args, unsigned n, unsigned m, std::vector<unsigned
   return true;
 }
 
-// --spec of a bit-matrix family: the xor kernel of --op encode | decode.
-std::optional<KernelRequest> make_xor_request(const Args &args, const CodeSpec &spec, std::string *error) {
-  Result<codes::BitMatrixCode> code = codes::build_bitmatrix_code(spec);
-  if (!code.ok()) {
-    *error = "spec '" + args.get("spec") + "': " + code.status().message();
-    return std::nullopt;
-  }
+// What a bit-matrix and an array code's request share: --strategy auto only, no --outputs or
+// --unroll, the target and level, --op encode | decode (--erased: n shards, by default the
+// first default_erased), and the xor kernel of the plan `plans` makes (erased empty: the
+// encoder's). `codes` names the kind of code in messages. spec, bits and array are left to
+// the caller.
+std::optional<KernelRequest> xor_kernel_request(
+    const Args &args, const std::string &codes, unsigned n, unsigned default_erased,
+    const std::function<Result<jit::XorPlan>(const std::vector<bool> &, const std::vector<unsigned> &,
+                                             const std::string &)> &plans,
+    std::string *error) {
   if (args.get("strategy", "auto") != "auto") {
-    *error = "--strategy: bit-matrix codes have one lowering, xor (leave --strategy at auto)";
+    *error = "--strategy: " + codes + " have one lowering, xor (leave --strategy at auto)";
     return std::nullopt;
   }
   if (args.has("outputs") || args.has("unroll")) {
-    *error = std::string("--") + (args.has("outputs") ? "outputs" : "unroll") + " does not apply to bit-matrix codes";
+    *error = std::string("--") + (args.has("outputs") ? "outputs" : "unroll") + " does not apply to " + codes;
     return std::nullopt;
   }
   std::optional<KernelTarget> target = resolve_target(args.get("target", "host"), error);
@@ -149,32 +154,69 @@ std::optional<KernelRequest> make_xor_request(const Args &args, const CodeSpec &
     return std::nullopt;
   }
   const std::string op = args.get("op", "encode");
-  const std::string target_name = target->spec.to_string();
   std::vector<unsigned> erased;
-  Result<jit::XorPlan> plan = Status(StatusCode::kInternal, "");
+  std::vector<bool> present(n, true);
   if (op == "encode") {
     if (args.has("erased")) {
       *error = "--erased applies to --op decode only";
       return std::nullopt;
     }
-    plan = jit::xor_encoder_plan(*code, target_name);
   } else if (op == "decode") {
-    std::vector<bool> present;
-    if (!parse_erased(args, code->n(), code->m, &erased, &present, error)) return std::nullopt;
-    plan = jit::xor_decoder_plan(*code, present, erased, target_name, /*best=*/true);
+    if (!parse_erased(args, n, default_erased, &erased, &present, error)) return std::nullopt;
   } else {
-    *error = "--op '" + op + "' is not encode or decode (bit-matrix codes have no shape kernels)";
+    *error = "--op '" + op + "' is not encode or decode (" + codes + " have no shape kernels)";
     return std::nullopt;
   }
+  Result<jit::XorPlan> plan = plans(present, erased, target->spec.to_string());
   if (!plan.ok()) {
     *error = "--op " + op + ": " + plan.status().to_string();
     return std::nullopt;
   }
   jit::CompileRequest req = jit::xor_compile_request(plan->desc, target->info, opt);
-  const CodeSpec canonical = code->spec;
-  return KernelRequest{canonical, std::nullopt, std::move(*code), codes::schedule_name(plan->schedule),
+  return KernelRequest{CodeSpec(), std::nullopt, std::nullopt, std::nullopt, codes::schedule_name(plan->schedule),
                        plan->op, std::move(erased), std::move(target->spec), ir::Strategy::kAuto,
                        std::move(req)};
+}
+
+// --spec of a bit-matrix family: the xor kernel of --op encode | decode.
+std::optional<KernelRequest> make_xor_request(const Args &args, const CodeSpec &spec, std::string *error) {
+  Result<codes::BitMatrixCode> code = codes::build_bitmatrix_code(spec);
+  if (!code.ok()) {
+    *error = "spec '" + args.get("spec") + "': " + code.status().message();
+    return std::nullopt;
+  }
+  std::optional<KernelRequest> r = xor_kernel_request(
+      args, "bit-matrix codes", code->n(), code->m,
+      [&](const std::vector<bool> &present, const std::vector<unsigned> &erased, const std::string &target_name) {
+        return erased.empty() ? jit::xor_encoder_plan(*code, target_name)
+                              : jit::xor_decoder_plan(*code, present, erased, target_name, /*best=*/true);
+      },
+      error);
+  if (!r) return std::nullopt;
+  r->spec = code->spec;
+  r->bits = std::move(*code);
+  return r;
+}
+
+// --spec of an array code (xcode, bpcode): its encoder, or with --op decode the rebuild of the
+// --erased disks (default: disk 0), planned as ArrayCodec plans them (best schedule).
+std::optional<KernelRequest> make_array_request(const Args &args, const codes::ArraySpec &spec, std::string *error) {
+  Result<codes::ArrayLayout> layout = codes::array_layout(spec.family, spec.p);
+  if (!layout.ok()) {
+    *error = "spec '" + args.get("spec") + "': " + layout.status().message();
+    return std::nullopt;
+  }
+  std::optional<KernelRequest> r = xor_kernel_request(
+      args, "array codes", layout->disks, 1,
+      [&](const std::vector<bool> &, const std::vector<unsigned> &erased, const std::string &target_name) {
+        uint64_t failed = 0;
+        for (unsigned d : erased) failed |= uint64_t(1) << d;
+        return erased.empty() ? jit::array_encoder_plan(spec, *layout, target_name)
+                              : jit::array_rebuild_plan(spec, *layout, failed, target_name, /*best=*/true);
+      },
+      error);
+  if (r) r->array = spec;
+  return r;
 }
 
 }  // namespace
@@ -196,8 +238,11 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
     *error = "--spec is required, e.g. --spec rs-vand:k=10,m=4,gf=8";
     return std::nullopt;
   }
-  if (Result<CodeSpec> spec = CodeSpec::parse(args.get("spec")); spec.ok() && spec->bitmatrix())
-    return make_xor_request(args, *spec, error);
+  Result<CodeSpec> parsed = CodeSpec::parse(args.get("spec"));
+  if (parsed.ok() && parsed->bitmatrix()) return make_xor_request(args, *parsed, error);
+  if (!parsed.ok())
+    if (Result<codes::ArraySpec> array = codes::parse_array_spec(args.get("spec")); array.ok())
+      return make_array_request(args, *array, error);
   std::optional<codes::LinearCode> code = build(args.get("spec"), error);
   if (!code) return std::nullopt;
   std::optional<KernelTarget> target = resolve_target(args.get("target", "host"), error);
@@ -299,12 +344,12 @@ llvm::Expected<std::string> kernel_assembly(const KernelRequest &r) {
 }
 
 std::string describe(const KernelRequest &r) {
-  std::string s = "spec " + r.spec.to_string() + ", op " + r.op;
+  std::string s = "spec " + (r.array ? r.array->to_string() : r.spec.to_string()) + ", op " + r.op;
   s += ", target " + r.target.to_string() + " (" + r.req.target.triple + ", cpu " +
        r.req.target.cpu + ", " + std::to_string(r.req.target.vector_bits) + "-bit vectors)";
   if (r.req.xor_kernel)
     s += ", strategy xor (schedule " + r.schedule + ", " + std::to_string(r.req.xor_kernel->program.xors()) +
-         " XORs per block position)";
+         " XORs per " + (r.array ? "stripe)" : "block position)");
   else
     s += ", strategy " + std::string(ir::strategy_name(r.resolved_strategy));
   s += ", " + std::string(opt_level_name(r.req.opt));

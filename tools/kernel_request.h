@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "codes/array_layout.h"
 #include "codes/bitmatrix_code.h"
 #include "codes/linear_code.h"
 #include "jit/kernel_compiler.h"
@@ -37,9 +38,10 @@ struct KernelRequest {
   CodeSpec spec;
   std::optional<codes::LinearCode> code;     // symbol codes
   std::optional<codes::BitMatrixCode> bits;  // bit-matrix codes: req.xor_kernel is set
+  std::optional<codes::ArraySpec> array;     // array codes (spec unset): req.xor_kernel is set
   std::string schedule;                      // bit-matrix codes: the schedule's name
   std::string op;                 // "encode" or jit::decoder_op ("decode_t<i>_.._s<j>_..", as the runtime;
-                                  // bit-matrix codes: jit::xor_decoder_plan's)
+                                  // bit-matrix codes: jit::xor_decoder_plan's; array codes "rebuild_d<i>_..")
   std::vector<unsigned> erased;   // decode only: the missing shards, ascending
   jit::TargetSpec target;
   ir::Strategy resolved_strategy = ir::Strategy::kClmulShift;
