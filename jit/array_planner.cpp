@@ -31,9 +31,7 @@ Result<XorPlan> array_cells_plan(const codes::ArraySpec &spec, const codes::Arra
   p.op = op;
   p.desc.symbol = ir::kernel_symbol(op, spec.to_string(), target_name);
   if (best) return with_best_schedule(std::move(p));  // checked by best_schedule
-  p.schedule = codes::XorSchedule::kSmart;
-  p.desc.program = codes::make_schedule(p.map, codes::XorSchedule::kSmart);
-  ECJIT_RETURN_IF_ERROR(codes::check_program(p.desc.program, p.map));
+  ECJIT_RETURN_IF_ERROR(apply_schedule(&p, codes::XorSchedule::kSmart));
   return p;
 }
 
@@ -63,28 +61,29 @@ Result<XorPlan> array_rebuild_plan(const codes::ArraySpec &spec, const codes::Ar
 }
 
 Result<XorPlan> array_update_plan(const codes::ArraySpec &spec, const codes::ArrayLayout &layout,
-                                  const XorPlan &encoder, unsigned disk, const std::string &target_name) {
+                                  const ir::XorKernelDesc &encoder, const codes::BitMatrix &encoder_map,
+                                  unsigned disk, const std::string &target_name) {
   // The encoder's map restricted to the disk's data cells, without the parity cells they
   // do not reach.
   std::vector<unsigned> cols;
-  for (unsigned j = 0; j < encoder.desc.inputs.size(); ++j)
-    if (encoder.desc.inputs[j].shard == disk) cols.push_back(j);
+  for (unsigned j = 0; j < encoder.inputs.size(); ++j)
+    if (encoder.inputs[j].shard == disk) cols.push_back(j);
   if (cols.empty())
     return Status(StatusCode::kInvalidArgument, "update: disk " + std::to_string(disk) + " of " + spec.to_string() +
                                                     " holds no data cells");
   std::vector<unsigned> rows;
-  for (unsigned r = 0; r < encoder.map.rows; ++r)
+  for (unsigned r = 0; r < encoder_map.rows; ++r)
     for (unsigned j : cols)
-      if (encoder.map.get(r, j)) {
+      if (encoder_map.get(r, j)) {
         rows.push_back(r);
         break;
       }
   XorPlan p;
   p.map = codes::BitMatrix(unsigned(rows.size()), unsigned(cols.size()));
-  for (unsigned j : cols) p.desc.inputs.push_back(encoder.desc.inputs[j]);
+  for (unsigned j : cols) p.desc.inputs.push_back(encoder.inputs[j]);
   for (unsigned i = 0; i < rows.size(); ++i) {
-    p.desc.outputs.push_back(encoder.desc.outputs[rows[i]]);
-    for (unsigned c = 0; c < cols.size(); ++c) p.map.set(i, c, encoder.map.get(rows[i], cols[c]));
+    p.desc.outputs.push_back(encoder.outputs[rows[i]]);
+    for (unsigned c = 0; c < cols.size(); ++c) p.map.set(i, c, encoder_map.get(rows[i], cols[c]));
   }
   p.sources = {disk};
   p.desc.w = layout.rows;
@@ -92,9 +91,7 @@ Result<XorPlan> array_update_plan(const codes::ArraySpec &spec, const codes::Arr
   p.desc.accumulate = true;
   p.op = "update_d" + std::to_string(disk);
   p.desc.symbol = ir::kernel_symbol(p.op, spec.to_string(), target_name);
-  p.schedule = codes::XorSchedule::kSmart;
-  p.desc.program = codes::make_schedule(p.map, codes::XorSchedule::kSmart);
-  ECJIT_RETURN_IF_ERROR(codes::check_program(p.desc.program, p.map));
+  ECJIT_RETURN_IF_ERROR(apply_schedule(&p, codes::XorSchedule::kSmart));
   return p;
 }
 

@@ -34,8 +34,9 @@ Result<XorPlan> array_rebuild_plan(const codes::ArraySpec &spec, const codes::Ar
                                    uint64_t failed, const std::string &target_name, bool best);
 // Adds (XOR) the parity change of a change to `disk`'s data cells into every parity cell it
 // reaches: inputs are that disk's data cells (holding old ^ new), accumulate; from the
-// encoder's plan. Errors: kInvalidArgument when the disk holds no data cells.
+// encoder's kernel and cell map. Errors: kInvalidArgument when the disk holds no data cells.
 Result<XorPlan> array_update_plan(const codes::ArraySpec &spec, const codes::ArrayLayout &layout,
-                                  const XorPlan &encoder, unsigned disk, const std::string &target_name);
+                                  const ir::XorKernelDesc &encoder, const codes::BitMatrix &encoder_map,
+                                  unsigned disk, const std::string &target_name);
 
 }  // namespace ecjit::jit

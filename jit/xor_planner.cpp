@@ -24,12 +24,6 @@ codes::BitMatrix columns_of(const codes::BitMatrix &M, const std::vector<unsigne
   return S;
 }
 
-Status schedule(XorPlan *p, codes::XorSchedule s) {
-  p->schedule = s;
-  p->desc.program = codes::make_schedule(p->map, s);
-  return codes::check_program(p->desc.program, p->map);
-}
-
 void finish(XorPlan *p, const codes::BitMatrixCode &code, const std::string &target_name) {
   p->desc.w = code.w;
   p->desc.packet = code.packet;
@@ -37,6 +31,12 @@ void finish(XorPlan *p, const codes::BitMatrixCode &code, const std::string &tar
 }
 
 }  // namespace
+
+Status apply_schedule(XorPlan *p, codes::XorSchedule s) {
+  p->schedule = s;
+  p->desc.program = codes::make_schedule(p->map, s);
+  return codes::check_program(p->desc.program, p->map);
+}
 
 Result<XorPlan> with_best_schedule(XorPlan plan) {
   codes::XorSchedule chosen = codes::XorSchedule::kSmart;
@@ -78,7 +78,7 @@ Result<XorPlan> xor_decoder_plan(const codes::BitMatrixCode &code, const std::ve
     for (unsigned x = 0; x < code.w; ++x) p.desc.outputs.push_back({t, x});
   p.op = "decode_t" + join(targets) + "_s" + join(p.sources);
   finish(&p, code, target_name);
-  ECJIT_RETURN_IF_ERROR(schedule(&p, codes::XorSchedule::kSmart));
+  ECJIT_RETURN_IF_ERROR(apply_schedule(&p, codes::XorSchedule::kSmart));
   return best ? with_best_schedule(std::move(p)) : Result<XorPlan>(std::move(p));
 }
 
@@ -129,7 +129,7 @@ Result<XorPlan> xor_partial_plan(const codes::BitMatrixCode &code, unsigned data
   for (unsigned i = 0; i < code.m; ++i)
     for (unsigned x = 0; x < code.w; ++x) p.desc.outputs.push_back({i, x});
   finish(&p, code, target_name);
-  ECJIT_RETURN_IF_ERROR(schedule(&p, codes::XorSchedule::kSmart));
+  ECJIT_RETURN_IF_ERROR(apply_schedule(&p, codes::XorSchedule::kSmart));
   return p;
 }
 

@@ -36,6 +36,8 @@ Result<XorPlan> xor_update_plan(const codes::BitMatrixCode &code, const std::vec
 // One data shard's contribution: in = that shard, out ^= its parity columns (accumulate).
 Result<XorPlan> xor_partial_plan(const codes::BitMatrixCode &code, unsigned data_index,
                                  const std::string &target_name);
+// Sets p's program to schedule `s` of p->map, checked against it (check_program).
+Status apply_schedule(XorPlan *p, codes::XorSchedule s);
 // The same plan with best_schedule's program (for a kernel compiled in the background).
 Result<XorPlan> with_best_schedule(XorPlan plan);
 

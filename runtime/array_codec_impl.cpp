@@ -192,10 +192,8 @@ Result<std::shared_ptr<const ArrayCodecImpl::Op>> ArrayCodecImpl::update_op(unsi
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = updates_.find(disk); it != updates_.end()) return it->second;
   }
-  jit::XorPlan encoder;
-  encoder.desc = encoder_->desc;
-  encoder.map = encoder_->map;
-  Result<jit::XorPlan> d = jit::array_update_plan(spec_, layout_, encoder, disk, jit_->options().target);
+  Result<jit::XorPlan> d =
+      jit::array_update_plan(spec_, layout_, encoder_->desc, encoder_->map, disk, jit_->options().target);
   if (!d.ok()) return d.status();
   auto op = std::make_shared<const Op>(std::move(d->desc), std::move(d->map));
   std::lock_guard<std::mutex> lock(mutex_);
