@@ -19,17 +19,17 @@ void powers_of_x(const Field &f, uint64_t c, uint64_t *base) {
   }
 }
 
-uint64_t block_from_powers(const uint64_t *base, unsigned i, unsigned j) {
+}  // namespace
+
+uint64_t gfni_block_of_map(const uint64_t *images, unsigned i, unsigned j) {
   uint64_t a = 0;
   for (unsigned b = 0; b < 8; ++b) {
-    const uint64_t p = base[8 * j + b];  // c * x^(8j + b)
+    const uint64_t p = images[8 * j + b];  // the map of input bit 8j + b
     for (unsigned t = 0; t < 8; ++t)
       if ((p >> (8 * i + t)) & 1) a |= uint64_t(1) << (8 * (7 - t) + b);
   }
   return a;
 }
-
-}  // namespace
 
 size_t coeff_bytes(CoeffLayout layout, const Field &field) {
   const unsigned planes = field.bytes();
@@ -68,7 +68,7 @@ void nibble_tables(const Field &field, uint64_t c, uint8_t *out) {
 uint64_t gfni_block_matrix(const Field &field, uint64_t c, unsigned i, unsigned j) {
   uint64_t base[64];
   powers_of_x(field, c, base);
-  return block_from_powers(base, i, j);
+  return gfni_block_of_map(base, i, j);
 }
 
 void prepare_coeff(CoeffLayout layout, const Field &field, uint64_t c, uint8_t *out) {
@@ -87,7 +87,7 @@ void prepare_coeff(CoeffLayout layout, const Field &field, uint64_t c, uint8_t *
       for (unsigned t = 0; t < planes; ++t)
         for (unsigned j = 0; j < pattern; ++j) {
           const unsigned i = j % planes;
-          const uint64_t q = block_from_powers(base, i, (i + t) % planes);
+          const uint64_t q = gfni_block_of_map(base, i, (i + t) % planes);
           for (unsigned b = 0; b < 8; ++b) out[8 * (t * pattern + j) + b] = uint8_t(q >> (8 * b));
         }
       return;

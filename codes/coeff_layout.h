@@ -45,6 +45,10 @@ void prepare_matrix(CoeffLayout layout, const Field &field, const Matrix &M,
 // x, i.e. out byte i = A * (in byte j) over GF(2). Row t of the affine instruction's matrix
 // is byte 7 - t of the qword (bit b of that byte: input bit b).
 uint64_t gfni_block_matrix(const Field &field, uint64_t c, unsigned i, unsigned j);
+// The same block for any GF(2)-linear map of symbols given by the images of its input bits:
+// images[b] = map(1 << b), read for b in [8j, 8j + 8). gfni_block_matrix(c) is this map for
+// x -> c * x; rs-fft's multipliers (a field in Cantor coordinates) use it directly.
+uint64_t gfni_block_of_map(const uint64_t *images, unsigned i, unsigned j);
 
 // The 16-entry nibble tables of c, table i at out + 16 i (2 for GF(2^8), 8 for GF(2^16):
 // table 2n + h = byte h of c * (v << 4n)). l must be 8 or 16.

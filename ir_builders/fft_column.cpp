@@ -1,4 +1,4 @@
-// fft_column: loads, stores, XORs and nibble-table multiplies of rs-fft columns.
+// fft_column: loads, stores, XORs and constant multiplies (nibble lookups or GFNI affine blocks) of rs-fft columns.
 #include "ir_builders/fft_column.h"
 
 #include "ir_builders/fft_kernel.h"
@@ -17,6 +17,8 @@ namespace ecjit::ir {
 FftShuffle fft_shuffle_for(const TargetInfo &target) {
   const llvm::Triple triple(target.triple);
   if (triple.isX86()) {
+    if (target.vector_bits >= 256 && has_feature(target, "avx2") && has_feature(target, "gfni"))
+      return FftShuffle::kGfni;
     if (target.vector_bits >= 256 && has_feature(target, "avx2")) return FftShuffle::kAvx2;
     if (target.vector_bits >= 128 && has_feature(target, "ssse3")) return FftShuffle::kSsse3;
     return FftShuffle::kNone;
@@ -25,6 +27,11 @@ FftShuffle fft_shuffle_for(const TargetInfo &target) {
       has_feature(target, "neon"))
     return FftShuffle::kNeon;
   return FftShuffle::kNone;
+}
+
+std::string fft_unsupported_message(const TargetInfo &target) {
+  return "target " + target.triple + " (" + target.cpu + ") has neither GFNI with AVX2 nor a 16-entry byte "
+         "shuffle (x86 SSSE3 / AVX2, AArch64 NEON)";
 }
 
 ColumnEmitter::ColumnEmitter(llvm::IRBuilderBase &b, FftShuffle shuffle) : b_(b), shuffle_(shuffle) {
@@ -52,6 +59,12 @@ void ColumnEmitter::store(Planes v, llvm::Value *column) {
 }
 
 Planes ColumnEmitter::mul(Planes x, const std::array<llvm::Value *, 8> &t) {
+  if (shuffle_ == FftShuffle::kGfni) {
+    auto affine = [&](llvm::Value *v, llvm::Value *a) {
+      return b_.CreateIntrinsic(llvm::Intrinsic::x86_vgf2p8affineqb_256, {}, {v, a, b_.getInt8(0)});
+    };
+    return {b_.CreateXor(affine(x.lo, t[0]), affine(x.hi, t[1])), b_.CreateXor(affine(x.lo, t[2]), affine(x.hi, t[3]))};
+  }
   llvm::Value *f = llvm::ConstantInt::get(plane_ty_, 0x0F);
   llvm::Value *four = llvm::ConstantInt::get(plane_ty_, 4);
   const std::array<llvm::Value *, 4> nib = {b_.CreateAnd(x.lo, f), b_.CreateLShr(x.lo, four),
@@ -71,14 +84,34 @@ Planes ColumnEmitter::mul(Planes x, const std::array<llvm::Value *, 8> &t) {
 std::array<llvm::Value *, 8> ColumnEmitter::constant_tables(uint16_t log) {
   std::array<uint8_t, kFftMulTableBytes> bytes;
   fft_mul_tables(log, bytes.data());
-  std::array<llvm::Value *, 8> t;
+  std::array<llvm::Value *, 8> t{};
+  if (shuffle_ == FftShuffle::kGfni) {
+    for (unsigned q = 0; q < 4; ++q) {
+      uint64_t a = 0;
+      for (unsigned i = 0; i < 8; ++i) a |= uint64_t(bytes[kFftGfniOffset + 8 * q + i]) << (8 * i);
+      const std::array<uint64_t, kFftPlane / 8> splat = {a, a, a, a};
+      t[q] = b_.CreateBitCast(llvm::ConstantDataVector::get(b_.getContext(), llvm::ArrayRef<uint64_t>(splat)),
+                              plane_ty_);
+    }
+    return t;
+  }
   for (unsigned i = 0; i < 8; ++i)
     t[i] = llvm::ConstantDataVector::get(b_.getContext(), llvm::ArrayRef<uint8_t>(bytes.data() + 16 * i, 16));
   return t;
 }
 
 std::array<llvm::Value *, 8> ColumnEmitter::load_tables(llvm::Value *address) {
-  std::array<llvm::Value *, 8> t;
+  std::array<llvm::Value *, 8> t{};
+  if (shuffle_ == FftShuffle::kGfni) {
+    auto *quads = llvm::FixedVectorType::get(b_.getInt64Ty(), kFftPlane / 8);
+    for (unsigned q = 0; q < 4; ++q) {
+      llvm::Value *a = b_.CreateAlignedLoad(
+          b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), address, kFftGfniOffset + 8 * q),
+          llvm::Align(1));
+      t[q] = b_.CreateBitCast(b_.CreateVectorSplat(quads->getNumElements(), a), plane_ty_);
+    }
+    return t;
+  }
   for (unsigned i = 0; i < 8; ++i)
     t[i] = b_.CreateAlignedLoad(half_ty_, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), address, 16 * i),
                                 llvm::Align(1));
@@ -109,6 +142,7 @@ llvm::Value *ColumnEmitter::lookup(llvm::Value *table16, llvm::Value *idx) {
       }
       return b_.CreateShuffleVector(r[0], r[1], whole);
     }
+    case FftShuffle::kGfni:  // mul() never looks up
     case FftShuffle::kNone:
       break;
   }

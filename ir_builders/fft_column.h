@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "ir_builders/target_info.h"
 
@@ -19,9 +20,12 @@ namespace ecjit::ir {
 constexpr unsigned kFftColumn = 64;
 constexpr unsigned kFftPlane = 32;
 
-// The 16-entry byte lookup a target offers (none: no rs-fft kernels there).
-enum class FftShuffle { kNone, kSsse3, kAvx2, kNeon };
+// How a target multiplies a plane by a constant: a 16-entry byte lookup per nibble, or (x86
+// with AVX2 and GFNI) VGF2P8AFFINEQB on 8x8 bit-matrix blocks; none: no rs-fft kernels there.
+enum class FftShuffle { kNone, kSsse3, kAvx2, kNeon, kGfni };
 FftShuffle fft_shuffle_for(const TargetInfo &target);
+// The error text for a target where it is kNone.
+std::string fft_unsupported_message(const TargetInfo &target);
 
 // One column of one shard or work slot: two <32 x i8> values (null: not yet defined).
 struct Planes {
@@ -39,12 +43,13 @@ class ColumnEmitter {
   Planes xor_(Planes a, Planes c);
   Planes load(llvm::Value *column);           // the column at this byte address
   void store(Planes v, llvm::Value *column);
-  // x * c with the eight 16-entry tables of c (T_lo[0..3], T_hi[0..3]; fft_kernel.h's
-  // kFftMulTableBytes layout): eight lookups of x's nibbles.
+  // x * c with the tables of c (fft_kernel.h's kFftMulTableBytes layout): the eight 16-entry
+  // tables T_lo[0..3], T_hi[0..3], eight lookups of x's nibbles; kGfni: entries 0..3 are the
+  // four bit-matrices A_00, A_01, A_10, A_11 splat over a plane, four affine transforms.
   Planes mul(Planes x, const std::array<llvm::Value *, 8> &tables);
   // The tables of a compile-time constant given by its log (codes::fft), as constants.
   std::array<llvm::Value *, 8> constant_tables(uint16_t log);
-  // The tables at a byte address (kFftMulTableBytes bytes), loaded.
+  // The tables at a byte address (kFftMulTableBytes bytes), loaded (kGfni: only its matrices).
   std::array<llvm::Value *, 8> load_tables(llvm::Value *address);
 
  private:

@@ -1,10 +1,11 @@
-// build_fft_kernel: a column loop with the rs-fft program unrolled in its body, multiplies as nibble lookups.
+// build_fft_kernel: a column loop with the rs-fft program unrolled in its body, multiplies as nibble lookups or GFNI affine transforms.
 #include "ir_builders/fft_kernel.h"
 
 #include <array>
 #include <functional>
 #include <vector>
 
+#include "codes/coeff_layout.h"
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_program.h"
 #include "ir_builders/fft_column.h"
@@ -98,9 +99,27 @@ void fft_mul_tables(uint16_t log, uint8_t *out) {
       out[16 * q + v] = uint8_t(p);
       out[64 + 16 * q + v] = uint8_t(p >> 8);
     }
+  uint64_t images[16];
+  for (unsigned b = 0; b < 16; ++b) images[b] = fft::mul_log(uint16_t(1u << b), log);
+  for (unsigned i = 0; i < 2; ++i)
+    for (unsigned j = 0; j < 2; ++j) {
+      const uint64_t a = codes::gfni_block_of_map(images, i, j);
+      for (unsigned t = 0; t < 8; ++t) out[kFftGfniOffset + 8 * (2 * i + j) + t] = uint8_t(a >> (8 * t));
+    }
 }
 
 bool fft_kernel_supported(const TargetInfo &target) { return fft_shuffle_for(target) != FftShuffle::kNone; }
+
+const char *fft_multiply_name(const TargetInfo &target) {
+  switch (fft_shuffle_for(target)) {
+    case FftShuffle::kGfni:
+      return "gfni";
+    case FftShuffle::kNone:
+      return "none";
+    default:
+      return "split-table";
+  }
+}
 
 size_t fft_kernel_slots(const FftKernelDesc &desc) {
   if (desc.kind == FftKernelDesc::Kind::kSteps) return 1;
@@ -118,8 +137,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
   if (desc.symbol.empty()) return make_error("empty symbol name");
   const FftShuffle shuffle = fft_shuffle_for(target);
   if (shuffle == FftShuffle::kNone)
-    return make_error("target " + target.triple + " (" + target.cpu + ") has no 16-entry byte shuffle "
-                      "(x86 SSSE3 / AVX2, AArch64 NEON)");
+    return make_error(fft_unsupported_message(target));
   Result<fft::Geometry> geo = fft::geometry(desc.k, desc.m);
   if (!geo.ok()) return make_error(geo.status().message());
   const fft::Geometry &g = *geo;

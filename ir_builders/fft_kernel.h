@@ -28,17 +28,24 @@ struct FftKernelDesc {
   std::string symbol;
 };
 
-// Bytes of one run-time multiplier (a constant of the crate's GF(2^16)): eight 16-entry
-// nibble tables, T_lo[0..3] then T_hi[0..3], T_h[q][v] = byte h of c * (v << 4q).
-constexpr size_t kFftMulTableBytes = 128;
+// Bytes of one run-time multiplier (a constant c of the crate's GF(2^16)), one layout for
+// every lowering: bytes 0..127 eight 16-entry nibble tables, T_lo[0..3] then T_hi[0..3],
+// T_h[q][v] = byte h of c * (v << 4q) (byte shuffles); bytes 128..159 four VGF2P8AFFINEQB
+// 8x8 bit-matrices, qword 2i + j = codes::gfni_block_of_map of x -> c * x from input byte j
+// to output byte i (GFNI: output plane i = affine(lo, A_i0) ^ affine(hi, A_i1)).
+constexpr size_t kFftMulTableBytes = 160;
+constexpr size_t kFftGfniOffset = 128;
 
 // The tables of c = exp(log) (codes::fft), written to out[0 .. kFftMulTableBytes).
 // log == codes::fft::kModulus is c = 1. Pure; thread-safe.
 void fft_mul_tables(uint16_t log, uint8_t *out);
 
-// Whether build_fft_kernel serves `target`: a 16-entry byte shuffle (x86 SSSE3 / AVX2 /
-// AVX-512BW, AArch64 NEON) and little-endian.
+// Whether build_fft_kernel serves `target`: GFNI with AVX2, or a 16-entry byte shuffle (x86
+// SSSE3 / AVX2 / AVX-512BW, AArch64 NEON), and little-endian.
 bool fft_kernel_supported(const TargetInfo &target);
+// How the kernels for `target` multiply: "gfni" (four affine transforms per 64-byte column),
+// "split-table" (eight nibble lookups), or "none" (unsupported).
+const char *fft_multiply_name(const TargetInfo &target);
 
 // Work slots the kernel holds per column, a proxy of its size: encode C x chunks (rs_fft.h's
 // work_count), decode the decode_work points. 0 for unsupported (k, m).
@@ -57,9 +64,9 @@ size_t fft_kernel_slots(const FftKernelDesc &desc);
 //            the one its result is multiplied by; out[x] == nullptr: point x not written.
 // Per 64-byte column: both byte planes of every shard are loaded as <32 x i8>, the program
 // (codes::fft::encode_program / the decoder's IFFT, formal derivative and FFT, butterflies in
-// depth-first order) runs on them with each constant multiply as eight nibble lookups
-// (constant tables for twiddles, loaded tables for run-time multipliers), and the outputs are
-// stored. Caller contract: outputs do not overlap each other or any input.
+// depth-first order) runs on them with each constant multiply as eight nibble lookups, or
+// four GFNI affine transforms where the target has GFNI (fft_column.h; constant tables for
+// twiddles, loaded tables for run-time multipliers), and the outputs are stored. Caller contract: outputs do not overlap each other or any input.
 // Errors (llvm::Error): an unsupported target or (k, m), empty symbol, verifier failure.
 llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext &ctx,
                                                                const FftKernelDesc &desc,

@@ -214,8 +214,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   if (symbol.empty()) return make_error("empty symbol name");
   const FftShuffle shuffle = fft_shuffle_for(target);
   if (shuffle == FftShuffle::kNone)
-    return make_error("target " + target.triple + " (" + target.cpu + ") has no 16-entry byte shuffle "
-                      "(x86 SSSE3 / AVX2, AArch64 NEON)");
+    return make_error(fft_unsupported_message(target));
   auto mod = std::make_unique<llvm::Module>(symbol, ctx);
   mod->setTargetTriple(target.triple);
   llvm::IRBuilder<> b(ctx);

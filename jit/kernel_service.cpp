@@ -362,6 +362,7 @@ Result<Kernel> KernelService::fft_kernel(const ir::FftKernelDesc &desc) {
                                 [&] { return state_->compile(req, /*shared=*/true); });
   if (!code.ok()) return code.status().with_context("compiling rs-fft kernel " + desc.symbol);
   Kernel k = describe(std::move(*code), desc.symbol, "fft");
+  k.info.why = std::string("multiplies by ") + ir::fft_multiply_name(target_);
   if (desc.kind == ir::FftKernelDesc::Kind::kEncode) k.fn = reinterpret_cast<KernelFn>(k.address);
   k.info.vector_bits = target_.vector_bits >= 256 ? 256 : 128;
   return k;

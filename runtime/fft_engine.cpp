@@ -69,11 +69,14 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   e->geometry_ = *codes::fft::geometry(k, m);
   e->fft_work_ = e->geometry_.decode_work + ir::fft_schedule_work(e->decode_core_.steps);
   e->decode_info_ = e->steps_.info;
-  e->decode_info_.why = "step kernel: one per Jit; few losses as a matrix (codes::fft::decode_matrix), "
-                        "more through the code's decode core with the erasure set's multipliers as data";
+  const std::string multiplies = e->steps_.info.why;  // "multiplies by gfni" / "... split-table"
+  e->decode_info_.why = "step kernel: one per Jit, " + multiplies + "; few losses as a matrix "
+                        "(codes::fft::decode_matrix), more through the code's decode core with the erasure "
+                        "set's multipliers as data";
   e->encode_info_ = e->decode_info_;
   e->encode_info_.why = "step kernel on the code's encode schedule (" + std::to_string(e->encode_schedule_.slots) +
-                        " work slots, more than the " + std::to_string(kFftUnrolledEncodeSlots) + " unrolled)";
+                        " work slots, more than the " + std::to_string(kFftUnrolledEncodeSlots) + " unrolled), " +
+                        multiplies;
   const ir::FftKernelDesc unrolled{ir::FftKernelDesc::Kind::kEncode, k, m,
                                    "ecjit_fft_encode__k" + std::to_string(k) + "_m" + std::to_string(m)};
   if (ir::fft_kernel_slots(unrolled) <= kFftUnrolledEncodeSlots) {
@@ -81,7 +84,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
     if (!u.ok()) return u.status();
     e->unrolled_ = std::move(*u);
     e->encode_info_ = e->unrolled_.info;
-    e->encode_info_.why = "unrolled: the code's butterflies with constant twiddles per 64-byte column";
+    e->encode_info_.why = "unrolled: the code's butterflies with constant twiddles per 64-byte column, " + multiplies;
   }
   return std::shared_ptr<const FftEngine>(std::move(e));
 }

@@ -149,16 +149,28 @@ if ! "$ECJIT" demo --spec liber8tion:k=8,packet=64 --size 64K --seconds 0.05 | g
   echo "FAIL: ecjit demo --spec liber8tion:k=8 does not end with OK"
   fails=$((fails + 1))
 fi
-# rs-fft (reed-solomon-simd's code): the demo through FftCodec; no matrix-kernel commands.
+# rs-fft (reed-solomon-simd's code): the demo through FftCodec; ir / asm / stats of its
+# kernels (GFNI affine blocks where the target has GFNI, nibble lookups otherwise); no
+# matrix-kernel commands.
 if ! "$ECJIT" demo --spec rs-fft:k=8,m=4 --size 4K --seconds 0.05 | grep -q "^OK"; then
   echo "FAIL: ecjit demo --spec rs-fft:k=8,m=4 does not end with OK"
   fails=$((fails + 1))
 fi
 expect_error "GF(2^8) is not available" demo --spec rs-fft:k=8,m=4,gf=8
 expect_error "is not a multiple of 2 bytes" demo --spec rs-fft:k=8,m=4 --size 1001
-expect_error "is not a matrix code over a polynomial basis" asm --spec rs-fft:k=8,m=4
+fft_gfni_asm=$("$ECJIT" asm --spec rs-fft:k=8,m=4 --target x86_64-v3+gfni --op steps)
+fft_avx2_asm=$("$ECJIT" asm --spec rs-fft:k=8,m=4 --target x86_64-v3)
+if ! grep -q "vgf2p8affineqb" <<<"$fft_gfni_asm" || grep -q "vpshufb" <<<"$fft_gfni_asm" ||
+   ! grep -q "multiplies by gfni" <<<"$fft_gfni_asm" || ! grep -q "vpshufb" <<<"$fft_avx2_asm"; then
+  echo "FAIL: ecjit asm of rs-fft kernels: GFNI affine blocks with GFNI, nibble lookups without"
+  fails=$((fails + 1))
+fi
+expect_error "work slots, more than the 64" ir --spec rs-fft:k=100,m=100
+expect_error "is not encode, decode or steps" asm --spec rs-fft:k=8,m=4 --op shape
+expect_error "--erased does not apply to rs-fft" asm --spec rs-fft:k=8,m=4 --op decode --erased 0
+expect_error "no rs-fft kernels there" asm --spec rs-fft:k=8,m=4 --target riscv64
 expect_error "is not a matrix code over a polynomial basis" check-mds --spec rs-fft:k=8,m=4
-expect_error "is not a matrix code over a polynomial basis" aot --spec rs-fft:k=8,m=4 --target aarch64 -o "$tmpd/fft.o"
+expect_error "rs-fft has no ahead-of-time object yet" aot --spec rs-fft:k=8,m=4 --target aarch64 -o "$tmpd/fft.o"
 # Array codes: the spec rules, a demo, and `ecjit edp` (seed 003's degraded-read replay).
 if ! grep -Eq "^xcode p=7 +7 +5 +4\.00 +4\.00 +2\.00 +2$" <<<"$xor_table"; then
   echo "FAIL: stats --xor-table does not show X-Code p=7 at the optimum (4 XORs per parity, update 2)"

@@ -301,6 +301,11 @@ int cmd_aot(int argc, char **argv) {
     }
   }
 
+  if (Result<CodeSpec> parsed = CodeSpec::parse(spec_text); parsed.ok() && parsed->family == CodeFamily::kRsFft)
+    return usage_error(def.name, "spec '" + spec_text + "': rs-fft has no ahead-of-time object yet (its kernels "
+                                 "run through Jit::codec(); `ecjit asm --spec " + spec_text +
+                                 " --op encode|decode|steps` prints them)");
+
   // The encoder request: the same options and naming as `ecjit ir/asm` (kernel_request.h).
   std::vector<std::string> kr_words;
   for (const char *o : {"spec", "target", "strategy", "opt"})

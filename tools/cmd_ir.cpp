@@ -20,7 +20,10 @@ CommandDef ir_def() {
       "named by jit::plan_decoder as the runtime's decoders are. --op shape prints the kernel\n"
       "that serves the first calls of any erasure set: k inputs, --outputs R, coefficients read\n"
       "at run time (docs/operations.md, degraded reads). Array codes (xcode:p=7, bpcode:p=7):\n"
-      "--op decode is the rebuild of the --erased disks (default disk 0), in place on the disks.";
+      "--op decode is the rebuild of the --erased disks (default disk 0), in place on the disks.\n"
+      "rs-fft: --op encode (unrolled encoder), decode (the decode core, multipliers as data) or\n"
+      "steps (the kernel that runs every larger code's schedules); GFNI affine blocks where the\n"
+      "target has GFNI (x86_64-v3+gfni), nibble lookups otherwise.";
   d.options = kernel_options();
   d.options.push_back({"no-opt", "", "print the IR as the builder emits it, before any pass"});
   return d;
@@ -35,7 +38,7 @@ CommandDef asm_def() {
       "Compiles the kernel ahead of time with LLVM's code generator for --target and prints the\n"
       "assembly. Works for every target this LLVM was built with, not only this machine:\n"
       "host, host-avx2, x86_64-v3, x86_64-v4+gfni, aarch64+neon, armv7, hexagon-v68+hvx, riscv64,\n"
-      "riscv64-v. Array codes as for `ecjit ir` (--op decode: the rebuild of the --erased disks).";
+      "riscv64-v. Array codes and rs-fft as for `ecjit ir`.";
   d.options = kernel_options();
   return d;
 }

@@ -89,7 +89,9 @@ int run_one(const Args &args) {
 
   const AsmFamily family = asm_family(r.req.target.triple);
   const AsmStats as = count_asm(*text, family, ir::kMainLoopBlock);
-  if (r.req.xor_kernel)
+  if (r.req.fft_kernel)
+    std::printf("%s\n  kernel %s\n\n", describe(r).c_str(), r.req.symbol().c_str());
+  else if (r.req.xor_kernel)
     std::printf("%s\n  kernel %s, %zu output packets x %u input packets per block\n\n", describe(r).c_str(),
                 r.req.symbol().c_str(), r.req.xor_kernel->outputs.size(), r.req.xor_kernel->program.inputs);
   else

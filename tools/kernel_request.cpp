@@ -5,11 +5,13 @@
 #include "jit/xor_planner.h"
 
 #include "jit/decoder_planner.h"
+#include "jit/kernel_service.h"
 
 #include <algorithm>
 #include <functional>
 
 #include "codes/decode.h"
+#include "ir_builders/fft_kernel.h"
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/lowering.h"
 #include "jit/kernel_compiler.h"
@@ -50,7 +52,8 @@ std::vector<Option> kernel_options() {
       {"unroll", "U", "vectors per input in one step of the main loop, 1..8 (default 1)"},
       {"op", "OP",
        "encode, decode, or shape: the kernel that serves first calls of any erasure set (k "
-       "inputs, --outputs R, coefficients as data) (default encode)"},
+       "inputs, --outputs R, coefficients as data) (default encode); rs-fft: encode, decode "
+       "(the decode core every erasure set shares) or steps (the schedule executor)"},
       {"outputs", "R", "shape only: number of outputs, 1..8 (default min(m, 8))"},
       {"erased", "LIST",
        "decode only: missing shards, e.g. 0,3 (default: the first m shards)"},
@@ -219,6 +222,56 @@ std::optional<KernelRequest> make_array_request(const Args &args, const codes::A
   return r;
 }
 
+// --spec rs-fft: --op encode (the unrolled encoder), decode (the decode core every erasure
+// pattern shares, multipliers as data) or steps (the schedule executor every code shares).
+// The lowering follows the target: GFNI affine blocks where it has them, else nibble lookups.
+std::optional<KernelRequest> make_fft_request(const Args &args, const CodeSpec &spec, std::string *error) {
+  for (const char *o : {"outputs", "unroll", "erased"})
+    if (args.has(o)) {
+      *error = std::string("--") + o + " does not apply to rs-fft (its decode core serves every erasure "
+                                       "pattern, its multipliers as data)";
+      return std::nullopt;
+    }
+  if (args.get("strategy", "auto") != "auto") {
+    *error = "--strategy: rs-fft's multiplies follow the target (gfni where it has GFNI, else split-table); "
+             "leave --strategy at auto";
+    return std::nullopt;
+  }
+  std::optional<KernelTarget> target = resolve_target(args.get("target", "host"), error);
+  if (!target) return std::nullopt;
+  if (!ir::fft_kernel_supported(target->info)) {
+    *error = "--target " + target->spec.to_string() + ": no rs-fft kernels there (they need GFNI with AVX2 "
+             "or a 16-entry byte shuffle: x86 SSSE3 / AVX2, AArch64 NEON)";
+    return std::nullopt;
+  }
+  jit::OptLevel opt = jit::OptLevel::kO3;
+  if (!parse_opt_level(args.get("opt", "O3"), &opt)) {
+    *error = "--opt '" + args.get("opt") + "' is not one of O0, O1, O2, O3";
+    return std::nullopt;
+  }
+  const std::string op = args.get("op", "encode");
+  ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kEncode, spec.k, spec.m, ""};
+  if (op == "decode") d.kind = ir::FftKernelDesc::Kind::kDecode;
+  else if (op == "steps") d = {ir::FftKernelDesc::Kind::kSteps, 0, 0, ""};
+  else if (op != "encode") {
+    *error = "--op '" + op + "' is not encode, decode or steps for rs-fft";
+    return std::nullopt;
+  }
+  const size_t slots = ir::fft_kernel_slots(d);
+  if (slots == 0 || slots > jit::kMaxFftKernelSlots) {
+    *error = "--op " + op + ": rs-fft k=" + std::to_string(spec.k) + ",m=" + std::to_string(spec.m) + " needs " +
+             std::to_string(slots) + " work slots, more than the " + std::to_string(jit::kMaxFftKernelSlots) +
+             " an unrolled kernel takes; --op steps prints the kernel that runs it";
+    return std::nullopt;
+  }
+  const std::string name = op == "steps" ? "ecjit_fft_steps" : "ecjit_fft_" + op + "__k" + std::to_string(spec.k) +
+                                                                 "_m" + std::to_string(spec.m);
+  d.symbol = name;
+  jit::CompileRequest req = jit::fft_compile_request(d, target->info, opt);
+  return KernelRequest{spec, std::nullopt, std::nullopt, std::nullopt, "", op == "decode" ? "decode_core" : op,
+                       {}, std::move(target->spec), ir::Strategy::kAuto, std::move(req)};
+}
+
 }  // namespace
 
 std::optional<KernelRequest> make_encode_request(const std::string &spec_text,
@@ -240,6 +293,7 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
   }
   Result<CodeSpec> parsed = CodeSpec::parse(args.get("spec"));
   if (parsed.ok() && parsed->bitmatrix()) return make_xor_request(args, *parsed, error);
+  if (parsed.ok() && parsed->family == CodeFamily::kRsFft) return make_fft_request(args, *parsed, error);
   if (!parsed.ok())
     if (Result<codes::ArraySpec> array = codes::parse_array_spec(args.get("spec")); array.ok())
       return make_array_request(args, *array, error);
@@ -347,7 +401,9 @@ std::string describe(const KernelRequest &r) {
   std::string s = "spec " + (r.array ? r.array->to_string() : r.spec.to_string()) + ", op " + r.op;
   s += ", target " + r.target.to_string() + " (" + r.req.target.triple + ", cpu " +
        r.req.target.cpu + ", " + std::to_string(r.req.target.vector_bits) + "-bit vectors)";
-  if (r.req.xor_kernel)
+  if (r.req.fft_kernel)
+    s += std::string(", strategy fft (multiplies by ") + ir::fft_multiply_name(r.req.target) + ")";
+  else if (r.req.xor_kernel)
     s += ", strategy xor (schedule " + r.schedule + ", " + std::to_string(r.req.xor_kernel->program.xors()) +
          " XORs per " + (r.array ? "stripe)" : "block position)");
   else
