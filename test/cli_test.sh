@@ -170,7 +170,12 @@ expect_error "is not encode, decode or steps" asm --spec rs-fft:k=8,m=4 --op sha
 expect_error "--erased does not apply to rs-fft" asm --spec rs-fft:k=8,m=4 --op decode --erased 0
 expect_error "no rs-fft kernels there" asm --spec rs-fft:k=8,m=4 --target riscv64
 expect_error "is not a matrix code over a polynomial basis" check-mds --spec rs-fft:k=8,m=4
-expect_error "rs-fft has no ahead-of-time object yet" aot --spec rs-fft:k=8,m=4 --target aarch64 -o "$tmpd/fft.o"
+expect_error "--decoders does not apply to rs-fft" aot --spec rs-fft:k=8,m=4 --target aarch64 -o "$tmpd/fft.o" --decoders 0
+if ! "$ECJIT" aot --spec rs-fft:k=8,m=4 --target aarch64 -o "$tmpd/fft.o" --header "$tmpd/fft.h" ||
+   ! grep -q "#define ECJIT_RS_FFT_K_8_M_4_GF_16_COLUMN_BYTES 64" "$tmpd/fft.h"; then
+  echo "FAIL: ecjit aot of an rs-fft encoder for aarch64 did not write its object and header"
+  fails=$((fails + 1))
+fi
 # Array codes: the spec rules, a demo, and `ecjit edp` (seed 003's degraded-read replay).
 if ! grep -Eq "^xcode p=7 +7 +5 +4\.00 +4\.00 +2\.00 +2$" <<<"$xor_table"; then
   echo "FAIL: stats --xor-table does not show X-Code p=7 at the optimum (4 XORs per parity, update 2)"

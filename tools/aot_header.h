@@ -55,6 +55,21 @@ struct XorAotContents {
 };
 std::string aot_xor_header_text(const XorAotContents &c);
 
+// An rs-fft code's object (reed-solomon-simd's code, codes/rs_fft.h): its unrolled encoder
+// only (decoding needs the erasure locator's transform, which ecjit and the crate run on a
+// host). Lengths in whole 64-byte columns of the crate's layout.
+struct FftAotContents {
+  unsigned k = 0, m = 0;
+  std::string spec;
+  std::string prefix;
+  std::string target_text;
+  std::string target_details;
+  std::string multiplies;  // "gfni" or "split-table"
+  std::string opt;
+  std::string encode_symbol;
+};
+std::string aot_fft_header_text(const FftAotContents &c);
+
 // An element-level array code's object (codes/array_layout.h: xcode, bpcode, ...): its
 // encoder and the rebuilds of failed-disk sets, every kernel in place over the disks' buffers
 // (the same kernel ABI, in and out both the disk array; lengths in whole stripes).

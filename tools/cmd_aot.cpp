@@ -8,6 +8,7 @@
 
 #include "codes/coeff_layout.h"
 #include "codes/decode.h"
+#include "ir_builders/fft_kernel.h"
 #include "jit/aot_writer.h"
 #include "llvm/Support/FileSystem.h"
 #include "jit/decoder_planner.h"
@@ -301,10 +302,12 @@ int cmd_aot(int argc, char **argv) {
     }
   }
 
-  if (Result<CodeSpec> parsed = CodeSpec::parse(spec_text); parsed.ok() && parsed->family == CodeFamily::kRsFft)
-    return usage_error(def.name, "spec '" + spec_text + "': rs-fft has no ahead-of-time object yet (its kernels "
-                                 "run through Jit::codec(); `ecjit asm --spec " + spec_text +
-                                 " --op encode|decode|steps` prints them)");
+  const bool fft = CodeSpec::parse(spec_text).ok() && CodeSpec::parse(spec_text)->family == CodeFamily::kRsFft;
+  if (fft)
+    for (const char *o : {"decoders", "generic", "runtime-c", "op"})
+      if (args.has(o) && !(std::string(o) == "op" && args.get("op") == "encode"))
+        return usage_error(def.name, std::string("--") + o + " does not apply to rs-fft: its object carries the "
+                                     "encoder only (decode with Jit::codec() or reed-solomon-simd on a host)");
 
   // The encoder request: the same options and naming as `ecjit ir/asm` (kernel_request.h).
   std::vector<std::string> kr_words;
@@ -341,6 +344,11 @@ int cmd_aot(int argc, char **argv) {
   if (shapes) {
     if (!shape_kernels(args, *enc, prefix, target, target_details, &request, &header_text, &error))
       return usage_error(def.name, error);
+  } else if (fft) {
+    const FftAotContents contents{enc->spec.k, enc->spec.m, spec, prefix, target, target_details,
+                                  ir::fft_multiply_name(enc->req.target), opt_level_name(enc->req.opt),
+                                  enc->req.symbol()};
+    header_text = aot_fft_header_text(contents);
   } else if (enc->bits) {
     const codes::BitMatrixCode &code = *enc->bits;
     if (args.has("generic") || args.has("runtime-c"))

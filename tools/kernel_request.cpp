@@ -261,7 +261,8 @@ std::optional<KernelRequest> make_fft_request(const Args &args, const CodeSpec &
   if (slots == 0 || slots > jit::kMaxFftKernelSlots) {
     *error = "--op " + op + ": rs-fft k=" + std::to_string(spec.k) + ",m=" + std::to_string(spec.m) + " needs " +
              std::to_string(slots) + " work slots, more than the " + std::to_string(jit::kMaxFftKernelSlots) +
-             " an unrolled kernel takes; --op steps prints the kernel that runs it";
+             " an unrolled kernel takes (larger codes run on the step kernel through Jit::codec(); "
+             "`ecjit asm --op steps` prints it)";
     return std::nullopt;
   }
   const std::string name = op == "steps" ? "ecjit_fft_steps" : "ecjit_fft_" + op + "__k" + std::to_string(spec.k) +

@@ -23,6 +23,7 @@
 #include "codes/decode.h"
 #include "codes/linear_code.h"
 #include "codes/reference_codec.h"
+#include "codes/rs_fft.h"
 #include "test/aot/aot_test_util.h"
 
 namespace ecjit::aot_test {
@@ -110,6 +111,11 @@ std::vector<Case> cases() {
   v.push_back({"x86_64-v3", "xcode:p=7", "0;1,4;5,6", Runner::kNative, "auto", "avx2"});
   v.push_back({"aarch64", "bpcode:p=7", "0;2,3;4,5", Runner::kAArch64});
   v.push_back({"hexagon-v68+hvx", "xcode:p=5,element=128", "1;0,4", Runner::kHexagon});
+  // rs-fft (issue 23): the unrolled encoder only, in whole 64-byte columns; nibble lookups on
+  // AVX2 and NEON, GFNI affine blocks where the host has GFNI.
+  v.push_back({"x86_64-v3", "rs-fft:k=10,m=4", "", Runner::kNative, "auto", "avx2"});
+  v.push_back({"x86_64-v3+gfni", "rs-fft:k=10,m=4", "", Runner::kNative, "auto", "gfni"});
+  v.push_back({"aarch64", "rs-fft:k=6,m=9", "", Runner::kAArch64});
   return v;
 }
 
@@ -193,11 +199,13 @@ std::string first_difference(const std::vector<uint8_t> &got, const std::vector<
 struct RefCode {
   std::optional<codes::LinearCode> code;
   std::optional<codes::BitMatrixCode> bits;
+  bool fft = false;  // rs-fft: codes::fft's reference (encoder only)
   unsigned k = 0, m = 0;
   unsigned n() const { return k + m; }
   void encode(const uint8_t *const *data, uint8_t *const *parity, size_t len) const {
     if (code) (void)codes::ref_encode(*code, data, parity, len);
-    else (void)codes::ref_bitmatrix_encode(*bits, data, parity, len);
+    else if (bits) (void)codes::ref_bitmatrix_encode(*bits, data, parity, len);
+    else (void)codes::fft::encode_bytes(k, m, len, data, parity);
   }
 };
 
@@ -205,7 +213,11 @@ RefCode ref_code(const std::string &spec) {
   RefCode r;
   Result<CodeSpec> parsed = CodeSpec::parse(spec);
   EXPECT_TRUE(parsed.ok()) << spec;
-  if (parsed->bitmatrix()) {
+  if (parsed->family == CodeFamily::kRsFft) {
+    r.fft = true;
+    r.k = parsed->k;
+    r.m = parsed->m;
+  } else if (parsed->bitmatrix()) {
     r.bits = *codes::build_bitmatrix_code(*parsed);
     r.k = r.bits->k;
     r.m = r.bits->m;
@@ -405,12 +417,17 @@ std::vector<std::vector<unsigned>> decoder_sets(const Case &c) {
   return sets;
 }
 
-// No generic kernel or runtime C file: bit-matrix and array codes.
-bool is_bitmatrix(const Case &c) { return is_array(c.spec) || CodeSpec::parse(c.spec)->bitmatrix(); }
+// No generic kernel or runtime C file: bit-matrix, array and rs-fft codes.
+bool is_bitmatrix(const Case &c) {
+  if (is_array(c.spec)) return true;
+  const CodeSpec spec = *CodeSpec::parse(c.spec);
+  return spec.bitmatrix() || spec.family == CodeFamily::kRsFft;
+}
 
 std::string aot_args(const Case &c) {
   return "--spec " + sh(c.spec) + " --target " + sh(c.target) + " --strategy " + c.strategy +
-         " --decoders " + sh(c.decoders) + (is_bitmatrix(c) ? "" : " --generic") + " --prefix codec";
+         (c.decoders.empty() ? "" : " --decoders " + sh(c.decoders)) + (is_bitmatrix(c) ? "" : " --generic") +
+         " --prefix codec";
 }
 
 // Writes the AOT files for c into a fresh directory, builds the harness and runs it. Returns
