@@ -80,6 +80,11 @@ std::string decoder_table(const std::string &P, const std::string &U, const std:
   }
   return t + "};\n";
 }
+// The shard counts every header of a code with k data and m parity shards starts with.
+std::string kmn_defines(const std::string &U, unsigned k, unsigned m) {
+  return "#define " + U + "_K " + std::to_string(k) + "\n#define " + U + "_M " + std::to_string(m) + "\n#define " +
+         U + "_N " + std::to_string(k + m) + "\n";
+}
 // The rest of an XOR code's header (bit-matrix or array): the kernel typedef, the encoder's
 // prototype and macro, each decoder's prototype under a comment made from `decoder_format`
 // (its outputs, then its inputs, for the two %s), the decoder table, no generic kernel or
@@ -161,9 +166,7 @@ std::string aot_header_text(const AotContents &c) {
   line(" * state and call no library function: reentrant and thread-safe.");
   line(" */");
   h += header_open(guard);
-  line("#define " + U + "_K " + std::to_string(code.k));
-  line("#define " + U + "_M " + std::to_string(code.m));
-  line("#define " + U + "_N " + std::to_string(code.n()));
+  h += kmn_defines(U, code.k, code.m);
   line("#define " + U + "_FIELD_BITS " + std::to_string(bits));
   line("/* p(X) = X^" + std::to_string(bits) + " + POLY_LOW */");
   line("#define " + U + "_FIELD_POLY_LOW " + hex(code.field.poly()) + "ull");
@@ -256,9 +259,7 @@ std::string aot_fft_header_text(const FftAotContents &c) {
   line(" * thread-safe.");
   line(" */");
   h += header_open(guard);
-  line("#define " + U + "_K " + std::to_string(c.k));
-  line("#define " + U + "_M " + std::to_string(c.m));
-  line("#define " + U + "_N " + std::to_string(c.k + c.m));
+  h += kmn_defines(U, c.k, c.m);
   line("#define " + U + "_COLUMN_BYTES 64");
   line("/* The unit of shard lengths, under the names the other codes use: one column. */");
   line("#define " + U + "_BLOCK_BYTES " + U + "_COLUMN_BYTES");
@@ -299,9 +300,7 @@ std::string aot_xor_header_text(const XorAotContents &c) {
   line(" * and call no library function: reentrant and thread-safe.");
   line(" */");
   h += header_open(guard);
-  line("#define " + U + "_K " + std::to_string(code.k));
-  line("#define " + U + "_M " + std::to_string(code.m));
-  line("#define " + U + "_N " + std::to_string(code.n()));
+  h += kmn_defines(U, code.k, code.m);
   line("#define " + U + "_W " + std::to_string(code.w));
   line("#define " + U + "_PACKET " + std::to_string(code.packet));
   line("#define " + U + "_BLOCK_BYTES " + std::to_string(code.block_bytes()));
