@@ -31,13 +31,21 @@ inline size_t fft_point(const codes::fft::Geometry &g, unsigned s) {
 // multiple of 64 in [64, kFftMaxBlockBytes].
 size_t fft_block_bytes(size_t work_slots);
 
-// Matrix decodes of one set of shards read (runtime/fft_engine.h), per set of targets, made
-// on first use; a few are kept (the usual calls restore all missing shards or the missing
-// originals). Thread-safe.
+// How one set of shards read restores one set of targets (runtime/fft_engine.h): as a
+// matrix (few targets), or through the transforms with the steps that move only zeros or feed
+// no target pruned away (ir::prune_fft_steps; pre and post index the plan's tables, core the
+// code's decode core's).
+struct FftTargetDecode {
+  std::shared_ptr<const ir::FftSchedule> matrix;  // set: the matrix decode
+  std::vector<ir::FftStep> pre, core, post;
+};
+
+// Those decodes of one plan, per set of targets, made on first use; a few are kept (the usual
+// calls restore all missing shards or the missing originals). Thread-safe.
 struct FftMatrixCache {
   static constexpr size_t kEntries = 4;
   std::mutex mutex;
-  std::vector<std::pair<std::vector<unsigned>, std::shared_ptr<const ir::FftSchedule>>> entries;
+  std::vector<std::pair<std::vector<unsigned>, std::shared_ptr<const FftTargetDecode>>> entries;
 };
 
 // One erasure set's decode, planned once (codes::fft::decode's locator, computed here

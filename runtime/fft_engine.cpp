@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codes/rs_fft_program.h"
+#include "ir_builders/fft_prune.h"
 #include "ir_builders/fft_kernel.h"
 
 namespace ecjit::runtime {
@@ -104,24 +105,50 @@ void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len
   }
 }
 
-std::shared_ptr<const ir::FftSchedule> FftEngine::matrix_decode(const FftDecodePlan &plan,
+std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodePlan &plan,
                                                                 const std::vector<unsigned> &targets) const {
-  if (targets.size() * plan.sources.size() > fft_work_ + targets.size()) return nullptr;
   FftMatrixCache &cache = *plan.matrices;
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
     for (const auto &[t, s] : cache.entries)
       if (t == targets) return s;
   }
-  std::vector<bool> present(k_ + m_, false);
-  for (unsigned s : plan.sources) present[s] = true;
-  Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k_, m_, present, plan.sources, targets);
-  if (!coeffs.ok()) return nullptr;  // cannot happen for a valid plan; the transforms serve
-  auto s = std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, plan.sources, targets));
+  auto d = std::make_shared<FftTargetDecode>();
+  if (targets.size() * plan.sources.size() <= fft_work_ + targets.size()) {
+    std::vector<bool> present(k_ + m_, false);
+    for (unsigned s : plan.sources) present[s] = true;
+    Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k_, m_, present, plan.sources, targets);
+    if (coeffs.ok())  // cannot fail for a valid plan; else the transforms serve
+      d->matrix = std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, plan.sources, targets));
+  }
+  if (!d->matrix) {
+    // The erasure set's ends, on pointers [0, n) work slots and [n, 2n) the shards read:
+    // point x = shard * pre(x) or 0; restored point x *= post(x) (plan.tables: pre, then post).
+    const uint32_t n = decode_core_.slots;
+    std::vector<ir::FftStep> pre, post;
+    std::vector<bool> live(2 * size_t(n), false);
+    for (uint32_t x = 0; x < n; ++x)
+      pre.push_back(plan.holds[x] ? ir::FftStep{ir::kFftStepMul, x, n + x, x} : ir::FftStep{ir::kFftStepZero, x, 0, 0});
+    for (unsigned t : targets) {
+      const uint32_t x = uint32_t(fft_point(geometry_, t));
+      post.push_back({ir::kFftStepMul, x, x, n + x});
+      live[x] = true;
+    }
+    if (decode_core_.steps.size() <= kFftPruneMaxSteps) {
+      std::vector<std::vector<ir::FftStep>> p = ir::prune_fft_steps({&pre, &decode_core_.steps, &post}, 2 * size_t(n), live);
+      d->pre = std::move(p[0]);
+      d->core = std::move(p[1]);
+      d->post = std::move(p[2]);
+    } else {
+      d->pre = std::move(pre);
+      d->core = decode_core_.steps;
+      d->post = std::move(post);
+    }
+  }
   std::lock_guard<std::mutex> lock(cache.mutex);
   if (cache.entries.size() >= FftMatrixCache::kEntries) cache.entries.erase(cache.entries.begin());
-  cache.entries.emplace_back(targets, s);
-  return s;
+  cache.entries.emplace_back(targets, d);
+  return d;
 }
 
 void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at,
@@ -138,7 +165,8 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
       target_out.push_back(out_at[x]);
     }
   }
-  if (std::shared_ptr<const ir::FftSchedule> mat = matrix_decode(plan, targets)) {
+  const std::shared_ptr<const FftTargetDecode> td = target_decode(plan, targets);
+  if (const ir::FftSchedule *mat = td->matrix.get()) {
     std::vector<uint8_t *> ptr(mat->slots + k_ + m_, nullptr);
     const size_t tile = 16384;
     for (size_t off = 0; off < len; off += tile) {
@@ -150,14 +178,6 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
     }
     return;
   }
-  // The erasure set's ends, on pointers [0, n) work slots and [n, 2n) the shards read:
-  // point x = shard * pre(x) or 0; restored point x *= post(x) (plan.tables: pre, then post).
-  std::vector<ir::FftStep> pre, post;
-  pre.reserve(n);
-  for (uint32_t x = 0; x < n; ++x)
-    pre.push_back(plan.holds[x] ? ir::FftStep{ir::kFftStepMul, x, n + x, x} : ir::FftStep{ir::kFftStepZero, x, 0, 0});
-  for (uint32_t x = 0; x < n; ++x)
-    if (out_at[x]) post.push_back({ir::kFftStepMul, x, x, n + x});
   const size_t tile = tile_bytes(n);
   uint8_t *scr = scratch(size_t(n) * tile);
   std::vector<uint8_t *> ptr(2 * size_t(n), nullptr);
@@ -168,9 +188,9 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
       ptr[n + x] = plan.holds[x] ? const_cast<uint8_t *>(in_at[x]) + off : nullptr;  // read only
     }
     const size_t bytes = std::min(tile, len - off);
-    call_steps(fn, ptr.data(), pre.data(), pre.size(), plan.tables.data(), bytes);
-    call_steps(fn, ptr.data(), core.steps.data(), core.steps.size(), core.tables.data(), bytes);
-    call_steps(fn, ptr.data(), post.data(), post.size(), plan.tables.data(), bytes);
+    call_steps(fn, ptr.data(), td->pre.data(), td->pre.size(), plan.tables.data(), bytes);
+    call_steps(fn, ptr.data(), td->core.data(), td->core.size(), core.tables.data(), bytes);
+    call_steps(fn, ptr.data(), td->post.data(), td->post.size(), plan.tables.data(), bytes);
   }
 }
 

@@ -17,6 +17,10 @@ namespace ecjit::runtime {
 // 9 on steps, compiled in ~40 ms; 16 slots ~140 ms.
 constexpr size_t kFftUnrolledEncodeSlots = 16;
 
+// Decode cores of at most this many steps are pruned per erasure set and target set
+// (ir::prune_fft_steps, kept with the plan: 32 bytes a step); larger ones run whole.
+constexpr size_t kFftPruneMaxSteps = size_t(1) << 16;
+
 // Runs rs-fft (k, m) on whole 64-byte columns with JIT code: the encoder unrolled for small
 // codes, otherwise - and for every decode - the step kernel (one per Jit, shared by every
 // code) on schedules built here: the encode schedule and the decode core once per code, the
@@ -43,9 +47,10 @@ class FftEngine {
   using StepFn = void (*)(uint8_t *const *, const ir::FftStep *, size_t, const uint8_t *, size_t);
   FftEngine() = default;
 
-  // The decode of `targets` (shard ids) from plan.sources as a matrix when that is less work
-  // than the transforms (few losses), else null. Made once per plan and target set.
-  std::shared_ptr<const ir::FftSchedule> matrix_decode(const FftDecodePlan &plan,
+  // The decode of `targets` (shard ids) from plan.sources: a matrix when that is less work
+  // than the transforms (few losses), else the transforms pruned for this set (the points
+  // read, the points restored). Made once per plan and target set.
+  std::shared_ptr<const FftTargetDecode> target_decode(const FftDecodePlan &plan,
                                                        const std::vector<unsigned> &targets) const;
 
   unsigned k_ = 0, m_ = 0;

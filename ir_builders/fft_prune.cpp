@@ -1,0 +1,212 @@
+// prune_fft_steps: a forward pass that follows known-zero slots and a backward pass that follows live ones.
+#include "ir_builders/fft_prune.h"
+
+#include <algorithm>
+
+namespace ecjit::ir {
+namespace {
+
+FftStep step(uint32_t kind, uint32_t a, uint32_t b, uint32_t table = 0) { return FftStep{kind, a, b, table}; }
+
+// The four butterflies of a two-layer step, in execution order (fft_step_kernel.h).
+std::vector<FftStep> butterflies(const FftStep &s) {
+  const uint32_t x0 = s.a, x1 = s.a + s.dist, x2 = s.a + 2 * s.dist, x3 = s.a + 3 * s.dist;
+  if (s.kind == kFftStepFft4)
+    return {step(kFftStepFft, x0, x2, s.table), step(kFftStepFft, x1, x3, s.table),
+            step(kFftStepFft, x0, x1, s.table0), step(kFftStepFft, x2, x3, s.table1)};
+  return {step(kFftStepIfft, x0, x1, s.table0), step(kFftStepIfft, x2, x3, s.table1),
+          step(kFftStepIfft, x0, x2, s.table), step(kFftStepIfft, x1, x3, s.table)};
+}
+
+bool two_layer(const FftStep &s) { return s.kind == kFftStepFft4 || s.kind == kFftStepIfft4; }
+
+std::vector<uint32_t> slots_of(const FftStep &s) {
+  return {s.a, s.a + s.dist, s.a + 2 * s.dist, s.a + 3 * s.dist};
+}
+
+// Forward: zero[p] says pointer p holds zeros that may not be stored yet.
+class ZeroPass {
+ public:
+  explicit ZeroPass(size_t pointers) : zero_(pointers, false) {}
+
+  void run(const FftStep &s, std::vector<FftStep> &out) {
+    const auto z = [&](uint32_t p) { return bool(zero_[p]); };
+    const auto store_zero = [&](uint32_t p) {  // a kept step reads or updates p whole
+      if (z(p)) out.push_back(step(kFftStepZero, p, 0));
+      zero_[p] = false;
+    };
+    switch (s.kind) {
+      case kFftStepZero:
+        zero_[s.a] = true;
+        return;
+      case kFftStepCopy:
+      case kFftStepMul:
+        if (z(s.b)) {
+          zero_[s.a] = true;
+          return;
+        }
+        zero_[s.a] = false;
+        out.push_back(s);
+        return;
+      case kFftStepXor:
+      case kFftStepMulAdd:
+        if (z(s.b)) return;
+        if (z(s.a)) {
+          zero_[s.a] = false;
+          out.push_back(s.kind == kFftStepXor ? step(kFftStepCopy, s.a, s.b) : step(kFftStepMul, s.a, s.b, s.table));
+          return;
+        }
+        out.push_back(s);
+        return;
+      case kFftStepFft:  // A ^= B T; B ^= A
+        if (z(s.a) && z(s.b)) return;
+        if (z(s.b)) {  // A unchanged, B = A
+          zero_[s.b] = false;
+          out.push_back(step(kFftStepCopy, s.b, s.a));
+          return;
+        }
+        if (z(s.a)) {  // A = B T, B ^= A
+          zero_[s.a] = false;
+          out.push_back(step(kFftStepMul, s.a, s.b, s.table));
+          out.push_back(step(kFftStepXor, s.b, s.a));
+          return;
+        }
+        out.push_back(s);
+        return;
+      case kFftStepIfft:  // B ^= A; A ^= B T
+        if (z(s.a) && z(s.b)) return;
+        if (z(s.a)) {  // B unchanged, A = B T
+          zero_[s.a] = false;
+          out.push_back(step(kFftStepMul, s.a, s.b, s.table));
+          return;
+        }
+        if (z(s.b)) {  // B = A, A ^= B T
+          zero_[s.b] = false;
+          out.push_back(step(kFftStepCopy, s.b, s.a));
+          out.push_back(step(kFftStepMulAdd, s.a, s.b, s.table));
+          return;
+        }
+        out.push_back(s);
+        return;
+      case kFftStepFft4:
+      case kFftStepIfft4: {
+        const std::vector<uint32_t> x = slots_of(s);
+        const size_t zeros = size_t(std::count_if(x.begin(), x.end(), z));
+        if (zeros == 4) return;
+        if (zeros == 0) {
+          out.push_back(s);
+          return;
+        }
+        for (const FftStep &b : butterflies(s)) run(b, out);
+        return;
+      }
+      default:  // unknown kinds run as they are, on stored values
+        store_zero(s.a);
+        store_zero(s.b);
+        out.push_back(s);
+        return;
+    }
+  }
+
+  // Live pointers still pending as zeros at the end are stored.
+  void finish(const std::vector<bool> &live_out, std::vector<FftStep> &out) {
+    for (size_t p = 0; p < zero_.size(); ++p)
+      if (zero_[p] && p < live_out.size() && live_out[p]) out.push_back(step(kFftStepZero, uint32_t(p), 0));
+  }
+
+ private:
+  std::vector<char> zero_;
+};
+
+// Backward: live[p] says p's value is read later. Steps are appended in reverse order.
+class LivePass {
+ public:
+  LivePass(size_t pointers, const std::vector<bool> &live_out) : live_(pointers, false) {
+    for (size_t p = 0; p < pointers && p < live_out.size(); ++p) live_[p] = live_out[p];
+  }
+
+  void run(const FftStep &s, std::vector<FftStep> &rev) {
+    const auto l = [&](uint32_t p) { return bool(live_[p]); };
+    switch (s.kind) {
+      case kFftStepZero:
+        if (!l(s.a)) return;
+        live_[s.a] = false;
+        rev.push_back(s);
+        return;
+      case kFftStepCopy:
+      case kFftStepMul:
+        if (!l(s.a)) return;
+        live_[s.a] = false;
+        live_[s.b] = true;
+        rev.push_back(s);
+        return;
+      case kFftStepXor:
+      case kFftStepMulAdd:
+        if (!l(s.a)) return;
+        live_[s.b] = true;
+        rev.push_back(s);
+        return;
+      case kFftStepFft:  // A' = A ^ B T; B' = B ^ A'
+        if (!l(s.a) && !l(s.b)) return;
+        if (!l(s.b)) {
+          live_[s.b] = true;
+          rev.push_back(step(kFftStepMulAdd, s.a, s.b, s.table));
+          return;
+        }
+        live_[s.a] = live_[s.b] = true;
+        rev.push_back(s);
+        return;
+      case kFftStepIfft:  // B' = B ^ A; A' = A ^ B' T
+        if (!l(s.a) && !l(s.b)) return;
+        if (!l(s.a)) {
+          live_[s.a] = true;
+          rev.push_back(step(kFftStepXor, s.b, s.a));
+          return;
+        }
+        live_[s.a] = live_[s.b] = true;
+        rev.push_back(s);
+        return;
+      case kFftStepFft4:
+      case kFftStepIfft4: {
+        const std::vector<uint32_t> x = slots_of(s);
+        const size_t lives = size_t(std::count_if(x.begin(), x.end(), l));
+        if (lives == 0) return;
+        if (lives == 4) {
+          rev.push_back(s);
+          return;
+        }
+        const std::vector<FftStep> b = butterflies(s);
+        for (auto it = b.rbegin(); it != b.rend(); ++it) run(*it, rev);
+        return;
+      }
+      default:
+        live_[s.a] = live_[s.b] = true;
+        rev.push_back(s);
+        return;
+    }
+  }
+
+ private:
+  std::vector<char> live_;
+};
+
+}  // namespace
+
+std::vector<std::vector<FftStep>> prune_fft_steps(const std::vector<const std::vector<FftStep> *> &segments,
+                                                  size_t pointers, const std::vector<bool> &live_out) {
+  std::vector<std::vector<FftStep>> forward(segments.size());
+  ZeroPass zeros(pointers);
+  for (size_t i = 0; i < segments.size(); ++i)
+    for (const FftStep &s : *segments[i]) zeros.run(s, forward[i]);
+  if (!forward.empty()) zeros.finish(live_out, forward.back());
+
+  std::vector<std::vector<FftStep>> out(segments.size());
+  LivePass live(pointers, live_out);
+  for (size_t i = segments.size(); i-- > 0;) {
+    for (auto it = forward[i].rbegin(); it != forward[i].rend(); ++it) live.run(*it, out[i]);
+    std::reverse(out[i].begin(), out[i].end());
+  }
+  return out;
+}
+
+}  // namespace ecjit::ir

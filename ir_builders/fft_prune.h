@@ -1,0 +1,26 @@
+// prune_fft_steps: drops the butterflies of an rs-fft step schedule that only move zeros or feed nothing read.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "ir_builders/fft_step_kernel.h"
+
+namespace ecjit::ir {
+
+// Segments of steps (fft_step_kernel.h) that run one after another on one pointer array of
+// `pointers` entries; each segment's table fields index that segment's own tables, which
+// pruning never changes. Two passes over the whole sequence:
+//   - forward: a pointer known to hold zeros (a Zero step, or a Copy / Mul of a zero) is
+//     not stored; steps that read it become cheaper kinds or vanish (a butterfly of two zero
+//     slots, an XOR of zero), and it is stored as zeros only where a kept step still reads
+//     it whole;
+//   - backward: only the pointers with live_out set are read afterwards; a step that writes
+//     nothing live vanishes, a butterfly with one live output becomes its multiply-add or XOR.
+// Two-layer steps (Fft4 / Ifft4) that are partly zero or partly live are split into their
+// four butterflies. The result computes the same values on every live_out pointer (and
+// writes no pointer the input did not write). Pure; O(steps + pointers).
+std::vector<std::vector<FftStep>> prune_fft_steps(const std::vector<const std::vector<FftStep> *> &segments,
+                                                  size_t pointers, const std::vector<bool> &live_out);
+
+}  // namespace ecjit::ir
