@@ -49,6 +49,9 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
     kernels.encode = [e](const uint8_t *const *in, uint8_t *const *out, size_t len) { e->encode(in, out, len); };
     kernels.decode = [e](const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at,
                          size_t len) { e->decode(plan, in_at, out_at, len); };
+    kernels.decode_why = [e](const FftDecodePlan &plan, const std::vector<unsigned> &targets) {
+      return e->decode_why(plan, targets);
+    };
     kernels.encode_info = e->encode_info();
     kernels.decode_info = e->decode_info();
   } else if (engine.status().code() != StatusCode::kUnsupported) {
@@ -255,7 +258,15 @@ KernelInfo FftCodec::decoder_info(const std::vector<bool> &present) const {
   std::shared_ptr<const FftDecodePlan> p;
   if (!rebuild("decoder_info", {}, present, nullptr, false, 0, Rebuild::kPlan, &p).ok()) return KernelInfo();
   if (!p) return encoder_info();  // nothing missing
-  return kernels_.decode ? kernels_.decode_info : scalar_info("decode");
+  if (!kernels_.decode) return scalar_info("decode");
+  KernelInfo i = kernels_.decode_info;
+  if (kernels_.decode_why) {  // reconstruct's targets: every missing shard
+    std::vector<unsigned> targets;
+    for (unsigned s = 0; s < n(); ++s)
+      if (!present[s]) targets.push_back(s);
+    i.why += "; " + kernels_.decode_why(*p, targets);
+  }
+  return i;
 }
 
 KernelCacheStats FftCodec::kernel_cache_stats() const {

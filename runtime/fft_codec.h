@@ -39,6 +39,8 @@ struct FftKernels {
   FftEncodeRun encode;
   FftDecodeRun decode;
   KernelInfo encode_info, decode_info;
+  // Optional: how `decode` runs one plan for these targets (appended to decode_info.why).
+  std::function<std::string(const FftDecodePlan &, const std::vector<unsigned> &)> decode_why;
 };
 
 // rs-fft:k=,m= (CodeFamily::kRsFft), byte-identical to codes::fft::encode_bytes /

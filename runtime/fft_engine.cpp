@@ -151,6 +151,20 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
   return d;
 }
 
+std::string FftEngine::decode_why(const FftDecodePlan &plan, const std::vector<unsigned> &targets) const {
+  const std::shared_ptr<const FftTargetDecode> td = target_decode(plan, targets);
+  const size_t matrix = targets.size() * plan.sources.size();
+  const std::string whole = std::to_string(ir::fft_multiplies(decode_core_.steps) + decode_core_.slots + targets.size());
+  if (td->matrix)
+    return "this set: a matrix, " + std::to_string(matrix) + " multiply-adds per element (" +
+           std::to_string(targets.size()) + " restored x " + std::to_string(plan.sources.size()) +
+           " read), against the transforms' " + whole;
+  const size_t pruned = ir::fft_multiplies(td->pre) + ir::fft_multiplies(td->core) + ir::fft_multiplies(td->post);
+  return "this set: the transforms, " + std::to_string(pruned) + " multiplies per element after pruning (of " + whole +
+         "; points read " + std::to_string(plan.sources.size()) + ", restored " + std::to_string(targets.size()) +
+         "), against a matrix's " + std::to_string(matrix);
+}
+
 void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at,
                        size_t len) const {
   const ir::FftSchedule &core = decode_core_;

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "ecjit/codec.h"
 #include "ir_builders/fft_step_kernel.h"
@@ -39,6 +41,10 @@ class FftEngine {
   // read at point x where plan.holds[x], out_at[x] the shard restored at point x or null,
   // plan.tables its multipliers; len a multiple of 64.
   void decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at, size_t len) const;
+
+  // How a decode of `targets` from plan.sources runs, for KernelInfo::why: the matrix or the
+  // pruned transforms, with both costs in multiplies per element (makes the set's entry).
+  std::string decode_why(const FftDecodePlan &plan, const std::vector<unsigned> &targets) const;
 
   const KernelInfo &encode_info() const { return encode_info_; }
   const KernelInfo &decode_info() const { return decode_info_; }

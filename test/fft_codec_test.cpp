@@ -269,6 +269,29 @@ TEST(FftCodec, PlansAreCachedPerErasureSet) {
   EXPECT_EQ(codec.encoder_info().strategy, "fft");
 }
 
+// decoder_info says how each set decodes and why: one loss as a matrix (32 multiply-adds
+// against the transforms' hundreds), every original of 32:32 lost through the transforms,
+// pruned below the whole core.
+TEST(FftCodec, DecoderInfoSaysMatrixOrPrunedTransforms) {
+  auto c = jit().codec(spec_of(32, 32));
+  ASSERT_TRUE(c.ok());
+  const Codec &codec = **c;
+  if (codec.decoder_info(std::vector<bool>(64, true)).vector_bits == 64) GTEST_SKIP() << "no JIT kernels here";
+  std::vector<bool> one(64, true);
+  one[5] = false;
+  const std::string m = codec.decoder_info(one).why;
+  EXPECT_NE(m.find("this set: a matrix, 32 multiply-adds per element"), std::string::npos) << m;
+  std::vector<bool> originals(64, true);
+  for (unsigned i = 0; i < 32; ++i) originals[i] = false;
+  const std::string t = codec.decoder_info(originals).why;
+  EXPECT_NE(t.find("this set: the transforms, "), std::string::npos) << t;
+  // "<pruned> multiplies per element after pruning (of <whole>;": pruned < whole.
+  const size_t at = t.find("this set: the transforms, ") + 26;
+  const unsigned long pruned = std::stoul(t.substr(at));
+  const unsigned long whole = std::stoul(t.substr(t.find("(of ", at) + 4));
+  EXPECT_LT(pruned * 3, whole * 2) << t;
+}
+
 // ---- Scrubbing, small writes, the generator ----
 
 TEST(FftCodec, Verify) {

@@ -85,17 +85,7 @@ Decode decode_of(uint32_t n, const std::vector<bool> &holds, const std::vector<u
   return d;
 }
 
-// Constant multiplies of a schedule (XORs, copies and zeros cost none).
-size_t multiplies(const std::vector<FftStep> &steps) {
-  size_t n = 0;
-  for (const FftStep &s : steps)
-    n += s.kind == ir::kFftStepFft4 || s.kind == ir::kFftStepIfft4 ? 4
-         : s.kind == ir::kFftStepFft || s.kind == ir::kFftStepIfft || s.kind == ir::kFftStepMul ||
-                 s.kind == ir::kFftStepMulAdd
-             ? 1
-             : 0;
-  return n;
-}
+size_t multiplies(const std::vector<FftStep> &steps) { return ir::fft_multiplies(steps); }
 
 // Random erasure-like patterns (points held, points wanted) on the decode cores of several
 // codes, and the encode schedules too: the pruned steps give every live pointer the value the
