@@ -350,8 +350,8 @@ bool KernelService::xor_kernel_ready(const ir::XorKernelDesc &desc) const {
 
 Result<Kernel> KernelService::fft_kernel(const ir::FftKernelDesc &desc) {
   if (!ir::fft_kernel_supported(target_))
-    return Status(StatusCode::kUnsupported, "rs-fft kernels need a 16-entry byte shuffle (x86 SSSE3 / AVX2, "
-                                            "AArch64 NEON); target " + target_name_ + " has none");
+    return Status(StatusCode::kUnsupported, "rs-fft kernels need GFNI with AVX2 or a 16-entry byte shuffle (x86 "
+                                            "SSSE3 / AVX2, AArch64 NEON); target " + target_name_ + " has neither");
   const size_t slots = ir::fft_kernel_slots(desc);
   if (slots == 0 || slots > kMaxFftKernelSlots)
     return Status(StatusCode::kUnsupported, "rs-fft k=" + std::to_string(desc.k) + ",m=" + std::to_string(desc.m) +

@@ -38,6 +38,7 @@ size_t fft_block_bytes(size_t work_slots);
 struct FftTargetDecode {
   std::shared_ptr<const ir::FftSchedule> matrix;  // set: the matrix decode
   std::vector<ir::FftStep> pre, core, post;
+  bool whole_core = false;  // core too large to prune: the code's decode core runs as it is
 };
 
 // Those decodes of one plan, per set of targets, made on first use; a few are kept (the usual

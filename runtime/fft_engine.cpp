@@ -141,7 +141,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
       d->post = std::move(p[2]);
     } else {
       d->pre = std::move(pre);
-      d->core = decode_core_.steps;
+      d->whole_core = true;
       d->post = std::move(post);
     }
   }
@@ -159,6 +159,9 @@ std::string FftEngine::decode_why(const FftDecodePlan &plan, const std::vector<u
     return "this set: a matrix, " + std::to_string(matrix) + " multiply-adds per element (" +
            std::to_string(targets.size()) + " restored x " + std::to_string(plan.sources.size()) +
            " read), against the transforms' " + whole;
+  if (td->whole_core)
+    return "this set: the transforms, " + whole + " multiplies per element (a core past " +
+           std::to_string(kFftPruneMaxSteps) + " steps is not pruned), against a matrix's " + std::to_string(matrix);
   const size_t pruned = ir::fft_multiplies(td->pre) + ir::fft_multiplies(td->core) + ir::fft_multiplies(td->post);
   return "this set: the transforms, " + std::to_string(pruned) + " multiplies per element after pruning (of " + whole +
          "; points read " + std::to_string(plan.sources.size()) + ", restored " + std::to_string(targets.size()) +
@@ -203,7 +206,8 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
     }
     const size_t bytes = std::min(tile, len - off);
     call_steps(fn, ptr.data(), td->pre.data(), td->pre.size(), plan.tables.data(), bytes);
-    call_steps(fn, ptr.data(), td->core.data(), td->core.size(), core.tables.data(), bytes);
+    const std::vector<ir::FftStep> &cs = td->whole_core ? core.steps : td->core;
+    call_steps(fn, ptr.data(), cs.data(), cs.size(), core.tables.data(), bytes);
     call_steps(fn, ptr.data(), td->post.data(), td->post.size(), plan.tables.data(), bytes);
   }
 }

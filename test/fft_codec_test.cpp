@@ -155,6 +155,32 @@ TEST(FftCodec, WiderThanOtherFamilies) {
   EXPECT_TRUE(codec->parity_matrix().empty());  // k * m > 65536
 }
 
+// The widest high-rate code: its decode core (~120,000 steps) is past the pruning limit and
+// runs whole; every original lost and restored from one column of recovery (plain buffers:
+// 32768 guarded ones would pass the kernel's limit of memory mappings).
+TEST(FftCodec, WidestCodeDecodesThroughTheWholeCore) {
+  const unsigned k = 16384, m = 16384;
+  const size_t len = 64;
+  auto codec = codec_of(k, m);
+  ASSERT_TRUE(codec);
+  std::mt19937_64 rng(9);
+  std::vector<std::vector<uint8_t>> want(k + m, std::vector<uint8_t>(len)), got;
+  for (unsigned s = 0; s < k; ++s)
+    for (auto &b : want[s]) b = uint8_t(rng());
+  std::vector<uint8_t *> ptrs;
+  for (auto &v : want) ptrs.push_back(v.data());
+  ASSERT_TRUE(codec->encode({ptrs.data(), k}, {ptrs.data() + k, m}, len).ok());
+  got = want;
+  ptrs.clear();
+  for (auto &v : got) ptrs.push_back(v.data());
+  std::vector<bool> present(k + m, true);
+  for (unsigned s = 0; s < k; ++s) present[s] = false, std::fill(got[s].begin(), got[s].end(), 0xEE);
+  const ecjit::KernelInfo info = codec->decoder_info(present);
+  if (info.vector_bits != 64) EXPECT_NE(info.why.find("is not pruned"), std::string::npos) << info.why;
+  ASSERT_TRUE(codec->reconstruct(ptrs, present, len).ok());
+  for (unsigned s = 0; s < k + m; ++s) ASSERT_EQ(got[s], want[s]) << s;
+}
+
 // ---- Rebuilds ----
 
 // Every erasure set of up to m shards of 3:3 and 4:2 (len with a partial chunk).
