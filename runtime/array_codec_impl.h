@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "codes/array_layout.h"
@@ -58,6 +59,15 @@ class ArrayCodecImpl final : public ArrayCodec {
   // The argument checks of every call; `writes`: also that no two disks share a buffer.
   Status check(const char *what, Span<const uint8_t *const> disks, size_t len, bool writes) const;
   Result<std::shared_ptr<const Op>> rebuild_op(uint64_t failed_mask) const;
+  // How read() rebuilds rows r0..r1 of a lost disk in any stripe: per row the cells read
+  // (chain members, or the rebuild map's inputs), and the cells touched in all. Planned once
+  // per (failed disks, disk, r0, r1) and kept (codes::plan_cell_read: a search over chains).
+  struct CellRead {
+    std::vector<std::vector<std::pair<unsigned, unsigned>>> sources;  // per row: (disk, row)
+    size_t cells = 0;
+  };
+  Result<std::shared_ptr<const CellRead>> cell_read(uint64_t failed_mask, unsigned disk, unsigned r0,
+                                                    unsigned r1) const;
   // The op adding (XOR) the parity change of a change to `disk`'s data cells into every
   // parity cell it reaches; its inputs are that disk's data cells (shard index `disk`).
   Result<std::shared_ptr<const Op>> update_op(unsigned disk) const;
@@ -79,6 +89,9 @@ class ArrayCodecImpl final : public ArrayCodec {
   mutable std::mutex mutex_;                    // guards rebuilds_ and updates_
   mutable std::map<uint64_t, std::shared_ptr<const Op>> rebuilds_;  // by failed-disk mask
   mutable std::map<unsigned, std::shared_ptr<const Op>> updates_;   // by changed disk
+  mutable std::map<std::tuple<uint64_t, unsigned, unsigned, unsigned>, std::shared_ptr<const CellRead>>
+      cell_reads_;  // guarded by mutex_; cleared past kCellReadEntries
+  static constexpr size_t kCellReadEntries = 1024;
 };
 
 }  // namespace ecjit::runtime

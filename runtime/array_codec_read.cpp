@@ -1,7 +1,6 @@
 // ArrayCodecImpl::read: a degraded read of a byte range of one disk, each lost cell from its cheapest parity chain.
 #include <algorithm>
 #include <cstring>
-#include <map>
 #include <utility>
 
 #include "codes/edp.h"
@@ -44,61 +43,93 @@ Status ArrayCodecImpl::read(Span<const uint8_t *const> disks, const std::vector<
     return Status::Ok();
   }
   uint64_t failed = 0;
-  std::vector<bool> dead(n);
   for (unsigned d = 0; d < n; ++d)
-    if (!present[d]) failed |= uint64_t(1) << d, dead[d] = true;
-  // The set's rebuild (cached): whether the code rebuilds it at all, and the map for cells no
-  // single chain serves.
-  Result<std::shared_ptr<const Op>> op = rebuild_op(failed);
-  if (!op.ok()) return op.status();
-  const Op &rebuild = **op;
+    if (!present[d]) failed |= uint64_t(1) << d;
+  // The set's rebuild (cached): whether the code rebuilds it at all.
+  if (Result<std::shared_ptr<const Op>> op = rebuild_op(failed); !op.ok()) return op.status();
 
-  std::map<std::pair<unsigned, unsigned>, codes::ReadPlan> plans;  // by first / last row
-  std::vector<bool> touched(layout_.cells());
+  // Rows r0..r1 of `count` consecutive stripes from `base`, bytes [b0, b1) of every row's cell
+  // (a partial cell only when count is 1): one strided region XOR per row.
   std::vector<const uint8_t *> src;
-  const size_t end = offset + size;
-  for (size_t base = offset / stripe * stripe; base < end; base += stripe) {
-    const size_t from = std::max(offset, base), to = std::min(end, base + stripe);
-    const unsigned r0 = unsigned((from - base) / e), r1 = unsigned((to - 1 - base) / e);
-    auto it = plans.find({r0, r1});
-    if (it == plans.end()) {
-      std::vector<unsigned> wanted;
-      for (unsigned r = r0; r <= r1; ++r) wanted.push_back(layout_.cell(r, disk));
-      Result<codes::ReadPlan> plan = codes::plan_cell_read(layout_, dead, wanted);
-      if (!plan.ok()) return plan.status();
-      it = plans.emplace(std::make_pair(r0, r1), std::move(*plan)).first;
-    }
-    const codes::ReadPlan &plan = it->second;
-    std::fill(touched.begin(), touched.end(), false);
+  std::vector<size_t> strides;
+  auto rows = [&](size_t base, size_t count, unsigned r0, unsigned r1, size_t from, size_t to) -> Status {
+    Result<std::shared_ptr<const CellRead>> plan = cell_read(failed, disk, r0, r1);
+    if (!plan.ok()) return plan.status();
+    const CellRead &cr = **plan;
     for (unsigned r = r0; r <= r1; ++r) {
-      const unsigned target = layout_.cell(r, disk);
       const size_t cell_at = base + size_t(r) * e;
       const size_t b0 = std::max(from, cell_at) - cell_at, b1 = std::min(to, cell_at + e) - cell_at;
       src.clear();
-      auto add = [&](unsigned c) {
-        touched[c] = true;
-        src.push_back(disks[layout_.disk_of(c)] + base + size_t(layout_.row_of(c)) * e + b0);
-      };
-      const int chain = plan.chain_used[r - r0];
-      if (chain >= 0) {
-        const codes::ArrayLayout::Chain &ch = layout_.chains[unsigned(chain)];
-        if (ch.parity != target) add(ch.parity);
-        for (unsigned m : ch.members)
-          if (m != target) add(m);
-      } else {  // the rebuild map's row of the cell: the known cells its bits name
-        const ir::XorKernelDesc &d = rebuild.desc;
-        const auto at = std::find_if(d.outputs.begin(), d.outputs.end(), [&](const codes::PacketRef &p) {
-          return p.shard == disk && p.index == r;
-        });
-        const unsigned row = unsigned(at - d.outputs.begin());
-        for (unsigned i = 0; i < d.inputs.size(); ++i)
-          if (rebuild.map.get(row, i)) add(layout_.cell(d.inputs[i].index, d.inputs[i].shard));
-      }
-      xor_regions(out + (cell_at + b0 - offset), src.data(), unsigned(src.size()), b1 - b0);
+      for (const auto &[d, row] : cr.sources[r - r0]) src.push_back(disks[d] + base + size_t(row) * e + b0);
+      strides.assign(src.size(), stripe);
+      xor_regions(out + (cell_at + b0 - offset), stripe, src.data(), strides.data(), unsigned(src.size()), count,
+                  b1 - b0, false);
     }
-    if (cells_read) *cells_read += size_t(std::count(touched.begin(), touched.end(), true));
+    if (cells_read) *cells_read += cr.cells * count;
+    return Status::Ok();
+  };
+  const size_t end = offset + size;
+  size_t base = offset / stripe * stripe;
+  if (offset > base || end < base + stripe) {  // a first stripe read in part
+    const size_t to = std::min(end, base + stripe);
+    if (Status st = rows(base, 1, unsigned((offset - base) / e), unsigned((to - 1 - base) / e), offset, to); !st.ok())
+      return st;
+    base += stripe;
   }
+  if (const size_t whole = end > base ? (end - base) / stripe : 0; whole > 0) {  // every row of each stripe
+    if (Status st = rows(base, whole, 0, layout_.rows - 1, base, base + whole * stripe); !st.ok()) return st;
+    base += whole * stripe;
+  }
+  if (base < end)  // a last stripe read in part
+    if (Status st = rows(base, 1, 0, unsigned((end - 1 - base) / e), base, end); !st.ok()) return st;
   return Status::Ok();
+}
+
+Result<std::shared_ptr<const ArrayCodecImpl::CellRead>> ArrayCodecImpl::cell_read(uint64_t failed, unsigned disk,
+                                                                                    unsigned r0, unsigned r1) const {
+  const auto key = std::make_tuple(failed, disk, r0, r1);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = cell_reads_.find(key); it != cell_reads_.end()) return it->second;
+  }
+  Result<std::shared_ptr<const Op>> op = rebuild_op(failed);
+  if (!op.ok()) return op.status();
+  const Op &rebuild = **op;
+  std::vector<bool> dead(layout_.disks);
+  for (unsigned d = 0; d < layout_.disks; ++d) dead[d] = (failed >> d) & 1;
+  std::vector<unsigned> wanted;
+  for (unsigned r = r0; r <= r1; ++r) wanted.push_back(layout_.cell(r, disk));
+  Result<codes::ReadPlan> plan = codes::plan_cell_read(layout_, dead, wanted);
+  if (!plan.ok()) return plan.status();
+  auto cr = std::make_shared<CellRead>();
+  std::vector<bool> touched(layout_.cells(), false);
+  for (unsigned r = r0; r <= r1; ++r) {
+    const unsigned target = layout_.cell(r, disk);
+    std::vector<std::pair<unsigned, unsigned>> &src = cr->sources.emplace_back();
+    auto add = [&](unsigned c) {
+      touched[c] = true;
+      src.emplace_back(layout_.disk_of(c), layout_.row_of(c));
+    };
+    const int chain = plan->chain_used[r - r0];
+    if (chain >= 0) {
+      const codes::ArrayLayout::Chain &ch = layout_.chains[unsigned(chain)];
+      if (ch.parity != target) add(ch.parity);
+      for (unsigned m : ch.members)
+        if (m != target) add(m);
+    } else {  // the rebuild map's row of the cell: the known cells its bits name
+      const ir::XorKernelDesc &d = rebuild.desc;
+      const auto at = std::find_if(d.outputs.begin(), d.outputs.end(), [&](const codes::PacketRef &p) {
+        return p.shard == disk && p.index == r;
+      });
+      const unsigned row = unsigned(at - d.outputs.begin());
+      for (unsigned i = 0; i < d.inputs.size(); ++i)
+        if (rebuild.map.get(row, i)) add(layout_.cell(d.inputs[i].index, d.inputs[i].shard));
+    }
+  }
+  cr->cells = size_t(std::count(touched.begin(), touched.end(), true));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (cell_reads_.size() >= kCellReadEntries) cell_reads_.clear();
+  return cell_reads_.emplace(key, std::move(cr)).first->second;
 }
 
 }  // namespace ecjit::runtime
