@@ -52,6 +52,7 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
     kernels.decode_why = [e](const FftDecodePlan &plan, const std::vector<unsigned> &targets) {
       return e->decode_why(plan, targets);
     };
+    kernels.decode_entry_bytes = e->decode_entry_bytes();
     kernels.encode_info = e->encode_info();
     kernels.decode_info = e->decode_info();
   } else if (engine.status().code() != StatusCode::kUnsupported) {
@@ -67,7 +68,10 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
   Result<codes::fft::Geometry> g = codes::fft::geometry(checked->k, checked->m);
   if (!g.ok()) return g.status();
   const size_t n = g->decode_work;
-  const size_t plan_bytes = 3 * n + 8 * size_t(checked->k) + (kernels.decode ? 2 * n * ir::kFftMulTableBytes : 0);
+  const size_t plan_bytes = 3 * n + 8 * size_t(checked->k) +
+                            (kernels.decode ? 2 * n * ir::kFftMulTableBytes +
+                                                  FftMatrixCache::kEntries * kernels.decode_entry_bytes
+                                            : 0);
   const size_t plans = std::clamp<size_t>(kPlanBudget / plan_bytes, 1, jit->options().max_cached_kernels);
   std::shared_ptr<FftCodec> c(new FftCodec(std::move(jit), *checked, *g, plans));
   c->kernels_ = std::move(kernels);

@@ -41,6 +41,8 @@ struct FftKernels {
   KernelInfo encode_info, decode_info;
   // Optional: how `decode` runs one plan for these targets (appended to decode_info.why).
   std::function<std::string(const FftDecodePlan &, const std::vector<unsigned> &)> decode_why;
+  // Bytes `decode` may keep per plan and target set (FftTargetDecode), for the plan budget.
+  size_t decode_entry_bytes = 0;
 };
 
 // rs-fft:k=,m= (CodeFamily::kRsFft), byte-identical to codes::fft::encode_bytes /

@@ -151,6 +151,11 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
   return d;
 }
 
+size_t FftEngine::decode_entry_bytes() const {
+  const size_t core = decode_core_.steps.size() <= kFftPruneMaxSteps ? decode_core_.steps.size() : 0;
+  return (core + 2 * size_t(decode_core_.slots)) * sizeof(ir::FftStep);
+}
+
 std::string FftEngine::decode_why(const FftDecodePlan &plan, const std::vector<unsigned> &targets) const {
   const std::shared_ptr<const FftTargetDecode> td = target_decode(plan, targets);
   const size_t matrix = targets.size() * plan.sources.size();

@@ -46,6 +46,9 @@ class FftEngine {
   // pruned transforms, with both costs in multiplies per element (makes the set's entry).
   std::string decode_why(const FftDecodePlan &plan, const std::vector<unsigned> &targets) const;
 
+  // About the bytes one target_decode entry holds (its steps), for FftCodec's plan budget.
+  size_t decode_entry_bytes() const;
+
   const KernelInfo &encode_info() const { return encode_info_; }
   const KernelInfo &decode_info() const { return decode_info_; }
 
