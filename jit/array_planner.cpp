@@ -1,6 +1,9 @@
 // array_planner: cell maps of an array code's operations (codes::solve_cells), their schedules and cell packets.
 #include "jit/array_planner.h"
 
+#include <algorithm>
+#include <cstdio>
+
 #include "ir_builders/kernel_builder.h"
 
 namespace ecjit::jit {
@@ -90,6 +93,45 @@ Result<XorPlan> array_update_plan(const codes::ArraySpec &spec, const codes::Arr
   p.desc.packet = spec.element;
   p.desc.accumulate = true;
   p.op = "update_d" + std::to_string(disk);
+  p.desc.symbol = ir::kernel_symbol(p.op, spec.to_string(), target_name);
+  ECJIT_RETURN_IF_ERROR(apply_schedule(&p, codes::XorSchedule::kSmart));
+  return p;
+}
+
+Result<XorPlan> array_read_plan(const codes::ArraySpec &spec, const codes::ArrayLayout &layout, uint64_t failed,
+                                unsigned disk, const std::vector<std::vector<std::pair<unsigned, unsigned>>> &sources,
+                                const std::string &target_name) {
+  if (sources.size() != layout.rows || disk >= layout.disks)
+    return Status(StatusCode::kInvalidArgument, "read plan of " + spec.to_string() + ": " +
+                                                    std::to_string(sources.size()) + " rows of sources for disk " +
+                                                    std::to_string(disk));
+  XorPlan p;
+  std::vector<std::pair<unsigned, unsigned>> cells;  // (disk, row), distinct, in desc order
+  for (const auto &row : sources)
+    for (const auto &c : row) {
+      if (c.first >= layout.disks || c.second >= layout.rows)
+        return Status(StatusCode::kInvalidArgument, "read plan of " + spec.to_string() + ": cell (" +
+                                                        std::to_string(c.first) + ", " + std::to_string(c.second) +
+                                                        ") out of range");
+      if (std::find(cells.begin(), cells.end(), c) == cells.end()) cells.push_back(c);
+    }
+  std::sort(cells.begin(), cells.end());
+  p.map = codes::BitMatrix(layout.rows, unsigned(cells.size()));
+  for (const auto &[d, r] : cells) p.desc.inputs.push_back({d, r});
+  for (unsigned r = 0; r < layout.rows; ++r) {
+    p.desc.outputs.push_back({0, r});
+    for (const auto &c : sources[r]) {
+      const unsigned j = unsigned(std::lower_bound(cells.begin(), cells.end(), c) - cells.begin());
+      p.map.set(r, j, !p.map.get(r, j));
+    }
+  }
+  for (const auto &[d, r] : cells)
+    if (p.sources.empty() || p.sources.back() != d) p.sources.push_back(d);
+  p.desc.w = layout.rows;
+  p.desc.packet = spec.element;
+  char mask[24];
+  std::snprintf(mask, sizeof mask, "%llx", (unsigned long long)failed);
+  p.op = "read_d" + std::to_string(disk) + "_f" + mask;
   p.desc.symbol = ir::kernel_symbol(p.op, spec.to_string(), target_name);
   ECJIT_RETURN_IF_ERROR(apply_schedule(&p, codes::XorSchedule::kSmart));
   return p;

@@ -39,4 +39,14 @@ Result<XorPlan> array_update_plan(const codes::ArraySpec &spec, const codes::Arr
                                   const ir::XorKernelDesc &encoder, const codes::BitMatrix &encoder_map,
                                   unsigned disk, const std::string &target_name);
 
+
+// A degraded read's program: every row of lost disk `disk` from the cells `sources[r]`
+// names for row r ((disk, row) pairs, chains chosen by codes::plan_cell_read), written to
+// out pointer 0 laid out as that disk (rows x element bytes per stripe); inputs are the disk
+// array as for the other kernels. `failed` names the failed set in the symbol. Smart
+// schedule. Errors: kInvalidArgument (sources not one list per row, a cell out of range).
+Result<XorPlan> array_read_plan(const codes::ArraySpec &spec, const codes::ArrayLayout &layout, uint64_t failed,
+                                unsigned disk, const std::vector<std::vector<std::pair<unsigned, unsigned>>> &sources,
+                                const std::string &target_name);
+
 }  // namespace ecjit::jit

@@ -65,6 +65,9 @@ class ArrayCodecImpl final : public ArrayCodec {
   struct CellRead {
     std::vector<std::vector<std::pair<unsigned, unsigned>>> sources;  // per row: (disk, row)
     size_t cells = 0;
+    // Every row (r0 = 0, r1 = rows - 1): the same reads as one kernel over runs of whole
+    // stripes (jit::array_read_plan), compiled in the background from the first such run.
+    std::shared_ptr<const Op> whole;
   };
   Result<std::shared_ptr<const CellRead>> cell_read(uint64_t failed_mask, unsigned disk, unsigned r0,
                                                     unsigned r1) const;

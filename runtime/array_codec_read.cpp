@@ -4,8 +4,11 @@
 #include <utility>
 
 #include "codes/edp.h"
+#include "jit/array_planner.h"
 #include "runtime/array_codec_impl.h"
+#include "runtime/parallel_kernel.h"
 #include "runtime/region_xor.h"
+#include "runtime/xor_codec.h"
 
 namespace ecjit::runtime {
 
@@ -56,6 +59,20 @@ Status ArrayCodecImpl::read(Span<const uint8_t *const> disks, const std::vector<
     Result<std::shared_ptr<const CellRead>> plan = cell_read(failed, disk, r0, r1);
     if (!plan.ok()) return plan.status();
     const CellRead &cr = **plan;
+    if (cr.whole && from == base && to == base + count * stripe) {  // whole stripes: the compiled read once it is there
+      if (std::shared_ptr<const Kernel> k = std::atomic_load(&cr.whole->compiled)) {
+        std::vector<const uint8_t *> in(n, nullptr);
+        for (unsigned d = 0; d < n; ++d)
+          if (disks[d]) in[d] = disks[d] + base;
+        uint8_t *dst = out + (base - offset);
+        const KernelFn fn = k->fn;  // one output pointer: the read buffer; pieces of whole stripes
+        run_split(*jit_, in.data(), n, &dst, 1, count * stripe, stripe,
+                  [fn](const uint8_t *const *i, uint8_t *const *o, size_t bytes) { fn(i, o, bytes); });
+        if (cells_read) *cells_read += cr.cells * count;
+        return Status::Ok();
+      }
+      if (cr.whole->desc.program.xors() <= XorCodec::kMaxUnrolledXors) promote(cr.whole, /*optional=*/true);
+    }
     for (unsigned r = r0; r <= r1; ++r) {
       const size_t cell_at = base + size_t(r) * e;
       const size_t b0 = std::max(from, cell_at) - cell_at, b1 = std::min(to, cell_at + e) - cell_at;
@@ -127,6 +144,11 @@ Result<std::shared_ptr<const ArrayCodecImpl::CellRead>> ArrayCodecImpl::cell_rea
     }
   }
   cr->cells = size_t(std::count(touched.begin(), touched.end(), true));
+  if (r0 == 0 && r1 + 1 == layout_.rows) {
+    Result<jit::XorPlan> whole = jit::array_read_plan(spec_, layout_, failed, disk, cr->sources, jit_->options().target);
+    if (!whole.ok()) return whole.status();
+    cr->whole = std::make_shared<const Op>(std::move(whole->desc), std::move(whole->map));
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   if (cell_reads_.size() >= kCellReadEntries) cell_reads_.clear();
   return cell_reads_.emplace(key, std::move(cr)).first->second;

@@ -447,6 +447,54 @@ TEST(ArrayCodecRead, RangesOfLostDisksEqualTheEncodedBytes) {
   }
 }
 
+// Runs of whole stripes are served, once its compile finished, by the read's own kernel
+// (jit::array_read_plan: the same chains as one XOR program): the same bytes and the same
+// cells read as the region XORs before it, with a compile seen for each lost disk.
+TEST(ArrayCodecRead, CompiledReadsOfWholeStripesEqualTheFirstOnes) {
+  auto jit = make_jit();
+  std::mt19937_64 rng(78);
+  for (const char *spec : {"xcode:p=7,element=16", "bpcode:p=7,element=8", "rdp:p=7,element=16",
+                           "evenodd:p=5,element=24", "star:p=5,element=8"}) {
+    auto codec = jit->array_codec(spec);
+    ASSERT_TRUE(codec.ok()) << spec << ": " << codec.status().to_string();
+    const auto as = *codes::parse_array_spec(spec);
+    const codes::ArrayLayout L = *codes::array_layout(as.family, as.p);
+    const Disks want = reference_stripes(L, as.element, 9, 6);
+    const size_t len = want.bufs[0].size(), stripe = size_t(L.rows) * as.element;
+    std::vector<std::pair<size_t, size_t>> ranges = {{0, len}, {stripe, 3 * stripe}, {stripe - 1, 4 * stripe + 2}};
+    for (int i = 0; i < 4; ++i) {
+      const size_t off = rng() % len;
+      ranges.push_back({off, 1 + rng() % (len - off)});
+    }
+    for (const std::vector<unsigned> &lost : {std::vector<unsigned>{0}, std::vector<unsigned>{2}, std::vector<unsigned>{1, 3}}) {
+      std::vector<bool> present(L.disks, true);
+      std::vector<const uint8_t *> ptrs(L.disks);
+      for (unsigned d : lost) present[d] = false;
+      for (unsigned d = 0; d < L.disks; ++d) ptrs[d] = present[d] ? want.bufs[d].data() : nullptr;
+      std::vector<size_t> first_cells;
+      for (int pass = 0; pass < 2; ++pass) {
+        const uint64_t compiled_before = jit->stats().kernels_compiled;
+        size_t read_no = 0;
+        for (unsigned d : lost)
+          for (size_t i = 0; i < ranges.size(); ++i, ++read_no) {
+            const auto [off, size] = ranges[i];
+            std::vector<uint8_t> out(size, 0xee);
+            size_t cells = 0;
+            ASSERT_TRUE((*codec)->read({ptrs.data(), ptrs.size()}, present, len, d, off, size, out.data(), &cells).ok());
+            ASSERT_EQ(0, std::memcmp(out.data(), want.bufs[d].data() + off, size))
+                << spec << " disk " << d << " pass " << pass << " [" << off << ", +" << size << ")";
+            if (pass == 0) first_cells.push_back(cells);
+            else EXPECT_EQ(cells, first_cells[read_no]) << spec << " disk " << d << " range " << i;
+          }
+        if (pass == 0) {
+          jit->wait_for_tuning();
+          EXPECT_GE(jit->stats().kernels_compiled, compiled_before + lost.size()) << spec << ": no read kernel compiled";
+        }
+      }
+    }
+  }
+}
+
 TEST(ArrayCodecRead, BadInputIsRefusedNothingWritten) {
   auto jit = make_jit();
   auto codec = jit->array_codec("rdp:p=5,element=8");
