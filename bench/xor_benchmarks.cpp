@@ -152,24 +152,46 @@ void bm_decode2(benchmark::State &state, std::string spec, size_t want_len, Deco
   if (which != Decoder::kJerasure) state.SetLabel((*codec)->decoder_info(present).why);
 }
 
+// An array code's codec and about per_disk bytes of encoded disks (whole stripes), or null
+// with the benchmark skipped.
+struct ArrayDisks {
+  std::shared_ptr<Jit> jit;
+  std::shared_ptr<const ArrayCodec> codec;
+  size_t len = 0;
+  std::vector<std::vector<uint8_t>> disks;
+  std::vector<uint8_t *> ptrs;
+};
+std::unique_ptr<ArrayDisks> encoded_disks(benchmark::State &state, const std::string &spec, size_t per_disk,
+                                          uint64_t seed) {
+  auto a = std::make_unique<ArrayDisks>();
+  a->jit = xor_jit(256ull << 20);
+  auto codec = a->jit->array_codec(spec);
+  if (!codec.ok()) {
+    state.SkipWithError(codec.status().to_string().c_str());
+    return nullptr;
+  }
+  a->codec = *codec;
+  const ArrayCodec &c = *a->codec;
+  a->len = std::max<size_t>(1, per_disk / c.stripe_bytes()) * c.stripe_bytes();
+  a->disks.assign(c.disks(), std::vector<uint8_t>(a->len));
+  std::mt19937_64 rng(seed);
+  for (auto &d : a->disks)
+    for (auto &b : d) b = uint8_t(rng());
+  for (auto &d : a->disks) a->ptrs.push_back(d.data());
+  (void)c.encode({a->ptrs.data(), a->ptrs.size()}, a->len);
+  return a;
+}
+
 // Element-level array codes (Jit::array_codec): encode, and the rebuild of disks 0 and 1 on
 // their compiled kernel (asked by a first call, then waited for). Bytes: data cells only.
 void bm_array(benchmark::State &state, std::string spec, size_t per_disk, bool rebuild) {
-  std::shared_ptr<Jit> jit = xor_jit(256ull << 20);
-  auto codec = jit->array_codec(spec);
-  if (!codec.ok()) {
-    state.SkipWithError(codec.status().to_string().c_str());
-    return;
-  }
-  const ArrayCodec &c = **codec;
-  const size_t len = std::max<size_t>(1, per_disk / c.stripe_bytes()) * c.stripe_bytes();
-  std::vector<std::vector<uint8_t>> disks(c.disks(), std::vector<uint8_t>(len));
-  std::mt19937_64 rng(3);
-  for (auto &d : disks)
-    for (auto &b : d) b = uint8_t(rng());
-  std::vector<uint8_t *> ptrs;
-  for (auto &d : disks) ptrs.push_back(d.data());
-  (void)c.encode({ptrs.data(), ptrs.size()}, len);
+  std::unique_ptr<ArrayDisks> a = encoded_disks(state, spec, per_disk, 3);
+  if (!a) return;
+  const std::shared_ptr<Jit> &jit = a->jit;
+  const ArrayCodec &c = *a->codec;
+  const size_t len = a->len;
+  std::vector<std::vector<uint8_t>> &disks = a->disks;
+  std::vector<uint8_t *> &ptrs = a->ptrs;
   std::vector<bool> present(c.disks(), true);
   present[0] = present[1] = false;
   const std::vector<uint8_t> d0 = disks[0];
@@ -201,21 +223,13 @@ void bm_array(benchmark::State &state, std::string spec, size_t per_disk, bool r
 // whole on its compiled kernel (reconstruct), otherwise ArrayCodec::read serves it in reads of
 // `piece` bytes (cell by cell from one chain each, the region XOR: nothing compiled).
 void bm_array_read(benchmark::State &state, std::string spec, size_t per_disk, size_t piece) {
-  std::shared_ptr<Jit> jit = xor_jit(256ull << 20);
-  auto codec = jit->array_codec(spec);
-  if (!codec.ok()) {
-    state.SkipWithError(codec.status().to_string().c_str());
-    return;
-  }
-  const ArrayCodec &c = **codec;
-  const size_t len = std::max<size_t>(1, per_disk / c.stripe_bytes()) * c.stripe_bytes();
-  std::vector<std::vector<uint8_t>> disks(c.disks(), std::vector<uint8_t>(len));
-  std::mt19937_64 rng(5);
-  for (auto &d : disks)
-    for (auto &b : d) b = uint8_t(rng());
-  std::vector<uint8_t *> ptrs;
-  for (auto &d : disks) ptrs.push_back(d.data());
-  (void)c.encode({ptrs.data(), ptrs.size()}, len);
+  std::unique_ptr<ArrayDisks> a = encoded_disks(state, spec, per_disk, 5);
+  if (!a) return;
+  const std::shared_ptr<Jit> &jit = a->jit;
+  const ArrayCodec &c = *a->codec;
+  const size_t len = a->len;
+  std::vector<std::vector<uint8_t>> &disks = a->disks;
+  std::vector<uint8_t *> &ptrs = a->ptrs;
   const std::vector<uint8_t> d0 = disks[0];
   std::vector<bool> present(c.disks(), true);
   present[0] = false;

@@ -382,18 +382,39 @@ size_t fewest_cells(const codes::ArrayLayout &L, const std::vector<unsigned> &ta
   }
 }
 
+// The five families' read cases: a codec, its layout and reference disks of `stripes`.
+struct Case {
+  std::string spec;
+  std::shared_ptr<const ArrayCodec> codec;
+  codes::ArraySpec as;
+  codes::ArrayLayout L;
+  Disks want;
+};
+std::vector<Case> cases(Jit &jit, size_t stripes, uint64_t seed) {
+  std::vector<Case> v;
+  for (const char *spec : {"xcode:p=7,element=16", "bpcode:p=7,element=8", "rdp:p=7,element=16",
+                           "evenodd:p=5,element=24", "star:p=5,element=8"}) {
+    auto codec = jit.array_codec(spec);
+    EXPECT_TRUE(codec.ok()) << spec << ": " << codec.status().to_string();
+    if (!codec.ok()) continue;
+    const codes::ArraySpec as = *codes::parse_array_spec(spec);
+    const codes::ArrayLayout L = *codes::array_layout(as.family, as.p);
+    v.push_back({spec, *codec, as, L, reference_stripes(L, as.element, stripes, seed)});
+  }
+  return v;
+}
+
 }  // namespace read_test
 
 TEST(ArrayCodecRead, RangesOfLostDisksEqualTheEncodedBytes) {
   auto jit = make_jit();
   std::mt19937_64 rng(77);
-  for (const char *spec : {"xcode:p=7,element=16", "bpcode:p=7,element=8", "rdp:p=7,element=16",
-                           "evenodd:p=5,element=24", "star:p=5,element=8"}) {
-    auto codec = jit->array_codec(spec);
-    ASSERT_TRUE(codec.ok()) << spec << ": " << codec.status().to_string();
-    const auto as = *codes::parse_array_spec(spec);
-    const codes::ArrayLayout L = *codes::array_layout(as.family, as.p);
-    const Disks want = reference_stripes(L, as.element, 3, 5);
+  for (const read_test::Case &rc : read_test::cases(*jit, 3, 5)) {
+    const char *spec = rc.spec.c_str();
+    const std::shared_ptr<const ArrayCodec> *codec = &rc.codec;
+    const codes::ArraySpec &as = rc.as;
+    const codes::ArrayLayout &L = rc.L;
+    const Disks &want = rc.want;
     const size_t len = want.bufs[0].size(), e = as.element;
     auto check_reads = [&](const std::vector<bool> &present) {
       std::vector<const uint8_t *> ptrs(L.disks);
@@ -453,13 +474,12 @@ TEST(ArrayCodecRead, RangesOfLostDisksEqualTheEncodedBytes) {
 TEST(ArrayCodecRead, CompiledReadsOfWholeStripesEqualTheFirstOnes) {
   auto jit = make_jit();
   std::mt19937_64 rng(78);
-  for (const char *spec : {"xcode:p=7,element=16", "bpcode:p=7,element=8", "rdp:p=7,element=16",
-                           "evenodd:p=5,element=24", "star:p=5,element=8"}) {
-    auto codec = jit->array_codec(spec);
-    ASSERT_TRUE(codec.ok()) << spec << ": " << codec.status().to_string();
-    const auto as = *codes::parse_array_spec(spec);
-    const codes::ArrayLayout L = *codes::array_layout(as.family, as.p);
-    const Disks want = reference_stripes(L, as.element, 9, 6);
+  for (const read_test::Case &rc : read_test::cases(*jit, 9, 6)) {
+    const char *spec = rc.spec.c_str();
+    const std::shared_ptr<const ArrayCodec> *codec = &rc.codec;
+    const codes::ArraySpec &as = rc.as;
+    const codes::ArrayLayout &L = rc.L;
+    const Disks &want = rc.want;
     const size_t len = want.bufs[0].size(), stripe = size_t(L.rows) * as.element;
     std::vector<std::pair<size_t, size_t>> ranges = {{0, len}, {stripe, 3 * stripe}, {stripe - 1, 4 * stripe + 2}};
     for (int i = 0; i < 4; ++i) {
