@@ -187,11 +187,8 @@ std::unique_ptr<ArrayDisks> encoded_disks(benchmark::State &state, const std::st
 void bm_array(benchmark::State &state, std::string spec, size_t per_disk, bool rebuild) {
   std::unique_ptr<ArrayDisks> a = encoded_disks(state, spec, per_disk, 3);
   if (!a) return;
-  const std::shared_ptr<Jit> &jit = a->jit;
-  const ArrayCodec &c = *a->codec;
-  const size_t len = a->len;
-  std::vector<std::vector<uint8_t>> &disks = a->disks;
-  std::vector<uint8_t *> &ptrs = a->ptrs;
+  auto &[jit, codec, len, disks, ptrs] = *a;
+  const ArrayCodec &c = *codec;
   std::vector<bool> present(c.disks(), true);
   present[0] = present[1] = false;
   const std::vector<uint8_t> d0 = disks[0];
@@ -221,15 +218,13 @@ void bm_array(benchmark::State &state, std::string spec, size_t per_disk, bool r
 
 // One failed disk (disk 0) of an array code, GB/s of that disk's bytes: `piece` 0 rebuilds it
 // whole on its compiled kernel (reconstruct), otherwise ArrayCodec::read serves it in reads of
-// `piece` bytes (cell by cell from one chain each, the region XOR: nothing compiled).
+// `piece` bytes (its chains' read kernel once compiled in the background, strided region XORs
+// until then and for partial stripes).
 void bm_array_read(benchmark::State &state, std::string spec, size_t per_disk, size_t piece) {
   std::unique_ptr<ArrayDisks> a = encoded_disks(state, spec, per_disk, 5);
   if (!a) return;
-  const std::shared_ptr<Jit> &jit = a->jit;
-  const ArrayCodec &c = *a->codec;
-  const size_t len = a->len;
-  std::vector<std::vector<uint8_t>> &disks = a->disks;
-  std::vector<uint8_t *> &ptrs = a->ptrs;
+  auto &[jit, codec, len, disks, ptrs] = *a;
+  const ArrayCodec &c = *codec;
   const std::vector<uint8_t> d0 = disks[0];
   std::vector<bool> present(c.disks(), true);
   present[0] = false;

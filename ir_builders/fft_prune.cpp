@@ -192,15 +192,6 @@ class LivePass {
 
 }  // namespace
 
-size_t fft_multiplies(const std::vector<FftStep> &steps) {
-  size_t n = 0;
-  for (const FftStep &s : steps)
-    n += two_layer(s) ? 4
-         : s.kind == kFftStepFft || s.kind == kFftStepIfft || s.kind == kFftStepMul || s.kind == kFftStepMulAdd ? 1
-                                                                                                                 : 0;
-  return n;
-}
-
 std::vector<std::vector<FftStep>> prune_fft_steps(const std::vector<const std::vector<FftStep> *> &segments,
                                                   size_t pointers, const std::vector<bool> &live_out) {
   std::vector<std::vector<FftStep>> forward(segments.size());

@@ -20,10 +20,6 @@ namespace ecjit::ir {
 // Two-layer steps (Fft4 / Ifft4) that are partly zero or partly live are split into their
 // four butterflies. The result computes the same values on every live_out pointer (and
 // writes no pointer the input did not write). Pure; O(steps + pointers).
-// Constant multiplies a schedule performs per element (a two-layer step: four; XORs, copies
-// and zeros: none).
-size_t fft_multiplies(const std::vector<FftStep> &steps);
-
 std::vector<std::vector<FftStep>> prune_fft_steps(const std::vector<const std::vector<FftStep> *> &segments,
                                                   size_t pointers, const std::vector<bool> &live_out);
 

@@ -202,10 +202,13 @@ FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::
   return s;
 }
 
-size_t fft_schedule_work(const std::vector<FftStep> &steps) {
-  size_t w = 0;
-  for (const FftStep &st : steps) w += st.kind == kFftStepFft4 || st.kind == kFftStepIfft4 ? 4 : 1;
-  return w;
+size_t fft_multiplies(const std::vector<FftStep> &steps) {
+  size_t n = 0;
+  for (const FftStep &s : steps)
+    n += s.kind == kFftStepFft4 || s.kind == kFftStepIfft4                                                   ? 4
+         : s.kind == kFftStepFft || s.kind == kFftStepIfft || s.kind == kFftStepMul || s.kind == kFftStepMulAdd ? 1
+                                                                                                                 : 0;
+  return n;
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMContext &ctx,

@@ -80,9 +80,9 @@ Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vecto
 FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::vector<unsigned> &sources,
                                 const std::vector<unsigned> &targets);
 
-// Work of a schedule in multiplies (a two-layer step counts four), to choose between the
-// transforms and a matrix for a decode.
-size_t fft_schedule_work(const std::vector<FftStep> &steps);
+// Constant multiplies a schedule performs per element (a two-layer step: four; XORs, copies
+// and zeros: none), to choose between the transforms and a matrix for a decode.
+size_t fft_multiplies(const std::vector<FftStep> &steps);
 
 // Emits
 //   void <symbol>(uint8_t *const *ptr, const FftStep *steps, size_t count,

@@ -44,8 +44,9 @@ void call_fft_steps(void *fn, uint8_t *const *ptr, const ir::FftSchedule &s, siz
   reinterpret_cast<FftStepFn>(fn)(ptr, s.steps.data(), s.steps.size(), s.tables.data(), bytes);
 }
 
-// Runs `s` on one tile of `len` bytes: shards[] are the k + m shard buffers.
-void run_schedule(void *fn, const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len) {
+}  // namespace
+
+void run_fft_schedule(void *fn, const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len) {
   std::vector<std::vector<uint8_t>> scratch(s.slots, std::vector<uint8_t>(len));
   std::vector<uint8_t *> ptr;
   for (uint32_t x = 0; x < s.slots; ++x)
@@ -53,8 +54,6 @@ void run_schedule(void *fn, const ir::FftSchedule &s, std::vector<std::vector<ui
   for (auto &v : shards) ptr.push_back(v.data());
   call_fft_steps(fn, ptr.data(), s, len);
 }
-
-}  // namespace
 
 bool kernel_matches_desc(const CompiledKernel &kernel, const ir::KernelDesc &desc,
                          ir::Strategy strategy) {
@@ -145,7 +144,7 @@ bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDe
     for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].end(), 0x5a);
     Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m);
     if (!enc.ok()) return false;
-    run_schedule(kernel.address(), *enc, got, len);
+    run_fft_schedule(kernel.address(), *enc, got, len);
     if (got != want) return false;
     std::vector<bool> present(k + m, true), wanted(k + m, false);
     for (unsigned s : {0u, 3u, 6u}) {
@@ -155,7 +154,7 @@ bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDe
     }
     Result<ir::FftSchedule> dec = ir::fft_decode_schedule(k, m, present, wanted);
     if (!dec.ok()) return false;
-    run_schedule(kernel.address(), *dec, got, len);
+    run_fft_schedule(kernel.address(), *dec, got, len);
     return got == want;
   }
   Result<fft::Geometry> g = fft::geometry(desc.k, desc.m);

@@ -1,7 +1,11 @@
 // kernel_self_test: runs a compiled kernel on a few fixed vectors against the reference map before it may serve calls.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "ir_builders/fft_kernel.h"
+#include "ir_builders/fft_step_kernel.h"
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/strategy.h"
 #include "ir_builders/xor_kernel.h"
@@ -26,5 +30,9 @@ bool xor_kernel_matches_desc(const CompiledKernel &kernel, const ir::XorKernelDe
 // The same for an rs-fft kernel: codes::fft::encode_bytes / decode_bytes on seeded shards of
 // two columns (decode: one erasure pattern of m lost shards, multipliers prepared here).
 bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDesc &desc);
+
+// Runs schedule `s` with the step kernel at `fn` on one tile of `len` bytes (a multiple of 64):
+// shards[] are the k + m shard buffers, scratch slots allocated here.
+void run_fft_schedule(void *fn, const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len);
 
 }  // namespace ecjit::jit

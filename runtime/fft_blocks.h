@@ -37,13 +37,16 @@ size_t fft_block_bytes(size_t work_slots);
 // code's decode core's).
 struct FftTargetDecode {
   std::shared_ptr<const ir::FftSchedule> matrix;  // set: the matrix decode
-  std::vector<ir::FftStep> pre, core, post;
+  std::vector<ir::FftStep> pre, core, post;       // else: the transforms
   bool whole_core = false;  // core too large to prune: the code's decode core runs as it is
+  // Multiplies per element (ir::fft_multiplies): the matrix's targets x sources multiply-adds,
+  // and the transforms' - whole when the matrix runs (the choice), pruned when they run.
+  size_t matrix_cost = 0, transform_cost = 0;
 };
 
 // Those decodes of one plan, per set of targets, made on first use; a few are kept (the usual
 // calls restore all missing shards or the missing originals). Thread-safe.
-struct FftMatrixCache {
+struct FftTargetCache {
   static constexpr size_t kEntries = 4;
   std::mutex mutex;
   std::vector<std::pair<std::vector<unsigned>, std::shared_ptr<const FftTargetDecode>>> entries;
@@ -60,7 +63,7 @@ struct FftDecodePlan {
   // For a decode kernel (FftDecodeFn, runtime/fft_codec.h): 2 x decode_work multiplier
   // tables, pre then post; empty when no kernel runs.
   std::vector<uint8_t> tables;
-  std::shared_ptr<FftMatrixCache> matrices = std::make_shared<FftMatrixCache>();
+  std::shared_ptr<FftTargetCache> decodes = std::make_shared<FftTargetCache>();
   size_t bytes() const {
     return sources.size() * 8 + holds.size() + logs.size() * 2 + tables.size();
   }

@@ -70,7 +70,7 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
   const size_t n = g->decode_work;
   const size_t plan_bytes = 3 * n + 8 * size_t(checked->k) +
                             (kernels.decode ? 2 * n * ir::kFftMulTableBytes +
-                                                  FftMatrixCache::kEntries * kernels.decode_entry_bytes
+                                                  FftTargetCache::kEntries * kernels.decode_entry_bytes
                                             : 0);
   const size_t plans = std::clamp<size_t>(kPlanBudget / plan_bytes, 1, jit->options().max_cached_kernels);
   std::shared_ptr<FftCodec> c(new FftCodec(std::move(jit), *checked, *g, plans));

@@ -68,7 +68,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   if (!core.ok()) return core.status();
   e->decode_core_ = std::move(*core);
   e->geometry_ = *codes::fft::geometry(k, m);
-  e->fft_work_ = e->geometry_.decode_work + ir::fft_schedule_work(e->decode_core_.steps);
+  e->core_multiplies_ = ir::fft_multiplies(e->decode_core_.steps);
   e->decode_info_ = e->steps_.info;
   const std::string multiplies = e->steps_.info.why;  // "multiplies by gfni" / "... split-table"
   e->decode_info_.why = "step kernel: one per Jit, " + multiplies + "; few losses as a matrix "
@@ -107,14 +107,19 @@ void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len
 
 std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodePlan &plan,
                                                                 const std::vector<unsigned> &targets) const {
-  FftMatrixCache &cache = *plan.matrices;
+  FftTargetCache &cache = *plan.decodes;
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
     for (const auto &[t, s] : cache.entries)
       if (t == targets) return s;
   }
   auto d = std::make_shared<FftTargetDecode>();
-  if (targets.size() * plan.sources.size() <= fft_work_ + targets.size()) {
+  // Matrix or transforms by their multiplies, the transforms counted whole: pruning them costs
+  // ~1 ms per new set on a 1000:1000 core, too much for the first call of a single loss, so it
+  // runs only once the transforms are chosen.
+  d->matrix_cost = targets.size() * plan.sources.size();
+  d->transform_cost = plan.sources.size() + core_multiplies_ + targets.size();
+  if (d->matrix_cost <= d->transform_cost) {
     std::vector<bool> present(k_ + m_, false);
     for (unsigned s : plan.sources) present[s] = true;
     Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k_, m_, present, plan.sources, targets);
@@ -125,28 +130,26 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     // The erasure set's ends, on pointers [0, n) work slots and [n, 2n) the shards read:
     // point x = shard * pre(x) or 0; restored point x *= post(x) (plan.tables: pre, then post).
     const uint32_t n = decode_core_.slots;
-    std::vector<ir::FftStep> pre, post;
     std::vector<bool> live(2 * size_t(n), false);
     for (uint32_t x = 0; x < n; ++x)
-      pre.push_back(plan.holds[x] ? ir::FftStep{ir::kFftStepMul, x, n + x, x} : ir::FftStep{ir::kFftStepZero, x, 0, 0});
+      d->pre.push_back(plan.holds[x] ? ir::FftStep{ir::kFftStepMul, x, n + x, x} : ir::FftStep{ir::kFftStepZero, x, 0, 0});
     for (unsigned t : targets) {
       const uint32_t x = uint32_t(fft_point(geometry_, t));
-      post.push_back({ir::kFftStepMul, x, x, n + x});
+      d->post.push_back({ir::kFftStepMul, x, x, n + x});
       live[x] = true;
     }
-    if (decode_core_.steps.size() <= kFftPruneMaxSteps) {
-      std::vector<std::vector<ir::FftStep>> p = ir::prune_fft_steps({&pre, &decode_core_.steps, &post}, 2 * size_t(n), live);
+    d->whole_core = decode_core_.steps.size() > kFftPruneMaxSteps;
+    if (!d->whole_core) {
+      std::vector<std::vector<ir::FftStep>> p =
+          ir::prune_fft_steps({&d->pre, &decode_core_.steps, &d->post}, 2 * size_t(n), live);
       d->pre = std::move(p[0]);
       d->core = std::move(p[1]);
       d->post = std::move(p[2]);
-    } else {
-      d->pre = std::move(pre);
-      d->whole_core = true;
-      d->post = std::move(post);
+      d->transform_cost = ir::fft_multiplies(d->pre) + ir::fft_multiplies(d->core) + ir::fft_multiplies(d->post);
     }
   }
   std::lock_guard<std::mutex> lock(cache.mutex);
-  if (cache.entries.size() >= FftMatrixCache::kEntries) cache.entries.erase(cache.entries.begin());
+  if (cache.entries.size() >= FftTargetCache::kEntries) cache.entries.erase(cache.entries.begin());
   cache.entries.emplace_back(targets, d);
   return d;
 }
@@ -158,19 +161,17 @@ size_t FftEngine::decode_entry_bytes() const {
 
 std::string FftEngine::decode_why(const FftDecodePlan &plan, const std::vector<unsigned> &targets) const {
   const std::shared_ptr<const FftTargetDecode> td = target_decode(plan, targets);
-  const size_t matrix = targets.size() * plan.sources.size();
-  const std::string whole = std::to_string(ir::fft_multiplies(decode_core_.steps) + decode_core_.slots + targets.size());
+  const std::string matrix = std::to_string(td->matrix_cost), transforms = std::to_string(td->transform_cost);
   if (td->matrix)
-    return "this set: a matrix, " + std::to_string(matrix) + " multiply-adds per element (" +
-           std::to_string(targets.size()) + " restored x " + std::to_string(plan.sources.size()) +
-           " read), against the transforms' " + whole;
+    return "this set: a matrix, " + matrix + " multiply-adds per element (" + std::to_string(targets.size()) +
+           " restored x " + std::to_string(plan.sources.size()) + " read), against the transforms' " + transforms;
+  const std::string whole = std::to_string(plan.sources.size() + core_multiplies_ + targets.size());
   if (td->whole_core)
-    return "this set: the transforms, " + whole + " multiplies per element (a core past " +
-           std::to_string(kFftPruneMaxSteps) + " steps is not pruned), against a matrix's " + std::to_string(matrix);
-  const size_t pruned = ir::fft_multiplies(td->pre) + ir::fft_multiplies(td->core) + ir::fft_multiplies(td->post);
-  return "this set: the transforms, " + std::to_string(pruned) + " multiplies per element after pruning (of " + whole +
+    return "this set: the transforms, " + transforms + " multiplies per element (a core past " +
+           std::to_string(kFftPruneMaxSteps) + " steps is not pruned), against a matrix's " + matrix;
+  return "this set: the transforms, " + transforms + " multiplies per element after pruning (of " + whole +
          "; points read " + std::to_string(plan.sources.size()) + ", restored " + std::to_string(targets.size()) +
-         "), against a matrix's " + std::to_string(matrix);
+         "), against a matrix's " + matrix;
 }
 
 void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at,

@@ -56,15 +56,15 @@ class FftEngine {
   using StepFn = void (*)(uint8_t *const *, const ir::FftStep *, size_t, const uint8_t *, size_t);
   FftEngine() = default;
 
-  // The decode of `targets` (shard ids) from plan.sources: a matrix when that is less work
-  // than the transforms (few losses), else the transforms pruned for this set (the points
-  // read, the points restored). Made once per plan and target set.
+  // The decode of `targets` (shard ids) from plan.sources: a matrix when that is no more
+  // multiplies than the whole transforms (few losses), else the transforms pruned for this set
+  // (the points read, the points restored). Made once per plan and target set.
   std::shared_ptr<const FftTargetDecode> target_decode(const FftDecodePlan &plan,
                                                        const std::vector<unsigned> &targets) const;
 
   unsigned k_ = 0, m_ = 0;
   codes::fft::Geometry geometry_;
-  size_t fft_work_ = 0;  // multiplies per column of a transform decode (pre, core, post)
+  size_t core_multiplies_ = 0;  // ir::fft_multiplies(decode_core_.steps)
   Kernel unrolled_;  // the encoder when the code is small (fn set), else empty
   Kernel steps_;     // the step kernel
   StepFn step_fn_ = nullptr;

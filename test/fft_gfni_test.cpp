@@ -27,14 +27,7 @@ namespace {
 namespace fft = codes::fft;
 using test::err_text;
 
-// VGF2P8AFFINEQB on one byte, as the Intel SDM defines it (imm8 = 0): result bit t is the
-// parity of (matrix byte 7 - t) AND x.
-uint8_t affine_byte(uint64_t a, uint8_t x) {
-  uint8_t y = 0;
-  for (unsigned t = 0; t < 8; ++t)
-    if (__builtin_parity(unsigned((a >> (8 * (7 - t))) & x))) y |= uint8_t(1u << t);
-  return y;
-}
+using test::gfni_affine_byte;
 
 uint64_t qword(const uint8_t *p) {
   uint64_t a = 0;
@@ -54,8 +47,8 @@ TEST(FftGfniTables, MatricesEqualFieldMultiply) {
     for (unsigned trial = 0; trial < 20; ++trial) {
       const uint16_t x = trial < 16 ? uint16_t(1u << trial) : uint16_t(rng());
       const uint8_t lo = uint8_t(x), hi = uint8_t(x >> 8);
-      const uint16_t got = uint16_t(affine_byte(a[0], lo) ^ affine_byte(a[1], hi)) |
-                           uint16_t((affine_byte(a[2], lo) ^ affine_byte(a[3], hi)) << 8);
+      const uint16_t got = uint16_t(gfni_affine_byte(a[0], lo) ^ gfni_affine_byte(a[1], hi)) |
+                           uint16_t((gfni_affine_byte(a[2], lo) ^ gfni_affine_byte(a[3], hi)) << 8);
       ASSERT_EQ(got, fft::mul_log(x, uint16_t(log))) << "log " << log << " x " << x;
     }
   }
@@ -155,20 +148,6 @@ class FftGfniEmulated : public testing::Test {
   ir::TargetInfo gfni_;
 };
 
-#if defined(__clang__)
-__attribute__((no_sanitize("function")))
-#endif
-void run_steps(const jit::CompiledKernel &k, const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards,
-               size_t len) {
-  std::vector<std::vector<uint8_t>> scratch(s.slots, std::vector<uint8_t>(len));
-  std::vector<uint8_t *> ptr;
-  for (uint32_t x = 0; x < s.slots; ++x)
-    ptr.push_back(s.slot_shard[x] >= 0 ? shards[size_t(s.slot_shard[x])].data() : scratch[x].data());
-  for (auto &v : shards) ptr.push_back(v.data());
-  using Fn = void (*)(uint8_t *const *, const ir::FftStep *, size_t, const uint8_t *, size_t);
-  reinterpret_cast<Fn>(k.address())(ptr.data(), s.steps.data(), s.steps.size(), s.tables.data(), len);
-}
-
 // The unrolled encoder and the decode core (constant and loaded multipliers) pass the same
 // self-test the disk cache applies; the wrong model fails it.
 TEST_F(FftGfniEmulated, UnrolledKernelsMatchTheReference) {
@@ -207,7 +186,7 @@ TEST_F(FftGfniEmulated, StepKernelRunsEverySchedule) {
     for (unsigned j = 0; j < mm; ++j) std::fill(got[kk + j].begin(), got[kk + j].end(), 0x5a);
     auto enc = ir::fft_encode_schedule(kk, mm);
     ASSERT_TRUE(enc.ok()) << enc.status().message();
-    run_steps(*k, *enc, got, len);
+    jit::run_fft_schedule(k->address(), *enc, got, len);
     ASSERT_EQ(got, want) << "encode " << kk << ":" << mm;
 
     // Lose min(k, m) shards spread over originals and recovery: by the transforms, then the
@@ -222,7 +201,7 @@ TEST_F(FftGfniEmulated, StepKernelRunsEverySchedule) {
     }
     auto dec = ir::fft_decode_schedule(kk, mm, present, wanted);
     ASSERT_TRUE(dec.ok()) << dec.status().message();
-    run_steps(*k, *dec, got, len);
+    jit::run_fft_schedule(k->address(), *dec, got, len);
     ASSERT_EQ(got, want) << "transform decode " << kk << ":" << mm;
 
     std::vector<unsigned> sources, targets = {lost[0], lost[1]};
@@ -231,7 +210,7 @@ TEST_F(FftGfniEmulated, StepKernelRunsEverySchedule) {
     auto coeffs = fft::decode_matrix(kk, mm, present, sources, targets);
     ASSERT_TRUE(coeffs.ok()) << coeffs.status().message();
     for (unsigned s : targets) std::fill(got[s].begin(), got[s].end(), 0x3c);
-    run_steps(*k, ir::fft_matrix_schedule(*coeffs, sources, targets), got, len);
+    jit::run_fft_schedule(k->address(), ir::fft_matrix_schedule(*coeffs, sources, targets), got, len);
     ASSERT_EQ(got, want) << "matrix decode " << kk << ":" << mm;
   }
 }

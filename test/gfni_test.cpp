@@ -35,14 +35,7 @@ ir::TargetInfo target(const std::string &name) {
   return *info;
 }
 
-// VGF2P8AFFINEQB on one byte, as the Intel SDM defines it: result bit t is the parity of
-// (matrix byte 7 - t) AND x.
-uint8_t affine_byte(uint64_t a, uint8_t x) {
-  uint8_t y = 0;
-  for (unsigned t = 0; t < 8; ++t)
-    if (__builtin_parity(unsigned((a >> (8 * (7 - t))) & x))) y |= uint8_t(1u << t);
-  return y;
-}
+using test::gfni_affine_byte;
 
 // c * x through the block matrices: output byte i = XOR_j affine(A_ij, byte j of x).
 uint64_t block_multiply(const Field &f, uint64_t c, uint64_t x) {
@@ -51,7 +44,7 @@ uint64_t block_multiply(const Field &f, uint64_t c, uint64_t x) {
   for (unsigned i = 0; i < L; ++i) {
     uint8_t out = 0;
     for (unsigned j = 0; j < L; ++j)
-      out ^= affine_byte(ir::gfni_block_matrix(f, c, i, j), uint8_t(x >> (8 * j)));
+      out ^= gfni_affine_byte(ir::gfni_block_matrix(f, c, i, j), uint8_t(x >> (8 * j)));
     y |= uint64_t(out) << (8 * i);
   }
   return y;

@@ -83,4 +83,13 @@ std::string case_name(const testing::TestParamInfo<Param> &info) {
   return s;
 }
 
+// VGF2P8AFFINEQB on one byte, as the Intel SDM defines it (imm8 = 0): result bit t is the
+// parity of (matrix byte 7 - t) AND x. The model the GFNI tests check matrices against.
+inline uint8_t gfni_affine_byte(uint64_t a, uint8_t x) {
+  uint8_t y = 0;
+  for (unsigned t = 0; t < 8; ++t)
+    if (__builtin_parity(unsigned((a >> (8 * (7 - t))) & x))) y |= uint8_t(1u << t);
+  return y;
+}
+
 }  // namespace ecjit::test

@@ -273,8 +273,9 @@ int cmd_aot(int argc, char **argv) {
   std::vector<std::vector<unsigned>> sets;
   if (args.has("decoders") && !parse_decoder_sets(args.get("decoders"), &sets, &error))
     return usage_error(def.name, error);
+  const Result<CodeSpec> parsed = CodeSpec::parse(spec_text);
   // An element-level array code (xcode, bpcode; not a codec spec): encoder and rebuilds.
-  if (!CodeSpec::parse(spec_text).ok()) {
+  if (!parsed.ok()) {
     // A family of codes::array_layout (any has a layout at p = 7) with bad parameters: say so
     // rather than that it is not a codec spec.
     Result<codes::ArraySpec> array = codes::parse_array_spec(spec_text);
@@ -302,7 +303,7 @@ int cmd_aot(int argc, char **argv) {
     }
   }
 
-  const bool fft = CodeSpec::parse(spec_text).ok() && CodeSpec::parse(spec_text)->family == CodeFamily::kRsFft;
+  const bool fft = parsed.ok() && parsed->family == CodeFamily::kRsFft;
   if (fft)
     for (const char *o : {"decoders", "generic", "runtime-c", "op"})
       if (args.has(o) && !(std::string(o) == "op" && args.get("op") == "encode"))
