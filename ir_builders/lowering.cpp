@@ -140,13 +140,28 @@ std::optional<Strategy> pick_shape_strategy(Strategy preferred, const codes::Fie
   return std::nullopt;
 }
 
+namespace {
+
+// Vector accumulators one output of a shape kernel keeps: 1 for split-table GF(2^8) and gfni,
+// 2 or 4 for split-table GF(2^16), 2 / 4 for clmul-insn GF(2^64) / GF(2^32).
+unsigned shape_accumulators(Strategy strategy, const codes::Field &field, const TargetInfo &target) {
+  if (strategy == Strategy::kClmulInsn) return field.bits() == 64 ? 2 : 4;
+  if (strategy == Strategy::kSplitTable && field.bits() == 16)
+    return split_table_shuffle(target) == ByteShuffle::kSsse3 ? 4 : 2;
+  return 1;
+}
+
+}  // namespace
+
 unsigned shape_outputs_per_kernel(Strategy strategy, const codes::Field &field,
                                   const TargetInfo &target) {
-  unsigned accs = 1;
-  if (strategy == Strategy::kClmulInsn) accs = field.bits() == 64 ? 2 : 4;
-  if (strategy == Strategy::kSplitTable && field.bits() == 16)
-    accs = split_table_shuffle(target) == ByteShuffle::kSsse3 ? 4 : 2;
-  return std::clamp(target.vector_regs / 2 / accs, 1u, 8u);
+  return std::clamp(target.vector_regs / 2 / shape_accumulators(strategy, field, target), 1u, 8u);
+}
+
+unsigned shape_unroll(Strategy strategy, const codes::Field &field, const TargetInfo &target,
+                      unsigned outputs) {
+  const unsigned accs = 2 * outputs * shape_accumulators(strategy, field, target);
+  return target.vector_regs >= 32 && accs <= target.vector_regs / 2 ? 2 : 1;
 }
 
 codes::CostModel strategy_cost_model(Strategy strategy, const codes::Field &field) {

@@ -96,6 +96,12 @@ std::optional<Strategy> pick_shape_strategy(Strategy preferred, const codes::Fie
 // (clmul-insn GF(2^32), 4 outputs, 256-bit: 144 spills in the loop; 2 outputs: none).
 unsigned shape_outputs_per_kernel(Strategy strategy, const codes::Field &field,
                                   const TargetInfo &target);
+// Vectors per input one step of a shape kernel's main loop takes (CompileRequest::unroll):
+// 2 where the doubled accumulators of `outputs` outputs still fit in half of 32 or more vector
+// registers (AVX-512), so that each loaded coefficient serves two vectors (RS(10,4) 1..4 lost
+// at 64 KiB on Zen 5: 79-84 -> 89-98 GB/s; 4 gained nothing more), else 1.
+unsigned shape_unroll(Strategy strategy, const codes::Field &field, const TargetInfo &target,
+                      unsigned outputs);
 // Whether a shape kernel of `strategy` can be built for `field` on `target`: a shape
 // strategy whose lowering exists there and takes run-time coefficients in full vectors.
 bool shape_kernel_supported(Strategy strategy, const codes::Field &field, const TargetInfo &target);

@@ -316,6 +316,7 @@ Result<Kernel> KernelService::shape_kernel(const codes::Field &field, unsigned i
                                        field_name, target_name_)},
       target_, *strategy, state_->opt};
   req.desc.runtime_coeffs = true;
+  req.unroll = ir::shape_unroll(*strategy, field, target_, outputs);
   if (accumulate) req.desc.output = ir::OutputMode::kAccumulate;
   const std::string key = req.desc.symbol + "|" + ir::strategy_name(*strategy) + "|" + opt_name_ + "|shape";
   auto code = state_->cache.get(key, [&] { return state_->compile(req, /*shared=*/true); });

@@ -160,7 +160,7 @@ KernelInfo CodecKernels::aot_info(const std::string &what) const {
   info.strategy = ir::strategy_name(aot_->strategy);
   info.target = "host";
   info.cpu = target;
-  info.vector_bits = target.rfind("x86_64-v3", 0) == 0 ? 256 : 128;
+  info.vector_bits = aot_->vector_bits;
   std::lock_guard<std::mutex> lock(failure_mutex_);
   info.why = "shape kernels built into libecjit ahead of time for " + target + " serve from the first call; " +
              (failure_.empty() ? "the codec's own " + what + " is being compiled in the background"

@@ -166,6 +166,7 @@ bool shape_kernels(const Args &args, const KernelRequest &base, const std::strin
         req.desc.coeffs = codes::Matrix(out, in);
         req.desc.symbol = prefix + "_k" + std::to_string(in) + "_r" + std::to_string(out) + (accumulate ? "_acc" : "");
         req.desc.output = accumulate ? ir::OutputMode::kAccumulate : ir::OutputMode::kOverwrite;
+        req.unroll = ir::shape_unroll(strategy, code.field, req.target, out);  // as the JIT's
         contents.shapes.push_back({in, out, accumulate, req.desc.symbol});
         request->kernels.push_back(std::move(req));
       }

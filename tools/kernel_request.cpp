@@ -49,7 +49,7 @@ std::vector<Option> kernel_options() {
        "riscv64, ... (default host)"},
       {"strategy", "X", "lowering strategy: " + strategy_list() + " (default auto)"},
       {"opt", "O", "optimization level O0, O1, O2 or O3 (default O3)"},
-      {"unroll", "U", "vectors per input in one step of the main loop, 1..8 (default 1)"},
+      {"unroll", "U", "vectors per input in one step of the main loop, 1..8 (default 1; --op shape: the runtime's, 2 with 32 vector registers where the accumulators fit)"},
       {"op", "OP",
        "encode, decode, or shape: the kernel that serves first calls of any erasure set (k "
        "inputs, --outputs R, coefficients as data) (default encode); rs-fft: encode, decode "
@@ -356,7 +356,9 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
     KernelRequest r = assemble(std::move(*code), name, {}, std::move(*target), *shape, opt,
                                codes::Matrix(unsigned(outputs), code->k));
     r.req.desc.runtime_coeffs = true;
-    r.req.unroll = unsigned(unroll);
+    // The runtime's unroll for this shape unless --unroll says otherwise.
+    r.req.unroll = args.has("unroll") ? unsigned(unroll)
+                                      : ir::shape_unroll(*shape, r.code->field, r.req.target, unsigned(outputs));
     return r;
   }
   if (op != "decode") {

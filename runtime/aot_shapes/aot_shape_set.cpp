@@ -2,7 +2,8 @@
 #include "runtime/aot_shapes/aot_shape_set.h"
 
 #include <algorithm>
-#include <optional>
+#include <string_view>
+#include <vector>
 
 #include "runtime/aot_shapes/host_levels.h"
 
@@ -13,12 +14,16 @@
 #include "aot_shapes_gfni_16.h"
 #include "aot_shapes_gfni_32.h"
 #include "aot_shapes_gfni_8.h"
+#include "aot_shapes_gfni512_16.h"
+#include "aot_shapes_gfni512_32.h"
+#include "aot_shapes_gfni512_8.h"
 #include "aot_shapes_pclmul_32.h"
 #include "aot_shapes_pclmul_64.h"
 #include "aot_shapes_sse_16.h"
 #include "aot_shapes_sse_8.h"
 #include "aot_shapes_vpclmul_32.h"
 #include "aot_shapes_vpclmul_64.h"
+#include "aot_shapes_vpclmul512_64.h"
 #endif
 
 namespace ecjit::aot {
@@ -31,8 +36,10 @@ AotShapeSet make_set(const char *target, unsigned bits, ir::Strategy strategy, c
   set.target = target;
   set.bits = bits;
   set.strategy = strategy;
+  const std::string_view t(target);
+  set.vector_bits = t.rfind("x86_64-v4", 0) == 0 ? 512 : t.rfind("x86_64-v3", 0) == 0 ? 256 : 128;
   for (const Shape &s : shapes)
-    for (int w = 0; w < 4; ++w)
+    for (int w = 0; w < kAotWidthCount; ++w)
       if (unsigned(kAotWidths[w]) == s.inputs && s.outputs >= 1 && s.outputs <= unsigned(kAotRows)) {
         set.fn[w][s.outputs - 1][s.accumulate ? 1 : 0] = s.fn;
         set.rows = std::max(set.rows, s.outputs);
@@ -51,40 +58,77 @@ bool aot_shapes_built() {
 #endif
 }
 
+namespace {
+
+#ifdef ECJIT_AOT_SHAPES
+// A set and whether this CPU runs it.
+struct Entry {
+  AotShapeSet set;
+  bool (*runs)();
+};
+
+bool runs_v2() { return host_runs_x86_64_v2(); }
+bool runs_v2_pclmul() { return host_runs_x86_64_v2() && host_has_pclmul(); }
+bool runs_v3() { return host_runs_x86_64_v3(); }
+bool runs_v3_gfni() { return host_runs_x86_64_v3() && host_has_gfni(); }
+bool runs_v3_vpclmul() { return host_runs_x86_64_v3() && host_has_vpclmulqdq(); }
+bool runs_v4_gfni() { return host_runs_x86_64_v4() && host_has_gfni(); }
+bool runs_v4_vpclmul() { return host_runs_x86_64_v4() && host_has_vpclmulqdq(); }
+
+// Every set of GF(2^bits), fastest first: 512-bit (x86-64-v4), GFNI on 256 bits (none for
+// GF(2^64)), then the 256-bit and the 128-bit sets without GFNI (split-table for GF(2^8/16),
+// carry-less multiplies for GF(2^32/64)). Empty for other fields.
+const std::vector<Entry> &entries(unsigned bits) {
+  using ir::Strategy;
+  static const std::vector<Entry> gf8{
+      {make_set("x86_64-v4+gfni", 8, Strategy::kGfni, ecjit_aot_gfni512_8_shapes), runs_v4_gfni},
+      {make_set("x86_64-v3+gfni", 8, Strategy::kGfni, ecjit_aot_gfni_8_shapes), runs_v3_gfni},
+      {make_set("x86_64-v3", 8, Strategy::kSplitTable, ecjit_aot_avx2_8_shapes), runs_v3},
+      {make_set("x86_64-v2", 8, Strategy::kSplitTable, ecjit_aot_sse_8_shapes), runs_v2}};
+  static const std::vector<Entry> gf16{
+      {make_set("x86_64-v4+gfni", 16, Strategy::kGfni, ecjit_aot_gfni512_16_shapes), runs_v4_gfni},
+      {make_set("x86_64-v3+gfni", 16, Strategy::kGfni, ecjit_aot_gfni_16_shapes), runs_v3_gfni},
+      {make_set("x86_64-v3", 16, Strategy::kSplitTable, ecjit_aot_avx2_16_shapes), runs_v3},
+      {make_set("x86_64-v2", 16, Strategy::kSplitTable, ecjit_aot_sse_16_shapes), runs_v2}};
+  static const std::vector<Entry> gf32{
+      {make_set("x86_64-v4+gfni", 32, Strategy::kGfni, ecjit_aot_gfni512_32_shapes), runs_v4_gfni},
+      {make_set("x86_64-v3+gfni", 32, Strategy::kGfni, ecjit_aot_gfni_32_shapes), runs_v3_gfni},
+      {make_set("x86_64-v3+pclmul,+vpclmulqdq", 32, Strategy::kClmulInsn, ecjit_aot_vpclmul_32_shapes),
+       runs_v3_vpclmul},
+      {make_set("x86_64-v2+pclmul", 32, Strategy::kClmulInsn, ecjit_aot_pclmul_32_shapes), runs_v2_pclmul}};
+  static const std::vector<Entry> gf64{
+      {make_set("x86_64-v4+pclmul,+vpclmulqdq", 64, Strategy::kClmulInsn, ecjit_aot_vpclmul512_64_shapes),
+       runs_v4_vpclmul},
+      {make_set("x86_64-v3+pclmul,+vpclmulqdq", 64, Strategy::kClmulInsn, ecjit_aot_vpclmul_64_shapes),
+       runs_v3_vpclmul},
+      {make_set("x86_64-v2+pclmul", 64, Strategy::kClmulInsn, ecjit_aot_pclmul_64_shapes), runs_v2_pclmul}};
+  static const std::vector<Entry> none;
+  return bits == 8 ? gf8 : bits == 16 ? gf16 : bits == 32 ? gf32 : bits == 64 ? gf64 : none;
+}
+#endif
+
+}  // namespace
+
 const AotShapeSet *host_shape_set(unsigned bits, bool without_gfni) {
 #ifdef ECJIT_AOT_SHAPES
-  // Per field: the GFNI set (none for GF(2^64)), then the 256-bit and the 128-bit one
-  // (split-table for GF(2^8/16), carry-less multiplies for GF(2^32/64)).
-  struct Sets {
-    std::optional<AotShapeSet> gfni;
-    AotShapeSet wide, narrow;
-  };
-  using ir::Strategy;
-  static const Sets gf8{make_set("x86_64-v3+gfni", 8, Strategy::kGfni, ecjit_aot_gfni_8_shapes),
-                        make_set("x86_64-v3", 8, Strategy::kSplitTable, ecjit_aot_avx2_8_shapes),
-                        make_set("x86_64-v2", 8, Strategy::kSplitTable, ecjit_aot_sse_8_shapes)};
-  static const Sets gf16{make_set("x86_64-v3+gfni", 16, Strategy::kGfni, ecjit_aot_gfni_16_shapes),
-                         make_set("x86_64-v3", 16, Strategy::kSplitTable, ecjit_aot_avx2_16_shapes),
-                         make_set("x86_64-v2", 16, Strategy::kSplitTable, ecjit_aot_sse_16_shapes)};
-  static const Sets gf32{
-      make_set("x86_64-v3+gfni", 32, Strategy::kGfni, ecjit_aot_gfni_32_shapes),
-      make_set("x86_64-v3+pclmul,+vpclmulqdq", 32, Strategy::kClmulInsn, ecjit_aot_vpclmul_32_shapes),
-      make_set("x86_64-v2+pclmul", 32, Strategy::kClmulInsn, ecjit_aot_pclmul_32_shapes)};
-  static const Sets gf64{
-      std::nullopt,
-      make_set("x86_64-v3+pclmul,+vpclmulqdq", 64, Strategy::kClmulInsn, ecjit_aot_vpclmul_64_shapes),
-      make_set("x86_64-v2+pclmul", 64, Strategy::kClmulInsn, ecjit_aot_pclmul_64_shapes)};
-  const Sets *sets = bits == 8 ? &gf8 : bits == 16 ? &gf16 : bits == 32 ? &gf32 : bits == 64 ? &gf64 : nullptr;
-  if (!sets) return nullptr;
-  const bool clmul = bits >= 32;  // the non-GFNI sets need the carry-less multiply
-  if (!without_gfni && sets->gfni && host_runs_x86_64_v3() && host_has_gfni()) return &*sets->gfni;
-  if (host_runs_x86_64_v3() && (!clmul || host_has_vpclmulqdq())) return &sets->wide;
-  if (host_runs_x86_64_v2() && (!clmul || host_has_pclmul())) return &sets->narrow;
+  for (const Entry &e : entries(bits))
+    if (e.runs() && !(without_gfni && e.set.strategy == ir::Strategy::kGfni)) return &e.set;
 #else
   (void)bits;
   (void)without_gfni;
 #endif
   return nullptr;
+}
+
+std::vector<const AotShapeSet *> runnable_shape_sets(unsigned bits) {
+  std::vector<const AotShapeSet *> sets;
+#ifdef ECJIT_AOT_SHAPES
+  for (const Entry &e : entries(bits))
+    if (e.runs()) sets.push_back(&e.set);
+#else
+  (void)bits;
+#endif
+  return sets;
 }
 
 }  // namespace ecjit::aot

@@ -1,4 +1,4 @@
-// host_levels: CPUID and XGETBV tests for x86-64-v2, x86-64-v3, GFNI and carry-less multiplies.
+// host_levels: CPUID and XGETBV tests for x86-64-v2, -v3, -v4, GFNI and carry-less multiplies.
 #include "runtime/aot_shapes/host_levels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -9,7 +9,7 @@ namespace ecjit::aot {
 namespace {
 
 struct X86Levels {
-  bool v2 = false, v3 = false, gfni = false, pclmul = false, vpclmulqdq = false;
+  bool v2 = false, v3 = false, v4 = false, gfni = false, pclmul = false, vpclmulqdq = false;
 };
 
 X86Levels detect_levels() {
@@ -25,15 +25,19 @@ X86Levels detect_levels() {
   unsigned a7 = 0, b7 = 0, c7 = 0, d7 = 0, ae = 0, be = 0, ce = 0, de = 0;
   const bool leaf7 = __get_cpuid_count(7, 0, &a7, &b7, &c7, &d7);
   const bool ext = __get_cpuid(0x80000001u, &ae, &be, &ce, &de);
-  bool ymm = false;
+  bool ymm = false, zmm = false;
   if (c & (1u << 27)) {
     unsigned xlo, xhi;
     __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
     ymm = (xlo & 0x6) == 0x6;
+    zmm = (xlo & 0xe6) == 0xe6;  // XMM, YMM, opmask, ZMM_Hi256, Hi16_ZMM
   }
   // BMI1(3) AVX2(5) BMI2(8) in leaf 7 EBX; LZCNT(5) in 0x80000001 ECX.
   const unsigned v3_7 = (1u << 3) | (1u << 5) | (1u << 8);
   l.v3 = l.v2 && ymm && (c & v3_1) == v3_1 && leaf7 && (b7 & v3_7) == v3_7 && ext && (ce & (1u << 5));
+  // AVX512F(16) AVX512DQ(17) AVX512CD(28) AVX512BW(30) AVX512VL(31) in leaf 7 EBX.
+  const unsigned v4_7 = (1u << 16) | (1u << 17) | (1u << 28) | (1u << 30) | (1u << 31);
+  l.v4 = l.v3 && zmm && (b7 & v4_7) == v4_7;
   l.gfni = leaf7 && (c7 & (1u << 8));
   l.pclmul = (c & (1u << 1)) != 0;                               // PCLMULQDQ: leaf 1 ECX bit 1
   l.vpclmulqdq = l.v3 && l.pclmul && leaf7 && (c7 & (1u << 10));  // VPCLMULQDQ: leaf 7 ECX bit 10
@@ -50,6 +54,7 @@ const X86Levels &levels() {
 
 bool host_runs_x86_64_v2() { return levels().v2; }
 bool host_runs_x86_64_v3() { return levels().v3; }
+bool host_runs_x86_64_v4() { return levels().v4; }
 bool host_has_gfni() { return levels().gfni; }
 bool host_has_pclmul() { return levels().pclmul; }
 bool host_has_vpclmulqdq() { return levels().vpclmulqdq; }
