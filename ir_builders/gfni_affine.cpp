@@ -46,18 +46,21 @@ class GfniLowering final : public MultiplyLowering {
                unsigned vector_regs)
       : field_(field), affine_(affine), planes_(field.bits() / 8), bytes_(vector_bits / 8),
         fallback_(make_clmul_shift_lowering(field)),
-        // One accumulator per output; the current input's rotations, a matrix and a
-        // temporary take about planes_ + 2 registers.
-        order_(vector_regs > planes_ + 3 ? vector_regs - planes_ - 2 : 1) {}
+        vector_regs_(vector_regs), order_(pass_outputs(1)) {}
 
   void begin_output(llvm::IRBuilderBase &b, llvm::Type *ty) override {
     b_ = &b;
     ty_ = ty;
-    acc_ = nullptr;
-    direct_ = ty->isVectorTy() && ty->getPrimitiveSizeInBits() == 8 * bytes_;
+    acc_.clear();
+    const uint64_t bits = ty->isVectorTy() ? uint64_t(ty->getPrimitiveSizeInBits()) : 0;
+    direct_ = bits && bits % (8 * bytes_) == 0;
     if (!direct_) return fallback_->begin_output(b, ty);
+    const unsigned parts = unsigned(bits / (8 * bytes_));
+    if (parts != parts_) {  // a new width: a new placement (its accumulators per output)
+      parts_ = parts;
+      order_ = InputOrder(pass_outputs(parts));
+    }
     byte_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), bytes_);
-    qword_ty_ = llvm::FixedVectorType::get(b.getInt64Ty(), bytes_ / 8);
     order_.begin_output(b);
   }
 
@@ -68,6 +71,7 @@ class GfniLowering final : public MultiplyLowering {
   }
 
   unsigned runtime_vector_bits() const override { return 8 * bytes_; }
+  bool runtime_vector_multiples() const override { return true; }
 
   // codes::CoeffLayout::kGfniMatrices at `coeff`: per rotation a pattern of P qwords,
   // broadcast to the vector (its own load, never an EVEX {1to8} operand: see tiled_kernel).
@@ -87,26 +91,58 @@ class GfniLowering final : public MultiplyLowering {
   llvm::Value *finish_output() override {
     assert(b_);
     if (!direct_) return fallback_->finish_output();
-    if (!acc_) return llvm::Constant::getNullValue(ty_);
-    if (planes_ == 1) return b_->CreateBitCast(acc_, ty_);
-    return b_->CreateBitCast(gfni_untranspose(*b_, acc_, planes_), ty_);
+    if (acc_.empty()) return llvm::Constant::getNullValue(ty_);
+    std::vector<llvm::Value *> parts(acc_.size());
+    for (unsigned p = 0; p < parts_; ++p) parts[p] = gfni_untranspose(*b_, acc_[p], planes_);
+    // Concatenate the vectors (pairwise: a shuffle of two equal vectors doubles the width).
+    while (parts.size() > 1) {
+      std::vector<llvm::Value *> joined;
+      const unsigned n = unsigned(llvm::cast<llvm::FixedVectorType>(parts[0]->getType())->getNumElements());
+      std::vector<int> both(2 * n);
+      for (unsigned i = 0; i < 2 * n; ++i) both[i] = int(i);
+      for (size_t i = 0; i < parts.size(); i += 2) joined.push_back(b_->CreateShuffleVector(parts[i], parts[i + 1], both));
+      parts.swap(joined);
+    }
+    return b_->CreateBitCast(parts[0], ty_);
   }
 
  private:
-  // acc += c * x, matrix(r) the vector of A_{j, (j + r) mod L}(c) patterns (bytes).
+  // acc += c * x, matrix(r) the vector of A_{j, (j + r) mod L}(c) patterns (bytes): each
+  // matrix made once and applied to every vector of x at once (parts_ of them: a multiple
+  // of the vector width, as a shape kernel's unrolled step passes it).
   void accumulate_matrices(llvm::Value *x, llvm::function_ref<llvm::Value *(unsigned)> matrix) {
     llvm::IRBuilderBase::InsertPointGuard guard(*b_);
-    order_.place(*b_, x, {acc_});
+    order_.place(*b_, x, acc_);
+    // Per vector p of x: its planes_ rotations at [p * planes_, (p + 1) * planes_).
     const std::vector<llvm::Value *> &rot = order_.derived(x, [&] { return rotations(x); });
+    if (acc_.empty()) acc_.assign(parts_, nullptr);
     for (unsigned r = 0; r < planes_; ++r) {
-      llvm::Value *p = b_->CreateIntrinsic(affine_, {}, {rot[r], matrix(r), b_->getInt8(0)});
-      acc_ = acc_ ? b_->CreateXor(acc_, p) : p;
+      llvm::Value *a = matrix(r);
+      for (unsigned p = 0; p < parts_; ++p) {
+        llvm::Value *prod = b_->CreateIntrinsic(affine_, {}, {rot[p * planes_ + r], a, b_->getInt8(0)});
+        acc_[p] = acc_[p] ? b_->CreateXor(acc_[p], prod) : prod;
+      }
     }
     order_.end_group(*b_, x);
   }
 
   std::vector<llvm::Value *> rotations(llvm::Value *x) {
-    return gfni_rotations(*b_, b_->CreateBitCast(x, byte_ty_), planes_);
+    if (parts_ == 1) return gfni_rotations(*b_, b_->CreateBitCast(x, byte_ty_), planes_);
+    llvm::Value *all = b_->CreateBitCast(x, llvm::FixedVectorType::get(b_->getInt8Ty(), parts_ * bytes_));
+    std::vector<llvm::Value *> out;
+    std::vector<int> part(bytes_);
+    for (unsigned p = 0; p < parts_; ++p) {
+      for (unsigned i = 0; i < bytes_; ++i) part[i] = int(p * bytes_ + i);
+      const std::vector<llvm::Value *> r = gfni_rotations(*b_, b_->CreateShuffleVector(all, part), planes_);
+      out.insert(out.end(), r.begin(), r.end());
+    }
+    return out;
+  }
+
+  // Outputs placed together (InputOrder): one accumulator per vector of an output; the
+  // current input's rotations, a matrix and a temporary take about planes_ + 2 registers.
+  unsigned pass_outputs(unsigned parts) const {
+    return vector_regs_ > planes_ + 3 ? std::max(1u, (vector_regs_ - planes_ - 2) / parts) : 1;
   }
 
   // M_r as bytes: qword g*L + j holds A_{j, (j + r) mod L}(c).
@@ -124,13 +160,14 @@ class GfniLowering final : public MultiplyLowering {
   unsigned planes_;  // L: bytes per symbol
   unsigned bytes_;   // bytes per vector
   std::unique_ptr<MultiplyLowering> fallback_;
+  unsigned vector_regs_;
   InputOrder order_;  // products input by input; rotations per input
   llvm::IRBuilderBase *b_ = nullptr;
   llvm::Type *ty_ = nullptr;
-  llvm::Type *byte_ty_ = nullptr;
-  llvm::Type *qword_ty_ = nullptr;
-  bool direct_ = false;         // this output is a full vector (else fallback_)
-  llvm::Value *acc_ = nullptr;  // transposed layout, bytes; nullptr stands for 0
+  llvm::Type *byte_ty_ = nullptr;  // one vector of bytes
+  unsigned parts_ = 1;             // vectors in this output's type (direct_)
+  bool direct_ = false;            // this output is whole vectors (else fallback_)
+  std::vector<llvm::Value *> acc_;  // per vector, transposed layout, bytes; empty stands for 0
 };
 
 }  // namespace

@@ -160,8 +160,11 @@ unsigned shape_outputs_per_kernel(Strategy strategy, const codes::Field &field,
 
 unsigned shape_unroll(Strategy strategy, const codes::Field &field, const TargetInfo &target,
                       unsigned outputs) {
-  const unsigned accs = 2 * outputs * shape_accumulators(strategy, field, target);
-  return target.vector_regs >= 32 && accs <= target.vector_regs / 2 ? 2 : 1;
+  const unsigned accs = outputs * shape_accumulators(strategy, field, target);
+  if (target.vector_regs < 32) return 1;
+  for (unsigned u : {4u, 2u})
+    if (u * accs <= target.vector_regs / 2) return u;
+  return 1;
 }
 
 codes::CostModel strategy_cost_model(Strategy strategy, const codes::Field &field) {

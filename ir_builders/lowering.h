@@ -58,9 +58,14 @@ class MultiplyLowering {
   // Shape kernels: the width in bits of the vectors accumulate_data serves (the lowering's
   // full-vector form; never the scalar or packed forms), 0 without a run-time form.
   virtual unsigned runtime_vector_bits() const { return 0; }
+  // Whether accumulate_data also takes several such vectors as one value (a vector type of a
+  // multiple of runtime_vector_bits(), as a shape kernel's unrolled step passes them): each
+  // coefficient prepared once, applied to every vector next to each other.
+  virtual bool runtime_vector_multiples() const { return false; }
   // acc += c * input for a coefficient known only at run time, its prepared data at `coeff`
   // (an i8 pointer; codes::CoeffLayout runtime_layout(strategy)). Called between
-  // begin_output and finish_output, only on vectors of runtime_vector_bits().
+  // begin_output and finish_output, only on vectors of runtime_vector_bits() (or, with
+  // runtime_vector_multiples(), of a multiple of it).
   virtual void accumulate_data(llvm::Value *input, llvm::Value *coeff);
   // How the cost of a constant multiply grows with the constant (two-stage kernels run as
   // such only when cheaper under this model, see build_kernel).
@@ -97,9 +102,11 @@ std::optional<Strategy> pick_shape_strategy(Strategy preferred, const codes::Fie
 unsigned shape_outputs_per_kernel(Strategy strategy, const codes::Field &field,
                                   const TargetInfo &target);
 // Vectors per input one step of a shape kernel's main loop takes (CompileRequest::unroll):
-// 2 where the doubled accumulators of `outputs` outputs still fit in half of 32 or more vector
-// registers (AVX-512), so that each loaded coefficient serves two vectors (RS(10,4) 1..4 lost
-// at 64 KiB on Zen 5: 79-84 -> 89-98 GB/s; 4 gained nothing more), else 1.
+// with 32 or more vector registers (AVX-512) the most of 4 and 2 whose accumulators
+// (outputs x accumulators per output x vectors) fit in half of them, so that each loaded
+// coefficient serves that many vectors (MultiplyLowering::runtime_vector_multiples); else 1.
+// 512-bit GFNI, 10 inputs x 4 outputs, 16 KiB: 2.37 us with 2 vectors as separate copies,
+// 1.84 as one value, 1.60 with 4 (the unrolled encoder with constant matrices: 1.30).
 unsigned shape_unroll(Strategy strategy, const codes::Field &field, const TargetInfo &target,
                       unsigned outputs);
 // Whether a shape kernel of `strategy` can be built for `field` on `target`: a shape

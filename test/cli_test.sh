@@ -58,8 +58,8 @@ expect_error "--outputs applies to --op shape only" asm --spec rs-vand:k=4,m=2 -
 expect_error "no shape kernel for GF(2^8) with strategy clmul-shift" asm --spec rs-vand:k=4,m=2 --op shape --strategy clmul-shift --target x86_64-v3
 expect_error "no shape kernel for GF(2^8)" asm --spec rs-vand:k=4,m=2 --op shape --target x86_64
 # 4 inputs x 2 outputs: 8 products per vector; on AVX-512 (32 registers) the runtime's shape
-# kernels take two vectors per input in a step (ir::shape_unroll), --unroll 1 one.
-for case in "16|" "8|--unroll 1"; do
+# kernels take four vectors per input in a step (ir::shape_unroll), --unroll 1 one.
+for case in "32|" "8|--unroll 1"; do
   want=${case%%|*} extra=${case#*|}
   # shellcheck disable=SC2086
   shape_affine=$("$ECJIT" asm --spec rs-vand:k=4,m=2,gf=8 --target x86_64-v4+gfni --op shape --outputs 2 $extra |
