@@ -27,6 +27,7 @@
 //                                 codec() - first call and first 100 calls as a program that starts,
 //                                 reads and exits sees them)
 #include <sys/wait.h>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,8 +68,11 @@ struct IsalApi {
       std::fprintf(stderr, "%s: skipped (%s)\n", label.c_str(), why);
       return false;
     }
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void *>(api.encode), &info) && info.dli_fname) file = info.dli_fname;
     return true;
   }
+  std::string file;  // the library the calls run in (dladdr), in-process backends
 };
 
 
@@ -410,9 +414,21 @@ int main(int argc, char **argv) {
     IsalApi api;
     if (api.load(label, path, fresh)) apis.push_back(api);
   };
-  add_api("dropin", dropin);
+  // The system ISA-L first, by name: dlopen() of a bare name returns any library already
+  // loaded under that SONAME, and the drop-in (and an ISA-L build) are libisal.so.2 too - the
+  // "isal-2.30" of runs before session 28 loaded after them measured the drop-in.
   add_api("isal-2.30", "libisal.so.2");
+  add_api("dropin", dropin);
   add_api("isal-2.31", isal231);
+  for (size_t i = 0; i < apis.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (!apis[i].file.empty() && apis[i].file == apis[j].file) {
+        std::fprintf(stderr, "bench_degraded: %s and %s are the same library (%s)\n", apis[j].name.c_str(),
+                     apis[i].name.c_str(), apis[i].file.c_str());
+        return 2;
+      }
+  for (const IsalApi &api : apis)
+    if (!api.file.empty()) std::printf("%s: %s\n", api.name.c_str(), api.file.c_str());
 
   std::printf("%s, one thread, a random erasure set per call, GB = 1e9 B of k x shard input\n", spec.c_str());
   std::printf("%-6s %-5s %-10s %9s %9s %9s %10s  %s\n", "shard", "lost", "backend", "GB/s", "p50 us", "p99 us", "max us", "notes");

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 namespace ecjit::codes {
 namespace {
@@ -108,10 +111,41 @@ void prepare_coeff(CoeffLayout layout, const Field &field, uint64_t c, uint8_t *
   }
 }
 
+namespace {
+
+// GF(2^8): all 256 coefficients prepared, per layout and polynomial, made once per process
+// (4 or 8 KiB each, never freed: callers keep no pointer past prepare_matrix, but a thread
+// may still prepare while the process exits).
+const uint8_t *gf8_prepared(CoeffLayout layout, const Field &field) {
+  struct Table {
+    CoeffLayout layout;
+    uint64_t poly;
+    std::unique_ptr<uint8_t[]> bytes;
+  };
+  static std::mutex mutex;
+  static auto *tables = new std::vector<Table>();
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const Table &t : *tables)
+    if (t.layout == layout && t.poly == field.poly()) return t.bytes.get();
+  const size_t cb = coeff_bytes(layout, field);
+  auto bytes = std::make_unique<uint8_t[]>(256 * cb);
+  for (uint64_t c = 0; c < 256; ++c) prepare_coeff(layout, field, c, bytes.get() + c * cb);
+  tables->push_back(Table{layout, field.poly(), std::move(bytes)});
+  return tables->back().bytes.get();
+}
+
+}  // namespace
+
 void prepare_matrix(CoeffLayout layout, const Field &field, const Matrix &M,
                     std::vector<uint8_t> *out) {
   const size_t cb = coeff_bytes(layout, field);
   out->resize(size_t(M.rows) * M.cols * cb);
+  // A decode plan's first call prepares its matrix: in GF(2^8) a copy per coefficient.
+  if (field.bits() == 8 && layout != CoeffLayout::kClmulConstant) {
+    const uint8_t *table = gf8_prepared(layout, field);
+    for (size_t i = 0; i < M.a.size(); ++i) std::memcpy(out->data() + i * cb, table + (M.a[i] & 0xff) * cb, cb);
+    return;
+  }
   for (size_t i = 0; i < M.a.size(); ++i) prepare_coeff(layout, field, M.a[i], out->data() + i * cb);
 }
 

@@ -34,12 +34,14 @@ Result<Matrix> structured_coeffs(const LinearCode &code, const std::vector<unsig
   if (sources.size() != k || parity.size() != r)
     return Status(StatusCode::kInvalidArgument, "not data + parity sources");
   const Field &f = code.field;
-  std::vector<std::vector<uint64_t>> prow(r);
+  // Generator entries read in place (a first call plans a decode: no row copies).
+  auto gen = [&code, k](unsigned s, unsigned j) -> uint64_t {
+    return s < k ? uint64_t(s == j) : code.parity.at(s - k, j);
+  };
+  auto prow = [&](unsigned i, unsigned d) { return gen(sources[parity[i]], d); };
   Matrix A(r, r);
-  for (unsigned i = 0; i < r; ++i) {
-    prow[i] = code.generator_row(sources[parity[i]]);
-    for (unsigned j = 0; j < r; ++j) A.at(i, j) = prow[i][lost[j]];
-  }
+  for (unsigned i = 0; i < r; ++i)
+    for (unsigned j = 0; j < r; ++j) A.at(i, j) = prow(i, lost[j]);
   Result<Matrix> M = r ? invert(f, A) : Result<Matrix>(Matrix(0, 0));
   if (!M.ok()) return Status(StatusCode::kSingular, "parity block does not invert");
   // X row a (lost data lost[a]) over source positions: on data source d,
@@ -51,15 +53,14 @@ Result<Matrix> structured_coeffs(const LinearCode &code, const std::vector<unsig
       if (!m) continue;
       X.at(a, parity[i]) ^= m;
       for (unsigned d = 0; d < k; ++d)
-        if (pos[d] >= 0 && prow[i][d]) X.at(a, unsigned(pos[d])) ^= f.mul(m, prow[i][d]);
+        if (const uint64_t p = pos[d] >= 0 ? prow(i, d) : 0) X.at(a, unsigned(pos[d])) ^= f.mul(m, p);
     }
   Matrix C(unsigned(targets.size()), k);
   for (unsigned t = 0; t < targets.size(); ++t) {
-    const std::vector<uint64_t> g = code.generator_row(targets[t]);
     for (unsigned d = 0; d < k; ++d)
-      if (pos[d] >= 0) C.at(t, unsigned(pos[d])) = g[d];
+      if (pos[d] >= 0) C.at(t, unsigned(pos[d])) = gen(targets[t], d);
     for (unsigned a = 0; a < r; ++a) {
-      const uint64_t e = g[lost[a]];
+      const uint64_t e = gen(targets[t], lost[a]);
       if (!e) continue;
       for (unsigned q = 0; q < k; ++q)
         if (const uint64_t x = X.at(a, q)) C.at(t, q) ^= f.mul(e, x);

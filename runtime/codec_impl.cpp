@@ -63,11 +63,7 @@ const Kernel *CodecImpl::streaming_encoder() const {
 
 Result<std::shared_ptr<const OpKernel>> CodecImpl::decoder(const ShardSet &present,
                                                            const ShardSet &targets) const {
-  OpKey key;
-  key.op = OpKey::kDecode;
-  key.a = present.words();
-  key.b = targets.words();
-  return ops_.get(key, [&]() -> Result<std::shared_ptr<const OpKernel>> {
+  return ops_.get(OpKey(OpKey::kDecode, present, targets), [&]() -> Result<std::shared_ptr<const OpKernel>> {
     auto op = compile_decoder(*jit_, code_, present, targets.to_vector());
     if (!op.ok()) return op.status();
     return std::shared_ptr<const OpKernel>(std::make_shared<OpKernel>(std::move(*op)));
@@ -107,8 +103,8 @@ Status CodecImpl::rebuild(const char *what, Span<uint8_t *const> shards,
   if (run)  // every buffer written must differ from every present shard and the other ones written
     for (unsigned t = 0; t < n; ++t) {
       if (!targets.contains(t)) continue;
-      for (unsigned s = 0; s < n; ++s)
-        if (s != t && (present[s] || (s > t && targets.contains(s))) && shards[s] == shards[t])
+      for (unsigned s = 0; s < n; ++s)  // the pointers first: they almost always differ
+        if (shards[s] == shards[t] && s != t && (present[s] || (s > t && targets.contains(s))))
           return Status(StatusCode::kInvalidArgument,
                         std::string(what) + ": " +
                             (present[s] ? "rebuilt shard " + std::to_string(t) +

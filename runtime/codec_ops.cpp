@@ -103,10 +103,7 @@ Status CodecImpl::update(const ShardSet &changed, Span<const uint8_t *const> old
     if (len) deltas_->run(*set, in, parity.data, len);
     return Status::Ok();
   }
-  OpKey key;
-  key.op = OpKey::kUpdate;
-  key.a = changed.words();
-  auto op = ops_.get(key, [&]() -> Result<std::shared_ptr<const OpKernel>> {
+  auto op = ops_.get(OpKey(OpKey::kUpdate, changed), [&]() -> Result<std::shared_ptr<const OpKernel>> {
     std::vector<unsigned> cols = changed.to_vector();
     codes::Matrix coeffs(m, unsigned(cols.size()));
     for (unsigned r = 0; r < m; ++r)
@@ -137,10 +134,7 @@ Status CodecImpl::encode_partial(unsigned data_index, const uint8_t *shard,
     if (len) deltas_->run(*set, &shard, parity_acc.data, len);
     return Status::Ok();
   }
-  OpKey key;
-  key.op = OpKey::kPartial;
-  key.a[data_index / 64] = uint64_t(1) << (data_index % 64);
-  auto op = ops_.get(key, [&]() -> Result<std::shared_ptr<const OpKernel>> {
+  auto op = ops_.get(OpKey(OpKey::kPartial, ShardSet{data_index}), [&]() -> Result<std::shared_ptr<const OpKernel>> {
     codes::Matrix coeffs(m, 1);
     for (unsigned r = 0; r < m; ++r) coeffs.at(r, 0) = code_.parity.at(r, data_index);
     KernelMode mode;

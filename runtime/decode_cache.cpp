@@ -126,11 +126,7 @@ DecodeCache::~DecodeCache() { promotions_->closed.store(true); }
 
 Result<std::shared_ptr<const DecodeSet>> DecodeCache::find(const ShardSet &present,
                                                            const ShardSet &wanted) {
-  OpKey key;
-  key.op = OpKey::kDecode;
-  key.a = present.words();
-  key.b = wanted.words();
-  return plans_.get(key, [&]() -> Result<std::shared_ptr<const DecodeSet>> {
+  return plans_.get(OpKey(OpKey::kDecode, present, wanted), [&]() -> Result<std::shared_ptr<const DecodeSet>> {
     const codes::LinearCode &code = promotions_->code;
     std::vector<bool> mask(code.n());
     for (unsigned s = 0; s < code.n(); ++s) mask[s] = present.contains(s);

@@ -132,12 +132,9 @@ KernelInfo XorCodec::info(const Op &op) const {
 
 Result<std::shared_ptr<const XorCodec::Op>> XorCodec::decoder(const ShardSet &present,
                                                               const std::vector<unsigned> &targets) const {
-  OpKey key;
-  key.op = OpKey::kDecode;
-  for (unsigned s = 0; s < code_.n(); ++s)
-    if (present.contains(s)) key.a[s / 64] |= uint64_t(1) << (s % 64);
-  for (unsigned t : targets) key.b[t / 64] |= uint64_t(1) << (t % 64);
-  return ops_.get(key, [&]() -> Result<std::shared_ptr<const Op>> {
+  ShardSet wanted;
+  for (unsigned t : targets) wanted.insert(t);
+  return ops_.get(OpKey(OpKey::kDecode, present & ShardSet::first(code_.n()), wanted), [&]() -> Result<std::shared_ptr<const Op>> {
     std::vector<bool> mask(code_.n());
     for (unsigned s = 0; s < code_.n(); ++s) mask[s] = present.contains(s);
     Result<jit::XorPlan> plan = jit::xor_decoder_plan(code_, mask, targets, jit_->options().target, false);
@@ -277,10 +274,7 @@ Status XorCodec::update(const ShardSet &changed, Span<const uint8_t *const> old_
   ECJIT_RETURN_IF_ERROR(check_distinct_outputs("update", {"parity shard", parity.data, m},
                                                {{"old data shard", old_data.data, c}, {"new data shard", new_data.data, c}}));
   ECJIT_RETURN_IF_ERROR(check_len("update", len));
-  OpKey key;
-  key.op = OpKey::kUpdate;
-  for (unsigned s : idx) key.a[s / 64] |= uint64_t(1) << (s % 64);
-  auto op = ops_.get(key, [&]() -> Result<std::shared_ptr<const Op>> {
+  auto op = ops_.get(OpKey(OpKey::kUpdate, changed), [&]() -> Result<std::shared_ptr<const Op>> {
     Result<jit::XorPlan> plan = jit::xor_update_plan(code_, idx, jit_->options().target);
     if (!plan.ok()) return plan.status();
     return std::shared_ptr<const Op>(std::make_shared<Op>(std::move(*plan)));
@@ -299,10 +293,7 @@ Status XorCodec::encode_partial(unsigned data_index, const uint8_t *shard, Span<
                                 size_t len) const {
   ECJIT_RETURN_IF_ERROR(check_partial_shards(code_.spec, data_index, shard, parity_acc));
   ECJIT_RETURN_IF_ERROR(check_len("encode_partial", len));
-  OpKey key;
-  key.op = OpKey::kPartial;
-  key.a[data_index / 64] = uint64_t(1) << (data_index % 64);
-  auto op = ops_.get(key, [&]() -> Result<std::shared_ptr<const Op>> {
+  auto op = ops_.get(OpKey(OpKey::kPartial, ShardSet{data_index}), [&]() -> Result<std::shared_ptr<const Op>> {
     Result<jit::XorPlan> plan = jit::xor_partial_plan(code_, data_index, jit_->options().target);
     if (!plan.ok()) return plan.status();
     return std::shared_ptr<const Op>(std::make_shared<Op>(std::move(*plan)));
