@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codes/rs_fft_program.h"
+#include "ir_builders/fft_order.h"
 #include "ir_builders/fft_prune.h"
 #include "ir_builders/fft_kernel.h"
 
@@ -53,6 +54,16 @@ size_t tile_bytes(size_t slots) {
   return t;
 }
 
+// Work slots whose tiles fit in half of L2 (a power of two, at least 4: a two-layer step's
+// span), for ir::order_fft_steps_by_block; 0 when the tiles of all slots fit anyway.
+uint32_t l2_block_slots(uint32_t slots) {
+  const size_t tile = tile_bytes(slots);
+  if (size_t(slots) * tile <= l2_budget()) return 0;
+  uint32_t b = 4;
+  while (size_t(b) * 2 * tile <= l2_budget()) b *= 2;
+  return b;
+}
+
 #if defined(__clang__)
 __attribute__((no_sanitize("function")))
 #endif
@@ -82,9 +93,13 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m);
   if (!enc.ok()) return enc.status();
   e->encode_schedule_ = std::move(*enc);
+  ir::order_fft_steps_by_block(&e->encode_schedule_.steps, e->encode_schedule_.slots,
+                               l2_block_slots(e->encode_schedule_.slots));
   Result<ir::FftSchedule> core = ir::fft_decode_core(k, m);
   if (!core.ok()) return core.status();
   e->decode_core_ = std::move(*core);
+  ir::order_fft_steps_by_block(&e->decode_core_.steps, e->decode_core_.slots,
+                               l2_block_slots(e->decode_core_.slots));
   e->geometry_ = *codes::fft::geometry(k, m);
   e->core_multiplies_ = ir::fft_multiplies(e->decode_core_.steps);
   e->decode_info_ = e->steps_.info;

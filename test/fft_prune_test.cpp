@@ -8,6 +8,7 @@
 #include "ir_builders/fft_kernel.h"
 #include "ir_builders/fft_prune.h"
 #include "ir_builders/fft_step_kernel.h"
+#include "fft_step_interpreter.h"
 
 namespace ecjit {
 namespace {
@@ -15,53 +16,7 @@ namespace {
 namespace fft = codes::fft;
 using ir::FftStep;
 
-// c * x through the nibble tables of one multiplier (fft_kernel.h's layout).
-uint16_t mul(const uint8_t *t, uint16_t x) {
-  uint16_t y = 0;
-  for (unsigned q = 0; q < 4; ++q) {
-    const unsigned v = (x >> (4 * q)) & 15;
-    y ^= uint16_t(t[16 * q + v] | (t[64 + 16 * q + v] << 8));
-  }
-  return y;
-}
-
-// One element per pointer: the steps are element-wise, so one element shows every value.
-void run(const std::vector<FftStep> &steps, const std::vector<uint8_t> &tables, std::vector<uint16_t> &v) {
-  const auto T = [&](uint32_t i) { return tables.data() + size_t(i) * ir::kFftMulTableBytes; };
-  const auto fft_bf = [&](uint32_t a, uint32_t b, uint32_t t) {
-    v[a] ^= mul(T(t), v[b]);
-    v[b] ^= v[a];
-  };
-  const auto ifft_bf = [&](uint32_t a, uint32_t b, uint32_t t) {
-    v[b] ^= v[a];
-    v[a] ^= mul(T(t), v[b]);
-  };
-  for (const FftStep &s : steps) {
-    const uint32_t x0 = s.a, x1 = s.a + s.dist, x2 = s.a + 2 * s.dist, x3 = s.a + 3 * s.dist;
-    switch (s.kind) {
-      case ir::kFftStepFft: fft_bf(s.a, s.b, s.table); break;
-      case ir::kFftStepIfft: ifft_bf(s.a, s.b, s.table); break;
-      case ir::kFftStepXor: v[s.a] ^= v[s.b]; break;
-      case ir::kFftStepCopy: v[s.a] = v[s.b]; break;
-      case ir::kFftStepZero: v[s.a] = 0; break;
-      case ir::kFftStepMul: v[s.a] = mul(T(s.table), v[s.b]); break;
-      case ir::kFftStepMulAdd: v[s.a] ^= mul(T(s.table), v[s.b]); break;
-      case ir::kFftStepFft4:
-        fft_bf(x0, x2, s.table);
-        fft_bf(x1, x3, s.table);
-        fft_bf(x0, x1, s.table0);
-        fft_bf(x2, x3, s.table1);
-        break;
-      case ir::kFftStepIfft4:
-        ifft_bf(x0, x1, s.table0);
-        ifft_bf(x2, x3, s.table1);
-        ifft_bf(x0, x2, s.table);
-        ifft_bf(x1, x3, s.table);
-        break;
-      default: FAIL() << "step kind " << s.kind;
-    }
-  }
-}
+using test::fft_run_steps;
 
 // A decode as FftEngine runs it: pre (point x = shard x times a multiplier, or zero), the
 // code's decode core, post (targets times a multiplier); pointers [0, n) work, [n, 2n) shards.
@@ -111,12 +66,12 @@ TEST(FftPrune, SameLiveValuesAsTheWholeSchedule) {
       std::vector<uint16_t> start(2 * size_t(n));
       for (auto &e : start) e = uint16_t(rng());
       std::vector<uint16_t> whole = start, cut = start;
-      run(d.pre, d.ends, whole);
-      run(core->steps, core->tables, whole);
-      run(d.post, d.ends, whole);
-      run(pruned[0], d.ends, cut);
-      run(pruned[1], core->tables, cut);
-      run(pruned[2], d.ends, cut);
+      fft_run_steps(d.pre, d.ends, whole);
+      fft_run_steps(core->steps, core->tables, whole);
+      fft_run_steps(d.post, d.ends, whole);
+      fft_run_steps(pruned[0], d.ends, cut);
+      fft_run_steps(pruned[1], core->tables, cut);
+      fft_run_steps(pruned[2], d.ends, cut);
       for (uint32_t x : targets) ASSERT_EQ(cut[x], whole[x]) << k << ":" << m << " trial " << trial << " point " << x;
       for (uint32_t p = n; p < 2 * n; ++p) ASSERT_EQ(cut[p], start[p]) << "a shard pointer was written";
       EXPECT_LE(multiplies(pruned[1]), multiplies(core->steps));
@@ -130,8 +85,8 @@ TEST(FftPrune, SameLiveValuesAsTheWholeSchedule) {
     std::vector<uint16_t> a(live.size()), b;
     for (auto &e : a) e = uint16_t(rng());
     b = a;
-    run(enc->steps, enc->tables, a);
-    run(same[0], enc->tables, b);
+    fft_run_steps(enc->steps, enc->tables, a);
+    fft_run_steps(same[0], enc->tables, b);
     for (uint32_t x = 0; x < enc->slots; ++x)
       if (live[x]) ASSERT_EQ(a[x], b[x]) << "encode " << k << ":" << m << " slot " << x;
   }

@@ -1,0 +1,25 @@
+// order_fft_steps_by_block: an rs-fft step schedule reordered so that runs of steps inside one block of work slots run block by block.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir_builders/fft_step_kernel.h"
+
+namespace ecjit::ir {
+
+// The work slots a step writes or reads (pointers below `slots`; pointers at or above
+// `slots` are read-only shards and never conflict).
+std::vector<uint32_t> fft_step_work_slots(const FftStep &step, uint32_t slots);
+
+// Reorders `steps` (one schedule on `slots` work slots) for locality: work slot p is in block
+// p / block_slots; a step is local when its work slots are all in one block. Each maximal run
+// of local steps is stably sorted by block, so the lower layers of a transform run one block
+// at a time (a block's tiles can stay in L2) instead of one layer at a time over every slot.
+// Steps of different blocks touch disjoint work slots and the shards are only read, so they
+// commute: every slot sees its steps in the original order and the result is unchanged.
+// Steps with work slots in several blocks stay where they are and end a run. block_slots 0
+// or >= slots leaves the order as it is. O(steps log steps).
+void order_fft_steps_by_block(std::vector<FftStep> *steps, uint32_t slots, uint32_t block_slots);
+
+}  // namespace ecjit::ir

@@ -1,0 +1,64 @@
+// fft_run_steps: a scalar interpreter of rs-fft step schedules (ir::FftStep), one element per pointer, for tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "ir_builders/fft_kernel.h"
+#include "ir_builders/fft_step_kernel.h"
+
+namespace ecjit::test {
+
+// c * x through the nibble tables of one multiplier (fft_kernel.h's layout).
+inline uint16_t fft_table_mul(const uint8_t *t, uint16_t x) {
+  uint16_t y = 0;
+  for (unsigned q = 0; q < 4; ++q) {
+    const unsigned v = (x >> (4 * q)) & 15;
+    y ^= uint16_t(t[16 * q + v] | (t[64 + 16 * q + v] << 8));
+  }
+  return y;
+}
+
+// Runs `steps` on v (one element per pointer: the steps are element-wise, so one element
+// shows every value), multipliers from `tables`.
+inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vector<uint8_t> &tables,
+                          std::vector<uint16_t> &v) {
+  const auto T = [&](uint32_t i) { return tables.data() + size_t(i) * ir::kFftMulTableBytes; };
+  const auto fft_bf = [&](uint32_t a, uint32_t b, uint32_t t) {
+    v[a] ^= fft_table_mul(T(t), v[b]);
+    v[b] ^= v[a];
+  };
+  const auto ifft_bf = [&](uint32_t a, uint32_t b, uint32_t t) {
+    v[b] ^= v[a];
+    v[a] ^= fft_table_mul(T(t), v[b]);
+  };
+  for (const ir::FftStep &s : steps) {
+    const uint32_t x0 = s.a, x1 = s.a + s.dist, x2 = s.a + 2 * s.dist, x3 = s.a + 3 * s.dist;
+    switch (s.kind) {
+      case ir::kFftStepFft: fft_bf(s.a, s.b, s.table); break;
+      case ir::kFftStepIfft: ifft_bf(s.a, s.b, s.table); break;
+      case ir::kFftStepXor: v[s.a] ^= v[s.b]; break;
+      case ir::kFftStepCopy: v[s.a] = v[s.b]; break;
+      case ir::kFftStepZero: v[s.a] = 0; break;
+      case ir::kFftStepMul: v[s.a] = fft_table_mul(T(s.table), v[s.b]); break;
+      case ir::kFftStepMulAdd: v[s.a] ^= fft_table_mul(T(s.table), v[s.b]); break;
+      case ir::kFftStepFft4:
+        fft_bf(x0, x2, s.table);
+        fft_bf(x1, x3, s.table);
+        fft_bf(x0, x1, s.table0);
+        fft_bf(x2, x3, s.table1);
+        break;
+      case ir::kFftStepIfft4:
+        ifft_bf(x0, x1, s.table0);
+        ifft_bf(x2, x3, s.table1);
+        ifft_bf(x0, x2, s.table);
+        ifft_bf(x1, x3, s.table);
+        break;
+      default: FAIL() << "step kind " << s.kind;
+    }
+  }
+}
+
+}  // namespace ecjit::test
