@@ -56,6 +56,7 @@ class GfniLowering final : public MultiplyLowering {
     direct_ = bits && bits % (8 * bytes_) == 0;
     if (!direct_) return fallback_->begin_output(b, ty);
     const unsigned parts = unsigned(bits / (8 * bytes_));
+    assert((parts & (parts - 1)) == 0 && "finish_output joins the vectors pairwise");
     if (parts != parts_) {  // a new width: a new placement (its accumulators per output)
       parts_ = parts;
       order_ = InputOrder(pass_outputs(parts));

@@ -59,7 +59,8 @@ class MultiplyLowering {
   // full-vector form; never the scalar or packed forms), 0 without a run-time form.
   virtual unsigned runtime_vector_bits() const { return 0; }
   // Whether accumulate_data also takes several such vectors as one value (a vector type of a
-  // multiple of runtime_vector_bits(), as a shape kernel's unrolled step passes them): each
+  // power-of-two multiple of runtime_vector_bits(), as a shape kernel's unrolled step passes
+  // them): each
   // coefficient prepared once, applied to every vector next to each other.
   virtual bool runtime_vector_multiples() const { return false; }
   // acc += c * input for a coefficient known only at run time, its prepared data at `coeff`

@@ -44,7 +44,7 @@ class ShapeKernelTest : public testing::TestWithParam<StrategyCase> {};
 
 // Compiles the k-input, m-output shape kernel of the case with `output` mode.
 std::unique_ptr<jit::CompiledKernel> compile_shape(const StrategyCase &c, unsigned k, unsigned m,
-                                                   ir::OutputMode output) {
+                                                   ir::OutputMode output, unsigned unroll = 1) {
   init_session();
   auto info = resolve_target(c.target);
   EXPECT_TRUE(bool(info));
@@ -54,6 +54,7 @@ std::unique_ptr<jit::CompiledKernel> compile_shape(const StrategyCase &c, unsign
   req.desc.symbol = "shape_" + std::to_string(counter++);
   req.desc.runtime_coeffs = true;
   req.desc.output = output;
+  req.unroll = unroll;
   auto k_or = jit::jit_kernel(*session(), req);
   EXPECT_TRUE(bool(k_or)) << (k_or ? "" : err_text(k_or.takeError()));
   return k_or ? std::move(*k_or) : nullptr;
@@ -117,6 +118,28 @@ TEST_P(ShapeKernelTest, MatchesReferenceForEveryShapeAndLength) {
             check_shape(c, *kernel, M, mode, symbol_len(len, c.l), gap, seed);
       }
     }
+}
+
+// Unrolled steps: 2 and 4 vectors per input go to a lowering that takes them as one value
+// (GFNI: each matrix applied to all of them, ir::shape_unroll's choice on AVX-512), 3 as
+// separate copies of the body; shapes with few and many accumulators.
+TEST_P(ShapeKernelTest, EveryUnrollMatchesReference) {
+  const StrategyCase c = GetParam();
+  const struct {
+    unsigned unroll, k, m;
+    ir::OutputMode mode;
+  } cases[] = {{2, 10, 4, ir::OutputMode::kOverwrite},
+               {4, 10, 4, ir::OutputMode::kOverwrite},
+               {4, 3, 8, ir::OutputMode::kAccumulate},
+               {3, 10, 4, ir::OutputMode::kAccumulate}};
+  uint64_t seed = 29;
+  for (auto s : cases) {
+    auto kernel = compile_shape(c, s.k, s.m, s.mode, s.unroll);
+    ASSERT_TRUE(kernel);
+    const codes::Matrix M = random_matrix(field(c.l), s.k, s.m, ++seed);
+    for (size_t len : {size_t(1), size_t(63), size_t(4651), size_t(10001)})  // tails, steps, last vectors
+      check_shape(c, *kernel, M, s.mode, symbol_len(len, c.l), 3, seed);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(HostTiers, ShapeKernelTest, testing::ValuesIn(shape_cases()),
