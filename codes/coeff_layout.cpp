@@ -27,8 +27,8 @@ void powers_of_x(const Field &f, uint64_t c, uint64_t *base) {
 uint64_t gfni_block_of_map(const uint64_t *images, unsigned i, unsigned j) {
   // Bit t of output byte 7 - t's bit b is bit t of byte i of the image of input bit 8j + b:
   // gather those bytes as the rows of an 8 x 8 bit matrix (row b = byte b), transpose it
-  // (three delta swaps; row t = output bit t) and reverse the rows. Branch-free: the
-  // first call of every erasure set prepares its coefficients through here.
+  // (three delta swaps; row t = output bit t) and reverse the rows. Branch-free: the first
+  // call of every erasure set of the wide fields prepares its coefficients through here.
   uint64_t x = 0;
   for (unsigned b = 0; b < 8; ++b) x |= ((images[8 * j + b] >> (8 * i)) & 0xff) << (8 * b);
   uint64_t t = (x ^ (x >> 7)) & 0x00aa00aa00aa00aaULL;
@@ -95,13 +95,9 @@ void prepare_coeff(CoeffLayout layout, const Field &field, uint64_t c, uint8_t *
       const unsigned planes = field.bytes(), pattern = std::max(planes, 2u);
       for (unsigned t = 0; t < planes; ++t)
         for (unsigned j = 0; j < pattern; ++j) {
-          uint8_t *o = out + 8 * (t * pattern + j);
-          if (j >= planes) {  // GF(2^8): block (0, 0) a second time
-            std::memcpy(o, o - 8 * planes, 8);
-            continue;
-          }
-          const uint64_t q = gfni_block_of_map(base, j, (j + t) % planes);
-          for (unsigned b = 0; b < 8; ++b) o[b] = uint8_t(q >> (8 * b));
+          const unsigned i = j % planes;
+          const uint64_t q = gfni_block_of_map(base, i, (i + t) % planes);
+          for (unsigned b = 0; b < 8; ++b) out[8 * (t * pattern + j) + b] = uint8_t(q >> (8 * b));
         }
       return;
     }

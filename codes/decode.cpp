@@ -34,11 +34,7 @@ Result<Matrix> structured_coeffs(const LinearCode &code, const std::vector<unsig
   if (sources.size() != k || parity.size() != r)
     return Status(StatusCode::kInvalidArgument, "not data + parity sources");
   const Field &f = code.field;
-  // Generator entries read in place (a first call plans a decode: no row copies).
-  auto gen = [&code, k](unsigned s, unsigned j) -> uint64_t {
-    return s < k ? uint64_t(s == j) : code.parity.at(s - k, j);
-  };
-  auto prow = [&](unsigned i, unsigned d) { return gen(sources[parity[i]], d); };
+  auto prow = [&](unsigned i, unsigned d) { return code.generator_entry(sources[parity[i]], d); };
   Matrix A(r, r);
   for (unsigned i = 0; i < r; ++i)
     for (unsigned j = 0; j < r; ++j) A.at(i, j) = prow(i, lost[j]);
@@ -58,9 +54,9 @@ Result<Matrix> structured_coeffs(const LinearCode &code, const std::vector<unsig
   Matrix C(unsigned(targets.size()), k);
   for (unsigned t = 0; t < targets.size(); ++t) {
     for (unsigned d = 0; d < k; ++d)
-      if (pos[d] >= 0) C.at(t, unsigned(pos[d])) = gen(targets[t], d);
+      if (pos[d] >= 0) C.at(t, unsigned(pos[d])) = code.generator_entry(targets[t], d);
     for (unsigned a = 0; a < r; ++a) {
-      const uint64_t e = gen(targets[t], lost[a]);
+      const uint64_t e = code.generator_entry(targets[t], lost[a]);
       if (!e) continue;
       for (unsigned q = 0; q < k; ++q)
         if (const uint64_t x = X.at(a, q)) C.at(t, q) ^= f.mul(e, x);

@@ -14,12 +14,8 @@ Matrix LinearCode::generator() const {
 }
 
 std::vector<uint64_t> LinearCode::generator_row(unsigned s) const {
-  std::vector<uint64_t> row(k, 0);
-  if (s < k) {
-    row[s] = 1;
-  } else {
-    for (unsigned j = 0; j < k; ++j) row[j] = parity.at(s - k, j);
-  }
+  std::vector<uint64_t> row(k);
+  for (unsigned j = 0; j < k; ++j) row[j] = generator_entry(s, j);
   return row;
 }
 

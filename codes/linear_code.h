@@ -23,6 +23,8 @@ struct LinearCode {
   Matrix generator() const;
   // Row of the generator for shard s (a unit row for data shards).
   std::vector<uint64_t> generator_row(unsigned s) const;
+  // Entry j of that row, without building it.
+  uint64_t generator_entry(unsigned s, unsigned j) const { return s < k ? uint64_t(s == j) : parity.at(s - k, j); }
 };
 
 // Builds the code a spec describes (the spec must have come from CodeSpec::parse, or be

@@ -1,4 +1,4 @@
-// order_fft_steps_by_block: an rs-fft step schedule reordered so that runs of steps inside one block of work slots run block by block.
+// order_fft_steps_by_block: an rs-fft schedule reordered so that its block-local steps run block by block.
 #pragma once
 
 #include <cstdint>

@@ -101,7 +101,8 @@ class GfniLowering final : public MultiplyLowering {
       const unsigned n = unsigned(llvm::cast<llvm::FixedVectorType>(parts[0]->getType())->getNumElements());
       std::vector<int> both(2 * n);
       for (unsigned i = 0; i < 2 * n; ++i) both[i] = int(i);
-      for (size_t i = 0; i < parts.size(); i += 2) joined.push_back(b_->CreateShuffleVector(parts[i], parts[i + 1], both));
+      for (size_t i = 0; i < parts.size(); i += 2)
+        joined.push_back(b_->CreateShuffleVector(parts[i], parts[i + 1], both));
       parts.swap(joined);
     }
     return b_->CreateBitCast(parts[0], ty_);

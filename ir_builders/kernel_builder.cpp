@@ -212,8 +212,8 @@ std::vector<llvm::Value *> KernelEmitter::emit_outputs(llvm::Type *ty, const cod
 void KernelEmitter::emit_body(llvm::Type *ty, unsigned bytes, unsigned count, llvm::Value *off,
                               const Ptrs &in, const Ptrs &out) {
   // A shape kernel whose lowering takes several vectors at once: the step's vectors (a power
-  // of two of them) as one value, so each coefficient is loaded once and applied to all of them next to each other.
-  // As separate copies, the code generator merges the copies' loads of a coefficient and keeps
+  // of two of them) as one value, so each coefficient is loaded once and applied to all of
+  // them next to each other. As separate copies, the code generator merges the copies' loads of a coefficient and keeps
   // it live from the first copy to the last (512-bit GFNI, 10 inputs x 4 outputs: 20
   // coefficients spilled to the stack and reloaded, 1.6x the time of the unrolled encoder).
   if (coeffs_ && count > 1 && (count & (count - 1)) == 0 && ty->isVectorTy() &&

@@ -6,6 +6,7 @@
 #include "codes/gf.h"
 #include "ir_builders/clmul_insn.h"
 #include "ir_builders/gfni_affine.h"
+#include "ir_builders/lowering.h"
 #include "ir_builders/split_table.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -54,6 +55,17 @@ CompileRequest xor_compile_request(const ir::XorKernelDesc &kernel, const ir::Ta
   CompileRequest req{ir::KernelDesc{*codes::Field::make(8), codes::Matrix(), kernel.symbol}, target,
                      ir::Strategy::kAuto, opt};
   req.xor_kernel = std::make_shared<const ir::XorKernelDesc>(kernel);
+  return req;
+}
+
+CompileRequest shape_compile_request(const codes::Field &field, unsigned inputs, unsigned outputs,
+                                     bool accumulate, ir::Strategy strategy, const ir::TargetInfo &target,
+                                     OptLevel opt, std::string symbol) {
+  CompileRequest req{ir::KernelDesc{field, codes::Matrix(outputs, inputs), std::move(symbol)}, target, strategy,
+                     opt};
+  req.desc.runtime_coeffs = true;
+  if (accumulate) req.desc.output = ir::OutputMode::kAccumulate;
+  req.unroll = ir::shape_unroll(strategy, field, target, outputs);
   return req;
 }
 

@@ -47,6 +47,14 @@ struct CompileRequest {
 CompileRequest xor_compile_request(const ir::XorKernelDesc &kernel, const ir::TargetInfo &target,
                                    OptLevel opt);
 
+// The request of a shape kernel (KernelDesc::runtime_coeffs): `outputs` x `inputs` over
+// `field`, overwriting or accumulating, with the vectors per step of ir::shape_unroll - the
+// one place the JIT's shape kernels, `ecjit aot --op shape` and `ecjit ir / asm --op shape`
+// take their request from.
+CompileRequest shape_compile_request(const codes::Field &field, unsigned inputs, unsigned outputs,
+                                     bool accumulate, ir::Strategy strategy, const ir::TargetInfo &target,
+                                     OptLevel opt, std::string symbol);
+
 // The request of an rs-fft kernel (CompileRequest::fft_kernel), desc a placeholder likewise.
 CompileRequest fft_compile_request(const ir::FftKernelDesc &kernel, const ir::TargetInfo &target,
                                    OptLevel opt);

@@ -310,14 +310,10 @@ Result<Kernel> KernelService::shape_kernel(const codes::Field &field, unsigned i
     return Status(StatusCode::kJitFailure, "no shape kernel for GF(2^" + std::to_string(field.bits()) +
                                                ") on " + target_name_);
   const std::string field_name = "gf" + std::to_string(field.bits()) + "_p" + std::to_string(field.poly());
-  CompileRequest req{
-      ir::KernelDesc{field, codes::Matrix(outputs, inputs),
-                     ir::kernel_symbol(std::string("shape_") + ir::strategy_name(*strategy) + "_" + shape,
-                                       field_name, target_name_)},
-      target_, *strategy, state_->opt};
-  req.desc.runtime_coeffs = true;
-  req.unroll = ir::shape_unroll(*strategy, field, target_, outputs);
-  if (accumulate) req.desc.output = ir::OutputMode::kAccumulate;
+  const CompileRequest req = shape_compile_request(
+      field, inputs, outputs, accumulate, *strategy, target_, state_->opt,
+      ir::kernel_symbol(std::string("shape_") + ir::strategy_name(*strategy) + "_" + shape, field_name,
+                        target_name_));
   const std::string key = req.desc.symbol + "|" + ir::strategy_name(*strategy) + "|" + opt_name_ + "|shape";
   auto code = state_->cache.get(key, [&] { return state_->compile(req, /*shared=*/true); });
   if (!code.ok())

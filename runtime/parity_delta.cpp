@@ -81,7 +81,8 @@ ParityDelta::ParityDelta(std::shared_ptr<JitImpl> jit, const codes::LinearCode &
 ParityDelta::~ParityDelta() { shared_->closed.store(true); }
 
 Result<std::shared_ptr<const DeltaSet>> ParityDelta::find(bool pairs, const ShardSet &cols) {
-  return sets_.get(OpKey(pairs ? OpKey::kUpdate : OpKey::kPartial, cols), [&]() -> Result<std::shared_ptr<const DeltaSet>> {
+  const OpKey key(pairs ? OpKey::kUpdate : OpKey::kPartial, cols);
+  return sets_.get(key, [&]() -> Result<std::shared_ptr<const DeltaSet>> {
     auto d = std::make_shared<DeltaSet>();
     d->pairs = pairs;
     d->cols = cols.to_vector();

@@ -134,7 +134,8 @@ Result<std::shared_ptr<const XorCodec::Op>> XorCodec::decoder(const ShardSet &pr
                                                               const std::vector<unsigned> &targets) const {
   ShardSet wanted;
   for (unsigned t : targets) wanted.insert(t);
-  return ops_.get(OpKey(OpKey::kDecode, present & ShardSet::first(code_.n()), wanted), [&]() -> Result<std::shared_ptr<const Op>> {
+  const OpKey key(OpKey::kDecode, present & ShardSet::first(code_.n()), wanted);
+  return ops_.get(key, [&]() -> Result<std::shared_ptr<const Op>> {
     std::vector<bool> mask(code_.n());
     for (unsigned s = 0; s < code_.n(); ++s) mask[s] = present.contains(s);
     Result<jit::XorPlan> plan = jit::xor_decoder_plan(code_, mask, targets, jit_->options().target, false);

@@ -3,6 +3,7 @@
 // kernels are swapped in under running calls, and a process may exit while they compile.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -34,10 +35,20 @@ const aot::AotShapeSet *host_set(unsigned bits = 8) { return aot::host_shape_set
 // width (whole symbols), unaligned.
 TEST(AotProduct, EveryShapeEqualsFieldArithmetic) {
   if (!aot::host_shape_set(8, false)) GTEST_SKIP() << "no ahead-of-time kernels for this build or CPU";
+  std::vector<std::pair<unsigned, const aot::AotShapeSet *>> sets;  // (field asked for, set)
   for (unsigned bits : {8u, 16u, 32u, 64u}) {
-  // Only the wide fields may lack a set (a CPU without PCLMULQDQ).
-  if (bits < 32) EXPECT_FALSE(aot::runnable_shape_sets(bits).empty()) << bits;
-  for (const aot::AotShapeSet *set : aot::runnable_shape_sets(bits)) {
+    const std::vector<const aot::AotShapeSet *> runs = aot::runnable_shape_sets(bits);
+    // Only the wide fields may lack a set (a CPU without PCLMULQDQ).
+    if (bits < 32) EXPECT_FALSE(runs.empty()) << bits;
+    // The choice for the JIT's strategy is one of them: the first, or the first without GFNI.
+    for (bool without_gfni : {false, true})
+      if (const aot::AotShapeSet *chosen = aot::host_shape_set(bits, without_gfni)) {
+        EXPECT_NE(std::find(runs.begin(), runs.end(), chosen), runs.end()) << bits;
+        if (without_gfni) EXPECT_NE(chosen->strategy, ir::Strategy::kGfni) << bits;
+      }
+    for (const aot::AotShapeSet *set : runs) sets.push_back({bits, set});
+  }
+  for (auto [bits, set] : sets) {
     ASSERT_EQ(set->bits, bits);
     ASSERT_GE(set->rows, 1u);
     const codes::Field f = *codes::Field::make(bits);
@@ -83,7 +94,6 @@ TEST(AotProduct, EveryShapeEqualsFieldArithmetic) {
               ASSERT_EQ(want[r], out[r]) << set->target << " gf" << bits << " rows " << rows << " cols " << cols << " acc "
                                          << acc << " len " << len << " output " << r;
           }
-  }
   }
 }
 

@@ -162,11 +162,9 @@ bool shape_kernels(const Args &args, const KernelRequest &base, const std::strin
     if ((acc == "no" && accumulate) || (acc == "yes" && !accumulate)) continue;
     for (unsigned in : inputs)
       for (unsigned out : outputs) {
-        jit::CompileRequest req = base.req;
-        req.desc.coeffs = codes::Matrix(out, in);
-        req.desc.symbol = prefix + "_k" + std::to_string(in) + "_r" + std::to_string(out) + (accumulate ? "_acc" : "");
-        req.desc.output = accumulate ? ir::OutputMode::kAccumulate : ir::OutputMode::kOverwrite;
-        req.unroll = ir::shape_unroll(strategy, code.field, req.target, out);  // as the JIT's
+        jit::CompileRequest req = jit::shape_compile_request(
+            code.field, in, out, accumulate, strategy, base.req.target, base.req.opt,
+            prefix + "_k" + std::to_string(in) + "_r" + std::to_string(out) + (accumulate ? "_acc" : ""));
         contents.shapes.push_back({in, out, accumulate, req.desc.symbol});
         request->kernels.push_back(std::move(req));
       }

@@ -355,10 +355,9 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
                              std::to_string(code->k) + "_r" + std::to_string(outputs);
     KernelRequest r = assemble(std::move(*code), name, {}, std::move(*target), *shape, opt,
                                codes::Matrix(unsigned(outputs), code->k));
-    r.req.desc.runtime_coeffs = true;
-    // The runtime's unroll for this shape unless --unroll says otherwise.
-    r.req.unroll = args.has("unroll") ? unsigned(unroll)
-                                      : ir::shape_unroll(*shape, r.code->field, r.req.target, unsigned(outputs));
+    r.req = jit::shape_compile_request(r.code->field, r.code->k, unsigned(outputs), /*accumulate=*/false, *shape,
+                                       r.req.target, opt, std::move(r.req.desc.symbol));
+    if (args.has("unroll")) r.req.unroll = unsigned(unroll);  // else the runtime's
     return r;
   }
   if (op != "decode") {

@@ -12,8 +12,8 @@ namespace ecjit::aot {
 
 // The calls that compute out[r] (^)= sum_c C(r, c) * in[c] for a rows x cols matrix C on a
 // set's kernels: every block of up to set.rows rows, its columns in chunks of kAotWidths
-// (the widest the set has that fits first); the first chunk of an overwriting product overwrites, every other chunk
-// accumulates. Each call's coefficients are copied once, here, into the order its kernel
+// (the widest the set has that fits first); the first chunk of an overwriting product
+// overwrites, every other chunk accumulates. Each call's coefficients are copied once, here, into the order its kernel
 // reads, so a call does no work besides the kernels.
 class AotProduct {
  public:

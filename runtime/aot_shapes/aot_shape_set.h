@@ -22,8 +22,8 @@ using AotShapeFn = void (*)(const uint8_t *const *in, uint8_t *const *out, size_
 
 // The kernels built for one x86 level and field (runtime/aot_shapes/CMakeLists.txt):
 // fn[w][r - 1][a] takes kAotWidths[w] inputs, r outputs (1..rows), overwrites (a = 0) or
-// accumulates (a = 1) - null for a width the set was not built with -, reading GF(2^bits) coefficients prepared in `strategy`'s layout
-// (codes::CoeffLayout).
+// accumulates (a = 1) - null for a width the set was not built with -, reading GF(2^bits)
+// coefficients prepared in `strategy`'s layout (codes::CoeffLayout).
 struct AotShapeSet {
   const char *target = "";  // e.g. "x86_64-v3+gfni"
   unsigned bits = 8;        // the field, GF(2^bits)
