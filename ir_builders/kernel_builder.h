@@ -58,6 +58,11 @@ struct KernelDesc {
   // emitted, a zero coefficient's tables give zero). kPlain with kOverwrite or kAccumulate
   // only, no first stage, no streaming stores, and a strategy with shape_kernel_supported.
   bool runtime_coeffs = false;
+  // kOverwrite only: the caller never passes 0 < len < kernel_min_len (one vector), so the
+  // kernel has no path for shards shorter than a vector (a call with one traps). That path
+  // staged every shard through stack buffers and was a third of the code generator's time
+  // on RS(10,4)'s decoder; a promoted decoder leaves those calls to its shape kernel.
+  bool whole_vectors = false;
 
   bool has_pre() const { return pre.rows != 0 || pre.cols != 0; }
   // Input shards x[c] of the map: pre.cols with a first stage, else coeffs.cols.
@@ -73,6 +78,10 @@ struct KernelDesc {
 // Symbols per vector of the kernels build_kernel emits for `field` on `target` (the lanes N
 // of the signature layout below).
 unsigned kernel_vector_lanes(const codes::Field &field, const TargetInfo &target);
+
+// The shortest nonzero len a kernel of `desc` on `target` may be called with: one vector's
+// bytes with KernelDesc::whole_vectors, else 1 (every length).
+size_t kernel_min_len(const KernelDesc &desc, const TargetInfo &target);
 
 // `desc` without its first stage: coeffs = codes::compose_stages(field, pre, coeffs), the
 // same linear map in one stage (desc itself when it has none). Precondition: pre fits coeffs

@@ -167,6 +167,7 @@ std::string kernel_cache_key(const CompileRequest &req) {
   k += "|mode" + std::to_string(int(req.desc.output)) + "." + std::to_string(int(req.desc.input));
   if (req.desc.streaming_stores) k += "|nt";
   if (req.desc.runtime_coeffs) k += "|shape";  // coefficients as data (entries unused)
+  if (req.desc.whole_vectors) k += "|wv";  // no path for shards shorter than a vector
   k += "|" + req.desc.symbol;
   return k;
 }

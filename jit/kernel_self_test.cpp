@@ -72,6 +72,7 @@ bool kernel_matches_desc(const CompiledKernel &kernel, const ir::KernelDesc &des
   }
   for (size_t len : {size_t(3 * 64 + 5 * 8), size_t(sb)}) {
     len = len / sb * sb;
+    if (desc.whole_vectors && len < 3 * 64) continue;  // at least one vector (<= 128 bytes) only
     std::vector<std::vector<uint8_t>> in(delta ? 2 * k : k, std::vector<uint8_t>(len));
     std::vector<std::vector<uint8_t>> out(m, std::vector<uint8_t>(len)), want = out, x(k, std::vector<uint8_t>(len));
     for (auto &v : in)

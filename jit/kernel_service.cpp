@@ -374,6 +374,7 @@ Result<Kernel> KernelService::kernel(const std::string &code, const std::string 
                      target_, mode.strategy != ir::Strategy::kAuto ? mode.strategy : resolved(field.bits()),
                      st.opt};
   req.desc.pre = pre;
+  req.desc.whole_vectors = mode.whole_vectors;
   // Plain encode/decode kernels under "auto" are tuned: every candidate strategy is timed
   // and the fastest kept (jit/tuner.h); other kernels take the static choice. In the
   // background (tiered) mode the static choice is compiled now and serves calls until the
@@ -390,7 +391,7 @@ Result<Kernel> KernelService::kernel(const std::string &code, const std::string 
   const std::string key = req.desc.symbol + "|" + code + "|" + what + "|" + target_name_ + "|" +
                           (tune ? std::string("tuned") : ir::strategy_name(req.strategy)) + "|" +
                           opt_name_ + "|mode" + std::to_string(int(mode.output)) +
-                          std::to_string(int(mode.input));
+                          std::to_string(int(mode.input)) + (mode.whole_vectors ? "|wv" : "");
   bool queue_tuning = false;  // set by the one call that compiled the static stand-in
   auto compile = [&]() -> Result<std::shared_ptr<const CompiledKernel>> {
     if (tune) {
@@ -436,6 +437,7 @@ Result<Kernel> KernelService::kernel(const std::string &code, const std::string 
   else
     k.fn = reinterpret_cast<KernelFn>(k.address);
   k.vector_lanes = ir::kernel_vector_lanes(field, target_);
+  k.min_len = ir::kernel_min_len(req.desc, target_);
   k.info.unroll = k.code->unroll();
   if (!k.code->why().empty()) k.info.why = "tuned: " + k.code->why();
   else if (defer_tuning)

@@ -43,6 +43,7 @@ struct Kernel {
   ShapeFn shape_fn = nullptr;     // shape kernels (KernelService::shape_kernel)
   KernelInfo info;
   unsigned vector_lanes = 0;      // symbols per vector (the signature lane layout)
+  size_t min_len = 1;             // shortest nonzero len it takes (KernelMode::whole_vectors)
   ir::Strategy built = ir::Strategy::kAuto;  // the strategy `code` was built with
   // Tuned kernels (plain encode/decode under "auto"): the entry point the background tuner
   // may replace; null for every other kernel (then fn and info are final).
@@ -71,6 +72,9 @@ struct KernelMode {
   bool streaming = false;
   // A strategy to use instead of the service's (kAuto: the service's, tuned or static).
   ir::Strategy strategy = ir::Strategy::kAuto;
+  // kOverwrite: the caller sends calls shorter than Kernel::min_len elsewhere
+  // (ir::KernelDesc::whole_vectors; promoted decoders, whose shape kernel takes them).
+  bool whole_vectors = false;
 };
 
 // One per Jit (and one in the ISA-L drop-in's JIT plugin): the LLJIT session, the disk

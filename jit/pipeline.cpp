@@ -9,6 +9,9 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/CodeGen/MachineModuleInfo.h"
+#include "llvm/CodeGen/Passes.h"
+#include "llvm/CodeGen/TargetPassConfig.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
@@ -172,7 +175,8 @@ llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &tm, OptLevel lev
   return llvm::Error::success();
 }
 
-llvm::Expected<std::string> emit(llvm::Module &module, llvm::TargetMachine &tm, EmitKind kind) {
+llvm::Expected<std::string> emit(llvm::Module &module, llvm::TargetMachine &tm, EmitKind kind,
+                                 Passes passes) {
   if (module.getTargetTriple().empty()) module.setTargetTriple(tm.getTargetTriple().str());
   if (module.getDataLayout().isDefault()) module.setDataLayout(tm.createDataLayout());
   if (module.getDataLayout() != tm.createDataLayout()) {
@@ -188,10 +192,29 @@ llvm::Expected<std::string> emit(llvm::Module &module, llvm::TargetMachine &tm, 
   llvm::legacy::PassManager codegen;
   const auto file_type = kind == EmitKind::kAssembly ? llvm::CodeGenFileType::AssemblyFile
                                                      : llvm::CodeGenFileType::ObjectFile;
-  if (tm.addPassesToEmitFile(codegen, os, nullptr, file_type)) {
-    return llvm::createStringError(std::errc::not_supported,
-                                   "target '%s' cannot emit this file type",
+  auto cannot = [&] {
+    return llvm::createStringError(std::errc::not_supported, "target '%s' cannot emit this file type",
                                    tm.getTargetTriple().str().c_str());
+  };
+  if (passes == Passes::kKernel && tm.getTargetTriple().isX86()) {
+    // addPassesToEmitFile's steps, with the schedulers taken out of its pass configuration
+    // before the configuration adds its passes.
+    auto &llvm_tm = static_cast<llvm::LLVMTargetMachine &>(tm);
+    auto *mmi = new llvm::MachineModuleInfoWrapperPass(&llvm_tm);  // owned by `codegen`
+    llvm::TargetPassConfig *config = llvm_tm.createPassConfig(codegen);
+    config->setDisableVerify(true);
+    config->disablePass(&llvm::MachineSchedulerID);
+    config->disablePass(&llvm::PostMachineSchedulerID);
+    config->disablePass(&llvm::PostRASchedulerID);
+    codegen.add(config);
+    codegen.add(mmi);
+    if (config->addISelPasses()) return cannot();
+    config->addMachinePasses();
+    config->setInitialized();
+    if (llvm_tm.addAsmPrinter(codegen, os, nullptr, file_type, mmi->getMMI().getContext())) return cannot();
+    codegen.add(llvm::createFreeMachineFunctionPass());
+  } else if (tm.addPassesToEmitFile(codegen, os, nullptr, file_type)) {
+    return cannot();
   }
   codegen.run(module);
   return std::string(buffer.begin(), buffer.end());

@@ -53,7 +53,8 @@ struct DecodeCache::Promotions {
 };
 
 Result<OpKernel> compile_decoder(JitImpl &jit, const codes::LinearCode &code,
-                                 const ShardSet &present, const std::vector<unsigned> &targets) {
+                                 const ShardSet &present, const std::vector<unsigned> &targets,
+                                 bool whole_vectors) {
   std::vector<bool> mask(code.n());
   for (unsigned s = 0; s < code.n(); ++s) mask[s] = present.contains(s);
   auto plan = jit::plan_decoder(code, mask, targets, jit.target_info(), jit.options().target,
@@ -61,6 +62,7 @@ Result<OpKernel> compile_decoder(JitImpl &jit, const codes::LinearCode &code,
   if (!plan.ok()) return plan.status();
   KernelMode mode;
   mode.shared = false;
+  mode.whole_vectors = whole_vectors;
   // The two-stage schedule when the planner found one with fewer products (same sources,
   // same targets, same ABI: the intermediates live in registers).
   auto kernel = jit.kernel(code.spec, plan->op, code.field, plan->request.desc.coeffs, mode,
@@ -151,7 +153,9 @@ void DecodeCache::run(const std::shared_ptr<const DecodeSet> &d, const uint8_t *
                       uint8_t *const *out, size_t len) const {
   d->last_use.store(tick_.fetch_add(1, std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   const unsigned rows = unsigned(d->targets.size());
-  if (std::shared_ptr<const Kernel> special = std::atomic_load(&d->special)) {
+  // A promoted decoder has no path for shards shorter than a vector: those stay here.
+  std::shared_ptr<const Kernel> special = std::atomic_load(&d->special);
+  if (special && len >= special->min_len) {
     run_kernel(*jit_, special->entry(k_ * len), in, k_, out, rows, len);
     return;
   }
@@ -200,7 +204,7 @@ void DecodeCache::ask(const std::shared_ptr<const DecodeSet> &d, bool optional) 
       *jit_, d, d->promotion_asked, d->bytes,
       [p, jit](const std::shared_ptr<const DecodeSet> &set) {
         // The shape kernel keeps serving when this fails (promotion_asked stays set).
-        auto op = compile_decoder(*jit, p->code, set->present, set->targets);
+        auto op = compile_decoder(*jit, p->code, set->present, set->targets, /*whole_vectors=*/true);
         if (!op.ok() || !op->kernel.fn || op->sources != set->sources) return;
         std::atomic_store(&set->special, std::shared_ptr<const Kernel>(
                                              std::make_shared<const Kernel>(std::move(op->kernel))));

@@ -31,9 +31,12 @@ struct OpKernel {
 // The constant-specialised decoder rebuilding `targets` from `present`: planned, named and
 // two-staged by jit::plan_decoder for the Jit's static strategy, compiled privately
 // (KernelMode::shared = false; tuned in the background under "auto"). The codec's
-// compile-per-set path and promotion both use it. Errors: codes::plan_decode's, kJitFailure.
+// compile-per-set path and promotion both use it. With `whole_vectors` the caller sends
+// calls shorter than kernel.min_len elsewhere (promotion: to the set's shape kernels).
+// Errors: codes::plan_decode's, kJitFailure.
 Result<OpKernel> compile_decoder(JitImpl &jit, const codes::LinearCode &code,
-                                 const ShardSet &present, const std::vector<unsigned> &targets);
+                                 const ShardSet &present, const std::vector<unsigned> &targets,
+                                 bool whole_vectors = false);
 
 // One erasure set's rebuild: targets[r] = sum_c C(r, c) * sources[c], C prepared for the
 // codec's shape kernels, and, once the set is promoted, its specialised decoder.

@@ -220,6 +220,39 @@ TEST(DegradedReads, PrepareReconstructPromotes) {
   EXPECT_TRUE(st.rebuild(**codec, 0x82));
 }
 
+// A promoted decoder has no path for shards shorter than a vector (KernelDesc::whole_vectors):
+// those calls stay on the set's shape kernels, longer ones run the promoted decoder, and
+// every length is exact - GF(2^8) and GF(2^16), lengths around one and two vectors.
+TEST(DegradedReads, PromotedDecodersLeaveShortShardsToShapeKernels) {
+  for (const char *spec : {"isal-cauchy:k=10,m=4", "rs-vand:k=6,m=3,gf=16"}) {
+    auto jit = make_jit(~size_t(0));
+    ASSERT_TRUE(jit);
+    auto codec = jit->codec(spec);
+    ASSERT_TRUE(codec.ok()) << codec.status().to_string();
+    if (!uses_shape_kernels(**codec)) GTEST_SKIP() << "no shape kernel on this CPU";
+    const codes::LinearCode code = *codes::build_code(*CodeSpec::parse(spec));
+    const unsigned n = code.n();
+    const uint64_t mask = (uint64_t(1) << 1) | (uint64_t(1) << (n - 1)) | 1;  // shards 0, 1, n-1
+    std::vector<bool> present(n, true);
+    for (unsigned s = 0; s < n; ++s) present[s] = !((mask >> s) & 1);
+    ASSERT_TRUE((*codec)->prepare_reconstruct(present).ok());
+    jit->wait_for_tuning();
+    ASSERT_EQ((*codec)->kernel_cache_stats().promotions, 1u);
+    const unsigned sym = code.field.bits() / 8;
+    uint64_t short_calls = 0;
+    for (size_t len = sym; len <= 160; len += sym) {
+      const uint64_t before = (*codec)->kernel_cache_stats().shape_calls;
+      Stripe st(code, len, 31 + len);
+      ASSERT_TRUE(st.rebuild(**codec, mask));
+      short_calls += (*codec)->kernel_cache_stats().shape_calls - before;
+    }
+    // The host's widest vector is 16..64 bytes: the shortest lengths, and no others, went
+    // to the shape kernels.
+    EXPECT_GE(short_calls, 16u / sym - 1) << spec;
+    EXPECT_LE(short_calls, 64u / sym - 1) << spec;
+  }
+}
+
 // Concurrent callers on random sets while sets are promoted and demoted under them: every
 // output byte-identical to the originals throughout.
 TEST(DegradedReads, ConcurrentCallersDuringPromotionAndEviction) {

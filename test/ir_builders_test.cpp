@@ -29,7 +29,9 @@
 #include "jit_test_util.h"
 #include "kernel_check.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -698,6 +700,55 @@ TEST(IrBuildersVariants, SpecialRows) {
         ASSERT_NO_FATAL_FAILURE(
             check_against_reference(f, M, kernel, target, symbol_len(raw, l), 0, 9));
     }
+  }
+}
+
+// KernelDesc::whole_vectors (promoted decoders): no path for shards shorter than a vector -
+// no stack buffers, a trap where that path was - and exact at every length from one vector
+// on, under the strategy the runtime picks for each host tier. Overwrite kernels only.
+TEST(IrBuildersVariants, WholeVectorsKernels) {
+  init_session();
+  for (unsigned l : {8u, 16u, 32u, 64u}) {
+    const Field f = field(l);
+    const Matrix M = random_matrix(f, 10, 4, 131 + l);
+    for (const char *target : kHostTargets) {
+      auto info = resolve_target(target);
+      ASSERT_TRUE(bool(info)) << err_text(info.takeError());
+      const ir::Strategy strategy = jit::resolve_strategy(ir::Strategy::kAuto, *info, l);
+      ir::KernelDesc desc{f, M, "wv"};
+      desc.whole_vectors = true;
+      const size_t vec = ir::kernel_min_len(desc, *info);
+      EXPECT_EQ(vec, size_t(ir::kernel_vector_lanes(f, *info)) * (l / 8));
+      ir::KernelDesc plain = desc;
+      plain.whole_vectors = false;
+      EXPECT_EQ(ir::kernel_min_len(plain, *info), 1u);
+      {
+        llvm::LLVMContext ctx;
+        auto mod = ir::build_kernel(ctx, desc, *info, strategy);
+        ASSERT_TRUE(bool(mod)) << err_text(mod.takeError());
+        size_t allocas = 0, traps = 0;
+        for (const llvm::Instruction &inst : llvm::instructions(*(*mod)->getFunction("wv"))) {
+          allocas += llvm::isa<llvm::AllocaInst>(inst);
+          if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst)) traps += call->getIntrinsicID() == llvm::Intrinsic::trap;
+        }
+        EXPECT_EQ(allocas, 0u) << target << " GF(2^" << l << ")";
+        EXPECT_EQ(traps, vec > l / 8 ? 1u : 0u) << target << " GF(2^" << l << ")";
+      }
+      Kernel kernel;
+      ASSERT_NO_FATAL_FAILURE(test::compile_desc(desc, target, strategy, jit::OptLevel::kO3, &kernel));
+      SCOPED_TRACE(std::string(target) + " " + ir::strategy_name(strategy) + " GF(2^" + std::to_string(l) + ")");
+      for (size_t len = vec; len <= 3 * vec + l / 8; len += l / 8)
+        ASSERT_NO_FATAL_FAILURE(check_against_reference(f, M, kernel, target, len, 0, 17));
+      for (size_t raw : {size_t(4651), size_t(100003)})
+        ASSERT_NO_FATAL_FAILURE(check_against_reference(f, M, kernel, target, symbol_len(raw, l), 1, 19));
+    }
+    ir::KernelDesc acc{f, M, "acc"};
+    acc.whole_vectors = true;
+    acc.output = ir::OutputMode::kAccumulate;
+    llvm::LLVMContext ctx;
+    auto bad = ir::build_kernel(ctx, acc, *resolve_target("host"), ir::Strategy::kClmulShift);
+    ASSERT_FALSE(bool(bad));
+    EXPECT_NE(err_text(bad.takeError()).find("whole_vectors"), std::string::npos);
   }
 }
 
