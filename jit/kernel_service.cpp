@@ -21,6 +21,7 @@
 #include "jit/pipeline.h"
 #include "jit/target_spec.h"
 #include "jit/tuner.h"
+#include "jit/xor_tuner.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -343,6 +344,42 @@ bool KernelService::xor_kernel_ready(const ir::XorKernelDesc &desc) const {
   if (!st.disk) return false;
   struct stat info;
   return ::stat(st.disk->path_for(kernel_cache_key(xor_compile_request(desc, target_, st.opt))).c_str(), &info) == 0;
+}
+
+Result<Kernel> KernelService::tuned_xor_kernel(const XorPlan &plan) {
+  if (!tune_) return xor_kernel(plan.desc, /*shared=*/true);
+  State &st = *state_;
+  auto code = st.cache.get(xor_memory_key(plan.desc) + "|tuned", [&]() -> Result<std::shared_ptr<const CompiledKernel>> {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto tuned = tune_xor_kernel(*st.session, plan, target_, st.opt, st.disk.get());
+    st.count(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+             tuned && tuned->from_disk, /*shared=*/true);
+    if (!tuned) return to_status(tuned.takeError(), StatusCode::kJitFailure, plan.desc.symbol);
+    tuned->kernel->describe(ir::Strategy::kAuto, 1,
+                            std::to_string(tuned->plan.desc.program.xors()) + " XORs, schedule " + tuned->why);
+    return std::shared_ptr<const CompiledKernel>(std::move(tuned->kernel));
+  });
+  if (!code.ok()) return code.status().with_context("compiling xor kernel " + plan.desc.symbol);
+  Kernel k = describe(*code, plan.desc.symbol, "xor");
+  k.fn = reinterpret_cast<KernelFn>(k.address);
+  k.info.vector_bits = ir::xor_kernel_vector_bytes(plan.desc, target_) * 8;
+  k.info.why = (*code)->why();
+  return k;
+}
+
+bool KernelService::tuned_xor_kernel_ready(const XorPlan &plan) const {
+  if (!tune_) return xor_kernel_ready(plan.desc);
+  const State &st = *state_;
+  if (st.cache.ready(xor_memory_key(plan.desc) + "|tuned")) return true;
+  if (!st.disk) return false;
+  const std::optional<std::string> record = st.disk->load_text(xor_tuning_record_key(plan, target_, st.opt));
+  if (!record) return false;
+  XorPlan chosen = plan;
+  codes::XorSchedule s;
+  if (!codes::parse_schedule(record->substr(0, record->find('\n')), &s) ||
+      (s != plan.schedule && !apply_schedule(&chosen, s).ok()))
+    return false;
+  return xor_kernel_ready(chosen.desc);
 }
 
 Result<Kernel> KernelService::fft_kernel(const ir::FftKernelDesc &desc) {

@@ -19,6 +19,7 @@
 #include "ir_builders/target_info.h"
 #include "ir_builders/xor_kernel.h"
 #include "jit/kernel_slot.h"
+#include "jit/xor_planner.h"
 
 namespace ecjit::jit {
 
@@ -126,6 +127,15 @@ class KernelService {
   // Whether xor_kernel(desc, true) would answer without compiling: the kernel is in memory,
   // or an object for it is in the disk cache (it is still checked when loaded).
   bool xor_kernel_ready(const ir::XorKernelDesc &desc) const;
+  // A shared bit-matrix kernel whose schedule is chosen by timing (jit/xor_tuner.h: smart,
+  // uniform and weighted matching compiled and timed, the fastest kept and recorded on
+  // disk) when JitOptions::tune is on; else xor_kernel(plan.desc, true). Runs on the
+  // caller's thread (codecs call it from the background thread). Kernel::info.why names the
+  // decision. Errors: kJitFailure.
+  Result<Kernel> tuned_xor_kernel(const XorPlan &plan);
+  // Whether tuned_xor_kernel(plan) would answer without compiling or timing: in memory, or
+  // (tuning on) a schedule record and its object in the disk cache; else xor_kernel_ready.
+  bool tuned_xor_kernel_ready(const XorPlan &plan) const;
 
   // An rs-fft kernel (ir::build_fft_kernel: encode, or the decode core of every erasure
   // pattern), compiled once per service. Kernel::address has the kind's signature (fn is

@@ -1,12 +1,10 @@
 // Tuner: time candidate kernels on L2-sized shards, keep the fastest, remember the choice.
 #include "jit/tuner.h"
 
-#include <chrono>
+#include "jit/kernel_timing.h"
+
 #include <cstdio>
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
-#include <random>
 
 #include "ir_builders/lowering.h"
 #include "llvm/IR/LLVMContext.h"
@@ -14,65 +12,6 @@
 namespace ecjit::jit {
 namespace {
 
-using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
-
-// Buffers for timing: `inputs` random shards and `outputs` shards of `len` bytes, in two
-// layouts, because how a kernel fares depends on where the caller's shards start:
-//  0: every shard page-aligned (O_DIRECT and mmap buffers): all start at the same page
-//     offset, and a one-vector loop loses most to L1 set conflicts (RS(4,2) gfni on Zen 4:
-//     60 GB/s against 74 staggered; unrolled 4x, 74 in both);
-//  1: shards staggered to distinct page offsets (heap buffers), where unrolling can cost
-//     (RS(10,4) AVX2 split tables: 17.7 GB/s one vector per step, 16.6 unrolled 2x).
-// A candidate's score is the harmonic mean of its two rates (the time for both layouts).
-struct Bench {
-  static constexpr int kLayouts = 2;
-  struct Free {
-    void operator()(uint8_t *p) const { std::free(p); }
-  };
-  std::vector<std::unique_ptr<uint8_t, Free>> bufs;
-  std::vector<const uint8_t *> ip[kLayouts];
-  std::vector<uint8_t *> op[kLayouts];
-  bool ok = true;  // false when a buffer could not be allocated
-  Bench(unsigned inputs, unsigned outputs, size_t len) {
-    constexpr size_t kPage = 4096, kStagger = 17 * 64;  // 17 lines: another L1 set each time
-    const size_t bytes = (len + 2 * kPage - 1) / kPage * kPage;
-    std::mt19937 rng(7);
-    for (unsigned i = 0; i < inputs + outputs; ++i) {
-      auto *p = static_cast<uint8_t *>(std::aligned_alloc(kPage, bytes));
-      if (!p) {
-        ok = false;
-        return;
-      }
-      bufs.emplace_back(p);
-      uint8_t *at[kLayouts] = {p, p + (i * kStagger) % kPage};
-      if (i < inputs) {
-        for (size_t b = 0; b < bytes; ++b) p[b] = uint8_t(rng());
-        for (int l = 0; l < kLayouts; ++l) ip[l].push_back(at[l]);
-      } else {
-        std::memset(p, 0, bytes);
-        for (int l = 0; l < kLayouts; ++l) op[l].push_back(at[l]);
-      }
-    }
-  }
-  // Bytes per second of one timing slice of about `ms` (at least 2 calls) in `layout`.
-  double slice(void *address, size_t len, double ms, int layout) {
-    KernelFn fn = reinterpret_cast<KernelFn>(address);
-    using clock = std::chrono::steady_clock;
-    const auto start = clock::now();
-    uint64_t runs = 0;
-    double elapsed = 0;
-    do {
-      fn(ip[layout].data(), op[layout].data(), len);
-      ++runs;
-      elapsed = std::chrono::duration<double, std::milli>(clock::now() - start).count();
-    } while (elapsed < ms || runs < 2);
-    return double(ip[layout].size()) * double(len) * double(runs) / (elapsed / 1e3);
-  }
-};
-
-// Slices per candidate; candidates are timed in turns and each keeps its best slice, so a
-// burst of load from another process cannot single out one candidate.
-constexpr int kRounds = 5;
 // How much faster than the static choice a candidate must be to replace it (and an
 // unrolled kernel than the winner's one-vector loop).
 constexpr double kMargin = 1.05;
@@ -84,14 +23,11 @@ constexpr double kMargin = 1.05;
 constexpr unsigned kUnrollDepths[] = {2, 4};
 constexpr uint64_t kMaxUnrolledTerms = 96;
 
-struct Candidate {
+struct Candidate : TimedKernel {
   ir::Strategy strategy = ir::Strategy::kAuto;
   unsigned unroll = 1;
   std::unique_ptr<CompiledKernel> kernel;  // null for the given candidate
-  void *address = nullptr;
   bool from_disk = false;
-  double layout_best[Bench::kLayouts] = {};  // best slice per layout, bytes per second
-  double best = 0;                           // their harmonic mean: the score
 };
 
 // A candidate's name, "gfni" or "gfni unroll=4": in the why texts, and the first line of
@@ -215,35 +151,17 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
     c.address = c.kernel->address();
     into->push_back(std::move(c));
   };
-  Bench bench(inputs, outputs, len);
-  if (!bench.ok) {
+  TimingBench bench(inputs, outputs, len);
+  if (!bench.ok()) {
     llvm::consumeError(std::move(errors));
     return llvm::createStringError(std::errc::not_enough_memory,
                                    "tuning: no memory for %u shards of %zu bytes",
                                    inputs + outputs, len);
   }
-  // Times `cands` in turns, kRounds slices per layout each after a warm-up, and scores
-  // them (Candidate::best); false when canceled.
+  // Times `cands` in turns and scores them (Candidate::best); false when canceled.
   auto time = [&](const std::vector<Candidate *> &cands) {
-    if (cands.size() < 2) return true;
-    for (Candidate *c : cands) {
-      bench.slice(c->address, len, 0, 0);
-      for (double &b : c->layout_best) b = 0;
-    }
-    const double ms = options.budget_ms / (kRounds * Bench::kLayouts);
-    for (int round = 0; round < kRounds; ++round)
-      for (int layout = 0; layout < Bench::kLayouts; ++layout)
-        for (Candidate *c : cands) {
-          if (canceled()) return false;
-          c->layout_best[layout] =
-              std::max(c->layout_best[layout], bench.slice(c->address, len, ms, layout));
-        }
-    for (Candidate *c : cands) {
-      double inverse = 0;
-      for (double b : c->layout_best) inverse += 1 / b;
-      c->best = Bench::kLayouts / inverse;
-    }
-    return true;
+    return time_in_turns(bench, std::vector<TimedKernel *>(cands.begin(), cands.end()), len, options.budget_ms,
+                         options.cancel);
   };
 
   // Phase 1: every strategy, one vector per step.

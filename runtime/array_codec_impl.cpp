@@ -20,7 +20,7 @@ Result<std::shared_ptr<ArrayCodecImpl>> ArrayCodecImpl::make(std::shared_ptr<Jit
   std::shared_ptr<ArrayCodecImpl> c(new ArrayCodecImpl(std::move(jit), *spec, std::move(*layout)));
   Result<jit::XorPlan> enc = jit::array_encoder_plan(c->spec_, c->layout_, c->jit_->options().target);
   if (!enc.ok()) return enc.status();
-  c->encoder_ = std::make_shared<const Op>(std::move(enc->desc), std::move(enc->map));
+  c->encoder_ = std::make_shared<const Op>(enc->desc, enc->map);
   const ir::TargetInfo &t = c->jit_->target_info();
   c->base_info_.strategy = "xor";
   c->base_info_.target = c->jit_->options().target;
@@ -29,14 +29,16 @@ Result<std::shared_ptr<ArrayCodecImpl>> ArrayCodecImpl::make(std::shared_ptr<Jit
   if (c->encoder_->desc.program.xors() > XorCodec::kMaxUnrolledXors) return c;  // the runner serves
   // The encoder's kernel (shared: a later codec of the spec finds it in memory) into the op.
   JitImpl *self_jit = c->jit_.get();  // a background task runs on this Jit's own thread, which it outlives
-  auto install = [self_jit](const Op &o) -> Status {
-    auto k = self_jit->xor_kernel(o.desc, /*shared=*/true);
+  // Its schedule by timing when tuning is on (KernelService::tuned_xor_kernel).
+  auto install = [self_jit, plan = *enc](const Op &o) -> Status {
+    auto k = self_jit->tuned_xor_kernel(plan);
     if (!k.ok()) return k.status();
-    k->info.why = "unrolled schedule, " + std::to_string(o.desc.program.xors()) + " XORs per stripe";
+    const std::string why = "unrolled schedule, " + std::to_string(o.desc.program.xors()) + " XORs per stripe";
+    k->info.why = k->info.why.empty() ? why : why + "; compiled: " + k->info.why;
     std::atomic_store(&o.compiled, std::shared_ptr<const Kernel>(std::make_shared<Kernel>(std::move(*k))));
     return Status::Ok();
   };
-  if (c->jit_->xor_kernel_ready(c->encoder_->desc)) {  // in memory or on disk: load it now
+  if (c->jit_->tuned_xor_kernel_ready(*enc)) {  // in memory or on disk: load it now
     ECJIT_RETURN_IF_ERROR(install(*c->encoder_));
     return c;
   }

@@ -27,14 +27,15 @@ Result<std::shared_ptr<XorCodec>> XorCodec::make(std::shared_ptr<JitImpl> jit, c
   if (op->plan.desc.program.xors() > kMaxUnrolledXors) return c;  // the runner serves (see kMaxUnrolledXors)
   // The encoder's kernel (shared: a later codec of the spec finds it in memory) into op.
   JitImpl *self_jit = c->jit_.get();  // a background task runs on this Jit's own thread, which it outlives
+  // Its schedule by timing when tuning is on (KernelService::tuned_xor_kernel).
   auto install = [self_jit, why = c->encoder_counts_](const Op &o) -> Status {
-    auto k = self_jit->xor_kernel(o.plan.desc, /*shared=*/true);
+    auto k = self_jit->tuned_xor_kernel(o.plan);
     if (!k.ok()) return k.status();
-    k->info.why = why;
+    k->info.why = k->info.why.empty() ? why : why + "; compiled: " + k->info.why;
     std::atomic_store(&o.compiled, std::shared_ptr<const Kernel>(std::make_shared<Kernel>(std::move(*k))));
     return Status::Ok();
   };
-  if (c->jit_->xor_kernel_ready(op->plan.desc)) {  // in memory or on disk: load it now
+  if (c->jit_->tuned_xor_kernel_ready(op->plan)) {  // in memory or on disk: load it now
     ECJIT_RETURN_IF_ERROR(install(*op));
     return c;
   }

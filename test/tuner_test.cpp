@@ -11,6 +11,9 @@
 #include "jit/target_spec.h"
 #include "ir_builders/kernel_builder.h"
 #include "jit/tuner.h"
+#include "jit/xor_tuner.h"
+#include "codes/bitmatrix_code.h"
+#include "codes/xor_program.h"
 #include "llvm/Support/FileSystem.h"
 
 using namespace ecjit;
@@ -210,3 +213,73 @@ TEST(Tuner, StopsWhenCanceled) {
 }
 
 }  // namespace
+
+namespace {
+
+// The kernel at `address` (in: the k data shards, out: the m parity shards) against the
+// bit-matrix reference encoder, over three blocks of seeded data.
+bool xor_same_as_reference(const codes::BitMatrixCode &code, void *address) {
+  const size_t len = 3 * code.block_bytes();
+  std::vector<std::vector<uint8_t>> d(code.k, std::vector<uint8_t>(len)), p(code.m, std::vector<uint8_t>(len, 0xA5)),
+      want(code.m, std::vector<uint8_t>(len));
+  std::mt19937 rng(23);
+  for (auto &s : d)
+    for (auto &b : s) b = uint8_t(rng());
+  std::vector<const uint8_t *> in;
+  std::vector<uint8_t *> out, ref;
+  for (auto &s : d) in.push_back(s.data());
+  for (unsigned i = 0; i < code.m; ++i) out.push_back(p[i].data()), ref.push_back(want[i].data());
+  if (!codes::ref_bitmatrix_encode(code, in.data(), ref.data(), len).ok()) return false;
+  reinterpret_cast<KernelFn>(address)(in.data(), out.data(), len);
+  return p == want;
+}
+
+}  // namespace
+
+// The XOR schedule tuner: a schedule that computes the map wins, its kernel encodes as the
+// reference does, the decision is recorded, reused without timing, and a damaged record
+// is ignored (tuned again). Cauchy RS(10,4) w=8 has three distinct schedules.
+TEST(XorTuner, PicksRecordsAndReusesTheSchedule) {
+  ScratchDisk scratch("ecjit-xor-tuner");
+  ASSERT_TRUE(scratch.disk);
+  auto session = jit::JitSession::create();
+  ASSERT_TRUE(bool(session));
+  const ir::TargetInfo host = info("host");
+  auto code = codes::build_bitmatrix_code(*CodeSpec::parse("cauchy-good:k=10,m=4,w=8"));
+  ASSERT_TRUE(code.ok()) << code.status().to_string();
+  auto plan = jit::xor_encoder_plan(*code, "host");
+  ASSERT_TRUE(plan.ok());
+  auto tuned = jit::tune_xor_kernel(**session, *plan, host, jit::OptLevel::kO3, scratch.disk.get(), quick_tuning());
+  ASSERT_TRUE(bool(tuned)) << llvm::toString(tuned.takeError());
+  EXPECT_FALSE(tuned->from_record);
+  EXPECT_NE(tuned->why.find("fastest of: "), std::string::npos) << tuned->why;
+  for (const char *s : {"smart", "um", "wm"}) EXPECT_NE(tuned->why.find(s), std::string::npos) << tuned->why;
+  EXPECT_TRUE(codes::check_program(tuned->plan.desc.program, plan->map).ok());
+  EXPECT_TRUE(xor_same_as_reference(*code, tuned->kernel->address()));
+
+  auto again = jit::tune_xor_kernel(**session, *plan, host, jit::OptLevel::kO3, scratch.disk.get(), quick_tuning());
+  ASSERT_TRUE(bool(again)) << llvm::toString(again.takeError());
+  EXPECT_TRUE(again->from_record);
+  EXPECT_EQ(again->plan.schedule, tuned->plan.schedule);
+  EXPECT_EQ(again->plan.desc.program.ops, tuned->plan.desc.program.ops);
+  EXPECT_TRUE(xor_same_as_reference(*code, again->kernel->address()));
+
+  scratch.disk->store_text(jit::xor_tuning_record_key(*plan, host, jit::OptLevel::kO3), "no-such-schedule\nforged");
+  EXPECT_FALSE(jit::recorded_xor_kernel(**session, *plan, host, jit::OptLevel::kO3, scratch.disk.get()));
+  auto retuned = jit::tune_xor_kernel(**session, *plan, host, jit::OptLevel::kO3, scratch.disk.get(), quick_tuning());
+  ASSERT_TRUE(bool(retuned)) << llvm::toString(retuned.takeError());
+  EXPECT_FALSE(retuned->from_record);
+  EXPECT_TRUE(xor_same_as_reference(*code, retuned->kernel->address()));
+
+  // Another map (liberation) has another record: the key names the map, not the program.
+  auto lib = codes::build_bitmatrix_code(*CodeSpec::parse("liberation:k=5,m=2,w=5"));
+  ASSERT_TRUE(lib.ok());
+  auto lib_plan = jit::xor_encoder_plan(*lib, "host");
+  ASSERT_TRUE(lib_plan.ok());
+  EXPECT_NE(jit::xor_tuning_record_key(*lib_plan, host, jit::OptLevel::kO3),
+            jit::xor_tuning_record_key(*plan, host, jit::OptLevel::kO3));
+  auto lib_tuned = jit::tune_xor_kernel(**session, *lib_plan, host, jit::OptLevel::kO3, scratch.disk.get(), quick_tuning());
+  ASSERT_TRUE(bool(lib_tuned)) << llvm::toString(lib_tuned.takeError());
+  EXPECT_FALSE(lib_tuned->from_record);
+  EXPECT_TRUE(xor_same_as_reference(*lib, lib_tuned->kernel->address()));
+}

@@ -634,6 +634,8 @@ TEST(XorCodec, ColdEncoderServedByItsRunnerUntilCompiled) {
     const KernelInfo compiled = (*codec)->encoder_info();
     EXPECT_EQ(compiled.why.find("runner"), std::string::npos) << compiled.why;
     EXPECT_NE(compiled.why.find("XORs per block position"), std::string::npos) << compiled.why;
+    // Tuning is on by default: its schedule was picked by timing (jit/xor_tuner.h).
+    EXPECT_NE(compiled.why.find("fastest of: "), std::string::npos) << compiled.why;
     EXPECT_GT(compiled.vector_bits, 0u);
   }
   // The codec is gone (the Jit keeps codecs weakly); a new one finds the kernel in memory.
