@@ -101,7 +101,7 @@ llvm::Expected<std::string> aot_emit(const AotRequest &request, AotEmit kind, bo
   auto tm = make_target_machine(request.target, request.opt);
   if (!tm) return tm.takeError();
   if (verbose_asm) (*tm)->Options.MCOptions.AsmVerbose = true;
-  return emit(*linked, **tm, kind == AotEmit::kObject ? EmitKind::kObject : EmitKind::kAssembly, Passes::kDefault);
+  return emit(*linked, **tm, kind == AotEmit::kObject ? EmitKind::kObject : EmitKind::kAssembly);
 }
 
 llvm::Expected<std::vector<std::pair<std::string, uint64_t>>> function_sizes(

@@ -112,7 +112,7 @@ llvm::Expected<std::string> kernel_code(const CompileRequest &req, EmitKind kind
   if (!built) return built.takeError();
   auto tm = thread_target_machine(req.target, req.opt);
   if (!tm) return tm.takeError();
-  return emit(*built->module, **tm, kind);
+  return emit(*built->module, **tm, kind, req.codegen);
 }
 
 namespace {
@@ -168,6 +168,7 @@ std::string kernel_cache_key(const CompileRequest &req) {
   if (req.desc.streaming_stores) k += "|nt";
   if (req.desc.runtime_coeffs) k += "|shape";  // coefficients as data (entries unused)
   if (req.desc.whole_vectors) k += "|wv";  // no path for shards shorter than a vector
+  if (req.codegen == Codegen::kNoSchedulers) k += "|nosched";
   k += "|" + req.desc.symbol;
   return k;
 }

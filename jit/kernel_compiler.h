@@ -36,6 +36,9 @@ struct CompileRequest {
   std::shared_ptr<const ir::XorKernelDesc> xor_kernel = nullptr;
   // An rs-fft kernel instead (ir::build_fft_kernel), likewise.
   std::shared_ptr<const ir::FftKernelDesc> fft_kernel = nullptr;
+  // How code generation runs (jit::Codegen): kNoSchedulers for kernels compiled per erasure
+  // set (KernelService's private kernels), kFull for the rest.
+  Codegen codegen = Codegen::kFull;
 
   const std::string &symbol() const {
     return xor_kernel ? xor_kernel->symbol : fft_kernel ? fft_kernel->symbol : desc.symbol;

@@ -412,6 +412,8 @@ Result<Kernel> KernelService::kernel(const std::string &code, const std::string 
                      st.opt};
   req.desc.pre = pre;
   req.desc.whole_vectors = mode.whole_vectors;
+  // Kernels per erasure set (or per caller's matrix) pay their compile per set.
+  if (!mode.shared) req.codegen = Codegen::kNoSchedulers;
   // Plain encode/decode kernels under "auto" are tuned: every candidate strategy is timed
   // and the fastest kept (jit/tuner.h); other kernels take the static choice. In the
   // background (tiered) mode the static choice is compiled now and serves calls until the

@@ -176,7 +176,7 @@ llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &tm, OptLevel lev
 }
 
 llvm::Expected<std::string> emit(llvm::Module &module, llvm::TargetMachine &tm, EmitKind kind,
-                                 Passes passes) {
+                                 Codegen codegen) {
   if (module.getTargetTriple().empty()) module.setTargetTriple(tm.getTargetTriple().str());
   if (module.getDataLayout().isDefault()) module.setDataLayout(tm.createDataLayout());
   if (module.getDataLayout() != tm.createDataLayout()) {
@@ -189,34 +189,34 @@ llvm::Expected<std::string> emit(llvm::Module &module, llvm::TargetMachine &tm, 
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   // The legacy pass manager is still the only way LLVM 19 runs code generation.
-  llvm::legacy::PassManager codegen;
+  llvm::legacy::PassManager passes;
   const auto file_type = kind == EmitKind::kAssembly ? llvm::CodeGenFileType::AssemblyFile
                                                      : llvm::CodeGenFileType::ObjectFile;
   auto cannot = [&] {
     return llvm::createStringError(std::errc::not_supported, "target '%s' cannot emit this file type",
                                    tm.getTargetTriple().str().c_str());
   };
-  if (passes == Passes::kKernel && tm.getTargetTriple().isX86()) {
+  if (codegen == Codegen::kNoSchedulers && tm.getTargetTriple().isX86()) {
     // addPassesToEmitFile's steps, with the schedulers taken out of its pass configuration
     // before the configuration adds its passes.
     auto &llvm_tm = static_cast<llvm::LLVMTargetMachine &>(tm);
-    auto *mmi = new llvm::MachineModuleInfoWrapperPass(&llvm_tm);  // owned by `codegen`
-    llvm::TargetPassConfig *config = llvm_tm.createPassConfig(codegen);
+    auto *mmi = new llvm::MachineModuleInfoWrapperPass(&llvm_tm);  // owned by `passes`
+    llvm::TargetPassConfig *config = llvm_tm.createPassConfig(passes);
     config->setDisableVerify(true);
     config->disablePass(&llvm::MachineSchedulerID);
     config->disablePass(&llvm::PostMachineSchedulerID);
     config->disablePass(&llvm::PostRASchedulerID);
-    codegen.add(config);
-    codegen.add(mmi);
+    passes.add(config);
+    passes.add(mmi);
     if (config->addISelPasses()) return cannot();
     config->addMachinePasses();
     config->setInitialized();
-    if (llvm_tm.addAsmPrinter(codegen, os, nullptr, file_type, mmi->getMMI().getContext())) return cannot();
-    codegen.add(llvm::createFreeMachineFunctionPass());
-  } else if (tm.addPassesToEmitFile(codegen, os, nullptr, file_type)) {
+    if (llvm_tm.addAsmPrinter(passes, os, nullptr, file_type, mmi->getMMI().getContext())) return cannot();
+    passes.add(llvm::createFreeMachineFunctionPass());
+  } else if (tm.addPassesToEmitFile(passes, os, nullptr, file_type)) {
     return cannot();
   }
-  codegen.run(module);
+  passes.run(module);
   return std::string(buffer.begin(), buffer.end());
 }
 

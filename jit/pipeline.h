@@ -53,12 +53,15 @@ enum class EmitKind { kAssembly, kObject };
 // codegen passes over the module (which may change it; do not reuse it afterwards). An
 // empty triple/data layout is taken from `tm`. Errors: std::errc::invalid_argument for a
 // module with another target's data layout, std::errc::not_supported when the target
-// cannot emit `kind`. `passes` kKernel on x86: LLVM's code generator without its pre- and
-// post-RA instruction schedulers - for the builders' straight-line kernels on x86's
-// out-of-order cores they moved no measured number (RS(10,4) decoders on Zen 5, 64 KiB:
-// 83-108 GB/s either way) and were 15% of a decoder's compile (3.1 -> 2.6 ms). Elsewhere,
-// and with kDefault (ecjit aot: in-order and VLIW cores), LLVM's full pipeline.
+// cannot emit `kind`.
+//   kFull: LLVM's code generator as configured by `tm`.
+//   kNoSchedulers: on x86, without its pre- and post-RA instruction schedulers (elsewhere
+//     kFull): for kernels compiled per erasure set, where compile time is paid per set. On
+//     Zen 5 they were 15% of RS(10,4)'s decoder compile (3.1 -> 2.6 ms) and moved none of its
+//     rates (83-108 GB/s at 64 KiB, 67-81 at 1 MiB either way); they do matter elsewhere -
+//     liberation's 2 KiB-packet XOR encoder at 1 MiB runs 85 GB/s with them, 50 without.
+enum class Codegen { kFull, kNoSchedulers };
 llvm::Expected<std::string> emit(llvm::Module &module, llvm::TargetMachine &tm, EmitKind kind,
-                                 Passes passes = Passes::kKernel);
+                                 Codegen codegen = Codegen::kFull);
 
 }  // namespace ecjit::jit

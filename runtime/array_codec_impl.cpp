@@ -27,27 +27,11 @@ Result<std::shared_ptr<ArrayCodecImpl>> ArrayCodecImpl::make(std::shared_ptr<Jit
   c->base_info_.cpu = t.cpu;
   c->base_info_.vector_bits = t.vector_bits;
   if (c->encoder_->desc.program.xors() > XorCodec::kMaxUnrolledXors) return c;  // the runner serves
-  // The encoder's kernel (shared: a later codec of the spec finds it in memory) into the op.
-  JitImpl *self_jit = c->jit_.get();  // a background task runs on this Jit's own thread, which it outlives
-  // Its schedule by timing when tuning is on (KernelService::tuned_xor_kernel).
-  auto install = [self_jit, plan = *enc](const Op &o) -> Status {
-    auto k = self_jit->tuned_xor_kernel(plan);
-    if (!k.ok()) return k.status();
-    const std::string why = "unrolled schedule, " + std::to_string(o.desc.program.xors()) + " XORs per stripe";
-    k->info.why = k->info.why.empty() ? why : why + "; compiled: " + k->info.why;
-    std::atomic_store(&o.compiled, std::shared_ptr<const Kernel>(std::make_shared<Kernel>(std::move(*k))));
-    return Status::Ok();
-  };
-  if (c->jit_->tuned_xor_kernel_ready(*enc)) {  // in memory or on disk: load it now
-    ECJIT_RETURN_IF_ERROR(install(*c->encoder_));
-    return c;
-  }
-  // Cold: LLVM takes tens of ms over an unrolled stripe; the runner serves meanwhile (and
-  // keeps serving if the compile fails), as for a bit-matrix code's encoder (XorCodec).
-  promote_in_background<Op>(
-      *c->jit_, c->encoder_, c->encoder_->asked, c->encoder_->bytes,
-      [install](const std::shared_ptr<const Op> &o) { (void)install(*o); }, [] { return true; },
-      /*optional=*/false);
+  // The encoder's kernel (shared: a later codec of the spec finds it in memory) into the op;
+  // LLVM takes tens of ms over an unrolled stripe, the runner serving meanwhile.
+  ECJIT_RETURN_IF_ERROR(start_xor_encoder<Op>(*c->jit_, c->encoder_, *enc,
+                                              "unrolled schedule, " + std::to_string(enc->desc.program.xors()) +
+                                                  " XORs per stripe"));
   return c;
 }
 

@@ -25,26 +25,9 @@ Result<std::shared_ptr<XorCodec>> XorCodec::make(std::shared_ptr<JitImpl> jit, c
   auto op = std::make_shared<Op>(std::move(*plan));
   c->encoder_ = op;
   if (op->plan.desc.program.xors() > kMaxUnrolledXors) return c;  // the runner serves (see kMaxUnrolledXors)
-  // The encoder's kernel (shared: a later codec of the spec finds it in memory) into op.
-  JitImpl *self_jit = c->jit_.get();  // a background task runs on this Jit's own thread, which it outlives
-  // Its schedule by timing when tuning is on (KernelService::tuned_xor_kernel).
-  auto install = [self_jit, why = c->encoder_counts_](const Op &o) -> Status {
-    auto k = self_jit->tuned_xor_kernel(o.plan);
-    if (!k.ok()) return k.status();
-    k->info.why = k->info.why.empty() ? why : why + "; compiled: " + k->info.why;
-    std::atomic_store(&o.compiled, std::shared_ptr<const Kernel>(std::make_shared<Kernel>(std::move(*k))));
-    return Status::Ok();
-  };
-  if (c->jit_->tuned_xor_kernel_ready(op->plan)) {  // in memory or on disk: load it now
-    ECJIT_RETURN_IF_ERROR(install(*op));
-    return c;
-  }
-  // Cold: a compile of a few hundred XORs takes LLVM 40-90 ms; the runner serves meanwhile
-  // (and keeps serving if the compile fails).
-  promote_in_background<Op>(
-      *c->jit_, c->encoder_, op->asked, op->bytes,
-      [install](const std::shared_ptr<const Op> &o) { (void)install(*o); }, [] { return true; },
-      /*optional=*/false);
+  // The encoder's kernel (shared: a later codec of the spec finds it in memory) into op;
+  // a cold compile of a few hundred XORs takes LLVM 15-90 ms, the runner serving meanwhile.
+  ECJIT_RETURN_IF_ERROR(start_xor_encoder<Op>(*c->jit_, op, op->plan, c->encoder_counts_));
   return c;
 }
 
@@ -379,6 +362,15 @@ std::shared_ptr<const Kernel> promoted_xor_kernel(JitImpl &jit, ir::XorKernelDes
   k->info.why = "unrolled schedule, " + std::to_string(desc.program.xors()) + " XORs per " + unit +
                 "; compiled in the background after the runner served";
   return std::make_shared<const Kernel>(std::move(*k));
+}
+
+Status install_xor_kernel(JitImpl &jit, const jit::XorPlan &plan, bool tuned, const std::string &why,
+                          std::shared_ptr<const Kernel> &compiled) {
+  auto k = tuned ? jit.tuned_xor_kernel(plan) : jit.xor_kernel(plan.desc, /*shared=*/true);
+  if (!k.ok()) return k.status();
+  k->info.why = k->info.why.empty() ? why : why + "; compiled: " + k->info.why;
+  std::atomic_store(&compiled, std::shared_ptr<const Kernel>(std::make_shared<Kernel>(std::move(*k))));
+  return Status::Ok();
 }
 
 }  // namespace ecjit::runtime

@@ -13,6 +13,7 @@
 #include "runtime/jit_impl.h"
 #include "jit/once_cache.h"
 #include "runtime/op_key.h"
+#include "runtime/promotion.h"
 #include "runtime/xor_runner.h"
 
 namespace ecjit::runtime {
@@ -113,5 +114,38 @@ class XorCodec final : public Codec {
 // (the runner keeps serving). Shared by XorCodec and ArrayCodecImpl.
 std::shared_ptr<const Kernel> promoted_xor_kernel(JitImpl &jit, ir::XorKernelDesc desc, const codes::BitMatrix &map,
                                                   const std::string &unit);
+
+// Compiles (or finds) plan's kernel - its own fewest-XOR program, or with `tuned` the
+// schedule KernelService::tuned_xor_kernel picks by timing - and stores it into `compiled`
+// (std::atomic_store), its why prefixed by `why`.
+Status install_xor_kernel(JitImpl &jit, const jit::XorPlan &plan, bool tuned, const std::string &why,
+                          std::shared_ptr<const Kernel> &compiled);
+
+// A bit-matrix encoder's kernel into op->compiled (XorCodec and ArrayCodecImpl): what is
+// ready (memory or disk cache) at once on the caller's thread, the rest on the background
+// thread - the fewest-XOR schedule first, so the runner serves no longer than before, then
+// (JitOptions::tune) the schedule the tuner picks, swapped in when it is timed. Errors: a
+// kernel that was ready failed to load.
+template <class Op>
+Status start_xor_encoder(JitImpl &jit, const std::shared_ptr<const Op> &op, const jit::XorPlan &plan,
+                         const std::string &why) {
+  const bool tune = jit.options().tune;
+  if (jit.tuned_xor_kernel_ready(plan)) return install_xor_kernel(jit, plan, tune, why, op->compiled);
+  const bool have = jit.xor_kernel_ready(plan.desc);
+  if (have) {
+    ECJIT_RETURN_IF_ERROR(install_xor_kernel(jit, plan, false, why, op->compiled));
+    if (!tune) return Status::Ok();
+  }
+  JitImpl *self = &jit;  // the task runs on this Jit's own thread, which it outlives
+  promote_in_background<Op>(
+      jit, op, op->asked, op->bytes,
+      [self, plan, why, have, tune](const std::shared_ptr<const Op> &o) {
+        // The runner keeps serving if a compile fails.
+        if (!have && !install_xor_kernel(*self, plan, false, why, o->compiled).ok()) return;
+        if (tune) (void)install_xor_kernel(*self, plan, true, why, o->compiled);
+      },
+      [] { return true; }, /*optional=*/false);
+  return Status::Ok();
+}
 
 }  // namespace ecjit::runtime

@@ -170,6 +170,13 @@ TEST(DiskCache, KeyCoversWhatTheCodeDependsOn) {
   other = f.req;
   other.desc.output = ir::OutputMode::kAccumulate;
   EXPECT_NE(jit::kernel_cache_key(other), base);
+  // No path for short shards (a promoted decoder), code generation without schedulers.
+  other = f.req;
+  other.desc.whole_vectors = true;
+  EXPECT_NE(jit::kernel_cache_key(other), base);
+  other = f.req;
+  other.codegen = jit::Codegen::kNoSchedulers;
+  EXPECT_NE(jit::kernel_cache_key(other), base);
   // A first stage: same coeffs applied to other values (3 x 4 coeffs over 2 inputs + 2
   // intermediates, or over 3 inputs + 1 intermediate).
   jit::CompileRequest staged = f.req;

@@ -383,6 +383,7 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
                              *strategy, opt, plan->request.desc.coeffs);
   r.req.desc.pre = plan->request.desc.pre;
   r.req.unroll = unsigned(unroll);
+  r.req.codegen = jit::Codegen::kNoSchedulers;  // as the runtime compiles its decoders per set
   return r;
 }
 
@@ -390,7 +391,7 @@ llvm::Expected<std::string> assembly_of(const KernelRequest &r, jit::BuiltModule
   auto tm = jit::make_target_machine(r.req.target, r.req.opt);
   if (!tm) return tm.takeError();
   (*tm)->Options.MCOptions.AsmVerbose = true;
-  return jit::emit(*built.module, **tm, jit::EmitKind::kAssembly);
+  return jit::emit(*built.module, **tm, jit::EmitKind::kAssembly, r.req.codegen);
 }
 
 llvm::Expected<std::string> kernel_assembly(const KernelRequest &r) {
