@@ -339,8 +339,11 @@ Result<Kernel> KernelService::xor_kernel(const ir::XorKernelDesc &desc, bool sha
 }
 
 bool KernelService::xor_kernel_ready(const ir::XorKernelDesc &desc) const {
+  return state_->cache.ready(xor_memory_key(desc)) || xor_object_on_disk(desc);
+}
+
+bool KernelService::xor_object_on_disk(const ir::XorKernelDesc &desc) const {
   const State &st = *state_;
-  if (st.cache.ready(xor_memory_key(desc))) return true;
   if (!st.disk) return false;
   struct stat info;
   return ::stat(st.disk->path_for(kernel_cache_key(xor_compile_request(desc, target_, st.opt))).c_str(), &info) == 0;
@@ -372,14 +375,9 @@ bool KernelService::tuned_xor_kernel_ready(const XorPlan &plan) const {
   const State &st = *state_;
   if (st.cache.ready(xor_memory_key(plan.desc) + "|tuned")) return true;
   if (!st.disk) return false;
-  const std::optional<std::string> record = st.disk->load_text(xor_tuning_record_key(plan, target_, st.opt));
-  if (!record) return false;
-  XorPlan chosen = plan;
-  codes::XorSchedule s;
-  if (!codes::parse_schedule(record->substr(0, record->find('\n')), &s) ||
-      (s != plan.schedule && !apply_schedule(&chosen, s).ok()))
-    return false;
-  return xor_kernel_ready(chosen.desc);
+  // The memory key names the symbol, not the program: only the recorded program's object counts.
+  const std::optional<XorPlan> chosen = recorded_xor_plan(plan, target_, st.opt, st.disk.get());
+  return chosen && xor_object_on_disk(chosen->desc);
 }
 
 Result<Kernel> KernelService::fft_kernel(const ir::FftKernelDesc &desc) {

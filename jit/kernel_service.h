@@ -172,6 +172,7 @@ class KernelService {
   KernelService() = default;
   // The memory-cache key of a shared xor kernel (xor_kernel, xor_kernel_ready).
   std::string xor_memory_key(const ir::XorKernelDesc &desc) const { return desc.symbol + "|xor|" + opt_name_; }
+  bool xor_object_on_disk(const ir::XorKernelDesc &desc) const;  // desc's object in the disk cache
   // Registers this service for the process's exit handler (stops its background thread
   // before LLVM's statics go), warming the code generator up before the first one.
   void guard_exit();

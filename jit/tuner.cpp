@@ -80,6 +80,18 @@ std::string tuning_record_key(const CompileRequest &req) {
   return kernel_cache_key(r) + "|tuning";
 }
 
+std::optional<TuningRecord> load_tuning_record(const DiskCache *disk, const std::string &key) {
+  if (!disk) return std::nullopt;
+  const std::optional<std::string> text = disk->load_text(key);
+  if (!text) return std::nullopt;
+  const size_t nl = text->find('\n');
+  return TuningRecord{text->substr(0, nl), nl == std::string::npos ? std::string() : text->substr(nl + 1)};
+}
+
+void store_tuning_record(const DiskCache *disk, const std::string &key, const TuningRecord &record) {
+  if (disk) disk->store_text(key, record.choice + "\n" + record.why);
+}
+
 std::vector<ir::Strategy> candidate_strategies(const ir::TargetInfo &target, unsigned field_bits) {
   std::vector<ir::Strategy> out;
   auto field = codes::Field::make(field_bits);
@@ -96,13 +108,9 @@ std::vector<ir::Strategy> candidate_strategies(const ir::TargetInfo &target, uns
 
 std::optional<TuneResult> recorded_kernel(JitSession &session, const CompileRequest &req,
                                           const DiskCache *disk) {
-  if (!disk) return std::nullopt;
-  const std::optional<std::string> record = disk->load_text(tuning_record_key(req));
-  if (!record) return std::nullopt;
-  const size_t nl = record->find('\n');
+  const std::optional<TuningRecord> record = load_tuning_record(disk, tuning_record_key(req));
   TuneResult result;
-  if (!parse_label(record->substr(0, nl), &result.strategy, &result.unroll))
-    return std::nullopt;
+  if (!record || !parse_label(record->choice, &result.strategy, &result.unroll)) return std::nullopt;
   CompileRequest r = req;
   r.strategy = result.strategy;
   r.unroll = result.unroll;
@@ -113,7 +121,7 @@ std::optional<TuneResult> recorded_kernel(JitSession &session, const CompileRequ
   }
   result.kernel = std::move(*k);
   result.from_record = true;
-  result.why = "recorded: " + (nl == std::string::npos ? std::string() : record->substr(nl + 1));
+  result.why = "recorded: " + record->why;
   result.kernel->describe(result.strategy, result.unroll, result.why);
   return result;
 }
@@ -236,7 +244,7 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
   result.from_disk = winner->from_disk;
   result.why = why + " (" + std::to_string(inputs + outputs) + " shards x " + std::to_string(len) + " B)";
   if (result.kernel) result.kernel->describe(result.strategy, result.unroll, result.why);
-  if (disk) disk->store_text(tuning_record_key(req), label(result.strategy, result.unroll) + "\n" + result.why);
+  store_tuning_record(disk, tuning_record_key(req), {label(result.strategy, result.unroll), result.why});
   return std::move(result);
 }
 

@@ -67,6 +67,15 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
 // one it cannot parse.
 std::string tuning_record_key(const CompileRequest &req);
 
+// A tuning decision as the disk cache keeps it (text under a record key): the choice, its
+// first line, and why, the rest. load: nullopt without a disk or a record; store: nothing
+// without a disk.
+struct TuningRecord {
+  std::string choice, why;
+};
+std::optional<TuningRecord> load_tuning_record(const DiskCache *disk, const std::string &key);
+void store_tuning_record(const DiskCache *disk, const std::string &key, const TuningRecord &record);
+
 // The strategies that can serve a field on a target (clmul-shift always).
 std::vector<ir::Strategy> candidate_strategies(const ir::TargetInfo &target, unsigned field_bits);
 

@@ -63,18 +63,24 @@ std::string xor_tuning_record_key(const XorPlan &plan, const ir::TargetInfo &tar
   return k + "|xor-schedule";
 }
 
+std::optional<XorPlan> recorded_xor_plan(const XorPlan &plan, const ir::TargetInfo &target, OptLevel opt,
+                                         const DiskCache *disk, std::string *why) {
+  const std::optional<TuningRecord> record = load_tuning_record(disk, xor_tuning_record_key(plan, target, opt));
+  codes::XorSchedule s;
+  if (!record || !codes::parse_schedule(record->choice, &s)) return std::nullopt;
+  if (s != codes::XorSchedule::kSmart && plan.map.ones() > kMaxMatchingOnes) return std::nullopt;
+  XorPlan chosen = plan;
+  if (s != plan.schedule && !apply_schedule(&chosen, s).ok()) return std::nullopt;
+  if (why) *why = record->why;
+  return chosen;
+}
+
 std::optional<XorTuneResult> recorded_xor_kernel(JitSession &session, const XorPlan &plan,
                                                  const ir::TargetInfo &target, OptLevel opt, const DiskCache *disk) {
-  if (!disk) return std::nullopt;
-  const std::optional<std::string> record = disk->load_text(xor_tuning_record_key(plan, target, opt));
-  if (!record) return std::nullopt;
-  const size_t nl = record->find('\n');
-  codes::XorSchedule s;
-  if (!codes::parse_schedule(record->substr(0, nl), &s)) return std::nullopt;
-  if (s != codes::XorSchedule::kSmart && plan.map.ones() > kMaxMatchingOnes) return std::nullopt;
   XorTuneResult result;
-  result.plan = plan;
-  if (s != plan.schedule && !apply_schedule(&result.plan, s).ok()) return std::nullopt;
+  std::optional<XorPlan> chosen = recorded_xor_plan(plan, target, opt, disk, &result.why);
+  if (!chosen) return std::nullopt;
+  result.plan = std::move(*chosen);
   auto k = compile(session, result.plan, target, opt, disk, &result.from_disk);
   if (!k) {
     llvm::consumeError(k.takeError());  // the caller tunes again
@@ -82,7 +88,7 @@ std::optional<XorTuneResult> recorded_xor_kernel(JitSession &session, const XorP
   }
   result.kernel = std::move(*k);
   result.from_record = true;
-  result.why = "recorded: " + (nl == std::string::npos ? std::string() : record->substr(nl + 1));
+  result.why = "recorded: " + result.why;
   return result;
 }
 
@@ -150,9 +156,8 @@ llvm::Expected<XorTuneResult> tune_xor_kernel(JitSession &session, const XorPlan
   result.kernel = std::move(winner->kernel);
   result.plan = std::move(winner->plan);
   result.from_disk = winner->from_disk;
-  if (disk)
-    disk->store_text(xor_tuning_record_key(plan, target, opt),
-                     std::string(codes::schedule_name(result.plan.schedule)) + "\n" + result.why);
+  store_tuning_record(disk, xor_tuning_record_key(plan, target, opt),
+                      {codes::schedule_name(result.plan.schedule), result.why});
   return std::move(result);
 }
 

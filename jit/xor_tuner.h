@@ -29,6 +29,11 @@ struct XorTuneResult {
 // its map, packets, block shape and target, not its program (the same for every schedule).
 std::string xor_tuning_record_key(const XorPlan &plan, const ir::TargetInfo &target, OptLevel opt);
 
+// `plan` with the schedule recorded for it (its program made and checked; no compile),
+// `why` receiving the record's reason; nullopt without a valid record.
+std::optional<XorPlan> recorded_xor_plan(const XorPlan &plan, const ir::TargetInfo &target, OptLevel opt,
+                                         const DiskCache *disk, std::string *why = nullptr);
+
 // The kernel of the schedule recorded for `plan` (compiled, or loaded from disk), nullopt
 // without a valid record.
 std::optional<XorTuneResult> recorded_xor_kernel(JitSession &session, const XorPlan &plan,

@@ -2,6 +2,7 @@
 // and whatever it picks computes the same parity as the reference codec.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 
 #include <atomic>
@@ -30,19 +31,28 @@ ir::TargetInfo info(const std::string &t) {
   return *i;
 }
 
-bool same_as_reference(const codes::LinearCode &code, void *address, size_t len) {
-  std::vector<std::vector<uint8_t>> d(code.k, std::vector<uint8_t>(len)), p(code.m, std::vector<uint8_t>(len)),
-      want(code.m, std::vector<uint8_t>(len));
+// The kernel at `address` (in: k seeded data shards of len bytes, out: m parity shards,
+// filled with 0xA5 first) against `reference` computing the same parity.
+bool same_parity(unsigned k, unsigned m, size_t len, void *address,
+                 const std::function<bool(const uint8_t *const *, uint8_t *const *)> &reference) {
+  std::vector<std::vector<uint8_t>> d(k, std::vector<uint8_t>(len)), p(m, std::vector<uint8_t>(len, 0xA5)),
+      want(m, std::vector<uint8_t>(len));
   std::mt19937 rng(11);
   for (auto &s : d)
     for (auto &b : s) b = uint8_t(rng());
   std::vector<const uint8_t *> in;
   std::vector<uint8_t *> out, ref;
   for (auto &s : d) in.push_back(s.data());
-  for (unsigned i = 0; i < code.m; ++i) out.push_back(p[i].data()), ref.push_back(want[i].data());
-  if (!codes::ref_encode(code, in.data(), ref.data(), len).ok()) return false;
+  for (unsigned i = 0; i < m; ++i) out.push_back(p[i].data()), ref.push_back(want[i].data());
+  if (!reference(in.data(), ref.data())) return false;
   reinterpret_cast<KernelFn>(address)(in.data(), out.data(), len);
   return p == want;
+}
+
+bool same_as_reference(const codes::LinearCode &code, void *address, size_t len) {
+  return same_parity(code.k, code.m, len, address, [&](const uint8_t *const *in, uint8_t *const *out) {
+    return codes::ref_encode(code, in, out, len).ok();
+  });
 }
 
 // A disk cache in a fresh directory, removed with it (also when an ASSERT returns early).
@@ -216,22 +226,12 @@ TEST(Tuner, StopsWhenCanceled) {
 
 namespace {
 
-// The kernel at `address` (in: the k data shards, out: the m parity shards) against the
-// bit-matrix reference encoder, over three blocks of seeded data.
+// The kernel at `address` against the bit-matrix reference encoder, over three blocks.
 bool xor_same_as_reference(const codes::BitMatrixCode &code, void *address) {
   const size_t len = 3 * code.block_bytes();
-  std::vector<std::vector<uint8_t>> d(code.k, std::vector<uint8_t>(len)), p(code.m, std::vector<uint8_t>(len, 0xA5)),
-      want(code.m, std::vector<uint8_t>(len));
-  std::mt19937 rng(23);
-  for (auto &s : d)
-    for (auto &b : s) b = uint8_t(rng());
-  std::vector<const uint8_t *> in;
-  std::vector<uint8_t *> out, ref;
-  for (auto &s : d) in.push_back(s.data());
-  for (unsigned i = 0; i < code.m; ++i) out.push_back(p[i].data()), ref.push_back(want[i].data());
-  if (!codes::ref_bitmatrix_encode(code, in.data(), ref.data(), len).ok()) return false;
-  reinterpret_cast<KernelFn>(address)(in.data(), out.data(), len);
-  return p == want;
+  return same_parity(code.k, code.m, len, address, [&](const uint8_t *const *in, uint8_t *const *out) {
+    return codes::ref_bitmatrix_encode(code, in, out, len).ok();
+  });
 }
 
 }  // namespace
