@@ -201,7 +201,8 @@ llvm::Expected<std::unique_ptr<CompiledKernel>> jit_kernel(JitSession &session,
     const ir::Strategy strategy = resolve_strategy(req.strategy, req.target, req.desc.field.bits());
     const bool matches = k && (req.xor_kernel   ? xor_kernel_matches_desc(**k, *req.xor_kernel)
                                : req.fft_kernel ? fft_kernel_matches_desc(**k, *req.fft_kernel)
-                                                : kernel_matches_desc(**k, req.desc, strategy));
+                                                : kernel_matches_desc(**k, req.desc, strategy,
+                                                                      ir::kernel_min_len(req.desc, req.target)));
     if (matches) {
       if (from_disk) *from_disk = true;
       return done(std::move(k));

@@ -1,6 +1,7 @@
 // kernel_self_test: seeded inputs, the kernel and codes::apply_matrix side by side, byte for byte.
 #include "jit/kernel_self_test.h"
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -56,7 +57,7 @@ void run_fft_schedule(void *fn, const ir::FftSchedule &s, std::vector<std::vecto
 }
 
 bool kernel_matches_desc(const CompiledKernel &kernel, const ir::KernelDesc &desc,
-                         ir::Strategy strategy) {
+                         ir::Strategy strategy, size_t min_len) {
   if (desc.output != ir::OutputMode::kOverwrite && desc.output != ir::OutputMode::kAccumulate)
     return true;
   const codes::Field &f = desc.field;
@@ -70,9 +71,9 @@ bool kernel_matches_desc(const CompiledKernel &kernel, const ir::KernelDesc &des
     for (uint64_t &a : M.a) a = rng() & f.mask();
     codes::prepare_matrix(ir::runtime_layout(strategy), f, M, &prepared);
   }
-  for (size_t len : {size_t(3 * 64 + 5 * 8), size_t(sb)}) {
+  for (size_t len : {std::max(size_t(3 * 64 + 5 * 8), min_len + 5 * 8), size_t(sb)}) {
     len = len / sb * sb;
-    if (desc.whole_vectors && len < 3 * 64) continue;  // at least one vector (<= 128 bytes) only
+    if (len < min_len) continue;
     std::vector<std::vector<uint8_t>> in(delta ? 2 * k : k, std::vector<uint8_t>(len));
     std::vector<std::vector<uint8_t>> out(m, std::vector<uint8_t>(len)), want = out, x(k, std::vector<uint8_t>(len));
     for (auto &v : in)

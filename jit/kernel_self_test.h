@@ -20,8 +20,9 @@ namespace ecjit::jit {
 // (true). For kernels from the disk cache: an entry with a valid key and checksum that holds
 // another map (forged, or a builder bug that the key does not name) is never executed on
 // callers' data. Cost: a few microseconds. The target must be runnable by this process.
+// `min_len` (ir::kernel_min_len): no length below it is run (a whole_vectors kernel would trap).
 bool kernel_matches_desc(const CompiledKernel &kernel, const ir::KernelDesc &desc,
-                         ir::Strategy strategy);
+                         ir::Strategy strategy, size_t min_len = 1);
 
 // The same for a bit-matrix kernel: its program run by codes::run_program, packet by packet,
 // on two blocks of seeded data (accumulate kernels over seeded outputs).

@@ -89,6 +89,20 @@ TEST(DiskCache, SecondSessionLinksTheStoredObject) {
   EXPECT_TRUE(correct);
 }
 
+// A promoted decoder's kind of kernel (no path for shards under one vector, no schedulers)
+// comes back from disk too: its load-time self-test runs only lengths it takes.
+TEST(DiskCache, WholeVectorKernelsComeBackFromDisk) {
+  Fixture f = make_fixture("whole");
+  f.req.desc.whole_vectors = true;
+  f.req.codegen = jit::Codegen::kNoSchedulers;
+  bool correct = false;
+  EXPECT_FALSE(compile_once(f, &correct));
+  EXPECT_TRUE(correct);
+  EXPECT_TRUE(compile_once(f, &correct));
+  EXPECT_TRUE(correct);
+  llvm::sys::fs::remove_directories(f.dir);
+}
+
 TEST(DiskCache, SecondProcessLinksTheStoredObject) {
   Fixture f = make_fixture("process");
   bool correct = false;
