@@ -72,8 +72,9 @@ PluginShapeFn shape(void *jit, int strategy, int cols, int rows, int accumulate,
 }
 
 PluginKernelFn matrix_kernel(void *jit, const uint8_t *coef, int rows, int cols, int accumulate,
-                             void **keep) {
+                             int whole_vectors, size_t *min_len, void **keep) {
   *keep = nullptr;
+  *min_len = 1;
   codes::Matrix m{unsigned(rows), unsigned(cols)};
   for (size_t i = 0; i < size_t(rows) * cols; ++i) m.a[i] = coef[i];
   CodeSpec spec;
@@ -85,10 +86,12 @@ PluginKernelFn matrix_kernel(void *jit, const uint8_t *coef, int rows, int cols,
   jit::KernelMode mode;
   mode.output = accumulate ? ir::OutputMode::kAccumulate : ir::OutputMode::kOverwrite;
   mode.shared = false;  // owned by the caller's plan, freed with it
+  mode.whole_vectors = whole_vectors != 0 && !accumulate;
   auto k = as_jit(jit)->kernel(spec.to_string(), accumulate ? "isal_mad" : "isal", plugin().field, m, mode);
   if (!k.ok() || !k->fn) return nullptr;
   auto owned = std::make_unique<jit::Kernel>(std::move(*k));
   const PluginKernelFn fn = owned->fn;
+  *min_len = owned->min_len;
   *keep = owned.release();
   return fn;
 }

@@ -31,9 +31,11 @@ struct JitPluginApi {
   // background thread; with wait != 0 the one kernel is compiled on the calling thread.
   PluginShapeFn (*shape_kernel)(void *jit, int strategy, int cols, int rows, int accumulate, int wait);
   // A matrix's own kernel (rows <= 8 x cols coefficients row-major, GF(2^8) mod 0x11d) or
-  // null when it cannot be compiled; *keep is its owner.
+  // null when it cannot be compiled; *keep is its owner. With whole_vectors != 0 (overwrite
+  // kernels, for callers that have another kernel for short shards) it may have no path for
+  // shards shorter than one vector: *min_len gets the shortest len it takes (1: any).
   PluginKernelFn (*matrix_kernel)(void *jit, const uint8_t *coef, int rows, int cols,
-                                  int accumulate, void **keep);
+                                  int accumulate, int whole_vectors, size_t *min_len, void **keep);
   void (*release)(void *keep);
   // Queues run(ctx) on the kernel service's background thread: 1 when queued, 0 when not (optional: may
   // be refused when the backlog is long). Either way the plugin calls drop(ctx) exactly once:
@@ -44,7 +46,7 @@ struct JitPluginApi {
   void (*stats)(void *jit, uint64_t *kernels_compiled, double *compile_seconds);
 };
 
-constexpr uint32_t kJitPluginVersion = 1;
+constexpr uint32_t kJitPluginVersion = 2;  // 2: matrix_kernel's whole_vectors / min_len
 
 }  // namespace ecjit::isal
 
