@@ -1,5 +1,6 @@
 // ArrayCodecImpl::read: a degraded read of a byte range of one disk, each lost cell from its cheapest parity chain.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <utility>
 
@@ -48,20 +49,21 @@ Status ArrayCodecImpl::read(Span<const uint8_t *const> disks, const std::vector<
   uint64_t failed = 0;
   for (unsigned d = 0; d < n; ++d)
     if (!present[d]) failed |= uint64_t(1) << d;
-  // The set's rebuild (cached): whether the code rebuilds it at all.
-  if (Result<std::shared_ptr<const Op>> op = rebuild_op(failed); !op.ok()) return op.status();
+  // Whether the code rebuilds the set at all: cell_read's first plan of it asks rebuild_op,
+  // before any byte is written.
 
   // Rows r0..r1 of `count` consecutive stripes from `base`, bytes [b0, b1) of every row's cell
-  // (a partial cell only when count is 1): one strided region XOR per row.
-  std::vector<const uint8_t *> src;
-  std::vector<size_t> strides;
+  // (a partial cell only when count is 1): one strided region XOR per row. The source lists
+  // keep their capacity from call to call (reads of a few KiB paid an allocation each).
+  thread_local std::vector<const uint8_t *> src;
+  thread_local std::vector<size_t> strides;
   auto rows = [&](size_t base, size_t count, unsigned r0, unsigned r1, size_t from, size_t to) -> Status {
     Result<std::shared_ptr<const CellRead>> plan = cell_read(failed, disk, r0, r1);
     if (!plan.ok()) return plan.status();
     const CellRead &cr = **plan;
     if (cr.whole && from == base && to == base + count * stripe) {  // whole stripes: the compiled read once it is there
       if (std::shared_ptr<const Kernel> k = std::atomic_load(&cr.whole->compiled)) {
-        std::vector<const uint8_t *> in(n, nullptr);
+        std::array<const uint8_t *, 64> in{};  // n <= 64: the failed set is a 64-bit mask
         for (unsigned d = 0; d < n; ++d)
           if (disks[d]) in[d] = disks[d] + base;
         uint8_t *dst = out + (base - offset);
