@@ -27,12 +27,21 @@
 
 namespace ecjit::jit {
 
+// A bit-matrix kernel under the schedule the XOR tuner kept, and why: the code may be the
+// incumbent's, shared with its untuned entry in State::cache.
+struct TunedXorKernel {
+  std::shared_ptr<const CompiledKernel> code;
+  std::string why;
+};
+
 struct KernelService::State {
   OptLevel opt = OptLevel::kO3;
   std::shared_ptr<JitSession> session;
   std::unique_ptr<DiskCache> disk;  // null when the disk cache is off
   // Shared kernels by key, for the service's lifetime.
   OnceCache<std::string, CompiledKernel> cache;
+  // Tuned XOR kernels by the memory key of their plan's kernel.
+  OnceCache<std::string, TunedXorKernel> tuned_xor;
   mutable std::mutex stats_mutex;
   double compile_seconds = 0;
   uint64_t from_disk = 0;
@@ -352,28 +361,34 @@ bool KernelService::xor_object_on_disk(const ir::XorKernelDesc &desc) const {
 Result<Kernel> KernelService::tuned_xor_kernel(const XorPlan &plan) {
   if (!tune_) return xor_kernel(plan.desc, /*shared=*/true);
   State &st = *state_;
-  auto code = st.cache.get(xor_memory_key(plan.desc) + "|tuned", [&]() -> Result<std::shared_ptr<const CompiledKernel>> {
+  const std::string key = xor_memory_key(plan.desc);
+  auto tuned = st.tuned_xor.get(key, [&]() -> Result<std::shared_ptr<const TunedXorKernel>> {
+    // The incumbent, when it is serving calls already, is timed as it is: not compiled again.
+    const std::shared_ptr<const CompiledKernel> incumbent = st.cache.peek(key);
+    TuneOptions options;
+    options.given_address = incumbent ? incumbent->address() : nullptr;
     const auto t0 = std::chrono::steady_clock::now();
-    auto tuned = tune_xor_kernel(*st.session, plan, target_, st.opt, st.disk.get());
+    auto result = tune_xor_kernel(*st.session, plan, target_, st.opt, st.disk.get(), options);
     st.count(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-             tuned && tuned->from_disk, /*shared=*/true);
-    if (!tuned) return to_status(tuned.takeError(), StatusCode::kJitFailure, plan.desc.symbol);
-    tuned->kernel->describe(ir::Strategy::kAuto, 1,
-                            std::to_string(tuned->plan.desc.program.xors()) + " XORs, schedule " + tuned->why);
-    return std::shared_ptr<const CompiledKernel>(std::move(tuned->kernel));
+             result && result->from_disk, /*shared=*/true);
+    if (!result) return to_status(result.takeError(), StatusCode::kJitFailure, plan.desc.symbol);
+    auto out = std::make_shared<TunedXorKernel>();
+    out->code = result->kernel ? std::shared_ptr<const CompiledKernel>(std::move(result->kernel)) : incumbent;
+    out->why = std::to_string(result->plan.desc.program.xors()) + " XORs, schedule " + result->why;
+    return std::shared_ptr<const TunedXorKernel>(std::move(out));
   });
-  if (!code.ok()) return code.status().with_context("compiling xor kernel " + plan.desc.symbol);
-  Kernel k = describe(*code, plan.desc.symbol, "xor");
+  if (!tuned.ok()) return tuned.status().with_context("compiling xor kernel " + plan.desc.symbol);
+  Kernel k = describe((*tuned)->code, plan.desc.symbol, "xor");
   k.fn = reinterpret_cast<KernelFn>(k.address);
   k.info.vector_bits = ir::xor_kernel_vector_bytes(plan.desc, target_) * 8;
-  k.info.why = (*code)->why();
+  k.info.why = (*tuned)->why;
   return k;
 }
 
 bool KernelService::tuned_xor_kernel_ready(const XorPlan &plan) const {
   if (!tune_) return xor_kernel_ready(plan.desc);
   const State &st = *state_;
-  if (st.cache.ready(xor_memory_key(plan.desc) + "|tuned")) return true;
+  if (st.tuned_xor.ready(xor_memory_key(plan.desc))) return true;
   if (!st.disk) return false;
   // The memory key names the symbol, not the program: only the recorded program's object counts.
   const std::optional<XorPlan> chosen = recorded_xor_plan(plan, target_, st.opt, st.disk.get());

@@ -81,6 +81,14 @@ class OnceCache {
     return it != map_.end() && it->second->slot->done && it->second->slot->value;
   }
 
+  // The finished value under `key`, or null (absent, being made, or failed): never makes,
+  // never waits, counts no hit and leaves the LRU order alone.
+  Ptr peek(const Key &key) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = map_.find(key);
+    return it != map_.end() && it->second->slot->done ? it->second->slot->value : nullptr;
+  }
+
   // finished, successful entries (and makes in flight)
   size_t size() const {
     std::lock_guard<std::mutex> lock(mutex_);

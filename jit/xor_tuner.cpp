@@ -76,17 +76,20 @@ std::optional<XorPlan> recorded_xor_plan(const XorPlan &plan, const ir::TargetIn
 }
 
 std::optional<XorTuneResult> recorded_xor_kernel(JitSession &session, const XorPlan &plan,
-                                                 const ir::TargetInfo &target, OptLevel opt, const DiskCache *disk) {
+                                                 const ir::TargetInfo &target, OptLevel opt, const DiskCache *disk,
+                                                 bool given) {
   XorTuneResult result;
   std::optional<XorPlan> chosen = recorded_xor_plan(plan, target, opt, disk, &result.why);
   if (!chosen) return std::nullopt;
   result.plan = std::move(*chosen);
-  auto k = compile(session, result.plan, target, opt, disk, &result.from_disk);
-  if (!k) {
-    llvm::consumeError(k.takeError());  // the caller tunes again
-    return std::nullopt;
+  if (!given || !same_program(result.plan.desc.program, plan.desc.program)) {
+    auto k = compile(session, result.plan, target, opt, disk, &result.from_disk);
+    if (!k) {
+      llvm::consumeError(k.takeError());  // the caller tunes again
+      return std::nullopt;
+    }
+    result.kernel = std::move(*k);
   }
-  result.kernel = std::move(*k);
   result.from_record = true;
   result.why = "recorded: " + result.why;
   return result;
@@ -94,7 +97,8 @@ std::optional<XorTuneResult> recorded_xor_kernel(JitSession &session, const XorP
 
 llvm::Expected<XorTuneResult> tune_xor_kernel(JitSession &session, const XorPlan &plan, const ir::TargetInfo &target,
                                               OptLevel opt, const DiskCache *disk, const TuneOptions &options) {
-  if (std::optional<XorTuneResult> recorded = recorded_xor_kernel(session, plan, target, opt, disk))
+  const bool given = options.given_address != nullptr;
+  if (std::optional<XorTuneResult> recorded = recorded_xor_kernel(session, plan, target, opt, disk, given))
     return std::move(*recorded);
   auto canceled = [&] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
   auto stop = [] { return llvm::createStringError(std::errc::operation_canceled, "tuning canceled"); };
@@ -116,6 +120,11 @@ llvm::Expected<XorTuneResult> tune_xor_kernel(JitSession &session, const XorPlan
   std::vector<Candidate *> compiled;
   for (size_t i = 0; i < cands.size(); ++i) {
     if (canceled()) return stop();
+    if (i == 0 && given) {  // the incumbent, serving calls already: timed, not compiled again
+      cands[0].address = options.given_address;
+      compiled.push_back(&cands[0]);
+      continue;
+    }
     auto k = compile(session, cands[i].plan, target, opt, disk, &cands[i].from_disk);
     if (!k) {
       if (i == 0) return k.takeError();  // the incumbent must compile

@@ -16,6 +16,7 @@
 namespace ecjit::jit {
 
 struct XorTuneResult {
+  // Null when plan's own program won and was handed in (TuneOptions::given_address).
   std::unique_ptr<CompiledKernel> kernel;
   XorPlan plan;  // with the winner's schedule and program
   // One line on the decision, e.g. "um fastest of: smart 22.9 GB/s (779 XORs), um 45.9 GB/s
@@ -34,10 +35,12 @@ std::string xor_tuning_record_key(const XorPlan &plan, const ir::TargetInfo &tar
 std::optional<XorPlan> recorded_xor_plan(const XorPlan &plan, const ir::TargetInfo &target, OptLevel opt,
                                          const DiskCache *disk, std::string *why = nullptr);
 
-// The kernel of the schedule recorded for `plan` (compiled, or loaded from disk), nullopt
+// The kernel of the schedule recorded for `plan` (compiled, or loaded from disk; none when
+// the record names plan's own program and `given` says it is compiled already), nullopt
 // without a valid record.
 std::optional<XorTuneResult> recorded_xor_kernel(JitSession &session, const XorPlan &plan,
-                                                 const ir::TargetInfo &target, OptLevel opt, const DiskCache *disk);
+                                                 const ir::TargetInfo &target, OptLevel opt, const DiskCache *disk,
+                                                 bool given = false);
 
 // Picks the schedule of `plan`'s kernel by timing (the XOR count is a proxy: on Zen 5
 // cauchy-good RS(10,4) w=8 runs its 425-XOR uniform matching at 45.9 GB/s and the 429-XOR
@@ -46,7 +49,9 @@ std::optional<XorTuneResult> recorded_xor_kernel(JitSession &session, const XorP
 // (matching only where codes::best_schedule would run it) are compiled, timed in turns on
 // L2-sized shards of whole blocks (kernel_timing.h), and the fastest wins unless within 5%
 // of plan's own program (the incumbent, codes::best_schedule's fewest XORs). Every program
-// is checked against plan.map (check_program). The decision is recorded on disk. Errors:
+// is checked against plan.map (check_program). options.given_address is plan's own program
+// compiled already (the kernel serving calls meanwhile): timed, not compiled again, and
+// result.kernel is null when it stays. The decision is recorded on disk. Errors:
 // the incumbent does not compile, no memory for the timing buffers, options.cancel raised.
 llvm::Expected<XorTuneResult> tune_xor_kernel(JitSession &session, const XorPlan &plan, const ir::TargetInfo &target,
                                               OptLevel opt, const DiskCache *disk,

@@ -20,6 +20,19 @@ using Cache = OnceCache<std::string, int>;
 
 Result<std::shared_ptr<const int>> value(int v) { return std::make_shared<const int>(v); }
 
+TEST(OnceCache, PeekNeitherMakesNorCounts) {
+  Cache cache;
+  EXPECT_EQ(cache.peek("k"), nullptr);
+  ASSERT_TRUE(cache.get("k", [] { return value(3); }).ok());
+  auto seen = cache.peek("k");
+  ASSERT_NE(seen, nullptr);
+  EXPECT_EQ(*seen, 3);
+  EXPECT_EQ(cache.hits(), 0u);
+  EXPECT_EQ(cache.compiles(), 1u);
+  EXPECT_FALSE(cache.get("bad", [] { return Result<std::shared_ptr<const int>>(Status(StatusCode::kInternal, "no")); }).ok());
+  EXPECT_EQ(cache.peek("bad"), nullptr);
+}
+
 TEST(OnceCache, SameKeyIsMadeOnceAndShared) {
   Cache cache;
   int makes = 0;

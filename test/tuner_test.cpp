@@ -283,3 +283,39 @@ TEST(XorTuner, PicksRecordsAndReusesTheSchedule) {
   EXPECT_FALSE(lib_tuned->from_record);
   EXPECT_TRUE(xor_same_as_reference(*lib, lib_tuned->kernel->address()));
 }
+
+// The incumbent serving calls is handed in (TuneOptions::given_address): timed as it is, never
+// compiled again, and no kernel comes back when it stays.
+TEST(XorTuner, TimesAGivenIncumbentWithoutCompilingIt) {
+  ScratchDisk scratch("ecjit-xor-tuner-given");
+  ASSERT_TRUE(scratch.disk);
+  auto session = jit::JitSession::create();
+  ASSERT_TRUE(bool(session));
+  const ir::TargetInfo host = info("host");
+  auto code = codes::build_bitmatrix_code(*CodeSpec::parse("cauchy-good:k=6,m=3,w=8"));
+  ASSERT_TRUE(code.ok()) << code.status().to_string();
+  auto plan = jit::xor_encoder_plan(*code, "host");
+  ASSERT_TRUE(plan.ok());
+  const jit::CompileRequest req = jit::xor_compile_request(plan->desc, host, jit::OptLevel::kO3);
+  auto incumbent = jit::jit_kernel(**session, req, nullptr, /*disk=*/nullptr, nullptr);
+  ASSERT_TRUE(bool(incumbent)) << llvm::toString(incumbent.takeError());
+  jit::TuneOptions o = quick_tuning();
+  o.given_address = (*incumbent)->address();
+  auto tuned = jit::tune_xor_kernel(**session, *plan, host, jit::OptLevel::kO3, scratch.disk.get(), o);
+  ASSERT_TRUE(bool(tuned)) << llvm::toString(tuned.takeError());
+  EXPECT_NE(tuned->why.find("fastest of: "), std::string::npos) << tuned->why;
+  // Compiled through the disk cache, the incumbent's object would be there now.
+  EXPECT_FALSE(llvm::sys::fs::exists(scratch.disk->path_for(jit::kernel_cache_key(req))));
+  const bool stayed = tuned->plan.desc.program.ops == plan->desc.program.ops;
+  EXPECT_EQ(tuned->kernel == nullptr, stayed) << tuned->why;
+  EXPECT_TRUE(xor_same_as_reference(*code, stayed ? (*incumbent)->address() : tuned->kernel->address()));
+
+  // The record the same way: its kernel only when it names another program.
+  auto recorded = jit::recorded_xor_kernel(**session, *plan, host, jit::OptLevel::kO3, scratch.disk.get(),
+                                           /*given=*/true);
+  ASSERT_TRUE(recorded);
+  EXPECT_EQ(recorded->kernel == nullptr, stayed);
+  auto compiled = jit::recorded_xor_kernel(**session, *plan, host, jit::OptLevel::kO3, scratch.disk.get());
+  ASSERT_TRUE(compiled && compiled->kernel);
+  EXPECT_TRUE(xor_same_as_reference(*code, compiled->kernel->address()));
+}
