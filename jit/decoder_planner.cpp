@@ -1,6 +1,7 @@
 // plan_decoder: codes::plan_decode under the lowering's cost model, then the kernel request and its name.
 #include "jit/decoder_planner.h"
 
+#include "ecjit/jit.h"
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/lowering.h"
 
@@ -16,7 +17,7 @@ std::string decoder_op(const std::vector<unsigned> &targets, const std::vector<u
 
 Result<DecoderPlan> plan_decoder(const codes::LinearCode &code, const std::vector<bool> &present,
                                  const std::vector<unsigned> &wanted, const ir::TargetInfo &target,
-                                 const std::string &target_name, ir::Strategy strategy,
+                                 const std::string &target_name, ir::Strategy strategy, DecoderUse use,
                                  OptLevel opt, bool two_stage) {
   const ir::Strategy resolved = resolve_strategy(strategy, target, code.field.bits());
   auto plan = codes::plan_decode(code, present, wanted,
@@ -28,6 +29,10 @@ Result<DecoderPlan> plan_decoder(const codes::LinearCode &code, const std::vecto
                                                      target, resolved, opt}};
   d.op = decoder_op(d.plan.targets, d.plan.sources);
   d.request.desc.symbol = ir::kernel_symbol(d.op, code.spec.to_string(), target_name);
+  d.request.desc.whole_vectors = use == DecoderUse::kPromoted;
+  // A compile per erasure set is paid on the way to a caller: LLVM's schedulers cost half of
+  // its code generation and did not change a decoder's speed (docs/performance.md).
+  if (use != DecoderUse::kAheadOfTime) d.request.codegen = Codegen::kNoSchedulers;
   if (d.plan.factored()) {
     d.request.desc.coeffs = d.plan.post;
     d.request.desc.pre = d.plan.pre;
@@ -35,6 +40,13 @@ Result<DecoderPlan> plan_decoder(const codes::LinearCode &code, const std::vecto
     d.request.desc.coeffs = d.plan.coeffs;
   }
   return d;
+}
+
+bool shape_kernels_serve(const codes::LinearCode &code, const ir::TargetInfo &target, ir::Strategy resolved) {
+  if (code.k < 1 || code.k > kMaxShapeInputs || code.m == 0) return false;
+  // As KernelService picks a field's shape strategy: on the field's default polynomial.
+  auto field = codes::Field::make(code.field.bits());
+  return field.ok() && ir::pick_shape_strategy(resolved, *field, target).has_value();
 }
 
 }  // namespace ecjit::jit

@@ -9,6 +9,7 @@
 #include "ecjit/status.h"
 #include "ir_builders/strategy.h"
 #include "ir_builders/target_info.h"
+#include "jit/decoder_use.h"
 #include "jit/kernel_compiler.h"
 #include "jit/pipeline.h"
 
@@ -28,13 +29,20 @@ std::string decoder_op(const std::vector<unsigned> &targets, const std::vector<u
 
 // Plans the rebuild of `wanted` from `present` (codes::plan_decode) for a kernel of
 // `strategy` (kAuto: resolve_strategy's static choice) on `target`, named after the code's
-// spec and `target_name`. With `two_stage` the plan is searched under that strategy's cost
-// model (ir::strategy_cost_model) and the kernel runs the two-stage schedule when the
-// planner found a cheaper one; without, the direct map. Errors: those of
+// spec and `target_name`, built for `use`. With `two_stage` the plan is searched under that
+// strategy's cost model (ir::strategy_cost_model) and the kernel runs the two-stage schedule
+// when the planner found a cheaper one; without, the direct map. Errors: those of
 // codes::plan_decode (kShardCount, kInvalidArgument, kTooManyErasures, kSingular).
 Result<DecoderPlan> plan_decoder(const codes::LinearCode &code, const std::vector<bool> &present,
                                  const std::vector<unsigned> &wanted, const ir::TargetInfo &target,
-                                 const std::string &target_name, ir::Strategy strategy,
+                                 const std::string &target_name, ir::Strategy strategy, DecoderUse use,
                                  OptLevel opt = OptLevel::kO3, bool two_stage = true);
+
+// Whether shape kernels (run-time coefficients) serve the first calls of `code`'s erasure
+// sets on `target` under `resolved`, the Jit's static strategy for the field: a shape
+// strategy exists for the field there and the code has 1..kMaxShapeInputs data shards and
+// parity. Then a Jit with JitOptions::shape_kernels promotes hot sets (DecoderUse::kPromoted);
+// otherwise it compiles each set's decoder on first use (kPerSet).
+bool shape_kernels_serve(const codes::LinearCode &code, const ir::TargetInfo &target, ir::Strategy resolved);
 
 }  // namespace ecjit::jit

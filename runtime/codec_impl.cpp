@@ -64,7 +64,7 @@ const Kernel *CodecImpl::streaming_encoder() const {
 Result<std::shared_ptr<const OpKernel>> CodecImpl::decoder(const ShardSet &present,
                                                            const ShardSet &targets) const {
   return ops_.get(OpKey(OpKey::kDecode, present, targets), [&]() -> Result<std::shared_ptr<const OpKernel>> {
-    auto op = compile_decoder(*jit_, code_, present, targets.to_vector());
+    auto op = compile_decoder(*jit_, code_, present, targets.to_vector(), jit::DecoderUse::kPerSet);
     if (!op.ok()) return op.status();
     return std::shared_ptr<const OpKernel>(std::make_shared<OpKernel>(std::move(*op)));
   });

@@ -54,15 +54,15 @@ struct DecodeCache::Promotions {
 
 Result<OpKernel> compile_decoder(JitImpl &jit, const codes::LinearCode &code,
                                  const ShardSet &present, const std::vector<unsigned> &targets,
-                                 bool whole_vectors) {
+                                 jit::DecoderUse use) {
   std::vector<bool> mask(code.n());
   for (unsigned s = 0; s < code.n(); ++s) mask[s] = present.contains(s);
   auto plan = jit::plan_decoder(code, mask, targets, jit.target_info(), jit.options().target,
-                                jit.resolved(code.field.bits()));
+                                jit.resolved(code.field.bits()), use);
   if (!plan.ok()) return plan.status();
   KernelMode mode;
-  mode.shared = false;
-  mode.whole_vectors = whole_vectors;
+  mode.shared = false;  // KernelService compiles private kernels as the plan's request says
+  mode.whole_vectors = plan->request.desc.whole_vectors;
   // The two-stage schedule when the planner found one with fewer products (same sources,
   // same targets, same ABI: the intermediates live in registers).
   auto kernel = jit.kernel(code.spec, plan->op, code.field, plan->request.desc.coeffs, mode,
@@ -85,8 +85,8 @@ size_t plan_capacity(const codes::LinearCode &code, size_t coeff_bytes) {
 namespace {
 
 bool served(const JitImpl &jit, const codes::LinearCode &code) {
-  return jit.options().shape_kernels && jit.shape_strategy(code.field.bits()) &&
-         code.k <= kMaxShapeInputs && code.m > 0;
+  return jit.options().shape_kernels &&
+         jit::shape_kernels_serve(code, jit.target_info(), jit.resolved(code.field.bits()));
 }
 
 unsigned rows_per_shape(const JitImpl &jit, const codes::Field &field) {
@@ -204,7 +204,7 @@ void DecodeCache::ask(const std::shared_ptr<const DecodeSet> &d, bool optional) 
       *jit_, d, d->promotion_asked, d->bytes,
       [p, jit](const std::shared_ptr<const DecodeSet> &set) {
         // The shape kernel keeps serving when this fails (promotion_asked stays set).
-        auto op = compile_decoder(*jit, p->code, set->present, set->targets, /*whole_vectors=*/true);
+        auto op = compile_decoder(*jit, p->code, set->present, set->targets, jit::DecoderUse::kPromoted);
         if (!op.ok() || !op->kernel.fn || op->sources != set->sources) return;
         std::atomic_store(&set->special, std::shared_ptr<const Kernel>(
                                              std::make_shared<const Kernel>(std::move(op->kernel))));

@@ -14,6 +14,7 @@
 #include "ecjit/codec.h"
 #include "ecjit/shard_set.h"
 #include "runtime/jit_impl.h"
+#include "jit/decoder_use.h"
 #include "jit/once_cache.h"
 #include "runtime/op_key.h"
 #include "runtime/aot_shapes/aot_product.h"
@@ -31,12 +32,12 @@ struct OpKernel {
 // The constant-specialised decoder rebuilding `targets` from `present`: planned, named and
 // two-staged by jit::plan_decoder for the Jit's static strategy, compiled privately
 // (KernelMode::shared = false; tuned in the background under "auto"). The codec's
-// compile-per-set path and promotion both use it. With `whole_vectors` the caller sends
-// calls shorter than kernel.min_len elsewhere (promotion: to the set's shape kernels).
+// compile-per-set path (jit::DecoderUse::kPerSet) and promotion (kPromoted: the caller
+// sends calls shorter than kernel.min_len to the set's shape kernels) both use it.
 // Errors: codes::plan_decode's, kJitFailure.
 Result<OpKernel> compile_decoder(JitImpl &jit, const codes::LinearCode &code,
                                  const ShardSet &present, const std::vector<unsigned> &targets,
-                                 bool whole_vectors = false);
+                                 jit::DecoderUse use);
 
 // One erasure set's rebuild: targets[r] = sum_c C(r, c) * sources[c], C prepared for the
 // codec's shape kernels, and, once the set is promoted, its specialised decoder.

@@ -397,7 +397,8 @@ int cmd_aot(int argc, char **argv) {
       // AOT decoders keep the direct map: the two-stage one (same ABI) is not yet run by the
       // emulated foreign-ISA tests (test/aot). Named and planned as the runtime does.
       Result<jit::DecoderPlan> plan = jit::plan_decoder(code, present, erased, enc->req.target, target,
-                                                        enc->req.strategy, enc->req.opt,
+                                                        enc->req.strategy, jit::DecoderUse::kAheadOfTime,
+                                                        enc->req.opt,
                                                         /*two_stage=*/false);
       if (!plan.ok())
         return usage_error(def.name, "--decoders: erasure set {" + join_indices(erased) +

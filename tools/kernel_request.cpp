@@ -371,10 +371,15 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
   std::vector<unsigned> erased;
   std::vector<bool> present;
   if (!parse_erased(args, code->n(), code->m, &erased, &present, error)) return std::nullopt;
-  // The runtime's decoder for this set: the same planner, name and two-stage choice.
+  // The runtime's decoder for this set: the same planner, name and two-stage choice, built as
+  // a default Jit builds it (promoted behind shape kernels where they serve the code).
   const std::string target_name = target->spec.to_string();
+  const jit::DecoderUse use =
+      jit::shape_kernels_serve(*code, target->info, jit::resolve_strategy(*strategy, target->info, code->field.bits()))
+          ? jit::DecoderUse::kPromoted
+          : jit::DecoderUse::kPerSet;
   Result<jit::DecoderPlan> plan =
-      jit::plan_decoder(*code, present, erased, target->info, target_name, *strategy, opt);
+      jit::plan_decoder(*code, present, erased, target->info, target_name, *strategy, use, opt);
   if (!plan.ok()) {
     *error = "decode of shards " + join_indices(erased) + ": " + plan.status().to_string();
     return std::nullopt;
@@ -382,8 +387,9 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
   KernelRequest r = assemble(std::move(*code), plan->op, std::move(erased), std::move(*target),
                              *strategy, opt, plan->request.desc.coeffs);
   r.req.desc.pre = plan->request.desc.pre;
+  r.req.desc.whole_vectors = plan->request.desc.whole_vectors;
+  r.req.codegen = plan->request.codegen;
   r.req.unroll = unsigned(unroll);
-  r.req.codegen = jit::Codegen::kNoSchedulers;  // as the runtime compiles its decoders per set
   return r;
 }
 
