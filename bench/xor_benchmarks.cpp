@@ -65,16 +65,20 @@ struct XorCase {
   }
 };
 
-std::shared_ptr<Jit> xor_jit(uint64_t promote_after) {
+std::shared_ptr<Jit> xor_jit(uint64_t promote_after, const char *target = "host") {
   JitOptions o;
   o.disk_cache = false;
   o.promote_after_bytes = promote_after;
+  o.target = target;
   return *Jit::create(o);
 }
 
-// The encoder under test: ecjit's codec, libJerasure's smart schedule, or (order >= 0) one of
-// seed 000's loop orders (codes::encode_in_order).
-constexpr int kEcjit = -1, kJerasure = -2;
+// The encoder under test: ecjit's codec, the same on the AVX2 tier (GFNI and AVX-512 masked
+// off: issue 18's comparison with ISA-L's ec_encode_data_avx2), libJerasure's smart schedule,
+// or (order >= 0) one of seed 000's loop orders (codes::encode_in_order).
+constexpr int kEcjit = -1, kJerasure = -2, kEcjitAvx2 = -3;
+// The AVX2 tier on an AVX-512 + GFNI CPU (bench_encode's kTiers).
+constexpr const char *kAvx2Tier = "host-avx512f,-gfni";
 
 void bm_encode(benchmark::State &state, std::string spec, size_t want_len, int impl) {
   XorCase c(spec, want_len);
@@ -82,15 +86,16 @@ void bm_encode(benchmark::State &state, std::string spec, size_t want_len, int i
   c.jerasure_encode();
   for (unsigned i = 0; i < c.code.m; ++i) std::memcpy(want[i].data(), c.ptrs[c.code.k + i], c.len);
   for (unsigned i = 0; i < c.code.m; ++i) std::memset(c.ptrs[c.code.k + i], 0, c.len);
-  std::shared_ptr<Jit> jit = xor_jit(256ull << 20);
+  std::shared_ptr<Jit> jit = xor_jit(256ull << 20, impl == kEcjitAvx2 ? kAvx2Tier : "host");
   auto codec = jit->codec(spec);
   if (!codec.ok()) {
     state.SkipWithError(codec.status().to_string().c_str());
     return;
   }
   std::vector<const uint8_t *> in(c.ptrs.begin(), c.ptrs.begin() + c.code.k);
+  const bool ecjit = impl == kEcjit || impl == kEcjitAvx2;
   auto run = [&] {
-    if (impl == kEcjit) (void)(*codec)->encode({in.data(), in.size()}, {c.ptrs.data() + c.code.k, c.code.m}, c.len);
+    if (ecjit) (void)(*codec)->encode({in.data(), in.size()}, {c.ptrs.data() + c.code.k, c.code.m}, c.len);
     else if (impl == kJerasure) c.jerasure_encode();
     else
       codes::encode_in_order(c.code.parity, c.code.k, c.code.m, c.code.w, c.code.packet, codes::XorOrder(impl),
@@ -107,7 +112,7 @@ void bm_encode(benchmark::State &state, std::string spec, size_t want_len, int i
     benchmark::ClobberMemory();
   }
   c.count(state);
-  if (impl == kEcjit) state.SetLabel((*codec)->encoder_info().why);
+  if (ecjit) state.SetLabel((*codec)->encoder_info().why);
 }
 
 enum class Decoder { kEcjit, kRunner, kJerasure };
@@ -290,6 +295,9 @@ void register_xor_benchmarks(size_t len) {
       benchmark::RegisterBenchmark(
           ("BM_xor_encode/" + std::string(impl == kEcjit ? "ecjit" : "jerasure") + "/" + spec + sz).c_str(), bm_encode,
           std::string(spec), len, impl);
+    if (std::string(spec).rfind("cauchy-good:k=10,m=4,", 0) == 0)
+      benchmark::RegisterBenchmark(("BM_xor_encode/ecjit-avx2/" + std::string(spec) + sz).c_str(), bm_encode,
+                                   std::string(spec), len, kEcjitAvx2);
     const std::pair<const char *, Decoder> decoders[] = {
         {"ecjit", Decoder::kEcjit}, {"ecjit-runner", Decoder::kRunner}, {"jerasure", Decoder::kJerasure}};
     for (const auto &[name, which] : decoders)
