@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
+#include <optional>
+#include <utility>
 #include <string>
 
 namespace ecjit::codes::fft {
@@ -140,6 +143,131 @@ Result<Program> encode_program(unsigned k, unsigned m, Order order) {
     for (size_t c0 = 0; c0 < m; c0 += C) append_fft(p, c0, C, std::min<size_t>(C, m - c0), c0 + C, order);
   }
   return p;
+}
+
+std::optional<Program> inverse_decode_program(unsigned k, unsigned m, const std::vector<unsigned> &sources,
+                                              const std::vector<unsigned> &targets, Order order) {
+  Result<Geometry> g = geometry(k, m);
+  if (!g.ok() || targets.empty()) return std::nullopt;
+  const size_t C = g->chunk;
+  std::vector<bool> read(size_t(k) + m, false);
+  for (unsigned s : sources) {
+    if (s >= k + m) return std::nullopt;
+    read[s] = true;
+  }
+  for (unsigned t : targets)
+    if (t >= k + m || read[t]) return std::nullopt;
+  auto all_read = [&](size_t first, size_t last) {
+    for (size_t s = first; s < last; ++s)
+      if (!read[s]) return false;
+    return true;
+  };
+  Program p;
+  if (g->rate == Rate::kHigh) {
+    if (m != C || !all_read(k, size_t(k) + m)) return std::nullopt;
+    const size_t lost = targets.front() / C * C;  // first original of chunk L
+    size_t last = 0;                               // 1 + the highest target's index in chunk L
+    for (unsigned t : targets) {
+      if (t >= k || t / C * C != lost) return std::nullopt;
+      last = std::max<size_t>(last, t - lost + 1);
+    }
+    for (size_t c0 = 0; c0 < k; c0 += C)
+      if (c0 != lost && !all_read(c0, std::min<size_t>(k, c0 + C))) return std::nullopt;
+    // Slots [0, C): the recovery shards, then IFFT_L(chunk L); [C, ..): the other chunks.
+    p.work_count = uint32_t((k + C - 1) / C * C);  // chunk L's C slots hold the recovery
+    for (unsigned j = 0; j < m; ++j) p.inputs.push_back({k + j, j});
+    size_t base = C;
+    std::vector<std::pair<size_t, size_t>> others;  // (first original, slot)
+    for (size_t c0 = 0; c0 < k; c0 += C)
+      if (c0 != lost) {
+        for (size_t i = c0; i < std::min<size_t>(k, c0 + C); ++i) p.inputs.push_back({uint32_t(i), uint32_t(base + i - c0)});
+        others.push_back({c0, base});
+        base += C;
+      }
+    append_ifft(p, 0, C, C, 0, order);
+    for (const auto &[c0, slot] : others) {
+      const size_t count = std::min<size_t>(C, k - c0);
+      zero_range(p, slot + count, slot + C);
+      append_ifft(p, slot, C, count, c0 + C, order);
+      for (size_t i = 0; i < C; ++i) push(p, OpKind::kXor, i, slot + i);
+    }
+    append_fft(p, 0, C, last, lost + C, order);
+    for (unsigned t : targets) p.outputs.push_back({t, uint32_t(t - lost)});
+    return p;
+  }
+  // Low rate: the polynomial from every original (points k .. C-1 are zeros) or from one
+  // whole recovery chunk (k == C), then one FFT per chunk holding targets.
+  size_t from = SIZE_MAX;  // the point of the chunk read (0: the originals)
+  if (all_read(0, k)) {
+    from = 0;
+  } else if (k == C) {
+    for (size_t c0 = 0; c0 + C <= m && from == SIZE_MAX; c0 += C)
+      if (all_read(k + c0, k + c0 + C)) from = C + c0;
+  }
+  if (from == SIZE_MAX) return std::nullopt;
+  // Target chunks by their point: originals at 0, recovery chunk c0 at C + c0.
+  std::vector<std::pair<size_t, size_t>> chunks;  // (point, 1 + highest target offset in it)
+  auto point = [&](unsigned s) { return s < k ? size_t(s) : C + (s - k); };
+  for (unsigned t : targets) {
+    const size_t at = point(t) / C * C, off = point(t) - at + 1;
+    auto it = std::find_if(chunks.begin(), chunks.end(), [&](const auto &c) { return c.first == at; });
+    if (it == chunks.end()) chunks.push_back({at, off});
+    else it->second = std::max(it->second, off);
+  }
+  p.work_count = uint32_t(C * chunks.size());
+  const size_t count = from == 0 ? k : C;
+  for (size_t i = 0; i < count; ++i)
+    p.inputs.push_back({uint32_t(from == 0 ? i : k + (from - C) + i), uint32_t(i)});
+  zero_range(p, count, C);
+  append_ifft(p, 0, C, count, from, order);
+  for (size_t q = 1; q < chunks.size(); ++q)
+    for (size_t i = 0; i < C; ++i) push(p, OpKind::kCopy, q * C + i, i);
+  for (size_t q = 0; q < chunks.size(); ++q) append_fft(p, q * C, C, chunks[q].second, chunks[q].first, order);
+  for (unsigned t : targets) {
+    const size_t at = point(t) / C * C;
+    const size_t q = size_t(std::find_if(chunks.begin(), chunks.end(), [&](const auto &c) { return c.first == at; }) -
+                            chunks.begin());
+    p.outputs.push_back({t, uint32_t(q * C + point(t) - at)});
+  }
+  return p;
+}
+
+std::optional<std::vector<unsigned>> inverse_decode_sources(unsigned k, unsigned m, const std::vector<bool> &present,
+                                                            const std::vector<unsigned> &targets) {
+  Result<Geometry> g = geometry(k, m);
+  if (!g.ok() || present.size() != size_t(k) + m || targets.empty()) return std::nullopt;
+  const size_t C = g->chunk;
+  auto all_present = [&](size_t first, size_t last) {
+    for (size_t s = first; s < last; ++s)
+      if (!present[s]) return false;
+    return true;
+  };
+  std::vector<unsigned> sources;
+  auto add = [&](size_t first, size_t last) {
+    for (size_t s = first; s < last; ++s) sources.push_back(unsigned(s));
+  };
+  if (g->rate == Rate::kHigh) {
+    if (m != C || !all_present(k, size_t(k) + m)) return std::nullopt;
+    const size_t lost = targets.front() / C * C;
+    if (targets.front() >= k || lost + C > k) return std::nullopt;  // a whole chunk of originals
+    for (unsigned t : targets)
+      if (t >= k || t / C * C != lost) return std::nullopt;
+    if (!all_present(0, lost) || !all_present(lost + C, k)) return std::nullopt;
+    add(0, lost);
+    add(lost + C, size_t(k) + m);
+    return sources;
+  }
+  if (all_present(0, k)) {
+    add(0, k);
+    return sources;
+  }
+  if (k != C) return std::nullopt;
+  for (size_t c0 = 0; c0 + C <= m; c0 += C)
+    if (all_present(k + c0, k + c0 + C)) {
+      add(k + c0, k + c0 + C);
+      return sources;
+    }
+  return std::nullopt;
 }
 
 Result<std::vector<uint16_t>> locator_logs(unsigned k, unsigned m, const std::vector<bool> &present) {

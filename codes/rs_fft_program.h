@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "codes/rs_fft.h"
@@ -85,6 +86,28 @@ Result<Program> encode_program(unsigned k, unsigned m, Order order = Order::kLay
 // has the wrong size), kTooManyErasures (fewer than k present).
 Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &present,
                                bool restore_recovery = false);
+
+// A decode that inverts the encoder's transforms where the shards read allow it, instead of
+// the erasure-locator core (IFFT, derivative and FFT on all decode_work points: about three
+// encodes' multiplies; this is about one). Inputs bind `sources`, outputs `targets` (shard
+// ids; targets not among sources). The shapes it takes:
+//  - high rate with m == C (m a power of two): sources hold every recovery shard and every
+//    original outside one chunk L of C originals, and every target is an original of chunk
+//    L. The encoder's recovery = FFT_0(XOR over chunks c of IFFT_c(chunk c)), so
+//    IFFT_L(chunk L) = IFFT_0(recovery) ^ the other chunks' IFFTs, and chunk L its FFT_L.
+//  - low rate: sources hold every original, or (k == C) every shard of one whole recovery
+//    chunk; their IFFT is the code's polynomial, and each target chunk its FFT there.
+// nullopt for every other shape (those decode through decode_program's core).
+std::optional<Program> inverse_decode_program(unsigned k, unsigned m, const std::vector<unsigned> &sources,
+                                              const std::vector<unsigned> &targets, Order order = Order::kLayers);
+
+// Sources (k shards, ascending) for which inverse_decode_program restores `targets` (missing
+// shards) given `present` (k + m entries): at the high rate every recovery shard and the
+// originals outside the one whole chunk holding every target; at the low rate every original,
+// else (k == C) the first whole recovery chunk present. nullopt when no k shards present
+// allow it (then the first k present decode through the core, or as a matrix).
+std::optional<std::vector<unsigned>> inverse_decode_sources(unsigned k, unsigned m, const std::vector<bool> &present,
+                                                            const std::vector<unsigned> &targets);
 
 // The erasure-locator logs of one pattern on the decode_work points (rs_fft.h's Geometry):
 // a present shard's point is multiplied by exp(logs[x]) before the IFFT, every other point

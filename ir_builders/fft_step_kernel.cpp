@@ -124,6 +124,19 @@ llvm::Error make_error(const std::string &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), "build_fft_step_kernel: " + msg);
 }
 
+// A program whose inputs and outputs are shards: inputs copied from the shards' pointers,
+// outputs computed in place in their shards' tiles.
+FftSchedule program_schedule(const fft::Program &p) {
+  FftSchedule s;
+  s.slots = p.work_count;
+  s.slot_shard.assign(s.slots, -1);
+  for (const fft::Binding &bd : p.outputs) s.slot_shard[bd.slot] = int32_t(bd.shard);
+  ScheduleWriter w(s);
+  for (const fft::Binding &bd : p.inputs) w.step(kFftStepCopy, bd.slot, s.slots + bd.shard);
+  w.ops(p);
+  return s;
+}
+
 }  // namespace
 
 uint32_t FftSchedule::scratch_slots() const {
@@ -135,14 +148,14 @@ uint32_t FftSchedule::scratch_slots() const {
 Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused) {
   Result<fft::Program> p = fft::encode_program(k, m, fused ? fft::Order::kRadix4 : fft::Order::kLayers);
   if (!p.ok()) return p.status();
-  FftSchedule s;
-  s.slots = p->work_count;
-  s.slot_shard.assign(s.slots, -1);
-  for (const fft::Binding &bd : p->outputs) s.slot_shard[bd.slot] = int32_t(bd.shard);  // computed in place
-  ScheduleWriter w(s);
-  for (const fft::Binding &bd : p->inputs) w.step(kFftStepCopy, bd.slot, s.slots + bd.shard);
-  w.ops(*p);
-  return s;
+  return program_schedule(*p);
+}
+
+std::optional<FftSchedule> fft_inverse_decode_schedule(unsigned k, unsigned m, const std::vector<unsigned> &sources,
+                                                       const std::vector<unsigned> &targets) {
+  std::optional<fft::Program> p = fft::inverse_decode_program(k, m, sources, targets, fft::Order::kRadix4);
+  if (!p) return std::nullopt;
+  return program_schedule(*p);
 }
 
 Result<FftSchedule> fft_decode_core(unsigned k, unsigned m) {

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,13 @@ Result<FftSchedule> fft_decode_core(unsigned k, unsigned m);
 // kTooManyErasures (codes::fft::locator_logs), kInvalidArgument (a wanted shard present).
 Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vector<bool> &present,
                                         const std::vector<bool> &wanted);
+
+// The decode of `targets` from `sources` by the encoder's transforms inverted
+// (codes::fft::inverse_decode_program, two-layer steps) on the pointers of
+// fft_encode_schedule (work slots, then shard s at slots + s; a target's slot is its shard's
+// tile); nullopt where the shards read do not allow it.
+std::optional<FftSchedule> fft_inverse_decode_schedule(unsigned k, unsigned m, const std::vector<unsigned> &sources,
+                                                       const std::vector<unsigned> &targets);
 
 // A decode as a matrix (codes::fft::decode_matrix: coeffs[t * sources + i], elements of the
 // crate's field): work slot t is target t (slot_shard), pointer slots + s shard s; per

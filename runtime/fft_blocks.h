@@ -32,16 +32,19 @@ inline size_t fft_point(const codes::fft::Geometry &g, unsigned s) {
 size_t fft_block_bytes(size_t work_slots);
 
 // How one set of shards read restores one set of targets (runtime/fft_engine.h): as a
-// matrix (few targets), or through the transforms with the steps that move only zeros or feed
+// matrix (few targets), by the encoder's transforms inverted (ir::fft_inverse_decode_schedule:
+// about an encode's work, where the shards read allow it), or through the transforms with the steps that move only zeros or feed
 // no target pruned away (ir::prune_fft_steps; pre and post index the plan's tables, core the
 // code's decode core's).
 struct FftTargetDecode {
-  std::shared_ptr<const ir::FftSchedule> matrix;  // set: the matrix decode
-  std::vector<ir::FftStep> pre, core, post;       // else: the transforms
+  std::shared_ptr<const ir::FftSchedule> matrix;   // set: the matrix decode
+  std::shared_ptr<const ir::FftSchedule> inverse;  // set: the encoder's transforms inverted
+  std::vector<ir::FftStep> pre, core, post;        // else: the transforms
   bool whole_core = false;  // core too large to prune: the code's decode core runs as it is
   // Multiplies per element (ir::fft_multiplies): the matrix's targets x sources multiply-adds,
-  // and the transforms' - whole when the matrix runs (the choice), pruned when they run.
-  size_t matrix_cost = 0, transform_cost = 0;
+  // the inverted encoder's (0: the shards read do not allow it), and the transforms' - whole
+  // when another decode runs (the choice), pruned when they run.
+  size_t matrix_cost = 0, inverse_cost = 0, transform_cost = 0;
 };
 
 // Those decodes of one plan, per set of targets, made on first use; a few are kept (the usual

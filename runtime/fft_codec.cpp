@@ -2,8 +2,10 @@
 #include "runtime/fft_codec.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
+#include "codes/rs_fft_program.h"
 #include "runtime/fft_engine.h"
 #include "runtime/parallel_kernel.h"
 #include "runtime/shard_checks.h"
@@ -228,6 +230,10 @@ Status FftCodec::rebuild(const char *what, Span<uint8_t *const> shards, const st
     return Status(StatusCode::kTooManyErasures, num(n - have) + " shards missing; " + spec_.to_string() +
                                                     " can rebuild at most " + num(spec_.m));
   if (targets.empty()) return Status::Ok();
+  // Other k present shards where those let the encoder's transforms be inverted (about an
+  // encode's work: runtime/fft_engine.h); the engine still takes a matrix where it is cheaper.
+  if (std::optional<std::vector<unsigned>> inv = codes::fft::inverse_decode_sources(k, spec_.m, present, targets))
+    sources = std::move(*inv);
   Result<std::shared_ptr<const FftDecodePlan>> p = plan(sources);
   if (!p.ok()) return p.status();
   if (out) *out = *p;

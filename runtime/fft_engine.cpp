@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "codes/rs_fft_program.h"
@@ -95,6 +96,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   e->encode_schedule_ = std::move(*enc);
   ir::order_fft_steps_by_block(&e->encode_schedule_.steps, e->encode_schedule_.slots,
                                l2_block_slots(e->encode_schedule_.slots));
+  e->encode_multiplies_ = ir::fft_multiplies(e->encode_schedule_.steps);
   Result<ir::FftSchedule> core = ir::fft_decode_core(k, m);
   if (!core.ok()) return core.status();
   e->decode_core_ = std::move(*core);
@@ -125,14 +127,23 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
 
 void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len) const {
   if (unrolled_.fn) return call_kernel(unrolled_.fn, in, out, len);
-  const ir::FftSchedule &s = encode_schedule_;
+  std::vector<const uint8_t *> shard_in(in, in + k_);
+  shard_in.resize(k_ + m_, nullptr);
+  std::vector<uint8_t *> shard_out(k_, nullptr);
+  shard_out.insert(shard_out.end(), out, out + m_);
+  run_shard_schedule(encode_schedule_, shard_in.data(), shard_out.data(), len);
+}
+
+void FftEngine::run_shard_schedule(const ir::FftSchedule &s, const uint8_t *const *in, uint8_t *const *out,
+                                   size_t len) const {
   const size_t tile = tile_bytes(s.slots);
   uint8_t *scr = scratch(size_t(s.slots) * tile);
   std::vector<uint8_t *> ptr(s.slots + k_ + m_, nullptr);
   for (size_t off = 0; off < len; off += tile) {
     for (uint32_t x = 0; x < s.slots; ++x)
-      ptr[x] = s.slot_shard[x] >= 0 ? out[size_t(s.slot_shard[x]) - k_] + off : scr + size_t(x) * tile;
-    for (unsigned i = 0; i < k_; ++i) ptr[s.slots + i] = const_cast<uint8_t *>(in[i]) + off;  // read only
+      ptr[x] = s.slot_shard[x] >= 0 ? out[s.slot_shard[x]] + off : scr + size_t(x) * tile;
+    for (unsigned i = 0; i < k_ + m_; ++i)
+      ptr[s.slots + i] = in[i] ? const_cast<uint8_t *>(in[i]) + off : nullptr;  // read only
     call_steps(steps_.address, ptr.data(), s.steps.data(), s.steps.size(), s.tables.data(),
                std::min(tile, len - off));
   }
@@ -152,14 +163,25 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
   // runs only once the transforms are chosen.
   d->matrix_cost = targets.size() * plan.sources.size();
   d->transform_cost = plan.sources.size() + core_multiplies_ + targets.size();
-  if (d->matrix_cost <= d->transform_cost) {
+  // The inverted encoder costs about an encode (its transforms, one chunk's FFT truncated);
+  // built only where the matrix would not run anyway.
+  if (d->matrix_cost > std::min(encode_multiplies_, d->transform_cost)) {
+    std::optional<ir::FftSchedule> inv = ir::fft_inverse_decode_schedule(k_, m_, plan.sources, targets);
+    if (inv) {
+      ir::order_fft_steps_by_block(&inv->steps, inv->slots, l2_block_slots(inv->slots));
+      d->inverse_cost = ir::fft_multiplies(inv->steps);
+      if (d->inverse_cost < d->transform_cost && d->inverse_cost < d->matrix_cost)
+        d->inverse = std::make_shared<const ir::FftSchedule>(std::move(*inv));
+    }
+  }
+  if (!d->inverse && d->matrix_cost <= d->transform_cost) {
     std::vector<bool> present(k_ + m_, false);
     for (unsigned s : plan.sources) present[s] = true;
     Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k_, m_, present, plan.sources, targets);
     if (coeffs.ok())  // cannot fail for a valid plan; else the transforms serve
       d->matrix = std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, plan.sources, targets));
   }
-  if (!d->matrix) {
+  if (!d->matrix && !d->inverse) {
     // The erasure set's ends, on pointers [0, n) work slots and [n, 2n) the shards read:
     // point x = shard * pre(x) or 0; restored point x *= post(x) (plan.tables: pre, then post).
     const uint32_t n = decode_core_.slots;
@@ -198,6 +220,10 @@ std::string FftEngine::decode_why(const FftDecodePlan &plan, const std::vector<u
   if (td->matrix)
     return "this set: a matrix, " + matrix + " multiply-adds per element (" + std::to_string(targets.size()) +
            " restored x " + std::to_string(plan.sources.size()) + " read), against the transforms' " + transforms;
+  if (td->inverse)
+    return "this set: the encoder's transforms inverted (every recovery shard read at the high rate, one "
+           "whole chunk at the low), " + std::to_string(td->inverse_cost) + " multiplies per element, against "
+           "the decode core's " + transforms + " and a matrix's " + matrix;
   const std::string whole = std::to_string(plan.sources.size() + core_multiplies_ + targets.size());
   if (td->whole_core)
     return "this set: the transforms, " + transforms + " multiplies per element (a core past " +
@@ -222,6 +248,13 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
     }
   }
   const std::shared_ptr<const FftTargetDecode> td = target_decode(plan, targets);
+  if (const ir::FftSchedule *inv = td->inverse.get()) {
+    std::vector<const uint8_t *> shard_in(k_ + m_, nullptr);
+    std::vector<uint8_t *> shard_out(k_ + m_, nullptr);
+    for (size_t i = 0; i < plan.sources.size(); ++i) shard_in[plan.sources[i]] = in_at[plan.points[i]];
+    for (size_t t = 0; t < targets.size(); ++t) shard_out[targets[t]] = target_out[t];
+    return run_shard_schedule(*inv, shard_in.data(), shard_out.data(), len);
+  }
   if (const ir::FftSchedule *mat = td->matrix.get()) {
     std::vector<uint8_t *> ptr(mat->slots + k_ + m_, nullptr);
     const size_t tile = 16384;

@@ -57,10 +57,16 @@ class FftEngine {
   FftEngine() = default;
 
   // The decode of `targets` (shard ids) from plan.sources: a matrix when that is no more
-  // multiplies than the whole transforms (few losses), else the transforms pruned for this set
-  // (the points read, the points restored). Made once per plan and target set.
+  // multiplies than the alternatives (few losses), else the encoder's transforms inverted
+  // where the shards read allow it, else the transforms pruned for this set (the points
+  // read, the points restored). Made once per plan and target set.
   std::shared_ptr<const FftTargetDecode> target_decode(const FftDecodePlan &plan,
                                                        const std::vector<unsigned> &targets) const;
+  // Runs a schedule whose pointers are work slots then shards (fft_encode_schedule's): shard
+  // s is read from in[s] + offset, an output slot's shard s written at out[s] + offset (both
+  // by shard id, k + m entries), scratch tiles for the rest, tile by tile over len bytes.
+  void run_shard_schedule(const ir::FftSchedule &s, const uint8_t *const *in, uint8_t *const *out,
+                          size_t len) const;
 
   unsigned k_ = 0, m_ = 0;
   codes::fft::Geometry geometry_;
@@ -69,6 +75,7 @@ class FftEngine {
   Kernel steps_;     // the step kernel
   StepFn step_fn_ = nullptr;
   ir::FftSchedule encode_schedule_;
+  size_t encode_multiplies_ = 0;  // ir::fft_multiplies(encode_schedule_.steps)
   ir::FftSchedule decode_core_;
   KernelInfo encode_info_, decode_info_;
 };

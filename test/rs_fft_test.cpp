@@ -485,6 +485,131 @@ TEST(RsFftProgram, EncodeAndDecodeMatchDirect) {
   for (auto &km : sizes) check_programs(km[0], km[1], 9, seed++);
 }
 
+// The encoder's transforms inverted (inverse_decode_program) where the shards read allow it:
+// every shape it takes restores the encoded shards, in every order; every other shape is
+// refused. Chunks: high rate 10:4 (C = 4: originals 0-3, 4-7, 8-9), 32:32 and 9:8; low rate
+// 4:10 (C = 4, recovery chunks 0-3, 4-7, 8-9) and 3:9 (C = 4 > k: only from the originals).
+struct InverseCase {
+  unsigned k, m;
+  std::vector<unsigned> sources, targets;
+  bool takes;
+};
+
+std::vector<unsigned> range_of(unsigned first, unsigned last) {
+  std::vector<unsigned> v;
+  for (unsigned s = first; s < last; ++s) v.push_back(s);
+  return v;
+}
+
+std::vector<unsigned> joined(std::vector<unsigned> a, const std::vector<unsigned> &b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+TEST(RsFftProgram, InverseDecodeRestoresWhatItTakes) {
+  const std::vector<InverseCase> cases = {
+      // high rate: every recovery + the originals outside one chunk
+      {10, 4, joined(range_of(4, 10), range_of(10, 14)), {0, 1, 2, 3}, true},
+      {10, 4, joined(range_of(4, 10), range_of(10, 14)), {1, 3}, true},
+      {10, 4, joined(joined(range_of(0, 4), range_of(8, 10)), range_of(10, 14)), {5, 6}, true},
+      {10, 4, joined(range_of(0, 8), range_of(10, 14)), {8, 9}, true},
+      {10, 4, joined(range_of(0, 8), range_of(10, 14)), {9}, true},
+      {32, 32, range_of(32, 64), range_of(0, 32), true},
+      {32, 32, joined(range_of(5, 32), range_of(32, 64)), {0, 3}, true},
+      {9, 8, joined(range_of(8, 9), range_of(9, 17)), range_of(0, 8), true},
+      {9, 8, joined(range_of(0, 8), range_of(9, 17)), {8}, true},
+      // low rate: from every original, or from one whole recovery chunk
+      {4, 10, range_of(0, 4), {4, 9, 13}, true},
+      {4, 10, range_of(8, 12), {0, 1, 2, 3, 4, 5, 13}, true},
+      {4, 10, range_of(4, 8), {2, 12}, true},
+      {3, 9, range_of(0, 3), {3, 11}, true},
+      // chunk L's own originals read as well: taken, not used
+      {10, 4, joined(range_of(2, 10), range_of(10, 14)), {0, 1}, true},
+      // refused: a recovery shard missing, targets in two chunks, a recovery target at the
+      // high rate, m not a power of two, a partial recovery chunk, k < C without the originals
+      {10, 4, joined(range_of(3, 10), range_of(10, 13)), {0, 1, 2}, false},
+      {10, 4, joined(range_of(4, 10), range_of(10, 14)), {0, 4}, false},
+      {10, 4, range_of(0, 10), {12}, false},
+      {10, 3, joined(range_of(3, 10), range_of(10, 13)), {0, 1, 2}, false},
+      {4, 10, joined(range_of(12, 14), {4, 5}), {0}, false},
+      {3, 9, range_of(3, 6), {0}, false},
+  };
+  std::mt19937_64 rng(77);
+  const size_t len = 11;
+  for (const InverseCase &c : cases) {
+    const unsigned k = c.k, m = c.m;
+    fft::Shards orig = random_shards(rng, k, len), rec(m, len), got(k + m, len);
+    std::vector<const uint16_t *> all(k + m, nullptr), in(k + m, nullptr);
+    std::vector<uint16_t *> rp(m), out(k + m);
+    for (unsigned i = 0; i < k; ++i) all[i] = orig[i];
+    for (unsigned j = 0; j < m; ++j) all[k + j] = rp[j] = rec[j];
+    ASSERT_TRUE(fft::encode(k, m, len, all.data(), rp.data()).ok());
+    for (unsigned s : c.sources) in[s] = all[s];
+    for (unsigned s = 0; s < k + m; ++s) out[s] = got[s];
+    for (fft::Order order : {fft::Order::kLayers, fft::Order::kRadix4}) {
+      auto p = fft::inverse_decode_program(k, m, c.sources, c.targets, order);
+      const std::string what = std::to_string(k) + ":" + std::to_string(m) + " targets " +
+                               std::to_string(c.targets.front()) + ".. (" + std::to_string(c.targets.size()) + ")";
+      ASSERT_EQ(p.has_value(), c.takes) << what;
+      if (!p) continue;
+      fft::run_program(*p, len, in.data(), out.data());
+      for (unsigned t : c.targets) ASSERT_TRUE(std::equal(all[t], all[t] + len, got[t])) << what << " shard " << t;
+      // About one encode's butterflies: never more than the encoder's plus one chunk's.
+      auto ep = fft::encode_program(k, m, order);
+      EXPECT_LE(p->ops.size(), ep->ops.size() + 2 * fft::geometry(k, m)->chunk * 8) << what;
+    }
+  }
+}
+
+// inverse_decode_sources: where it answers, k present shards the inverted encoder takes and
+// restores the targets from; random patterns of both rates, including those it must refuse.
+TEST(RsFftProgram, InverseDecodeSourcesAreTakenAndRestore) {
+  std::mt19937_64 rng(78);
+  const size_t len = 5;
+  size_t answered = 0, refused = 0;
+  for (auto [k, m] : {std::pair{10u, 4u}, {32u, 32u}, {64u, 16u}, {4u, 10u}, {8u, 20u}, {3u, 9u}}) {
+    fft::Shards orig = random_shards(rng, k, len), rec(m, len), got(k + m, len);
+    std::vector<const uint16_t *> all(k + m), in(k + m);
+    std::vector<uint16_t *> rp(m), out(k + m);
+    for (unsigned i = 0; i < k; ++i) all[i] = orig[i];
+    for (unsigned j = 0; j < m; ++j) all[k + j] = rp[j] = rec[j];
+    for (unsigned s = 0; s < k + m; ++s) out[s] = got[s];
+    ASSERT_TRUE(fft::encode(k, m, len, all.data(), rp.data()).ok());
+    const size_t C = fft::geometry(k, m)->chunk;
+    for (int t = 0; t < 40; ++t) {
+      // Lose a run of shards inside one chunk of originals (high rate) or of the originals and
+      // recovery (low rate), sometimes one more anywhere.
+      std::vector<bool> present(k + m, true);
+      const unsigned first = unsigned(rng() % (k + m)), run = 1 + unsigned(rng() % C);
+      for (unsigned s = first; s < std::min<unsigned>(k + m, first + run); ++s) present[s] = false;
+      if (t % 4 == 3) present[rng() % (k + m)] = false;
+      std::vector<unsigned> targets;
+      for (unsigned s = 0; s < k + m; ++s)
+        if (!present[s]) targets.push_back(s);
+      if (k + m - targets.size() < k) continue;
+      const auto sources = fft::inverse_decode_sources(k, m, present, targets);
+      if (!sources) {
+        ++refused;
+        continue;
+      }
+      ++answered;
+      ASSERT_EQ(sources->size(), k);
+      ASSERT_TRUE(std::is_sorted(sources->begin(), sources->end()));
+      std::fill(in.begin(), in.end(), nullptr);
+      for (unsigned s : *sources) {
+        ASSERT_TRUE(present[s]) << s;
+        in[s] = all[s];
+      }
+      auto p = fft::inverse_decode_program(k, m, *sources, targets);
+      ASSERT_TRUE(p) << k << ":" << m << " first lost " << targets.front();
+      fft::run_program(*p, len, in.data(), out.data());
+      for (unsigned s : targets) ASSERT_TRUE(std::equal(all[s], all[s] + len, got[s])) << k << ":" << m << " " << s;
+    }
+  }
+  EXPECT_GT(answered, 20u);
+  EXPECT_GT(refused, 20u);
+}
+
 // ---------------------------------------------------------------- matrix form
 
 // G (m x k): column i is the encoding of the unit vector e_i (one element per shard).
