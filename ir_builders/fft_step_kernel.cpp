@@ -3,6 +3,7 @@
 
 #include <array>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 
 #include "codes/rs_fft.h"
@@ -27,10 +28,25 @@ namespace fft = codes::fft;
 class ScheduleWriter {
  public:
   explicit ScheduleWriter(FftSchedule &s) : s_(s) {}
+  // Index the tables of `shared` (its table_logs) instead of making any: a multiplier it lacks
+  // sets missing().
+  ScheduleWriter(FftSchedule &s, const FftSchedule &shared) : s_(s), shared_(true) {
+    for (uint32_t i = 0; i < shared.table_logs.size(); ++i) {
+      if (shared.table_logs[i] == FftSchedule::kZeroTable) zero_ = i;
+      else index_.emplace(uint16_t(shared.table_logs[i]), i);
+    }
+  }
+  bool missing() const { return missing_; }
   uint32_t table(uint16_t log) {
+    if (shared_) {
+      auto it = index_.find(log);
+      if (it == index_.end()) missing_ = true;
+      return it == index_.end() ? 0 : it->second;
+    }
     auto [it, fresh] = index_.emplace(log, uint32_t(s_.tables.size() / kFftMulTableBytes));
     if (fresh) {
       s_.tables.resize(s_.tables.size() + kFftMulTableBytes);
+      s_.table_logs.push_back(log);
       fft_mul_tables(log, s_.tables.data() + s_.tables.size() - kFftMulTableBytes);
     }
     return it->second;
@@ -39,9 +55,14 @@ class ScheduleWriter {
   // The table of a field element c (0 included).
   uint32_t element(uint16_t c) { return c ? table(fft::log_of(c)) : zero_table(); }
   uint32_t zero_table() {
+    if (zero_ < 0 && shared_) {
+      missing_ = true;
+      return 0;
+    }
     if (zero_ < 0) {
       zero_ = int64_t(s_.tables.size() / kFftMulTableBytes);
       s_.tables.resize(s_.tables.size() + kFftMulTableBytes, 0);
+      s_.table_logs.push_back(FftSchedule::kZeroTable);
     }
     return uint32_t(zero_);
   }
@@ -109,6 +130,7 @@ class ScheduleWriter {
   FftSchedule &s_;
   std::unordered_map<uint16_t, uint32_t> index_;
   int64_t zero_ = -1;  // index of the zero table, once made
+  bool shared_ = false, missing_ = false;
 };
 
 fft::Program decode_core_program(const fft::Geometry &g) {
@@ -126,14 +148,18 @@ llvm::Error make_error(const std::string &msg) {
 
 // A program whose inputs and outputs are shards: inputs copied from the shards' pointers,
 // outputs computed in place in their shards' tiles.
-FftSchedule program_schedule(const fft::Program &p) {
+// With `shared`, its tables (nullopt when one is missing there).
+std::optional<FftSchedule> program_schedule(const fft::Program &p, const FftSchedule *shared = nullptr) {
   FftSchedule s;
   s.slots = p.work_count;
   s.slot_shard.assign(s.slots, -1);
   for (const fft::Binding &bd : p.outputs) s.slot_shard[bd.slot] = int32_t(bd.shard);
-  ScheduleWriter w(s);
-  for (const fft::Binding &bd : p.inputs) w.step(kFftStepCopy, bd.slot, s.slots + bd.shard);
-  w.ops(p);
+  std::optional<ScheduleWriter> w;
+  if (shared) w.emplace(s, *shared);
+  else w.emplace(s);
+  for (const fft::Binding &bd : p.inputs) w->step(kFftStepCopy, bd.slot, s.slots + bd.shard);
+  w->ops(p);
+  if (w->missing()) return std::nullopt;
   return s;
 }
 
@@ -148,14 +174,15 @@ uint32_t FftSchedule::scratch_slots() const {
 Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused) {
   Result<fft::Program> p = fft::encode_program(k, m, fused ? fft::Order::kRadix4 : fft::Order::kLayers);
   if (!p.ok()) return p.status();
-  return program_schedule(*p);
+  return *program_schedule(*p);
 }
 
 std::optional<FftSchedule> fft_inverse_decode_schedule(unsigned k, unsigned m, const std::vector<unsigned> &sources,
-                                                       const std::vector<unsigned> &targets) {
+                                                       const std::vector<unsigned> &targets,
+                                                       const FftSchedule *encoder) {
   std::optional<fft::Program> p = fft::inverse_decode_program(k, m, sources, targets, fft::Order::kRadix4);
   if (!p) return std::nullopt;
-  return program_schedule(*p);
+  return program_schedule(*p, encoder);
 }
 
 Result<FftSchedule> fft_decode_core(unsigned k, unsigned m) {

@@ -51,6 +51,10 @@ struct FftStep {
 struct FftSchedule {
   std::vector<FftStep> steps;
   std::vector<uint8_t> tables;       // multipliers, kFftMulTableBytes each
+  // Per table, the log of its multiplier (codes::fft; kZeroTable: the zero table): lets a
+  // schedule of the same twiddles index these tables instead of its own.
+  std::vector<uint32_t> table_logs;
+  static constexpr uint32_t kZeroTable = 0x10000;
   uint32_t slots = 0;
   std::vector<int32_t> slot_shard;   // per work slot: the output shard it is, or -1 (scratch)
   uint32_t scratch_slots() const;    // work slots with slot_shard -1
@@ -78,9 +82,13 @@ Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vecto
 // The decode of `targets` from `sources` by the encoder's transforms inverted
 // (codes::fft::inverse_decode_program, two-layer steps) on the pointers of
 // fft_encode_schedule (work slots, then shard s at slots + s; a target's slot is its shard's
-// tile); nullopt where the shards read do not allow it.
+// tile); nullopt where the shards read do not allow it. Its twiddles are the encoder's:
+// with `encoder` (fft_encode_schedule(k, m)) the steps index encoder.tables and the schedule
+// has no tables of its own (an erasure set's entry is its steps alone); nullopt as well if
+// a twiddle were missing there.
 std::optional<FftSchedule> fft_inverse_decode_schedule(unsigned k, unsigned m, const std::vector<unsigned> &sources,
-                                                       const std::vector<unsigned> &targets);
+                                                       const std::vector<unsigned> &targets,
+                                                       const FftSchedule *encoder = nullptr);
 
 // A decode as a matrix (codes::fft::decode_matrix: coeffs[t * sources + i], elements of the
 // crate's field): work slot t is target t (slot_shard), pointer slots + s shard s; per

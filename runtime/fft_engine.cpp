@@ -131,11 +131,11 @@ void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len
   shard_in.resize(k_ + m_, nullptr);
   std::vector<uint8_t *> shard_out(k_, nullptr);
   shard_out.insert(shard_out.end(), out, out + m_);
-  run_shard_schedule(encode_schedule_, shard_in.data(), shard_out.data(), len);
+  run_shard_schedule(encode_schedule_, encode_schedule_.tables.data(), shard_in.data(), shard_out.data(), len);
 }
 
-void FftEngine::run_shard_schedule(const ir::FftSchedule &s, const uint8_t *const *in, uint8_t *const *out,
-                                   size_t len) const {
+void FftEngine::run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, const uint8_t *const *in,
+                                   uint8_t *const *out, size_t len) const {
   const size_t tile = tile_bytes(s.slots);
   uint8_t *scr = scratch(size_t(s.slots) * tile);
   std::vector<uint8_t *> ptr(s.slots + k_ + m_, nullptr);
@@ -144,8 +144,7 @@ void FftEngine::run_shard_schedule(const ir::FftSchedule &s, const uint8_t *cons
       ptr[x] = s.slot_shard[x] >= 0 ? out[s.slot_shard[x]] + off : scr + size_t(x) * tile;
     for (unsigned i = 0; i < k_ + m_; ++i)
       ptr[s.slots + i] = in[i] ? const_cast<uint8_t *>(in[i]) + off : nullptr;  // read only
-    call_steps(steps_.address, ptr.data(), s.steps.data(), s.steps.size(), s.tables.data(),
-               std::min(tile, len - off));
+    call_steps(steps_.address, ptr.data(), s.steps.data(), s.steps.size(), tables, std::min(tile, len - off));
   }
 }
 
@@ -166,7 +165,9 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
   // The inverted encoder costs about an encode (its transforms, one chunk's FFT truncated);
   // built only where the matrix would not run anyway.
   if (d->matrix_cost > std::min(encode_multiplies_, d->transform_cost)) {
-    std::optional<ir::FftSchedule> inv = ir::fft_inverse_decode_schedule(k_, m_, plan.sources, targets);
+    // Its steps index the encoder's tables (the same twiddles): an entry holds its steps only.
+    std::optional<ir::FftSchedule> inv =
+        ir::fft_inverse_decode_schedule(k_, m_, plan.sources, targets, &encode_schedule_);
     if (inv) {
       ir::order_fft_steps_by_block(&inv->steps, inv->slots, l2_block_slots(inv->slots));
       d->inverse_cost = ir::fft_multiplies(inv->steps);
@@ -210,8 +211,11 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
 }
 
 size_t FftEngine::decode_entry_bytes() const {
+  // The pruned core with its two ends, or the inverted encoder's steps (about the encoder's;
+  // their tables are the encoder's), whichever is larger.
   const size_t core = decode_core_.steps.size() <= kFftPruneMaxSteps ? decode_core_.steps.size() : 0;
-  return (core + 2 * size_t(decode_core_.slots)) * sizeof(ir::FftStep);
+  const size_t steps = std::max(core + 2 * size_t(decode_core_.slots), encode_schedule_.steps.size());
+  return steps * sizeof(ir::FftStep);
 }
 
 std::string FftEngine::decode_why(const FftDecodePlan &plan, const std::vector<unsigned> &targets) const {
@@ -253,7 +257,7 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
     std::vector<uint8_t *> shard_out(k_ + m_, nullptr);
     for (size_t i = 0; i < plan.sources.size(); ++i) shard_in[plan.sources[i]] = in_at[plan.points[i]];
     for (size_t t = 0; t < targets.size(); ++t) shard_out[targets[t]] = target_out[t];
-    return run_shard_schedule(*inv, shard_in.data(), shard_out.data(), len);
+    return run_shard_schedule(*inv, encode_schedule_.tables.data(), shard_in.data(), shard_out.data(), len);
   }
   if (const ir::FftSchedule *mat = td->matrix.get()) {
     std::vector<uint8_t *> ptr(mat->slots + k_ + m_, nullptr);

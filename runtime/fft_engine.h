@@ -46,7 +46,8 @@ class FftEngine {
   // pruned transforms, with both costs in multiplies per element (makes the set's entry).
   std::string decode_why(const FftDecodePlan &plan, const std::vector<unsigned> &targets) const;
 
-  // About the bytes one target_decode entry holds (its steps), for FftCodec's plan budget.
+  // About the bytes one target_decode entry holds at most (its steps: the pruned core's, or
+  // the inverted encoder's, whose tables are the encoder's), for FftCodec's plan budget.
   size_t decode_entry_bytes() const;
 
   const KernelInfo &encode_info() const { return encode_info_; }
@@ -62,11 +63,12 @@ class FftEngine {
   // read, the points restored). Made once per plan and target set.
   std::shared_ptr<const FftTargetDecode> target_decode(const FftDecodePlan &plan,
                                                        const std::vector<unsigned> &targets) const;
-  // Runs a schedule whose pointers are work slots then shards (fft_encode_schedule's): shard
-  // s is read from in[s] + offset, an output slot's shard s written at out[s] + offset (both
-  // by shard id, k + m entries), scratch tiles for the rest, tile by tile over len bytes.
-  void run_shard_schedule(const ir::FftSchedule &s, const uint8_t *const *in, uint8_t *const *out,
-                          size_t len) const;
+  // Runs a schedule whose pointers are work slots then shards (fft_encode_schedule's) with the
+  // multiplier `tables` its steps index: shard s is read from in[s] + offset, an output slot's
+  // shard s written at out[s] + offset (both by shard id, k + m entries), scratch tiles for
+  // the rest, tile by tile over len bytes.
+  void run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, const uint8_t *const *in,
+                          uint8_t *const *out, size_t len) const;
 
   unsigned k_ = 0, m_ = 0;
   codes::fft::Geometry geometry_;

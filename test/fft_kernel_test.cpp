@@ -175,8 +175,9 @@ using StepFn = void (*)(uint8_t *const *, const ir::FftStep *, size_t, const uin
 #if defined(__clang__)
 __attribute__((no_sanitize("function")))
 #endif
-void call_steps(const jit::CompiledKernel &k, uint8_t *const *ptr, const ir::FftSchedule &s, size_t bytes) {
-  reinterpret_cast<StepFn>(k.address())(ptr, s.steps.data(), s.steps.size(), s.tables.data(), bytes);
+void call_steps(const jit::CompiledKernel &k, uint8_t *const *ptr, const ir::FftSchedule &s, size_t bytes,
+                const uint8_t *tables) {
+  reinterpret_cast<StepFn>(k.address())(ptr, s.steps.data(), s.steps.size(), tables, bytes);
 }
 
 // The schedule executor: one kernel for every (k, m), run tile by tile as the runtime does.
@@ -194,8 +195,10 @@ class FftSteps : public testing::TestWithParam<std::string> {
     kernel_ = std::move(*k);
     EXPECT_TRUE(jit::fft_kernel_matches_desc(*kernel_, d));
   }
-  // Runs `s` over shards of len bytes in tiles of `tile` bytes (whole columns only).
-  void run(const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len, size_t tile) {
+  // Runs `s` over shards of len bytes in tiles of `tile` bytes (whole columns only), with
+  // `tables` (null: its own).
+  void run(const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len, size_t tile,
+           const uint8_t *tables = nullptr) {
     std::vector<std::vector<uint8_t>> scratch(s.slots, std::vector<uint8_t>(tile));
     std::vector<uint8_t *> ptr(s.slots + shards.size());
     const size_t whole = len / 64 * 64;
@@ -203,7 +206,7 @@ class FftSteps : public testing::TestWithParam<std::string> {
       for (uint32_t x = 0; x < s.slots; ++x)
         ptr[x] = s.slot_shard[x] >= 0 ? shards[size_t(s.slot_shard[x])].data() + off : scratch[x].data();
       for (size_t i = 0; i < shards.size(); ++i) ptr[s.slots + i] = shards[i].data() + off;
-      call_steps(*kernel_, ptr.data(), s, std::min(tile, whole - off));
+      call_steps(*kernel_, ptr.data(), s, std::min(tile, whole - off), tables ? tables : s.tables.data());
     }
   }
   ir::TargetInfo target_;
@@ -244,6 +247,45 @@ TEST_P(FftSteps, EncodeAndDecodeMatchReferenceAtEverySize) {
       for (unsigned s = 0; s < n; ++s) ASSERT_EQ(got[s], want[s]) << k << ":" << m << " trial " << trial << " shard " << s;
     }
   }
+}
+
+// The encoder inverted (fft_inverse_decode_schedule) on the encoder's own tables, as the
+// runtime runs it: no tables of its own, the lost shards restored; both rates, several chunks.
+TEST_P(FftSteps, InvertedEncoderOnTheEncodersTables) {
+  std::mt19937_64 rng(0x1e5);
+  size_t ran = 0;
+  for (auto [k, m] : {std::pair{32u, 32u}, {64u, 16u}, {10u, 4u}, {4u, 10u}, {8u, 20u}, {1000u, 1024u}}) {
+    const unsigned n = k + m;
+    const size_t len = 64 * 5 + 6, tile = 128, whole = len / 64 * 64;
+    auto want = random_shards(rng, n, len);
+    std::vector<const uint8_t *> orig;
+    std::vector<uint8_t *> rec;
+    for (unsigned i = 0; i < k; ++i) orig.push_back(want[i].data());
+    for (unsigned j = 0; j < m; ++j) rec.push_back(want[k + j].data());
+    ASSERT_TRUE(fft::encode_bytes(k, m, whole, orig.data(), rec.data()).ok());
+    auto enc = ir::fft_encode_schedule(k, m);
+    ASSERT_TRUE(enc.ok());
+    const size_t C = fft::geometry(k, m)->chunk;
+    for (int trial = 0; trial < 4; ++trial) {
+      std::vector<bool> present(n, true);
+      const size_t first = (rng() % n) / C * C;  // a run inside one chunk of points' worth of shards
+      for (size_t s = first; s < std::min<size_t>(n, first + 1 + rng() % C); ++s) present[s] = false;
+      std::vector<unsigned> targets;
+      for (unsigned s = 0; s < n; ++s)
+        if (!present[s]) targets.push_back(s);
+      auto sources = fft::inverse_decode_sources(k, m, present, targets);
+      if (!sources) continue;
+      auto inv = ir::fft_inverse_decode_schedule(k, m, *sources, targets, &*enc);
+      ASSERT_TRUE(inv) << k << ":" << m;
+      EXPECT_TRUE(inv->tables.empty());
+      auto got = want;
+      for (unsigned t : targets) std::fill(got[t].begin(), got[t].begin() + whole, 0xA5);
+      run(*inv, got, len, tile, enc->tables.data());
+      for (unsigned s = 0; s < n; ++s) ASSERT_EQ(got[s], want[s]) << k << ":" << m << " shard " << s;
+      ++ran;
+    }
+  }
+  EXPECT_GT(ran, 6u);
 }
 
 // Order::kRadix4's groups of four butterflies become two-layer steps (encode and decode core).
