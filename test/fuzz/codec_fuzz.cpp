@@ -1,4 +1,4 @@
-// libFuzzer target: a drawn spec (symbol or XOR bit-matrix code), host tier, length and data; the JIT kernel must equal the reference.
+// libFuzzer target: a drawn spec (symbol, XOR bit-matrix or rs-fft code), host tier, length and data; the JIT kernels must equal the reference.
 //
 // Run: build with -DECJIT_BUILD_FUZZ=ON (clang), then
 //   build-asan/test/fuzz/codec_fuzz -max_total_time=60 -rss_limit_mb=8192
@@ -14,25 +14,30 @@
 #include "codes/bitmatrix_code.h"
 #include "codes/linear_code.h"
 #include "codes/reference_codec.h"
+#include "codes/rs_fft.h"
 #include "ecjit/ecjit.h"
 
 namespace {
 
-// A symbol code (code) or an XOR bit-matrix code (bits), with its reference encoder.
+// A symbol code (code), an XOR bit-matrix code (bits) or an rs-fft code (fft_k, fft_m), with
+// its reference encoder.
 struct Compiled {
   std::unique_ptr<ecjit::codes::LinearCode> code;
   std::unique_ptr<ecjit::codes::BitMatrixCode> bits;
+  unsigned fft_k = 0, fft_m = 0;
   std::shared_ptr<const ecjit::Codec> codec;
   ecjit::Status ref_encode(const uint8_t *const *in, uint8_t *const *out, size_t len) const {
+    if (fft_k) return ecjit::codes::fft::encode_bytes(fft_k, fft_m, len, in, out);
     return code ? ecjit::codes::ref_encode(*code, in, out, len) : ecjit::codes::ref_bitmatrix_encode(*bits, in, out, len);
   }
-  size_t unit() const { return code ? code->field.bytes() : bits->block_bytes(); }
+  size_t unit() const { return fft_k ? 2 : code ? code->field.bytes() : bits->block_bytes(); }
 };
 
 const char *const kTiers[] = {"host", "host-avx2", "host-sse2"};
+// rs-fft last: neither a bit-matrix nor an array code, k and m its own (below).
 const char *const kFamilies[] = {"rs-vand",     "rs-cauchy",   "jerasure-vand", "matrix",
                                   "cauchy-good", "cauchy-orig", "evenodd",       "rdp",
-                                  "star"};
+                                  "star",        "rs-fft"};
 constexpr unsigned kNumFamilies = sizeof kFamilies / sizeof kFamilies[0];
 
 // One Jit per tier and one codec per (spec, tier), so the fuzzer spends its time running
@@ -57,7 +62,10 @@ Compiled *get(const std::string &spec, unsigned tier) {
   auto parsed = ecjit::CodeSpec::parse(spec);
   if (!parsed.ok()) return nullptr;
   auto c = std::make_unique<Compiled>();
-  if (parsed->bitmatrix()) {
+  if (parsed->family == ecjit::CodeFamily::kRsFft) {
+    c->fft_k = parsed->k;
+    c->fft_m = parsed->m;
+  } else if (parsed->bitmatrix()) {
     auto bits = ecjit::codes::build_bitmatrix_code(*parsed);
     if (!bits.ok()) return nullptr;
     c->bits = std::make_unique<ecjit::codes::BitMatrixCode>(std::move(*bits));
@@ -82,11 +90,13 @@ Compiled *get(const std::string &spec, unsigned tier) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 8) return 0;
   const unsigned gf = 8u << (data[0] % 4);
-  const unsigned k = 1 + data[1] % 12, tier = data[3] % 3;
-  unsigned m = 1 + data[2] % 6;  // array codes: the family's (set once the codec exists)
   const char *family = kFamilies[data[4] % kNumFamilies];
-  const bool xor_code = data[4] % kNumFamilies >= 4;  // bit-matrix: w from gf's byte, packet from len's
-  const bool array_code = data[4] % kNumFamilies >= 6;  // p instead of w, m fixed by the family
+  const bool fft_code = data[4] % kNumFamilies == kNumFamilies - 1;
+  const bool xor_code = !fft_code && data[4] % kNumFamilies >= 4;  // bit-matrix: w from gf's byte, packet from len's
+  const bool array_code = !fft_code && data[4] % kNumFamilies >= 6;  // p instead of w, m fixed by the family
+  // rs-fft: up to 40:16, several chunks at both rates (m = 4, 8, 16 take the inverted encoder).
+  const unsigned k = 1 + data[1] % (fft_code ? 40 : 12), tier = data[3] % 3;
+  unsigned m = 1 + data[2] % (fft_code ? 16 : 6);  // array codes: the family's (set once the codec exists)
   const size_t sb = gf / 8;
   const uint8_t lose_bits = data[7];  // which shards the reconstruct below loses
   size_t len = ((size_t(data[5]) << 8 | data[6]) % 3000) / sb * sb;
@@ -101,7 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     spec += ",p=" + std::to_string(array_p) + ",packet=" + std::to_string(xor_packet);
   else if (xor_code)  // w in 4..8 (k + m <= 18 fits w >= 5; w = 4 fails the spec when k + m > 16)
     spec += ",w=" + std::to_string(xor_w) + ",packet=" + std::to_string(xor_packet);
-  else
+  else if (!fft_code)
     spec += ",gf=" + std::to_string(gf == 64 && std::string(family) == "jerasure-vand" ? 32 : gf);
   if (std::string(family) == "matrix") {
     spec += ",a=";
@@ -138,8 +148,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // kernel (the path of every first call), compared with the originals.
   std::vector<bool> present(k + m, true);
   unsigned lost = 0;
-  for (unsigned s = 0; s < k + m && lost < m; ++s)
-    if ((lose_bits >> (s % 8)) & 1 && (s / 8 == 0 || (lose_bits & 1))) present[s] = false, ++lost;
+  if (fft_code && (lose_bits & 0x80)) {
+    // A run of shards from the start of a chunk (of next_pow2(m) shards): the shapes the
+    // inverted encoder takes (runtime/fft_engine.h) and their neighbours.
+    unsigned chunk = 1;
+    while (chunk < m) chunk *= 2;
+    const unsigned first = (lose_bits & 0x3f) * chunk % (k + m), run = 1 + (lose_bits >> 3) % chunk;
+    for (unsigned s = first; s < std::min(k + m, first + run) && lost < m; ++s) present[s] = false, ++lost;
+  } else {
+    for (unsigned s = 0; s < k + m && lost < m; ++s)
+      if ((lose_bits >> (s % 8)) & 1 && (s / 8 == 0 || (lose_bits & 1))) present[s] = false, ++lost;
+  }
   if (lost == 0) return 0;
   std::vector<std::vector<uint8_t>> work = shards;
   std::vector<uint8_t *> ptrs;
