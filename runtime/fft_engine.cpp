@@ -107,8 +107,8 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   e->decode_info_ = e->steps_.info;
   const std::string multiplies = e->steps_.info.why;  // "multiplies by gfni" / "... split-table"
   e->decode_info_.why = "step kernel: one per Jit, " + multiplies + "; few losses as a matrix "
-                        "(codes::fft::decode_matrix), more through the code's decode core with the erasure "
-                        "set's multipliers as data";
+                        "(codes::fft::decode_matrix), where the shards read allow it the encoder's transforms "
+                        "inverted, else the code's decode core with the erasure set's multipliers as data";
   e->encode_info_ = e->decode_info_;
   e->encode_info_.why = "step kernel on the code's encode schedule (" + std::to_string(e->encode_schedule_.slots) +
                         " work slots, more than the " + std::to_string(kFftUnrolledEncodeSlots) + " unrolled), " +

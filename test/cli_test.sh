@@ -36,6 +36,13 @@ expect_error "--opt 'O7' is not one of O0, O1, O2, O3" asm --spec rs-vand:k=4,m=
 expect_error "unknown strategy 'bogus'" stats --spec rs-vand:k=4,m=2,gf=8 --strategy bogus
 # Bad demo arguments exit 2 like every command's; numbers are decimal.
 expect_error "unknown strategy 'foo'" demo --strategy foo --size 4K
+# Index lists take ranges; bad ranges and repeats are named.
+expect_error "'5-2' in '0,5-2' is not a shard index or a range a-b (a <= b)" demo --lose 0,5-2 --size 4K
+expect_error "shard 3 listed twice in '0-3,3'" demo --lose 0-3,3 --size 4K
+if ! "$ECJIT" demo --spec rs-vand:k=6,m=3 --lose 1-3 --size 4K --seconds 0.01 | grep -q "lost shards 1,2,3"; then
+  echo "FAIL: ecjit demo --lose 1-3 did not lose shards 1,2,3"
+  fails=$((fails + 1))
+fi
 expect_error "--unroll '0x2' is not a number of vectors 1..8" ir --spec rs-vand:k=4,m=2,gf=8 --unroll 0x2
 if ! "$ECJIT" demo --size 0100 --seconds 0.01 | grep -q "100 B per shard"; then
   echo "FAIL: demo --size 0100 is not 100 bytes"

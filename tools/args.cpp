@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <unordered_set>
 
 namespace ecjit::tools {
 namespace {
@@ -175,20 +176,28 @@ bool parse_seconds(const std::string &text, double *out) {
 
 bool parse_index_list(const std::string &text, std::vector<unsigned> *out, std::string *error) {
   out->clear();
+  std::unordered_set<unsigned> seen;
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, comma - start);
-    uint64_t v = 0;
-    if (!parse_u64(item, &v) || v > 1000000) {
-      *error = "'" + item + "' in '" + text + "' is not a shard index";
+    // "a" or "a-b" (a <= b, both included)
+    const size_t dash = item.find('-');
+    uint64_t lo = 0, hi = 0;
+    const bool ok = dash == std::string::npos
+                        ? parse_u64(item, &lo) && (hi = lo, true)
+                        : parse_u64(item.substr(0, dash), &lo) && parse_u64(item.substr(dash + 1), &hi) && lo <= hi;
+    if (!ok || hi > 1000000 || out->size() + (hi - lo) >= 1000000) {
+      *error = "'" + item + "' in '" + text + "' is not a shard index or a range a-b (a <= b)";
       return false;
     }
-    if (std::find(out->begin(), out->end(), unsigned(v)) != out->end()) {
-      *error = "shard " + item + " listed twice in '" + text + "'";
-      return false;
+    for (uint64_t v = lo; v <= hi; ++v) {
+      if (!seen.insert(unsigned(v)).second) {
+        *error = "shard " + std::to_string(v) + " listed twice in '" + text + "'";
+        return false;
+      }
+      out->push_back(unsigned(v));
     }
-    out->push_back(unsigned(v));
     start = comma + 1;
   }
   return true;

@@ -70,7 +70,8 @@ bool parse_u64(const std::string &text, uint64_t *out);
 bool parse_size(const std::string &text, uint64_t *out);
 // A positive number of seconds, e.g. "1", "0.25".
 bool parse_seconds(const std::string &text, double *out);
-// A comma-separated list of unsigned integers, e.g. "0,3,7" (no duplicates allowed).
+// A comma-separated list of unsigned integers and inclusive ranges, e.g. "0,3,7" or "0-31,40"
+// (no index twice).
 bool parse_index_list(const std::string &text, std::vector<unsigned> *out, std::string *error);
 // "0,3,7"
 std::string join_indices(const std::vector<unsigned> &v, const char *sep = ",");

@@ -43,7 +43,7 @@ CommandDef demo_def() {
       {"spec", "S", "code (default rs-vand:k=10,m=4,gf=8)"},
       {"target", "T", "this CPU, optionally with features masked: host, host-avx2, host-sse2 (default host)"},
       {"size", "BYTES", "bytes per shard, e.g. 4096, 64K, 1M (default 1M)"},
-      {"lose", "LIST", "shards to erase and rebuild, e.g. 0,3,11 (default: the first m shards)"},
+      {"lose", "LIST", "shards to erase and rebuild, e.g. 0,3,11 or 0-31 (default: the first m shards)"},
       {"seconds", "S", "time spent timing each of encode and reconstruct (default 1)"},
       {"strategy", "X", "lowering: " + strategy_list() + " (default auto: the tuner times every candidate)"},
       {"opt", "O", "optimization level O0..O3 (default O3)"},

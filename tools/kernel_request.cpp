@@ -56,7 +56,7 @@ std::vector<Option> kernel_options() {
        "(the decode core every erasure set shares) or steps (the schedule executor)"},
       {"outputs", "R", "shape only: number of outputs, 1..8 (default min(m, 8))"},
       {"erased", "LIST",
-       "decode only: missing shards, e.g. 0,3 (default: the first m shards)"},
+       "decode only: missing shards, e.g. 0,3 or 0-3,7 (default: the first m shards)"},
   };
 }
 
