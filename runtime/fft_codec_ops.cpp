@@ -1,8 +1,11 @@
 // FftCodec operations beyond encode / reconstruct: read planning, delta update, partial encode, verify, the generator.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "codes/rs_fft_program.h"
 #include "runtime/fft_codec.h"
 #include "runtime/shard_checks.h"
 
@@ -32,8 +35,20 @@ Result<ShardSet> FftCodec::minimum_to_decode(const ShardSet &wanted, const Shard
     return Status(StatusCode::kTooManyErasures,
                   num(available.size()) + " shards available; " + spec_.to_string() + " needs " + num(k));
   // MDS: any k shards determine the data. The available wanted shards, then the lowest
-  // available indices (originals first) up to k.
+  // available indices (originals first) up to k - or, where that reads no more shards, k
+  // that let the encoder's transforms be inverted for the missing wanted ones (the decode
+  // reads those: runtime/fft_engine.h).
   ShardSet result = wanted & available;
+  std::vector<bool> present(n, false);
+  for (unsigned s : available.to_vector()) present[s] = true;
+  std::vector<unsigned> missing;
+  for (unsigned s : wanted.to_vector())
+    if (!present[s]) missing.push_back(s);
+  if (std::optional<std::vector<unsigned>> inv = codes::fft::inverse_decode_sources(k, spec_.m, present, missing)) {
+    ShardSet with = result;
+    for (unsigned s : *inv) with.insert(s);
+    if (with.size() <= std::max(k, result.size())) return with;
+  }
   unsigned count = result.size();
   for (unsigned s : available.to_vector()) {
     if (count >= k) break;

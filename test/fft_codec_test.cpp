@@ -317,6 +317,18 @@ TEST(FftCodec, MinimumToDecode) {
   r = codec->minimum_to_decode(ShardSet{3}, ShardSet{0, 1, 2, 4, 5, 6});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, (ShardSet{0, 1, 2, 4}));  // originals first
+  {  // 10:4 (chunks of 4 originals): k shards that invert the encoder where that reads no more
+    auto wide = codec_of(10, 4);
+    ASSERT_TRUE(wide);
+    ShardSet all_but_01;
+    for (unsigned s = 2; s < 14; ++s) all_but_01.insert(s);
+    auto w = wide->minimum_to_decode(ShardSet{0, 1}, all_but_01);
+    ASSERT_TRUE(w.ok());
+    EXPECT_EQ(*w, (ShardSet{4, 5, 6, 7, 8, 9, 10, 11, 12, 13}));  // every recovery, chunk 0 not read
+    w = wide->minimum_to_decode(ShardSet{0, 1, 2}, all_but_01);  // 2 is read anyway: the lowest k
+    ASSERT_TRUE(w.ok());
+    EXPECT_EQ(*w, (ShardSet{2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+  }
   EXPECT_EQ(codec->minimum_to_decode(ShardSet{0}, ShardSet{1, 2, 3}).status().code(), StatusCode::kTooManyErasures);
   EXPECT_EQ(codec->minimum_to_decode(ShardSet{7}, ShardSet{0, 1, 2, 3}).status().code(), StatusCode::kInvalidArgument);
   // reconstruct_some with present = the answer rebuilds the wanted shard.
