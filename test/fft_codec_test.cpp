@@ -196,7 +196,6 @@ TEST(FftCodec, WidestCodeDecodesThroughTheWholeCore) {
 
 // ---- Rebuilds ----
 
-// Every erasure set of up to m shards of 3:3 and 4:2 (len with a partial chunk).
 // The erasure sets the encoder's inverted transforms take (runtime/fft_engine.h): at the high
 // rate originals of one whole chunk lost with every recovery shard present, at the low rate a
 // whole recovery chunk or every original present; byte for byte, tails included.
@@ -234,6 +233,7 @@ TEST(FftCodec, ReconstructByTheInvertedEncoder) {
   }
 }
 
+// Every erasure set of up to m shards of 3:3 and 4:2 (len with a partial chunk).
 TEST(FftCodec, ReconstructEveryErasureSet) {
   for (auto [k, m] : {std::pair{3u, 3u}, {4u, 2u}}) {
     auto codec = codec_of(k, m);

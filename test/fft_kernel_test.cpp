@@ -79,6 +79,18 @@ std::vector<std::vector<uint8_t>> random_shards(std::mt19937_64 &rng, unsigned c
   return s;
 }
 
+// k + m random shards of len bytes whose first `encoded` bytes of the m recovery shards are
+// the reference encode of the originals' (codes::fft::encode_bytes); false if it failed.
+bool encoded_shards(std::mt19937_64 &rng, unsigned k, unsigned m, size_t len, size_t encoded,
+                    std::vector<std::vector<uint8_t>> *out) {
+  *out = random_shards(rng, k + m, len);
+  std::vector<const uint8_t *> orig;
+  std::vector<uint8_t *> rec;
+  for (unsigned i = 0; i < k; ++i) orig.push_back((*out)[i].data());
+  for (unsigned j = 0; j < m; ++j) rec.push_back((*out)[k + j].data());
+  return fft::encode_bytes(k, m, encoded, orig.data(), rec.data()).ok();
+}
+
 // Whole columns by the kernel; the bytes past the last whole column are left alone.
 TEST_P(FftKernel, EncodeMatchesReference) {
   const unsigned k = GetParam().k, m = GetParam().m;
@@ -111,12 +123,8 @@ TEST_P(FftKernel, DecodeCoreServesEveryPattern) {
   const fft::Geometry g = *fft::geometry(k, m);
   std::mt19937_64 rng(k * 7 + m);
   const size_t len = 64 * 3;
-  auto shard = random_shards(rng, n, len);
-  std::vector<const uint8_t *> orig;
-  std::vector<uint8_t *> rec;
-  for (unsigned i = 0; i < k; ++i) orig.push_back(shard[i].data());
-  for (unsigned j = 0; j < m; ++j) rec.push_back(shard[k + j].data());
-  ASSERT_TRUE(fft::encode_bytes(k, m, len, orig.data(), rec.data()).ok());
+  std::vector<std::vector<uint8_t>> shard;
+  ASSERT_TRUE(encoded_shards(rng, k, m, len, len, &shard));
   auto point = [&](unsigned s) { return s < k ? g.original_pos + s : g.recovery_pos + (s - k); };
   for (int trial = 0; trial < 24; ++trial) {
     std::vector<bool> present(n, true);
@@ -221,12 +229,8 @@ TEST_P(FftSteps, EncodeAndDecodeMatchReferenceAtEverySize) {
     const unsigned k = sz[0], m = sz[1], n = k + m;
     const size_t len = k + m > 1000 ? 64 * 3 + 6 : 64 * 9 + 6, tile = 128;
     const size_t whole = len / 64 * 64;
-    auto want = random_shards(rng, n, len);
-    std::vector<const uint8_t *> orig;
-    std::vector<uint8_t *> rec;
-    for (unsigned i = 0; i < k; ++i) orig.push_back(want[i].data());
-    for (unsigned j = 0; j < m; ++j) rec.push_back(want[k + j].data());
-    ASSERT_TRUE(fft::encode_bytes(k, m, whole, orig.data(), rec.data()).ok());
+    std::vector<std::vector<uint8_t>> want;
+    ASSERT_TRUE(encoded_shards(rng, k, m, len, whole, &want));
     auto got = want;
     for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].begin() + whole, 0xEE);
     auto enc = ir::fft_encode_schedule(k, m);
@@ -257,12 +261,8 @@ TEST_P(FftSteps, InvertedEncoderOnTheEncodersTables) {
   for (auto [k, m] : {std::pair{32u, 32u}, {64u, 16u}, {10u, 4u}, {4u, 10u}, {8u, 20u}, {1000u, 1024u}}) {
     const unsigned n = k + m;
     const size_t len = 64 * 5 + 6, tile = 128, whole = len / 64 * 64;
-    auto want = random_shards(rng, n, len);
-    std::vector<const uint8_t *> orig;
-    std::vector<uint8_t *> rec;
-    for (unsigned i = 0; i < k; ++i) orig.push_back(want[i].data());
-    for (unsigned j = 0; j < m; ++j) rec.push_back(want[k + j].data());
-    ASSERT_TRUE(fft::encode_bytes(k, m, whole, orig.data(), rec.data()).ok());
+    std::vector<std::vector<uint8_t>> want;
+    ASSERT_TRUE(encoded_shards(rng, k, m, len, whole, &want));
     auto enc = ir::fft_encode_schedule(k, m);
     ASSERT_TRUE(enc.ok());
     const size_t C = fft::geometry(k, m)->chunk;
