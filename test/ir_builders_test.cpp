@@ -22,6 +22,8 @@
 #include "ir_builders/ir_stats.h"
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/strategy.h"
+#include "ir_builders/lowering.h"
+#include "jit/decoder_planner.h"
 #include "jit/jit_session.h"
 #include "jit/kernel_compiler.h"
 #include "jit/pipeline.h"
@@ -750,6 +752,35 @@ TEST(IrBuildersVariants, WholeVectorsKernels) {
     ASSERT_FALSE(bool(bad));
     EXPECT_NE(err_text(bad.takeError()).find("whole_vectors"), std::string::npos);
   }
+}
+
+// One planner for the runtime, `ecjit ir/asm/stats` and `ecjit aot`: the request says how the
+// decoder is built for its use.
+TEST(DecoderPlanner, RequestFollowsTheUse) {
+  auto info = test::resolve_target("host");
+  ASSERT_TRUE(bool(info)) << test::err_text(info.takeError());
+  const codes::LinearCode code = *codes::build_code("rs-vand:k=10,m=4,gf=8");
+  std::vector<bool> present(14, true);
+  present[0] = present[3] = false;
+  struct Want {
+    jit::DecoderUse use;
+    bool whole_vectors;
+    jit::Codegen codegen;
+  };
+  for (const Want &w : {Want{jit::DecoderUse::kAheadOfTime, false, jit::Codegen::kFull},
+                        Want{jit::DecoderUse::kPerSet, false, jit::Codegen::kNoSchedulers},
+                        Want{jit::DecoderUse::kPromoted, true, jit::Codegen::kNoSchedulers}}) {
+    auto plan = jit::plan_decoder(code, present, {0, 3}, *info, "host", ir::Strategy::kAuto, w.use);
+    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+    EXPECT_EQ(plan->request.desc.whole_vectors, w.whole_vectors) << int(w.use);
+    EXPECT_EQ(plan->request.codegen, w.codegen) << int(w.use);
+    EXPECT_EQ(plan->op, "decode_t0_3_s1_2_4_5_6_7_8_9_10_11");
+  }
+  // Shape kernels serve up to kMaxShapeInputs data shards, never a code without parity.
+  const ir::Strategy resolved = jit::resolve_strategy(ir::Strategy::kAuto, *info, 8);
+  const bool host_has_shapes = ir::pick_shape_strategy(resolved, code.field, *info).has_value();
+  EXPECT_EQ(jit::shape_kernels_serve(code, *info, resolved), host_has_shapes);
+  EXPECT_FALSE(jit::shape_kernels_serve(*codes::build_code("rs-vand:k=65,m=2,gf=8"), *info, resolved));
 }
 
 // The same IR compiles for targets this machine cannot run (object emission only).

@@ -16,8 +16,6 @@
 #include "ecjit/ecjit.h"
 #include "guarded_buffer.h"
 #include "ir_builders/strategy.h"
-#include "ir_builders/lowering.h"
-#include "jit/decoder_planner.h"
 #include "jit/tuner.h"
 #include "jit_test_util.h"
 #include "strategy_cases.h"
@@ -224,35 +222,6 @@ TEST_P(TwoStageDecodeExhaustive, EverySetOfTheFactoredCode) {
   std::printf("gf%u %s: %zu of %zu sets two-stage\n", l, ir::strategy_name(s), factored,
               sets.size());
   EXPECT_GT(factored * 100, sets.size() * 95) << spec;
-}
-
-// One planner for the runtime, `ecjit ir/asm/stats` and `ecjit aot`: the request says how the
-// decoder is built for its use.
-TEST(DecoderPlanner, RequestFollowsTheUse) {
-  auto info = test::resolve_target("host");
-  ASSERT_TRUE(bool(info)) << test::err_text(info.takeError());
-  const codes::LinearCode code = *codes::build_code("rs-vand:k=10,m=4,gf=8");
-  std::vector<bool> present(14, true);
-  present[0] = present[3] = false;
-  struct Want {
-    jit::DecoderUse use;
-    bool whole_vectors;
-    jit::Codegen codegen;
-  };
-  for (const Want &w : {Want{jit::DecoderUse::kAheadOfTime, false, jit::Codegen::kFull},
-                        Want{jit::DecoderUse::kPerSet, false, jit::Codegen::kNoSchedulers},
-                        Want{jit::DecoderUse::kPromoted, true, jit::Codegen::kNoSchedulers}}) {
-    auto plan = jit::plan_decoder(code, present, {0, 3}, *info, "host", ir::Strategy::kAuto, w.use);
-    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
-    EXPECT_EQ(plan->request.desc.whole_vectors, w.whole_vectors) << int(w.use);
-    EXPECT_EQ(plan->request.codegen, w.codegen) << int(w.use);
-    EXPECT_EQ(plan->op, "decode_t0_3_s1_2_4_5_6_7_8_9_10_11");
-  }
-  // Shape kernels serve up to kMaxShapeInputs data shards, never a code without parity.
-  const ir::Strategy resolved = jit::resolve_strategy(ir::Strategy::kAuto, *info, 8);
-  const bool host_has_shapes = ir::pick_shape_strategy(resolved, code.field, *info).has_value();
-  EXPECT_EQ(jit::shape_kernels_serve(code, *info, resolved), host_has_shapes);
-  EXPECT_FALSE(jit::shape_kernels_serve(*codes::build_code("rs-vand:k=65,m=2,gf=8"), *info, resolved));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fields, TwoStageDecodeExhaustive, testing::Values(8u, 16u, 32u, 64u),
