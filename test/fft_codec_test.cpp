@@ -138,6 +138,13 @@ TEST(FftCodec, ThreadsGiveTheSameBytes) {
   for (unsigned s : {0u, 5u, 9u}) present[s] = false, st.spoil(s);
   ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok());
   for (unsigned s = 0; s < 12; ++s) EXPECT_TRUE(st.equal(s)) << s;
+  // A whole chunk of originals (4..7) with every recovery shard: the inverted encoder, split.
+  std::fill(present.begin(), present.end(), true);
+  for (unsigned s = 4; s < 8; ++s) present[s] = false, st.spoil(s);
+  const std::string why = codec->decoder_info(present).why;
+  if (codec->decoder_info(present).vector_bits != 64) EXPECT_NE(why.find("inverted"), std::string::npos) << why;
+  ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok());
+  for (unsigned s = 0; s < 12; ++s) EXPECT_TRUE(st.equal(s)) << s;
 }
 
 // A code past kMaxShards (4096 shards): the crate's own limit applies.
