@@ -5,8 +5,8 @@
 #include <cassert>
 #include <cstdint>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 
 namespace ecjit::codes::fft {
 namespace {

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "codes/coeff_layout.h"
@@ -126,6 +127,10 @@ size_t fft_kernel_slots(const FftKernelDesc &desc) {
   Result<fft::Geometry> g = fft::geometry(desc.k, desc.m);
   if (!g.ok()) return 0;
   if (desc.kind == FftKernelDesc::Kind::kDecode) return g->decode_work;
+  if (desc.kind == FftKernelDesc::Kind::kInverse) {
+    std::optional<fft::Program> p = fft::inverse_decode_program(desc.k, desc.m, desc.sources, desc.targets);
+    return p ? p->work_count : 0;
+  }
   const size_t count = g->rate == fft::Rate::kHigh ? desc.k : desc.m;
   return (count + g->chunk - 1) / g->chunk * g->chunk;
 }
@@ -146,7 +151,22 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
   // The program on work slots, and which slot each shard pointer reads or writes.
   fft::Program prog;
   std::vector<int64_t> in_slot, out_slot;  // per pointer index: its work slot
-  if (!decode) {
+  if (desc.kind == FftKernelDesc::Kind::kInverse) {
+    std::optional<fft::Program> p =
+        fft::inverse_decode_program(desc.k, desc.m, desc.sources, desc.targets, fft::Order::kDepthFirst);
+    if (!p) return make_error("the encoder's transforms cannot be inverted for these sources and targets");
+    prog = std::move(*p);
+    // Pointer i reads shard sources[i], pointer t writes shard targets[t].
+    for (unsigned s : desc.sources) {
+      in_slot.push_back(-1);  // a source the program does not read keeps its pointer, unread
+      for (const fft::Binding &bd : prog.inputs)
+        if (bd.shard == s) in_slot.back() = bd.slot;
+    }
+    for (unsigned t : desc.targets)
+      for (const fft::Binding &bd : prog.outputs)
+        if (bd.shard == t) out_slot.push_back(bd.slot);
+    if (out_slot.size() != desc.targets.size()) return make_error("inverse: a target has no output");
+  } else if (!decode) {
     Result<fft::Program> p = fft::encode_program(desc.k, desc.m, fft::Order::kDepthFirst);
     if (!p.ok()) return make_error(p.status().message());
     prog = std::move(*p);
@@ -221,7 +241,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
 
   std::vector<Planes> slot(prog.work_count);
   std::vector<int64_t> reader(prog.work_count, -1);  // pointer index whose column a slot starts as
-  for (size_t i = 0; i < in_slot.size(); ++i) reader[size_t(in_slot[i])] = int64_t(i);
+  for (size_t i = 0; i < in_slot.size(); ++i)
+    if (in_slot[i] >= 0) reader[size_t(in_slot[i])] = int64_t(i);
   auto fetch = [&](uint32_t x) {
     if (reader[x] < 0) {  // a point that holds no shard (decode): zero
       slot[x] = e.zero();

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ir_builders/target_info.h"
 
@@ -21,11 +22,14 @@ namespace ecjit::ir {
 // ever waits for a compile).
 struct FftKernelDesc {
   // kSteps: the schedule executor of fft_step_kernel.h (k and m unused: one per target).
-  enum class Kind : uint8_t { kEncode, kDecode, kSteps };
+  // kInverse: the decode of one erasure set by the encoder's transforms inverted
+  // (codes::fft::inverse_decode_program of `sources` and `targets`), constants compiled in.
+  enum class Kind : uint8_t { kEncode, kDecode, kSteps, kInverse };
   Kind kind = Kind::kEncode;
   unsigned k = 0;
   unsigned m = 0;
   std::string symbol;
+  std::vector<unsigned> sources, targets;  // kInverse: shards read (in[]) and rebuilt (out[])
 };
 
 // Bytes of one run-time multiplier (a constant c of the crate's GF(2^16)), one layout for
@@ -55,6 +59,8 @@ size_t fft_kernel_slots(const FftKernelDesc &desc);
 // multiple of 64 (a trailing partial column is left untouched):
 //   encode:  void <symbol>(const uint8_t *const *in, uint8_t *const *out, size_t len)
 //            in: the k originals, out: the m recovery shards (the crate's byte layout).
+//   inverse: void <symbol>(const uint8_t *const *in, uint8_t *const *out, size_t len)
+//            in[i]: shard sources[i], out[t]: shard targets[t] (the encoder's ABI).
 //   decode:  void <symbol>(const uint8_t *const *in, uint8_t *const *out,
 //                          const uint8_t *tables, size_t len)
 //            n = geometry(k, m).decode_work points; in[x] / out[x] for the points that hold
@@ -67,7 +73,8 @@ size_t fft_kernel_slots(const FftKernelDesc &desc);
 // depth-first order) runs on them with each constant multiply as eight nibble lookups, or
 // four GFNI affine transforms where the target has GFNI (fft_column.h; constant tables for
 // twiddles, loaded tables for run-time multipliers), and the outputs are stored. Caller contract: outputs do not overlap each other or any input.
-// Errors (llvm::Error): an unsupported target or (k, m), empty symbol, verifier failure.
+// Errors (llvm::Error): an unsupported target or (k, m), empty symbol, verifier failure, an
+// inverse whose sources and targets the inverted encoder does not take.
 llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext &ctx,
                                                                const FftKernelDesc &desc,
                                                                const TargetInfo &target);

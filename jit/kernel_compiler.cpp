@@ -134,15 +134,24 @@ std::string xor_cache_key(const CompileRequest &req) {
   return k + "|" + d.symbol;
 }
 
-// The key of an rs-fft kernel: target, opt level, kind, k and m (the code is fixed by them).
+std::string list(const std::vector<unsigned> &v) {
+  std::string s;
+  for (unsigned x : v) s += std::to_string(x) + ".";
+  return s;
+}
+
+// The key of an rs-fft kernel: target, opt level, kind, k and m (the code is fixed by them),
+// and an inverse's sources and targets.
 std::string fft_cache_key(const CompileRequest &req) {
   const ir::FftKernelDesc &d = *req.fft_kernel;
   return DiskCache::build_identity() + "|" + req.target.triple + "|" + req.target.cpu + "|" +
          req.target.features + "|v" + std::to_string(req.target.vector_bits) + "|fft|O" +
          std::to_string(int(req.opt)) + (d.kind == ir::FftKernelDesc::Kind::kDecode  ? "|dec"
           : d.kind == ir::FftKernelDesc::Kind::kSteps ? "|steps"
+          : d.kind == ir::FftKernelDesc::Kind::kInverse ? "|inv"
                                                        : "|enc") + "|k" +
-         std::to_string(d.k) + "|m" + std::to_string(d.m) + "|" + d.symbol;
+         std::to_string(d.k) + "|m" + std::to_string(d.m) + "|" + d.symbol +
+         (d.kind == ir::FftKernelDesc::Kind::kInverse ? "|s" + list(d.sources) + "|t" + list(d.targets) : "");
 }
 
 }  // namespace

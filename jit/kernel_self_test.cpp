@@ -173,6 +173,22 @@ bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDe
   for (unsigned j = 0; j < m; ++j) rec[j] = shard[k + j].data();
   if (!fft::encode_bytes(k, m, len, orig.data(), rec.data()).ok()) return false;
   std::vector<std::vector<uint8_t>> got(n, std::vector<uint8_t>(len, 0x5a));
+  if (desc.kind == ir::FftKernelDesc::Kind::kInverse) {  // its targets from its sources
+    std::vector<const uint8_t *> in;
+    std::vector<uint8_t *> out;
+    for (unsigned s : desc.sources) {
+      if (s >= n) return false;
+      in.push_back(shard[s].data());
+    }
+    for (unsigned t : desc.targets) {
+      if (t >= n) return false;
+      out.push_back(got[t].data());
+    }
+    call(kernel.address(), in.data(), out.data(), len, nullptr);
+    for (unsigned t : desc.targets)
+      if (got[t] != shard[t]) return false;
+    return true;
+  }
   if (desc.kind == ir::FftKernelDesc::Kind::kEncode) {
     std::vector<uint8_t *> out(m);
     for (unsigned j = 0; j < m; ++j) out[j] = got[j].data();

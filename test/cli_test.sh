@@ -190,11 +190,14 @@ fi
 expect_error "work slots, more than the 64" ir --spec rs-fft:k=100,m=100
 expect_error "is not encode, decode or steps" asm --spec rs-fft:k=8,m=4 --op shape
 expect_error "--erased does not apply to rs-fft" asm --spec rs-fft:k=8,m=4 --op decode --erased 0
+expect_error "erasure set {0,4}: an rs-fft decoder ahead of time inverts the encoder" aot --spec rs-fft:k=10,m=4 \
+  --target aarch64 --decoders "0-3;0,4" -o "$tmpd/fft.o"
 expect_error "no rs-fft kernels there" asm --spec rs-fft:k=8,m=4 --target riscv64
 expect_error "is not a matrix code over a polynomial basis" check-mds --spec rs-fft:k=8,m=4
-expect_error "--decoders does not apply to rs-fft" aot --spec rs-fft:k=8,m=4 --target aarch64 -o "$tmpd/fft.o" --decoders 0
-if ! "$ECJIT" aot --spec rs-fft:k=8,m=4 --target aarch64 -o "$tmpd/fft.o" --header "$tmpd/fft.h" ||
-   ! grep -q "#define ECJIT_RS_FFT_K_8_M_4_GF_16_COLUMN_BYTES 64" "$tmpd/fft.h"; then
+expect_error "--generic does not apply to rs-fft" aot --spec rs-fft:k=8,m=4 --target aarch64 -o "$tmpd/fft.o" --generic
+if ! "$ECJIT" aot --spec rs-fft:k=8,m=4 --target aarch64 --decoders "0;4-7" -o "$tmpd/fft.o" --header "$tmpd/fft.h" ||
+   ! grep -q "#define ECJIT_RS_FFT_K_8_M_4_GF_16_COLUMN_BYTES 64" "$tmpd/fft.h" ||
+   ! grep -q "#define ECJIT_RS_FFT_K_8_M_4_GF_16_DECODER_COUNT 2" "$tmpd/fft.h"; then
   echo "FAIL: ecjit aot of an rs-fft encoder for aarch64 did not write its object and header"
   fails=$((fails + 1))
 fi

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,6 +16,8 @@
 #include "jit/kernel_self_test.h"
 #include "jit/target_spec.h"
 #include "jit_test_util.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 
 namespace ecjit {
 namespace {
@@ -92,6 +95,53 @@ bool encoded_shards(std::mt19937_64 &rng, unsigned k, unsigned m, size_t len, si
 }
 
 // Whole columns by the kernel; the bytes past the last whole column are left alone.
+// The unrolled decoder of one erasure set by the encoder's transforms inverted (what `ecjit
+// aot --decoders` compiles for rs-fft): every original of the first whole chunk, or (low
+// rate) every recovery shard, from the k shards inverse_decode_sources picks; the self-test
+// accepts it; a set it cannot invert is an error, not a kernel.
+TEST_P(FftKernel, InverseMatchesReference) {
+  const unsigned k = GetParam().k, m = GetParam().m, n = k + m;
+  const fft::Geometry g = *fft::geometry(k, m);
+  std::vector<bool> present(n, true);
+  std::vector<unsigned> targets;
+  if (g.rate == fft::Rate::kHigh && g.chunk <= k) {
+    for (unsigned s = 0; s < g.chunk; ++s) targets.push_back(s);
+  } else if (g.rate == fft::Rate::kLow) {
+    for (unsigned s = k; s < n; ++s) targets.push_back(s);
+  }
+  for (unsigned t : targets) present[t] = false;
+  const auto sources = targets.empty() ? std::nullopt : fft::inverse_decode_sources(k, m, present, targets);
+  if (!sources) GTEST_SKIP() << "no such set for " << k << ":" << m;
+  ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kInverse, k, m, "fft_test_inv_" + std::to_string(counter_++),
+                      *sources, targets};
+  auto kernel = jit::jit_kernel(*session(), jit::fft_compile_request(d, target_, jit::OptLevel::kO3));
+  ASSERT_TRUE(bool(kernel)) << err_text(kernel.takeError());
+  EXPECT_TRUE(jit::fft_kernel_matches_desc(**kernel, d));
+  std::mt19937_64 rng(k * 77 + m);
+  const size_t len = 64 * 5 + 22, whole = len / 64 * 64;
+  std::vector<std::vector<uint8_t>> shard;
+  ASSERT_TRUE(encoded_shards(rng, k, m, len, len, &shard));
+  std::vector<std::vector<uint8_t>> got(targets.size(), std::vector<uint8_t>(len, 0xEE));
+  std::vector<const uint8_t *> in;
+  std::vector<uint8_t *> out;
+  for (unsigned s : *sources) in.push_back(shard[s].data());
+  for (auto &v : got) out.push_back(v.data());
+  test::call_kernel(**kernel, in.data(), out.data(), len);
+  for (size_t t = 0; t < targets.size(); ++t) {
+    EXPECT_TRUE(std::equal(got[t].begin(), got[t].begin() + whole, shard[targets[t]].begin())) << targets[t];
+    EXPECT_TRUE(std::all_of(got[t].begin() + whole, got[t].end(), [](uint8_t b) { return b == 0xEE; }));
+  }
+  // Two chunks' originals at once cannot be inverted: refused when building.
+  if (g.rate == fft::Rate::kHigh && 2 * g.chunk <= k) {
+    ir::FftKernelDesc bad = d;
+    bad.targets = {0, unsigned(g.chunk)};
+    llvm::LLVMContext ctx;
+    auto mod = ir::build_fft_kernel(ctx, bad, target_);
+    EXPECT_FALSE(bool(mod));
+    if (!mod) llvm::consumeError(mod.takeError());
+  }
+}
+
 TEST_P(FftKernel, EncodeMatchesReference) {
   const unsigned k = GetParam().k, m = GetParam().m;
   auto kernel = compile(ir::FftKernelDesc::Kind::kEncode);

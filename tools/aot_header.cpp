@@ -247,10 +247,12 @@ std::string aot_fft_header_text(const FftAotContents &c) {
   line(" * Reed-Solomon by the additive FFT over GF(2^16), byte for byte reed-solomon-simd 3.x: shards");
   line(" * 0.." + std::to_string(c.k - 1) + " hold original data, " + std::to_string(c.k) + ".." +
        std::to_string(c.k + c.m - 1) + " recovery. Each 64-byte column of a shard is 32 field");
-  line(" * elements, their low bytes then their high bytes (the crate's layout). This object has");
-  line(" * the encoder only: decode with ecjit's Jit::codec() or the crate on a host.");
+  line(" * elements, their low bytes then their high bytes (the crate's layout). Besides the");
+  line(" * encoder this object decodes the erasure sets fixed at build time (--decoders), each by");
+  line(" * the encoder's transforms inverted; any other set decodes with ecjit's Jit::codec() or");
+  line(" * the crate on a host.");
   line(" *");
-  line(" * Kernel ABI of the encoder:");
+  line(" * Kernel ABI of the encoder and the decoders:");
   line(" *   void f(const uint8_t *const *in, uint8_t *const *out, size_t len);");
   line(" * len is bytes per shard; every whole 64-byte column in it is coded, a trailing partial");
   line(" * column is left untouched (so give lengths in whole columns); no alignment is needed for");
@@ -270,7 +272,10 @@ std::string aot_fft_header_text(const FftAotContents &c) {
       P, U, guard,
       "Encoder: in = original shards 0.." + std::to_string(c.k - 1) + ", out = recovery shards " +
           std::to_string(c.k) + ".." + std::to_string(c.k + c.m - 1) + ".",
-      c.encode_symbol, "/* No decoders: an rs-fft object carries the encoder only. */", {}, "");
+      c.encode_symbol,
+      "/* Decoders for the erasure sets fixed at build time. Each rebuilds the erased shards\n"
+      " * (out[i] = shard erased[i]) from the shards it reads (in[j] = shard inputs[j]). */",
+      c.decoders, "erased {%s}: in = shards {%s}");
   return h;
 }
 

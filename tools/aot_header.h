@@ -56,8 +56,9 @@ struct XorAotContents {
 std::string aot_xor_header_text(const XorAotContents &c);
 
 // An rs-fft code's object (reed-solomon-simd's code, codes/rs_fft.h): its unrolled encoder
-// only (decoding needs the erasure locator's transform, which ecjit and the crate run on a
-// host). Lengths in whole 64-byte columns of the crate's layout.
+// and decoders for fixed erasure sets the inverted encoder takes (any other set needs the
+// erasure locator's transform, which ecjit and the crate run on a host). Lengths in whole
+// 64-byte columns of the crate's layout.
 struct FftAotContents {
   unsigned k = 0, m = 0;
   std::string spec;
@@ -67,6 +68,7 @@ struct FftAotContents {
   std::string multiplies;  // "gfni" or "split-table"
   std::string opt;
   std::string encode_symbol;
+  std::vector<AotDecoder> decoders;
 };
 std::string aot_fft_header_text(const FftAotContents &c);
 

@@ -8,6 +8,7 @@
 
 #include "codes/coeff_layout.h"
 #include "codes/decode.h"
+#include "codes/rs_fft_program.h"
 #include "ir_builders/fft_kernel.h"
 #include "jit/aot_writer.h"
 #include "llvm/Support/FileSystem.h"
@@ -304,10 +305,10 @@ int cmd_aot(int argc, char **argv) {
 
   const bool fft = parsed.ok() && parsed->family == CodeFamily::kRsFft;
   if (fft)
-    for (const char *o : {"decoders", "generic", "runtime-c", "op"})
+    for (const char *o : {"generic", "runtime-c", "op"})
       if (args.has(o) && !(std::string(o) == "op" && args.get("op") == "encode"))
         return usage_error(def.name, std::string("--") + o + " does not apply to rs-fft: its object carries the "
-                                     "encoder only (decode with Jit::codec() or reed-solomon-simd on a host)");
+                                     "encoder and --decoders (the sets the inverted encoder takes) only");
 
   // The encoder request: the same options and naming as `ecjit ir/asm` (kernel_request.h).
   std::vector<std::string> kr_words;
@@ -345,9 +346,38 @@ int cmd_aot(int argc, char **argv) {
     if (!shape_kernels(args, *enc, prefix, target, target_details, &request, &header_text, &error))
       return usage_error(def.name, error);
   } else if (fft) {
-    const FftAotContents contents{enc->spec.k, enc->spec.m, spec, prefix, target, target_details,
-                                  ir::fft_multiply_name(enc->req.target), opt_level_name(enc->req.opt),
-                                  enc->req.symbol()};
+    const unsigned k = enc->spec.k, m = enc->spec.m;
+    FftAotContents contents{k, m, spec, prefix, target, target_details,
+                            ir::fft_multiply_name(enc->req.target), opt_level_name(enc->req.opt),
+                            enc->req.symbol(), {}};
+    for (const std::vector<unsigned> &erased : sets) {
+      std::vector<bool> present(k + m, true);
+      for (unsigned s : erased) {
+        if (s >= k + m)
+          return usage_error(def.name, "--decoders: shard " + std::to_string(s) +
+                                           " does not exist (the code has shards 0.." + std::to_string(k + m - 1) +
+                                           ")");
+        present[s] = false;
+      }
+      // The decode of a fixed set with no erasure-locator transform on the board: the
+      // encoder's transforms inverted, the sets that allow it (codes/rs_fft_program.h).
+      const std::optional<std::vector<unsigned>> sources =
+          erased.size() <= m ? codes::fft::inverse_decode_sources(k, m, present, erased) : std::nullopt;
+      if (!sources)
+        return usage_error(
+            def.name, "--decoders: erasure set {" + join_indices(erased) + "}: an rs-fft decoder ahead of time "
+                      "inverts the encoder, which needs every recovery shard and the lost originals inside one "
+                      "whole chunk of " + std::to_string(codes::fft::geometry(k, m)->chunk) +
+                      " originals (high rate, m a power of two), or every original or one whole recovery chunk "
+                      "present (low rate); other sets decode with Jit::codec() or reed-solomon-simd on a host");
+      jit::CompileRequest req = enc->req;
+      ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kInverse, k, m,
+                          ir::kernel_symbol(jit::decoder_op(erased, *sources), spec, target), *sources, erased};
+      req.desc.symbol = d.symbol;
+      req.fft_kernel = std::make_shared<const ir::FftKernelDesc>(std::move(d));
+      contents.decoders.push_back({erased, *sources, req.desc.symbol});
+      request.kernels.push_back(std::move(req));
+    }
     header_text = aot_fft_header_text(contents);
   } else if (enc->bits) {
     const codes::BitMatrixCode &code = *enc->bits;

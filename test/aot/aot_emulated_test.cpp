@@ -111,11 +111,14 @@ std::vector<Case> cases() {
   v.push_back({"x86_64-v3", "xcode:p=7", "0;1,4;5,6", Runner::kNative, "auto", "avx2"});
   v.push_back({"aarch64", "bpcode:p=7", "0;2,3;4,5", Runner::kAArch64});
   v.push_back({"hexagon-v68+hvx", "xcode:p=5,element=128", "1;0,4", Runner::kHexagon});
-  // rs-fft (issue 23): the unrolled encoder only, in whole 64-byte columns; nibble lookups on
-  // AVX2 and NEON, GFNI affine blocks where the host has GFNI.
-  v.push_back({"x86_64-v3", "rs-fft:k=10,m=4", "", Runner::kNative, "auto", "avx2"});
-  v.push_back({"x86_64-v3+gfni", "rs-fft:k=10,m=4", "", Runner::kNative, "auto", "gfni"});
-  v.push_back({"aarch64", "rs-fft:k=6,m=9", "", Runner::kAArch64});
+  // rs-fft (issue 23): the unrolled encoder and decoders of sets the inverted encoder takes
+  // (high rate: originals of one whole chunk, every recovery shard read; low rate: recovery
+  // from every original), in whole 64-byte columns; nibble lookups on AVX2 and NEON, GFNI
+  // affine blocks where the host has GFNI.
+  v.push_back({"x86_64-v3", "rs-fft:k=10,m=4", "0,1,2,3;5,6", Runner::kNative, "auto", "avx2"});
+  v.push_back({"x86_64-v3+gfni", "rs-fft:k=10,m=4", "0,1,2,3;5,6", Runner::kNative, "auto", "gfni"});
+  v.push_back({"aarch64", "rs-fft:k=6,m=9", "6,7,14", Runner::kAArch64});
+  v.push_back({"aarch64", "rs-fft:k=16,m=16", "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15;3,9", Runner::kAArch64});
   return v;
 }
 
@@ -199,7 +202,7 @@ std::string first_difference(const std::vector<uint8_t> &got, const std::vector<
 struct RefCode {
   std::optional<codes::LinearCode> code;
   std::optional<codes::BitMatrixCode> bits;
-  bool fft = false;  // rs-fft: codes::fft's reference (encoder only)
+  bool fft = false;  // rs-fft: codes::fft's reference encoder (decoders restore its shards)
   unsigned k = 0, m = 0;
   unsigned n() const { return k + m; }
   void encode(const uint8_t *const *data, uint8_t *const *parity, size_t len) const {
