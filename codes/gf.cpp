@@ -104,10 +104,12 @@ namespace {
 
 // The tables of GF(2^l) mod X^l + pstar (l <= 16, primitive), built once per polynomial.
 std::shared_ptr<const Field::LogTables> log_tables(unsigned l, uint64_t pstar) {
+  // Never destroyed (as every lazily made static a Jit's background thread may reach while
+  // exit handlers run).
   static std::mutex mutex;
-  static std::map<std::pair<unsigned, uint64_t>, std::shared_ptr<const Field::LogTables>> built;
+  static auto *const built = new std::map<std::pair<unsigned, uint64_t>, std::shared_ptr<const Field::LogTables>>();
   std::lock_guard<std::mutex> lock(mutex);
-  auto &t = built[{l, pstar}];
+  auto &t = (*built)[{l, pstar}];
   if (t) return t;
   auto tables = std::make_shared<Field::LogTables>();
   const uint64_t order = mask_for(l);

@@ -125,15 +125,16 @@ std::vector<uint32_t> cauchy_opt_points(const WordField &f, unsigned k, unsigned
 // disk: the points define the code, and a cache entry could only be checked by searching again.
 std::vector<uint32_t> searched_points(const WordField &f, unsigned k, unsigned m, uint64_t seed) {
   static std::mutex mutex;
-  static std::map<std::tuple<unsigned, unsigned, unsigned, uint64_t>, std::vector<uint32_t>> found;
+  static auto *const found =  // never destroyed: reachable from background threads at exit
+      new std::map<std::tuple<unsigned, unsigned, unsigned, uint64_t>, std::vector<uint32_t>>();
   const auto key = std::make_tuple(f.w(), k, m, seed);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = found.find(key); it != found.end()) return it->second;
+    if (auto it = found->find(key); it != found->end()) return it->second;
   }
   std::vector<uint32_t> pts = cauchy_opt_points(f, k, m, seed);
   std::lock_guard<std::mutex> lock(mutex);
-  return found.emplace(key, std::move(pts)).first->second;
+  return found->emplace(key, std::move(pts)).first->second;
 }
 
 std::vector<uint32_t> points_of(const WordField &f, const CodeSpec &s) {
@@ -351,7 +352,9 @@ unsigned full_width(CodeFamily family, unsigned word) {
 }
 
 const std::vector<BitFamily> &bit_families() {
-  static const std::vector<BitFamily> rows = {
+  // Never destroyed: a Jit's background thread may still plan codes while exit handlers run
+  // (a Jit held in a static is destroyed after statics made later, such as this one).
+  static const std::vector<BitFamily> *const rows = new std::vector<BitFamily>{
       {CodeFamily::kCauchyOrig, "cauchy-orig", check_cauchy, build_cauchy, "w", eight, 0},
       {CodeFamily::kCauchyGood, "cauchy-good", check_cauchy, build_cauchy, "w", eight, 0},
       {CodeFamily::kLiberation, "liberation", check_liberation, build_liberation, "w", nullptr, 2, full_width},
@@ -363,7 +366,7 @@ const std::vector<BitFamily> &bit_families() {
       {CodeFamily::kRdp, "rdp", check_rdp, build_rdp, "p", default_prime, 2, full_width},
       {CodeFamily::kStar, "star", check_star, build_star, "p", default_prime, 3, full_width},
   };
-  return rows;
+  return *rows;
 }
 
 const BitFamily *bit_family(CodeFamily f) {

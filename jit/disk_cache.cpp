@@ -80,7 +80,10 @@ std::string DiskCache::default_dir() {
 }
 
 const std::string &DiskCache::build_identity() {
-  static const std::string id = [] {
+  // Never destroyed: the background thread of a Jit held in a static still makes cache keys
+  // while exit handlers run, and this static, made after that Jit, is destroyed before it
+  // (codec_fuzz under ASan: heap-use-after-free at exit).
+  static const std::string *const id = new std::string([] {
     std::string s = "llvm-" LLVM_VERSION_STRING;
     Dl_info info;
     struct stat st;
@@ -92,8 +95,8 @@ const std::string &DiskCache::build_identity() {
       s += "|unknown-binary|" + std::to_string(reinterpret_cast<uintptr_t>(&DiskCache::default_dir));
     }
     return s;
-  }();
-  return id;
+  }());
+  return *id;
 }
 
 std::string DiskCache::path_for(const std::string &key) const {
