@@ -410,7 +410,8 @@ Result<Kernel> KernelService::fft_kernel(const ir::FftKernelDesc &desc) {
   if (!code.ok()) return code.status().with_context("compiling rs-fft kernel " + desc.symbol);
   Kernel k = describe(std::move(*code), desc.symbol, "fft");
   k.info.why = std::string("multiplies by ") + ir::fft_multiply_name(target_);
-  if (desc.kind == ir::FftKernelDesc::Kind::kEncode) k.fn = reinterpret_cast<KernelFn>(k.address);
+  if (desc.kind == ir::FftKernelDesc::Kind::kEncode || desc.kind == ir::FftKernelDesc::Kind::kInverse)
+    k.fn = reinterpret_cast<KernelFn>(k.address);
   k.info.vector_bits = target_.vector_bits >= 256 ? 256 : 128;
   return k;
 }

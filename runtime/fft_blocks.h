@@ -11,6 +11,7 @@
 
 #include "codes/rs_fft.h"
 #include "ir_builders/fft_step_kernel.h"
+#include "jit/kernel_service.h"
 
 namespace ecjit::runtime {
 
@@ -41,6 +42,10 @@ struct FftTargetDecode {
   std::shared_ptr<const ir::FftSchedule> inverse;  // set: the encoder's transforms inverted
   std::vector<ir::FftStep> pre, core, post;        // else: the transforms
   bool whole_core = false;  // core too large to prune: the code's decode core runs as it is
+  // The inverse unrolled for this set (ir::FftKernelDesc::Kind::kInverse; small codes only),
+  // compiled on the Jit's background thread while the step kernel serves; null until then.
+  // std::atomic_load / atomic_store only.
+  mutable std::shared_ptr<const jit::Kernel> unrolled;
   // Multiplies per element (ir::fft_multiplies): the matrix's targets x sources multiply-adds,
   // the inverted encoder's (0: the shards read do not allow it), and the transforms' - whole
   // when another decode runs (the choice), pruned when they run.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codes/rs_fft_program.h"
+#include "jit/decoder_planner.h"
 #include "ir_builders/fft_order.h"
 #include "ir_builders/fft_prune.h"
 #include "ir_builders/fft_kernel.h"
@@ -85,6 +86,7 @@ void call_kernel(KernelFn fn, const uint8_t *const *in, uint8_t *const *out, siz
 
 Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned k, unsigned m) {
   std::shared_ptr<FftEngine> e(new FftEngine());
+  e->jit_ = &jit;
   e->k_ = k;
   e->m_ = m;
   Result<Kernel> steps = jit.fft_kernel({ir::FftKernelDesc::Kind::kSteps, 0, 0, "ecjit_fft_steps"});
@@ -171,8 +173,26 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     if (inv) {
       ir::order_fft_steps_by_block(&inv->steps, inv->slots, l2_block_slots(inv->slots));
       d->inverse_cost = ir::fft_multiplies(inv->steps);
-      if (d->inverse_cost < d->transform_cost && d->inverse_cost < d->matrix_cost)
+      if (d->inverse_cost < d->transform_cost && d->inverse_cost < d->matrix_cost) {
+        const uint32_t slots = inv->slots;
         d->inverse = std::make_shared<const ir::FftSchedule>(std::move(*inv));
+        if (slots <= kFftUnrolledEncodeSlots) {
+          // Its unrolled kernel on the background thread; the step kernel serves meanwhile.
+          ir::FftKernelDesc desc{ir::FftKernelDesc::Kind::kInverse, k_, m_,
+                                 "ecjit_fft_inverse__k" + std::to_string(k_) + "_m" + std::to_string(m_) + "_" +
+                                     jit::decoder_op(targets, plan.sources),
+                                 plan.sources, targets};
+          std::weak_ptr<FftTargetDecode> entry = d;
+          JitImpl *jit = jit_;
+          (void)jit_->submit_background(
+              [jit, entry, desc] {
+                Result<Kernel> k = jit->fft_kernel(desc);  // a failure leaves the step kernel serving
+                if (std::shared_ptr<FftTargetDecode> e = entry.lock(); e && k.ok() && k->fn)
+                  std::atomic_store(&e->unrolled, std::make_shared<const Kernel>(std::move(*k)));
+              },
+              [entry] { return !entry.expired(); }, /*optional=*/true);
+        }
+      }
     }
   }
   if (!d->inverse && d->matrix_cost <= d->transform_cost) {
@@ -227,7 +247,10 @@ std::string FftEngine::decode_why(const FftDecodePlan &plan, const std::vector<u
   if (td->inverse)
     return "this set: the encoder's transforms inverted (every recovery shard read at the high rate, one "
            "whole chunk at the low), " + std::to_string(td->inverse_cost) + " multiplies per element, against "
-           "the decode core's " + transforms + " and a matrix's " + matrix;
+           "the decode core's " + transforms + " and a matrix's " + matrix +
+           (std::atomic_load(&td->unrolled) ? "; unrolled for this set"
+            : td->inverse->slots <= kFftUnrolledEncodeSlots ? "; step kernel until its unrolled kernel is compiled"
+                                                             : "");
   const std::string whole = std::to_string(plan.sources.size() + core_multiplies_ + targets.size());
   if (td->whole_core)
     return "this set: the transforms, " + transforms + " multiplies per element (a core past " +
@@ -252,6 +275,11 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
     }
   }
   const std::shared_ptr<const FftTargetDecode> td = target_decode(plan, targets);
+  if (std::shared_ptr<const Kernel> u = std::atomic_load(&td->unrolled)) {
+    std::vector<const uint8_t *> in(plan.sources.size());
+    for (size_t i = 0; i < plan.sources.size(); ++i) in[i] = in_at[plan.points[i]];
+    return call_kernel(u->fn, in.data(), target_out.data(), len);
+  }
   if (const ir::FftSchedule *inv = td->inverse.get()) {
     std::vector<const uint8_t *> shard_in(k_ + m_, nullptr);
     std::vector<uint8_t *> shard_out(k_ + m_, nullptr);

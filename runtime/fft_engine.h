@@ -15,7 +15,9 @@
 namespace ecjit::runtime {
 
 // Codes whose unrolled encoder (ir::build_fft_kernel) codec() compiles; larger ones encode on
-// the step kernel. Zen 3, AVX2, 64 KiB shards: 10:4 (12 work slots) 18 GB/s unrolled against
+// the step kernel. The same bound (work slots) decides which erasure sets' inverted-encoder
+// decodes are also compiled unrolled, on the background thread (10:4 losing a chunk of
+// originals: 26 GB/s on the step kernel, the unrolled encoder's 83 once compiled). Zen 3, AVX2, 64 KiB shards: 10:4 (12 work slots) 18 GB/s unrolled against
 // 9 on steps, compiled in ~40 ms; 16 slots ~140 ms.
 constexpr size_t kFftUnrolledEncodeSlots = 16;
 
@@ -70,6 +72,7 @@ class FftEngine {
   void run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, const uint8_t *const *in,
                           uint8_t *const *out, size_t len) const;
 
+  JitImpl *jit_ = nullptr;  // the codec's (it holds the Jit); background compiles of inverses
   unsigned k_ = 0, m_ = 0;
   codes::fft::Geometry geometry_;
   size_t core_multiplies_ = 0;  // ir::fft_multiplies(decode_core_.steps)

@@ -240,6 +240,28 @@ TEST(FftCodec, ReconstructByTheInvertedEncoder) {
   }
 }
 
+// A small code's inverted decode is compiled unrolled on the background thread while the step
+// kernel serves; once swapped in, the same bytes (whole columns and a partial tail).
+TEST(FftCodec, SmallCodesInvertUnrolledOnceCompiled) {
+  auto j = make_jit();
+  ASSERT_TRUE(j);
+  auto codec = codec_of(10, 4, *j);
+  ASSERT_TRUE(codec);
+  std::vector<bool> present(14, true);
+  for (unsigned s = 4; s < 8; ++s) present[s] = false;  // chunk 1 of the originals
+  for (size_t len : {size_t(64), size_t(4096 + 130), size_t(70000)}) {
+    Stripe st(10, 4, len, len);
+    for (int pass = 0; pass < 2; ++pass) {
+      for (unsigned s = 4; s < 8; ++s) st.spoil(s);
+      ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok());
+      for (unsigned s = 0; s < 14; ++s) ASSERT_TRUE(st.equal(s)) << "len " << len << " pass " << pass << " shard " << s;
+      j->wait_for_tuning();  // the second pass runs the unrolled kernel
+    }
+  }
+  const ecjit::KernelInfo info = codec->decoder_info(present);
+  if (info.vector_bits != 64) EXPECT_NE(info.why.find("unrolled for this set"), std::string::npos) << info.why;
+}
+
 // Every erasure set of up to m shards of 3:3 and 4:2 (len with a partial chunk).
 TEST(FftCodec, ReconstructEveryErasureSet) {
   for (auto [k, m] : {std::pair{3u, 3u}, {4u, 2u}}) {
