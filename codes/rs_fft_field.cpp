@@ -60,8 +60,10 @@ struct Tables {
 };
 
 const Tables &tables() {
-  static const Tables t;
-  return t;
+  // Never destroyed: a Jit's background thread may still compile rs-fft kernels (an erasure
+  // set's unrolled inverse) while exit handlers run.
+  static const Tables *const t = new Tables();
+  return *t;
 }
 
 }  // namespace
