@@ -145,34 +145,50 @@ Result<Program> encode_program(unsigned k, unsigned m, Order order) {
   return p;
 }
 
+std::optional<InverseShape> inverse_shape(unsigned k, unsigned m, const std::vector<bool> &available,
+                                          const std::vector<unsigned> &targets) {
+  Result<Geometry> g = geometry(k, m);
+  if (!g.ok() || available.size() != size_t(k) + m || targets.empty()) return std::nullopt;
+  const size_t C = g->chunk;
+  auto all = [&](size_t first, size_t last) {
+    for (size_t s = first; s < std::min(last, available.size()); ++s)
+      if (!available[s]) return false;
+    return true;
+  };
+  for (unsigned t : targets)
+    if (t >= k + m || available[t]) return std::nullopt;
+  if (g->rate == Rate::kHigh) {
+    // Every recovery shard, every original outside chunk L, every target inside it.
+    if (m != C || !all(k, size_t(k) + m)) return std::nullopt;
+    const size_t lost = targets.front() / C * C;
+    for (unsigned t : targets)
+      if (t >= k || t / C * C != lost) return std::nullopt;
+    if (!all(0, lost) || !all(lost + C, k)) return std::nullopt;
+    return InverseShape{Rate::kHigh, lost};
+  }
+  // Low rate: every original, or (k == C) one whole recovery chunk.
+  if (all(0, k)) return InverseShape{Rate::kLow, 0};
+  if (k == C)
+    for (size_t c0 = 0; c0 + C <= m; c0 += C)
+      if (all(k + c0, k + c0 + C)) return InverseShape{Rate::kLow, C + c0};
+  return std::nullopt;
+}
+
 std::optional<Program> inverse_decode_program(unsigned k, unsigned m, const std::vector<unsigned> &sources,
                                               const std::vector<unsigned> &targets, Order order) {
-  Result<Geometry> g = geometry(k, m);
-  if (!g.ok() || targets.empty()) return std::nullopt;
-  const size_t C = g->chunk;
   std::vector<bool> read(size_t(k) + m, false);
   for (unsigned s : sources) {
     if (s >= k + m) return std::nullopt;
     read[s] = true;
   }
-  for (unsigned t : targets)
-    if (t >= k + m || read[t]) return std::nullopt;
-  auto all_read = [&](size_t first, size_t last) {
-    for (size_t s = first; s < last; ++s)
-      if (!read[s]) return false;
-    return true;
-  };
+  const std::optional<InverseShape> shape = inverse_shape(k, m, read, targets);
+  if (!shape) return std::nullopt;
+  const size_t C = geometry(k, m)->chunk;
   Program p;
-  if (g->rate == Rate::kHigh) {
-    if (m != C || !all_read(k, size_t(k) + m)) return std::nullopt;
-    const size_t lost = targets.front() / C * C;  // first original of chunk L
-    size_t last = 0;                               // 1 + the highest target's index in chunk L
-    for (unsigned t : targets) {
-      if (t >= k || t / C * C != lost) return std::nullopt;
-      last = std::max<size_t>(last, t - lost + 1);
-    }
-    for (size_t c0 = 0; c0 < k; c0 += C)
-      if (c0 != lost && !all_read(c0, std::min<size_t>(k, c0 + C))) return std::nullopt;
+  if (shape->rate == Rate::kHigh) {
+    const size_t lost = shape->chunk_point;  // first original of chunk L
+    size_t last = 0;                         // 1 + the highest target's index in chunk L
+    for (unsigned t : targets) last = std::max<size_t>(last, t - lost + 1);
     // Slots [0, C): the recovery shards, then IFFT_L(chunk L); [C, ..): the other chunks.
     p.work_count = uint32_t((k + C - 1) / C * C);  // chunk L's C slots hold the recovery
     for (unsigned j = 0; j < m; ++j) p.inputs.push_back({k + j, j});
@@ -195,16 +211,9 @@ std::optional<Program> inverse_decode_program(unsigned k, unsigned m, const std:
     for (unsigned t : targets) p.outputs.push_back({t, uint32_t(t - lost)});
     return p;
   }
-  // Low rate: the polynomial from every original (points k .. C-1 are zeros) or from one
-  // whole recovery chunk (k == C), then one FFT per chunk holding targets.
-  size_t from = SIZE_MAX;  // the point of the chunk read (0: the originals)
-  if (all_read(0, k)) {
-    from = 0;
-  } else if (k == C) {
-    for (size_t c0 = 0; c0 + C <= m && from == SIZE_MAX; c0 += C)
-      if (all_read(k + c0, k + c0 + C)) from = C + c0;
-  }
-  if (from == SIZE_MAX) return std::nullopt;
+  // Low rate: the polynomial from the chunk read (points k .. C-1 of the originals are
+  // zeros), then one FFT per chunk holding targets.
+  const size_t from = shape->chunk_point;
   // Target chunks by their point: originals at 0, recovery chunk c0 at C + c0.
   std::vector<std::pair<size_t, size_t>> chunks;  // (point, 1 + highest target offset in it)
   auto point = [&](unsigned s) { return s < k ? size_t(s) : C + (s - k); };
@@ -234,40 +243,26 @@ std::optional<Program> inverse_decode_program(unsigned k, unsigned m, const std:
 
 std::optional<std::vector<unsigned>> inverse_decode_sources(unsigned k, unsigned m, const std::vector<bool> &present,
                                                             const std::vector<unsigned> &targets) {
-  Result<Geometry> g = geometry(k, m);
-  if (!g.ok() || present.size() != size_t(k) + m || targets.empty()) return std::nullopt;
-  const size_t C = g->chunk;
-  auto all_present = [&](size_t first, size_t last) {
-    for (size_t s = first; s < last; ++s)
-      if (!present[s]) return false;
-    return true;
-  };
+  const std::optional<InverseShape> shape = inverse_shape(k, m, present, targets);
+  if (!shape) return std::nullopt;
+  const size_t C = geometry(k, m)->chunk;
   std::vector<unsigned> sources;
   auto add = [&](size_t first, size_t last) {
     for (size_t s = first; s < last; ++s) sources.push_back(unsigned(s));
   };
-  if (g->rate == Rate::kHigh) {
-    if (m != C || !all_present(k, size_t(k) + m)) return std::nullopt;
-    const size_t lost = targets.front() / C * C;
-    if (targets.front() >= k || lost + C > k) return std::nullopt;  // a whole chunk of originals
-    for (unsigned t : targets)
-      if (t >= k || t / C * C != lost) return std::nullopt;
-    if (!all_present(0, lost) || !all_present(lost + C, k)) return std::nullopt;
+  if (shape->rate == Rate::kHigh) {
+    // Exactly k shards only where chunk L is whole (a partial last chunk leaves C - its size
+    // more recovery shards than originals restored).
+    const size_t lost = shape->chunk_point;
+    if (lost + C > k) return std::nullopt;
     add(0, lost);
     add(lost + C, size_t(k) + m);
-    return sources;
-  }
-  if (all_present(0, k)) {
+  } else if (shape->chunk_point == 0) {
     add(0, k);
-    return sources;
+  } else {
+    add(k + (shape->chunk_point - C), k + shape->chunk_point);
   }
-  if (k != C) return std::nullopt;
-  for (size_t c0 = 0; c0 + C <= m; c0 += C)
-    if (all_present(k + c0, k + c0 + C)) {
-      add(k + c0, k + c0 + C);
-      return sources;
-    }
-  return std::nullopt;
+  return sources;
 }
 
 Result<std::vector<uint16_t>> locator_logs(unsigned k, unsigned m, const std::vector<bool> &present) {

@@ -101,6 +101,18 @@ Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &
 std::optional<Program> inverse_decode_program(unsigned k, unsigned m, const std::vector<unsigned> &sources,
                                               const std::vector<unsigned> &targets, Order order = Order::kLayers);
 
+// Which inverted-encoder decode the shards at hand allow (the shapes inverse_decode_program
+// takes), or nullopt: `available` has k + m entries, `targets` are shard ids. The one place
+// those rules live; inverse_decode_program and inverse_decode_sources both ask it.
+struct InverseShape {
+  Rate rate = Rate::kHigh;
+  // High rate: the first original of chunk L, the one holding every target. Low rate: the
+  // point the polynomial is read at, 0 (every original) or C + c0 (recovery chunk c0, k == C).
+  size_t chunk_point = 0;
+};
+std::optional<InverseShape> inverse_shape(unsigned k, unsigned m, const std::vector<bool> &available,
+                                          const std::vector<unsigned> &targets);
+
 // Sources (k shards, ascending) for which inverse_decode_program restores `targets` (missing
 // shards) given `present` (k + m entries): at the high rate every recovery shard and the
 // originals outside the one whole chunk holding every target; at the low rate every original,
