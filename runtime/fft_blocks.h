@@ -46,6 +46,7 @@ struct FftTargetDecode {
   // compiled on the Jit's background thread while the step kernel serves; null until then.
   // std::atomic_load / atomic_store only.
   mutable std::shared_ptr<const jit::Kernel> unrolled;
+  bool unrolled_asked = false;  // its compile was queued (the inverse is small enough)
   // Multiplies per element (ir::fft_multiplies): the matrix's targets x sources multiply-adds,
   // the inverted encoder's (0: the shards read do not allow it), and the transforms' - whole
   // when another decode runs (the choice), pruned when they run.

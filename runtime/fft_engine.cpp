@@ -32,6 +32,16 @@ uint8_t *scratch(size_t bytes) {
   return buf.get();
 }
 
+// Pointer tables of the calling thread, kept for later calls: slot 0 the steps' pointer
+// array (run_shard_schedule, the matrix and core tiles), slot 1 the restored shards and
+// slot 2 the shards read of a decode (FftEngine::decode).
+template <class T>
+std::vector<T> &pointers(size_t slot, size_t count) {
+  thread_local std::vector<T> v[3];
+  v[slot].assign(count, T{});
+  return v[slot];
+}
+
 // Half of this core's L2 (sysconf; 512 KiB where it does not say).
 size_t l2_budget() {
   static const size_t b = [] {
@@ -89,7 +99,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   e->jit_ = &jit;
   e->k_ = k;
   e->m_ = m;
-  Result<Kernel> steps = jit.fft_kernel({ir::FftKernelDesc::Kind::kSteps, 0, 0, "ecjit_fft_steps"});
+  Result<Kernel> steps = jit.fft_kernel({ir::FftKernelDesc::Kind::kSteps, 0, 0, "ecjit_fft_steps", {}, {}});
   if (!steps.ok()) return steps.status();
   e->steps_ = std::move(*steps);
   e->step_fn_ = reinterpret_cast<StepFn>(e->steps_.address);
@@ -116,7 +126,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
                         " work slots, more than the " + std::to_string(kFftUnrolledEncodeSlots) + " unrolled), " +
                         multiplies;
   const ir::FftKernelDesc unrolled{ir::FftKernelDesc::Kind::kEncode, k, m,
-                                   "ecjit_fft_encode__k" + std::to_string(k) + "_m" + std::to_string(m)};
+                                   "ecjit_fft_encode__k" + std::to_string(k) + "_m" + std::to_string(m), {}, {}};
   if (ir::fft_kernel_slots(unrolled) <= kFftUnrolledEncodeSlots) {
     Result<Kernel> u = jit.fft_kernel(unrolled);
     if (!u.ok()) return u.status();
@@ -129,23 +139,25 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
 
 void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len) const {
   if (unrolled_.fn) return call_kernel(unrolled_.fn, in, out, len);
-  std::vector<const uint8_t *> shard_in(in, in + k_);
-  shard_in.resize(k_ + m_, nullptr);
-  std::vector<uint8_t *> shard_out(k_, nullptr);
-  shard_out.insert(shard_out.end(), out, out + m_);
-  run_shard_schedule(encode_schedule_, encode_schedule_.tables.data(), shard_in.data(), shard_out.data(), len);
+  const unsigned k = k_;
+  run_shard_schedule(
+      encode_schedule_, encode_schedule_.tables.data(), [in, k](unsigned s) { return s < k ? in[s] : nullptr; },
+      [out, k](unsigned s) { return s >= k ? out[s - k] : nullptr; }, len);
 }
 
-void FftEngine::run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, const uint8_t *const *in,
-                                   uint8_t *const *out, size_t len) const {
+template <class In, class Out>
+void FftEngine::run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, In in, Out out,
+                                   size_t len) const {
   const size_t tile = tile_bytes(s.slots);
   uint8_t *scr = scratch(size_t(s.slots) * tile);
-  std::vector<uint8_t *> ptr(s.slots + k_ + m_, nullptr);
+  std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, s.slots + k_ + m_);
   for (size_t off = 0; off < len; off += tile) {
     for (uint32_t x = 0; x < s.slots; ++x)
-      ptr[x] = s.slot_shard[x] >= 0 ? out[s.slot_shard[x]] + off : scr + size_t(x) * tile;
-    for (unsigned i = 0; i < k_ + m_; ++i)
-      ptr[s.slots + i] = in[i] ? const_cast<uint8_t *>(in[i]) + off : nullptr;  // read only
+      ptr[x] = s.slot_shard[x] >= 0 ? out(unsigned(s.slot_shard[x])) + off : scr + size_t(x) * tile;
+    for (unsigned i = 0; i < k_ + m_; ++i) {
+      const uint8_t *p = in(i);
+      ptr[s.slots + i] = p ? const_cast<uint8_t *>(p) + off : nullptr;  // read only
+    }
     call_steps(steps_.address, ptr.data(), s.steps.data(), s.steps.size(), tables, std::min(tile, len - off));
   }
 }
@@ -176,7 +188,8 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
       if (d->inverse_cost < d->transform_cost && d->inverse_cost < d->matrix_cost) {
         const uint32_t slots = inv->slots;
         d->inverse = std::make_shared<const ir::FftSchedule>(std::move(*inv));
-        if (slots <= kFftUnrolledEncodeSlots) {
+        d->unrolled_asked = slots <= kFftUnrolledEncodeSlots;
+        if (d->unrolled_asked) {
           // Its unrolled kernel on the background thread; the step kernel serves meanwhile.
           ir::FftKernelDesc desc{ir::FftKernelDesc::Kind::kInverse, k_, m_,
                                  "ecjit_fft_inverse__k" + std::to_string(k_) + "_m" + std::to_string(m_) + "_" +
@@ -249,8 +262,8 @@ std::string FftEngine::decode_why(const FftDecodePlan &plan, const std::vector<u
            "whole chunk at the low), " + std::to_string(td->inverse_cost) + " multiplies per element, against "
            "the decode core's " + transforms + " and a matrix's " + matrix +
            (std::atomic_load(&td->unrolled) ? "; unrolled for this set"
-            : td->inverse->slots <= kFftUnrolledEncodeSlots ? "; step kernel until its unrolled kernel is compiled"
-                                                             : "");
+            : td->unrolled_asked ? "; step kernel until its unrolled kernel is compiled"
+                                 : "");
   const std::string whole = std::to_string(plan.sources.size() + core_multiplies_ + targets.size());
   if (td->whole_core)
     return "this set: the transforms, " + transforms + " multiplies per element (a core past " +
@@ -265,8 +278,9 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
   const ir::FftSchedule &core = decode_core_;
   const uint32_t n = core.slots;
   // Few losses: |targets| x k multiply-adds straight from the shards, no scratch.
-  std::vector<unsigned> targets;
-  std::vector<uint8_t *> target_out;
+  thread_local std::vector<unsigned> targets;
+  targets.clear();
+  std::vector<uint8_t *> &target_out = pointers<uint8_t *>(1, 0);
   for (unsigned s = 0; s < k_ + m_; ++s) {
     const size_t x = fft_point(geometry_, s);
     if (out_at[x]) {
@@ -276,19 +290,23 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
   }
   const std::shared_ptr<const FftTargetDecode> td = target_decode(plan, targets);
   if (std::shared_ptr<const Kernel> u = std::atomic_load(&td->unrolled)) {
-    std::vector<const uint8_t *> in(plan.sources.size());
+    std::vector<const uint8_t *> &in = pointers<const uint8_t *>(2, plan.sources.size());
     for (size_t i = 0; i < plan.sources.size(); ++i) in[i] = in_at[plan.points[i]];
     return call_kernel(u->fn, in.data(), target_out.data(), len);
   }
   if (const ir::FftSchedule *inv = td->inverse.get()) {
-    std::vector<const uint8_t *> shard_in(k_ + m_, nullptr);
-    std::vector<uint8_t *> shard_out(k_ + m_, nullptr);
-    for (size_t i = 0; i < plan.sources.size(); ++i) shard_in[plan.sources[i]] = in_at[plan.points[i]];
-    for (size_t t = 0; t < targets.size(); ++t) shard_out[targets[t]] = target_out[t];
-    return run_shard_schedule(*inv, encode_schedule_.tables.data(), shard_in.data(), shard_out.data(), len);
+    // Shard s sits at its point: read where the plan holds it, written where out_at names it.
+    const codes::fft::Geometry &g = geometry_;
+    return run_shard_schedule(
+        *inv, encode_schedule_.tables.data(),
+        [&](unsigned s) -> const uint8_t * {
+          const size_t x = fft_point(g, s);
+          return plan.holds[x] ? in_at[x] : nullptr;
+        },
+        [&](unsigned s) { return out_at[fft_point(g, s)]; }, len);
   }
   if (const ir::FftSchedule *mat = td->matrix.get()) {
-    std::vector<uint8_t *> ptr(mat->slots + k_ + m_, nullptr);
+    std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, mat->slots + k_ + m_);
     const size_t tile = 16384;
     for (size_t off = 0; off < len; off += tile) {
       for (uint32_t t = 0; t < mat->slots; ++t) ptr[t] = target_out[t] + off;
@@ -301,7 +319,7 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
   }
   const size_t tile = tile_bytes(n);
   uint8_t *scr = scratch(size_t(n) * tile);
-  std::vector<uint8_t *> ptr(2 * size_t(n), nullptr);
+  std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, 2 * size_t(n));
   void *fn = steps_.address;
   for (size_t off = 0; off < len; off += tile) {
     for (uint32_t x = 0; x < n; ++x) {

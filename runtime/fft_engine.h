@@ -66,11 +66,12 @@ class FftEngine {
   std::shared_ptr<const FftTargetDecode> target_decode(const FftDecodePlan &plan,
                                                        const std::vector<unsigned> &targets) const;
   // Runs a schedule whose pointers are work slots then shards (fft_encode_schedule's) with the
-  // multiplier `tables` its steps index: shard s is read from in[s] + offset, an output slot's
-  // shard s written at out[s] + offset (both by shard id, k + m entries), scratch tiles for
-  // the rest, tile by tile over len bytes.
-  void run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, const uint8_t *const *in,
-                          uint8_t *const *out, size_t len) const;
+  // multiplier `tables` its steps index: shard s is read from in(s) + offset (null: not read),
+  // an output slot's shard s written at out(s) + offset, scratch tiles for the rest, tile by
+  // tile over len bytes. in and out map shard ids to the caller's pointers, so no call builds
+  // a k + m table of its own (defined in fft_engine.cpp, its only user).
+  template <class In, class Out>
+  void run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, In in, Out out, size_t len) const;
 
   JitImpl *jit_ = nullptr;  // the codec's (it holds the Jit); background compiles of inverses
   unsigned k_ = 0, m_ = 0;
