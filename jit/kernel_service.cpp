@@ -97,6 +97,7 @@ struct KernelService::State {
       }
       if (auto s = weak.lock()) s->publish(std::move(result->kernel), result->strategy, "tuned: " + result->why);
     };
+    KernelService::register_exit_handler();
     if (!tuner->submit(std::move(job)))
       slot->publish(nullptr, slot->strategy(), "static choice for this field and target (tuner backlog full)");
   }
@@ -221,7 +222,10 @@ void KernelService::guard_exit() {
   // thread is stopped first, by a handler that waits for the job in flight. exit() runs a
   // handler before the destructors of every static constructed before it was registered,
   // so one compile here first constructs the code generator's statics (a 1 x 1 kernel,
-  // never on disk: a few ms, once per process), then the handler is registered.
+  // never on disk: a few ms, once per process); the handler is registered when a background
+  // thread first gets work (register_exit_handler), as late as it can be, so that it also
+  // runs before the statics the callers made in between (codes' tables, the disk cache's
+  // identity). Statics first made on the background thread itself are never destroyed.
   static std::once_flag once;
   std::call_once(once, [this] {
     auto field = codes::Field::make(8);
@@ -234,11 +238,6 @@ void KernelService::guard_exit() {
       bool hit_disk = false;
       (void)jit_kernel(*state_->session, req, nullptr, /*disk=*/nullptr, &hit_disk);
     }
-    std::atexit([] {
-      LiveServices &l = live_services();
-      std::lock_guard<std::mutex> lock(l.mutex);
-      for (KernelService *s : l.live) s->stop_background();
-    });
   });
   LiveServices &l = live_services();
   std::lock_guard<std::mutex> lock(l.mutex);
@@ -287,8 +286,20 @@ void KernelService::wait_for_tuning() {
 
 void KernelService::stop_background() { state_->tuner->stop(); }
 
+void KernelService::register_exit_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::atexit([] {
+      LiveServices &l = live_services();
+      std::lock_guard<std::mutex> lock(l.mutex);
+      for (KernelService *s : l.live) s->stop_background();
+    });
+  });
+}
+
 bool KernelService::submit_background(std::function<void()> task, std::function<bool()> still_wanted,
                                       bool optional) {
+  register_exit_handler();
   BackgroundTuner::Job job;
   job.task = std::move(task);
   job.still_wanted = std::move(still_wanted);

@@ -176,6 +176,9 @@ class KernelService {
   // Registers this service for the process's exit handler (stops its background thread
   // before LLVM's statics go), warming the code generator up before the first one.
   void guard_exit();
+  // Registers the exit handler that stops every live service's background thread (once per
+  // process, before the first background job is queued).
+  static void register_exit_handler();
   // The Kernel for `code`, described by the service.
   Kernel describe(std::shared_ptr<const CompiledKernel> code, const std::string &symbol,
                   const std::string &strategy) const;
