@@ -58,7 +58,7 @@ class FftKernel : public testing::TestWithParam<FftCase> {
     ir::FftKernelDesc d{kind, c.k, c.m,
                         std::string("fft_test_") + (kind == ir::FftKernelDesc::Kind::kEncode ? "enc" : "dec") +
                             "_" + std::to_string(c.k) + "_" + std::to_string(c.m) + "_" +
-                            std::to_string(counter_++)};
+                            std::to_string(counter_++), {}, {}};
     const auto t0 = std::chrono::steady_clock::now();
     auto k = jit::jit_kernel(*session(), jit::fft_compile_request(d, target_, jit::OptLevel::kO3));
     if (!k) {
@@ -247,7 +247,7 @@ class FftSteps : public testing::TestWithParam<std::string> {
     ASSERT_TRUE(bool(info)) << err_text(info.takeError());
     target_ = *info;
     if (!ir::fft_kernel_supported(target_)) GTEST_SKIP() << GetParam() << ": no byte shuffle";
-    ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0, "fft_steps_" + std::to_string(counter_++)};
+    ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0, "fft_steps_" + std::to_string(counter_++), {}, {}};
     auto k = jit::jit_kernel(*session(), jit::fft_compile_request(d, target_, jit::OptLevel::kO3));
     ASSERT_TRUE(bool(k)) << err_text(k.takeError());
     kernel_ = std::move(*k);
@@ -391,7 +391,7 @@ TEST(FftKernelTargets, CompileForNeonAndSse) {
     ASSERT_TRUE(bool(info)) << err_text(info.takeError());
     ASSERT_TRUE(ir::fft_kernel_supported(*info)) << name;
     for (auto kind : {ir::FftKernelDesc::Kind::kSteps, ir::FftKernelDesc::Kind::kEncode}) {
-      ir::FftKernelDesc d{kind, 10, 4, "fft_foreign"};
+      ir::FftKernelDesc d{kind, 10, 4, "fft_foreign", {}, {}};
       auto asm_text = jit::kernel_code(jit::fft_compile_request(d, *info, jit::OptLevel::kO3), jit::EmitKind::kAssembly);
       ASSERT_TRUE(bool(asm_text)) << name << ": " << err_text(asm_text.takeError());
       EXPECT_NE(asm_text->find(std::string(name) == "aarch64" ? "tbl" : "pshufb"), std::string::npos) << name;

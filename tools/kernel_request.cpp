@@ -250,9 +250,9 @@ std::optional<KernelRequest> make_fft_request(const Args &args, const CodeSpec &
     return std::nullopt;
   }
   const std::string op = args.get("op", "encode");
-  ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kEncode, spec.k, spec.m, ""};
+  ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kEncode, spec.k, spec.m, "", {}, {}};
   if (op == "decode") d.kind = ir::FftKernelDesc::Kind::kDecode;
-  else if (op == "steps") d = {ir::FftKernelDesc::Kind::kSteps, 0, 0, ""};
+  else if (op == "steps") d = {ir::FftKernelDesc::Kind::kSteps, 0, 0, "", {}, {}};
   else if (op != "encode") {
     *error = "--op '" + op + "' is not encode, decode or steps for rs-fft";
     return std::nullopt;
