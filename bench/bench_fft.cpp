@@ -1,6 +1,7 @@
 // bench_fft: rs-fft encode and decode through ecjit's Codec against reed-solomon-simd (bench/rs_simd) in one run.
 //
-//   bench_fft [--cases 32:32:4K,32:32:64K,...] [--seconds 1] [--crate PATH] [--reps 3] [--lost N] [--mixed]
+//   bench_fft [--cases 32:32:4K,32:32:64K,...] [--seconds 1] [--crate PATH] [--reps 3] [--lost N]
+//             [--mixed | --recovery-lost R]
 //
 // Per case k:m:shard_bytes, one thread: ecjit codec() time (cold: no disk cache), encode GB/s,
 // decode GB/s losing min(m, k, N) originals (default N: all m) and rebuilding them from
@@ -9,10 +10,11 @@
 // numbers from the crate's binary (`rs_simd bench K M BYTES SECONDS`, its encoder / decoder
 // reused across calls) run right after, alternating, `--reps` times; medians. GB = 1e9 bytes
 // of k x shard_bytes original data per call. Without --crate (or ECJIT_RS_SIMD_BIN) the crate
-// columns are empty. Build the crate with bench/rs_simd/build.sh. --mixed: ecjit loses recovery
-// shard 0 in place of the last original, so that not every recovery shard is read and the decode
-// runs the erasure-locator core rather than the encoder inverted (the crate's harness still
-// loses originals only; its decoder runs the same transforms for every pattern).
+// columns are empty. Build the crate with bench/rs_simd/build.sh. --recovery-lost R: ecjit loses
+// recovery shards 0 .. R-1 in place of the last R originals, so that not every recovery shard
+// is read: the decode restores those first as a matrix and inverts the encoder, or runs the
+// erasure-locator core where that costs less (the crate's harness still loses originals only;
+// its decoder runs the same transforms for every pattern). --mixed: R = 1.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -94,7 +96,7 @@ int main(int argc, char **argv) {
   double seconds = 1;
   int reps = 3;
   unsigned lost_max = ~0u;
-  bool mixed = false;
+  unsigned mixed = 0;  // recovery shards lost in place of originals
   std::string crate = std::getenv("ECJIT_RS_SIMD_BIN") ? std::getenv("ECJIT_RS_SIMD_BIN") : "";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -104,10 +106,12 @@ int main(int argc, char **argv) {
     else if (a == "--crate") crate = value();
     else if (a == "--reps") reps = std::max(1, std::atoi(value().c_str()));
     else if (a == "--lost") lost_max = unsigned(std::max(1, std::atoi(value().c_str())));
-    else if (a == "--mixed") mixed = true;
+    else if (a == "--mixed") mixed = 1;
+    else if (a == "--recovery-lost") mixed = unsigned(std::max(0, std::atoi(value().c_str())));
     else {
       std::fprintf(stderr,
-                   "usage: bench_fft [--cases K:M:BYTES,...] [--seconds S] [--crate PATH] [--reps N] [--lost N] [--mixed]\n");
+                   "usage: bench_fft [--cases K:M:BYTES,...] [--seconds S] [--crate PATH] [--reps N] [--lost N]\n"
+                   "                 [--mixed | --recovery-lost R]\n");
       return a == "--help" ? 0 : 2;
     }
   }
@@ -120,7 +124,9 @@ int main(int argc, char **argv) {
   }
   std::printf("rs-fft, one thread, GB = 1e9 B of k x shard input per call; decode: min(m, k%s) originals lost%s\n",
               lost_max == ~0u ? "" : (", " + std::to_string(lost_max)).c_str(),
-              mixed ? " (ecjit: the last of them recovery 0 instead)" : "");
+              mixed ? (" (ecjit: the last " + std::to_string(mixed) + " of them recovery 0 .. " +
+                       std::to_string(mixed - 1) + " instead)").c_str()
+                    : "");
   std::printf("%-18s %9s %9s %9s %7s %9s %9s %7s  %s\n", "k:m:shard", "codec ms", "enc GB/s", "crate", "ratio",
               "dec GB/s", "crate", "ratio", "encoder / decoder");
   for (const Case &c : parse_cases(cases_text)) {
@@ -144,7 +150,7 @@ int main(int argc, char **argv) {
     std::vector<bool> present(n, true);
     const unsigned lost = std::min({c.k, c.m, lost_max});
     for (unsigned i = 0; i < lost; ++i) present[i] = false;
-    if (mixed) present[lost - 1] = true, present[c.k] = false;
+    for (unsigned j = 0; j < std::min(mixed, lost); ++j) present[lost - 1 - j] = true, present[c.k + j] = false;
     std::vector<double> e, d, ce, cd;
     for (int r = 0; r < reps; ++r) {
       e.push_back(rate(seconds, size_t(c.k) * c.bytes, [&] { (void)(*codec)->encode(data, parity, c.bytes); }));

@@ -265,6 +265,61 @@ std::optional<std::vector<unsigned>> inverse_decode_sources(unsigned k, unsigned
   return sources;
 }
 
+std::optional<InverseReads> inverse_decode_reads(unsigned k, unsigned m, const std::vector<bool> &present,
+                                                 const std::vector<unsigned> &targets) {
+  if (std::optional<std::vector<unsigned>> direct = inverse_decode_sources(k, m, present, targets))
+    return InverseReads{std::move(*direct), {}, targets};
+  Result<Geometry> g = geometry(k, m);
+  if (!g.ok() || present.size() != size_t(k) + m || targets.empty()) return std::nullopt;
+  const bool high = g->rate == Rate::kHigh;
+  const size_t C = g->chunk;
+  if (high && m != C) return std::nullopt;
+  for (unsigned t : targets)
+    if (t >= k + m || present[t]) return std::nullopt;
+  // The shards the inverse reads in full: every recovery shard and the originals outside
+  // chunk L, the one with the most missing (high); every original (low).
+  size_t L = 0;
+  if (high) {
+    size_t most = 0;
+    for (size_t c0 = 0; c0 < k; c0 += C) {
+      const size_t missing = size_t(std::count(present.begin() + c0, present.begin() + std::min<size_t>(k, c0 + C), false));
+      if (missing > most) most = missing, L = c0;
+    }
+  }
+  auto read_in_full = [&](size_t s) { return high ? s >= k || s < L || s >= L + C : s < k; };
+  InverseReads r;
+  std::vector<bool> available = present;
+  for (size_t s = 0; s < size_t(k) + m; ++s)
+    if (!present[s] && read_in_full(s)) {
+      r.first.push_back(unsigned(s));
+      available[s] = true;
+    }
+  for (unsigned t : targets)
+    if (!read_in_full(t)) r.targets.push_back(t);
+  if (r.first.empty() || r.targets.empty()) return std::nullopt;
+  const std::optional<InverseShape> shape = inverse_shape(k, m, available, r.targets);
+  if (!shape) return std::nullopt;
+  // What the inverse reads of the present shards, then the others up to k.
+  std::vector<bool> taken(size_t(k) + m, false);
+  size_t count = 0;
+  auto take = [&](size_t s) {
+    if (present[s] && !taken[s] && count < k) {
+      taken[s] = true;
+      ++count;
+    }
+  };
+  for (size_t s = 0; s < size_t(k) + m; ++s)
+    if (read_in_full(s) && present[s]) {
+      if (count == k) return std::nullopt;  // more than k to read: a partial chunk L
+      take(s);
+    }
+  for (size_t s = 0; s < size_t(k) + m; ++s) take(s);
+  if (count < k) return std::nullopt;
+  for (size_t s = 0; s < size_t(k) + m; ++s)
+    if (taken[s]) r.sources.push_back(unsigned(s));
+  return r;
+}
+
 Result<std::vector<uint16_t>> locator_logs(unsigned k, unsigned m, const std::vector<bool> &present) {
   Result<Geometry> g = geometry(k, m);
   if (!g.ok()) return g.status();

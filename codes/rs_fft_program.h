@@ -121,6 +121,26 @@ std::optional<InverseShape> inverse_shape(unsigned k, unsigned m, const std::vec
 std::optional<std::vector<unsigned>> inverse_decode_sources(unsigned k, unsigned m, const std::vector<bool> &present,
                                                             const std::vector<unsigned> &targets);
 
+// A decode by the inverted encoder where some shards it reads are missing too: those are
+// restored first from `sources` (decode_matrix: |first| x k multiplies per element), then
+// the inverse restores the rest. Pays where the shards lost leave one recovery shard (high
+// rate) or one original (low rate) unread but the decode core costs more than
+// |first| x k on top of an encode's transforms (32:32 losing 31 originals and a recovery
+// shard: 32 + 144 multiplies per element against the pruned core's 350).
+struct InverseReads {
+  std::vector<unsigned> sources;  // k present shards, ascending: the shards a decode reads
+  std::vector<unsigned> first;    // missing shards the inverse reads, ascending (may be empty)
+  std::vector<unsigned> targets;  // what the inverse restores: `targets` less `first`
+};
+// The reads for `targets` given `present` (k + m entries): inverse_decode_sources's where it
+// answers (first empty); else, at the high rate with m == C, first = every missing recovery
+// shard and every missing original outside chunk L (the chunk missing the most originals),
+// and the targets left are those in chunk L; at the low rate first = every missing original
+// and the targets left recovery shards. sources: the present shards the inverse reads, then other present shards in index
+// order up to k. nullopt where neither holds or the targets left are none (a matrix alone).
+std::optional<InverseReads> inverse_decode_reads(unsigned k, unsigned m, const std::vector<bool> &present,
+                                                 const std::vector<unsigned> &targets);
+
 // The erasure-locator logs of one pattern on the decode_work points (rs_fft.h's Geometry):
 // a present shard's point is multiplied by exp(logs[x]) before the IFFT, every other point
 // is zero; a restored point is multiplied by exp(kModulus - logs[x]) after the FFT. What

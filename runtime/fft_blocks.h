@@ -40,6 +40,9 @@ size_t fft_block_bytes(size_t work_slots);
 struct FftTargetDecode {
   std::shared_ptr<const ir::FftSchedule> matrix;   // set: the matrix decode
   std::shared_ptr<const ir::FftSchedule> inverse;  // set: the encoder's transforms inverted
+  // With `inverse`: the missing shards it reads (codes::fft::inverse_decode_reads's first),
+  // restored before it as a matrix from the plan's sources; null when it reads none.
+  std::shared_ptr<const ir::FftSchedule> first;
   std::vector<ir::FftStep> pre, core, post;        // else: the transforms
   bool whole_core = false;  // core too large to prune: the code's decode core runs as it is
   // The inverse unrolled for this set (ir::FftKernelDesc::Kind::kInverse; small codes only),

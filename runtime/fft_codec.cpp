@@ -101,9 +101,12 @@ void FftCodec::run_chunks(const Job &job, const uint8_t *const *in, uint8_t *con
     return;
   }
   if (job.plan && kernels_.decode) {  // by point, as FftDecodeFn takes them
+    // decode_work entries each (16384:16384: 1 MiB of pointers): the calling thread's, kept.
     const size_t n = geometry_.decode_work;
-    std::vector<const uint8_t *> in_at(n, in[0]);
-    std::vector<uint8_t *> out_at(n, nullptr);
+    thread_local std::vector<const uint8_t *> in_at;
+    thread_local std::vector<uint8_t *> out_at;
+    in_at.assign(n, in[0]);
+    out_at.assign(n, nullptr);
     for (size_t i = 0; i < job.plan->sources.size(); ++i) in_at[job.plan->points[i]] = in[i];
     for (size_t t = 0; t < job.n_targets; ++t) out_at[fft_point(geometry_, job.targets[t])] = out[t];
     kernels_.decode(*job.plan, in_at.data(), out_at.data(), len);
@@ -231,9 +234,10 @@ Status FftCodec::rebuild(const char *what, Span<uint8_t *const> shards, const st
                                                     " can rebuild at most " + num(spec_.m));
   if (targets.empty()) return Status::Ok();
   // Other k present shards where those let the encoder's transforms be inverted (about an
-  // encode's work: runtime/fft_engine.h); the engine still takes a matrix where it is cheaper.
-  if (std::optional<std::vector<unsigned>> inv = codes::fft::inverse_decode_sources(k, spec_.m, present, targets))
-    sources = std::move(*inv);
+  // encode's work, after restoring what it reads that is missing: runtime/fft_engine.h); the
+  // engine still takes a matrix or the decode core where they are cheaper.
+  if (std::optional<codes::fft::InverseReads> inv = codes::fft::inverse_decode_reads(k, spec_.m, present, targets))
+    sources = std::move(inv->sources);
   Result<std::shared_ptr<const FftDecodePlan>> p = plan(sources);
   if (!p.ok()) return p.status();
   if (out) *out = *p;

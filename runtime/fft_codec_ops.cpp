@@ -44,9 +44,9 @@ Result<ShardSet> FftCodec::minimum_to_decode(const ShardSet &wanted, const Shard
   std::vector<unsigned> missing;
   for (unsigned s : wanted.to_vector())
     if (!present[s]) missing.push_back(s);
-  if (std::optional<std::vector<unsigned>> inv = codes::fft::inverse_decode_sources(k, spec_.m, present, missing)) {
+  if (std::optional<codes::fft::InverseReads> inv = codes::fft::inverse_decode_reads(k, spec_.m, present, missing)) {
     ShardSet with = result;
-    for (unsigned s : *inv) with.insert(s);
+    for (unsigned s : inv->sources) with.insert(s);
     if (with.size() <= std::max(k, result.size())) return with;
   }
   unsigned count = result.size();

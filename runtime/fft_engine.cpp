@@ -146,19 +146,33 @@ void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len
 }
 
 template <class In, class Out>
-void FftEngine::run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, In in, Out out,
-                                   size_t len) const {
+void FftEngine::run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, In in, Out out, size_t len,
+                                   const ir::FftSchedule *first) const {
   const size_t tile = tile_bytes(s.slots);
-  uint8_t *scr = scratch(size_t(s.slots) * tile);
+  const uint32_t restored = first ? first->slots : 0;
+  uint8_t *scr = scratch(size_t(s.slots + restored) * tile);
   std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, s.slots + k_ + m_);
+  std::vector<uint8_t *> &fptr = pointers<uint8_t *>(2, first ? first->slots + k_ + m_ : 0);
   for (size_t off = 0; off < len; off += tile) {
+    const size_t bytes = std::min(tile, len - off);
     for (uint32_t x = 0; x < s.slots; ++x)
       ptr[x] = s.slot_shard[x] >= 0 ? out(unsigned(s.slot_shard[x])) + off : scr + size_t(x) * tile;
     for (unsigned i = 0; i < k_ + m_; ++i) {
       const uint8_t *p = in(i);
       ptr[s.slots + i] = p ? const_cast<uint8_t *>(p) + off : nullptr;  // read only
     }
-    call_steps(steps_.address, ptr.data(), s.steps.data(), s.steps.size(), tables, std::min(tile, len - off));
+    if (first) {
+      for (uint32_t t = 0; t < restored; ++t) {
+        const unsigned shard = unsigned(first->slot_shard[t]);
+        uint8_t *o = out(shard);
+        fptr[t] = o ? o + off : scr + size_t(s.slots + t) * tile;
+        ptr[s.slots + shard] = fptr[t];  // the inverse reads it there
+      }
+      std::copy(ptr.begin() + s.slots, ptr.end(), fptr.begin() + restored);
+      for (uint32_t t = 0; t < restored; ++t) fptr[restored + unsigned(first->slot_shard[t])] = nullptr;
+      call_steps(steps_.address, fptr.data(), first->steps.data(), first->steps.size(), first->tables.data(), bytes);
+    }
+    call_steps(steps_.address, ptr.data(), s.steps.data(), s.steps.size(), tables, bytes);
   }
 }
 
@@ -176,19 +190,39 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
   // runs only once the transforms are chosen.
   d->matrix_cost = targets.size() * plan.sources.size();
   d->transform_cost = plan.sources.size() + core_multiplies_ + targets.size();
-  // The inverted encoder costs about an encode (its transforms, one chunk's FFT truncated);
-  // built only where the matrix would not run anyway.
+  // The inverted encoder costs about an encode (its transforms, one chunk's FFT truncated),
+  // plus |first| x k where shards it reads are missing too; built only where the matrix would
+  // not run anyway.
   if (d->matrix_cost > std::min(encode_multiplies_, d->transform_cost)) {
-    // Its steps index the encoder's tables (the same twiddles): an entry holds its steps only.
-    std::optional<ir::FftSchedule> inv =
-        ir::fft_inverse_decode_schedule(k_, m_, plan.sources, targets, &encode_schedule_);
+    std::vector<bool> present(k_ + m_, false);
+    for (unsigned s : plan.sources) present[s] = true;
+    const std::optional<codes::fft::InverseReads> reads =
+        codes::fft::inverse_decode_reads(k_, m_, present, targets);
+    const size_t first_cost = reads ? reads->first.size() * plan.sources.size() : 0;
+    std::optional<ir::FftSchedule> inv;
+    if (reads && reads->sources == plan.sources && first_cost < d->transform_cost) {
+      std::vector<unsigned> read = plan.sources;  // with the shards restored first
+      read.insert(read.end(), reads->first.begin(), reads->first.end());
+      // Its steps index the encoder's tables (the same twiddles): an entry holds its steps only.
+      inv = ir::fft_inverse_decode_schedule(k_, m_, read, reads->targets, &encode_schedule_);
+    }
+    std::shared_ptr<const ir::FftSchedule> first;
+    if (inv && !reads->first.empty()) {
+      Result<std::vector<uint16_t>> coeffs =
+          codes::fft::decode_matrix(k_, m_, present, plan.sources, reads->first);
+      if (coeffs.ok())
+        first = std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, plan.sources, reads->first));
+      else
+        inv.reset();  // cannot fail for a valid plan; else the others serve
+    }
     if (inv) {
       ir::order_fft_steps_by_block(&inv->steps, inv->slots, l2_block_slots(inv->slots));
-      d->inverse_cost = ir::fft_multiplies(inv->steps);
+      d->inverse_cost = ir::fft_multiplies(inv->steps) + first_cost;
       if (d->inverse_cost < d->transform_cost && d->inverse_cost < d->matrix_cost) {
         const uint32_t slots = inv->slots;
         d->inverse = std::make_shared<const ir::FftSchedule>(std::move(*inv));
-        d->unrolled_asked = slots <= kFftUnrolledEncodeSlots;
+        d->first = std::move(first);
+        d->unrolled_asked = !d->first && slots <= kFftUnrolledEncodeSlots;
         if (d->unrolled_asked) {
           // Its unrolled kernel on the background thread; the step kernel serves meanwhile.
           ir::FftKernelDesc desc{ir::FftKernelDesc::Kind::kInverse, k_, m_,
@@ -259,7 +293,10 @@ std::string FftEngine::decode_why(const FftDecodePlan &plan, const std::vector<u
            " restored x " + std::to_string(plan.sources.size()) + " read), against the transforms' " + transforms;
   if (td->inverse)
     return "this set: the encoder's transforms inverted (every recovery shard read at the high rate, one "
-           "whole chunk at the low), " + std::to_string(td->inverse_cost) + " multiplies per element, against "
+           "whole chunk at the low" +
+           (td->first ? ", the " + std::to_string(td->first->slots) + " of them missing restored first as a matrix"
+                      : std::string()) +
+           "), " + std::to_string(td->inverse_cost) + " multiplies per element, against "
            "the decode core's " + transforms + " and a matrix's " + matrix +
            (std::atomic_load(&td->unrolled) ? "; unrolled for this set"
             : td->unrolled_asked ? "; step kernel until its unrolled kernel is compiled"
@@ -303,7 +340,7 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
           const size_t x = fft_point(g, s);
           return plan.holds[x] ? in_at[x] : nullptr;
         },
-        [&](unsigned s) { return out_at[fft_point(g, s)]; }, len);
+        [&](unsigned s) { return out_at[fft_point(g, s)]; }, len, td->first.get());
   }
   if (const ir::FftSchedule *mat = td->matrix.get()) {
     std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, mat->slots + k_ + m_);

@@ -69,9 +69,13 @@ class FftEngine {
   // multiplier `tables` its steps index: shard s is read from in(s) + offset (null: not read),
   // an output slot's shard s written at out(s) + offset, scratch tiles for the rest, tile by
   // tile over len bytes. in and out map shard ids to the caller's pointers, so no call builds
-  // a k + m table of its own (defined in fft_engine.cpp, its only user).
+  // a k + m table of its own (defined in fft_engine.cpp, its only user). `first` (nullable, a
+  // matrix schedule of the same pointer layout with its own tables) runs before it in each
+  // tile; the shards it writes go to out(s), or to scratch where that is null, and are read
+  // from there.
   template <class In, class Out>
-  void run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, In in, Out out, size_t len) const;
+  void run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, In in, Out out, size_t len,
+                          const ir::FftSchedule *first = nullptr) const;
 
   JitImpl *jit_ = nullptr;  // the codec's (it holds the Jit); background compiles of inverses
   unsigned k_ = 0, m_ = 0;

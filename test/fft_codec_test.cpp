@@ -180,10 +180,11 @@ TEST(FftCodec, WidestCodeDecodesThroughTheWholeCore) {
   got = want;
   ptrs.clear();
   for (auto &v : got) ptrs.push_back(v.data());
-  // Every original but the last and recovery 0 lost: the decode core, whole.
+  // The first half of the originals and of the recovery shards lost: the decode core, whole
+  // (restoring the recovery shards first would cost m / 2 x k multiplies).
   std::vector<bool> present(k + m, true);
-  for (unsigned s = 0; s < k; ++s) present[s] = s == k - 1;
-  present[k] = false;
+  for (unsigned s = 0; s < k / 2; ++s) present[s] = false;
+  for (unsigned j = 0; j < m / 2; ++j) present[k + j] = false;
   for (unsigned s = 0; s < k + m; ++s)
     if (!present[s]) std::fill(got[s].begin(), got[s].end(), 0xEE);
   const ecjit::KernelInfo info = codec->decoder_info(present);
@@ -238,6 +239,53 @@ TEST(FftCodec, ReconstructByTheInvertedEncoder) {
       }
     }
   }
+}
+
+// Losing a recovery shard beside originals: the engine restores it first as a matrix and
+// inverts the encoder (at the high rate; at the low rate the lost originals first), byte for
+// byte, and says so where that is cheaper than the decode core.
+TEST(FftCodec, ReconstructInvertedAfterRestoringFirst) {
+  std::mt19937_64 rng(13);
+  size_t said = 0;
+  bool vector = false;
+  for (auto [k, m] : {std::pair{32u, 32u}, {64u, 16u}, {16u, 16u}, {8u, 20u}}) {
+    auto codec = codec_of(k, m);
+    ASSERT_TRUE(codec);
+    const unsigned n = k + m;
+    const bool high = ecjit::codes::fft::geometry(k, m)->rate == ecjit::codes::fft::Rate::kHigh;
+    for (size_t len : {size_t(194), size_t(4096 + 130)}) {
+      Stripe st(k, m, len, n + len);
+      for (int trial = 0; trial < 3; ++trial) {
+        std::vector<bool> present(n, true);
+        if (high) {  // most of the first chunk of originals and a recovery shard or two
+          for (unsigned s = 0; s + 1 + unsigned(trial) < std::min(k, m); ++s) present[s] = false;
+          present[k + rng() % m] = false;
+          if (trial == 2) present[k + rng() % m] = false;
+        } else {  // recovery shards of two chunks and an original or two
+          for (unsigned s = k; s < n; ++s) present[s] = rng() % 4 == 0;
+          present[rng() % k] = false;
+          if (trial == 2) present[rng() % k] = false;
+        }
+        unsigned lost = 0;
+        for (unsigned s = 0; s < n; ++s)
+          if (!present[s]) st.spoil(s), ++lost;
+        if (lost > m) continue;
+        const ecjit::KernelInfo info = codec->decoder_info(present);
+        said += info.why.find("restored first as a matrix") != std::string::npos;
+        vector |= info.vector_bits != 64;
+        ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok()) << spec_of(k, m);
+        for (unsigned s = 0; s < n; ++s)
+          ASSERT_TRUE(st.equal(s)) << spec_of(k, m) << " len " << len << " trial " << trial << " shard " << s;
+        // Only some shards asked for: the ones restored first are not among them.
+        for (unsigned s = 0; s < n; ++s)
+          if (!present[s]) st.spoil(s);
+        ASSERT_TRUE(codec->reconstruct_data(st.ptrs, present, st.len).ok()) << spec_of(k, m);
+        for (unsigned s = 0; s < k; ++s) ASSERT_TRUE(st.equal(s)) << spec_of(k, m) << " data shard " << s;
+        st.restore();  // the recovery shards reconstruct_data left spoiled
+      }
+    }
+  }
+  if (vector) EXPECT_GT(said, 4u);  // without a vector unit the scalar path serves
 }
 
 // A small code's inverted decode is compiled unrolled on the background thread while the step
@@ -387,8 +435,8 @@ TEST(FftCodec, PlansAreCachedPerErasureSet) {
 }
 
 // decoder_info says how each set decodes and why: one loss as a matrix (32 multiply-adds
-// against the transforms' hundreds), every original of 32:32 lost through the transforms,
-// pruned below the whole core.
+// against the transforms' hundreds), originals and a recovery shard by the inverted encoder
+// after a matrix, half of each through the transforms, pruned below the whole core.
 TEST(FftCodec, DecoderInfoSaysMatrixInverseOrPrunedTransforms) {
   auto c = jit().codec(spec_of(32, 32));
   ASSERT_TRUE(c.ok());
@@ -398,11 +446,19 @@ TEST(FftCodec, DecoderInfoSaysMatrixInverseOrPrunedTransforms) {
   one[5] = false;
   const std::string m = codec.decoder_info(one).why;
   EXPECT_NE(m.find("this set: a matrix, 32 multiply-adds per element"), std::string::npos) << m;
-  // Originals 0..30 and recovery 0 lost: the transforms, pruned.
+  // Originals 0..30 and recovery 0 lost: recovery 0 restored first as a matrix (32
+  // multiplies), then the encoder inverted (144): against the core's 448.
   std::vector<bool> mixed(64, true);
   for (unsigned i = 0; i < 31; ++i) mixed[i] = false;
   mixed[32] = false;
-  const std::string t = codec.decoder_info(mixed).why;
+  const std::string f = codec.decoder_info(mixed).why;
+  EXPECT_NE(f.find("the 1 of them missing restored first as a matrix), 176 multiplies per element"), std::string::npos)
+      << f;
+  // Originals 0..15 and recovery 0..15 lost: the transforms, pruned (16 x 32 restored first
+  // would cost more than the core).
+  std::vector<bool> half(64, true);
+  for (unsigned i = 0; i < 16; ++i) half[i] = half[32 + i] = false;
+  const std::string t = codec.decoder_info(half).why;
   EXPECT_NE(t.find("this set: the transforms, "), std::string::npos) << t;
   // "<pruned> multiplies per element after pruning (of <whole>;": pruned < whole.
   const size_t at = t.find("this set: the transforms, ") + 26;

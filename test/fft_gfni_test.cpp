@@ -152,11 +152,11 @@ class FftGfniEmulated : public testing::Test {
 // self-test the disk cache applies; the wrong model fails it.
 TEST_F(FftGfniEmulated, UnrolledKernelsMatchTheReference) {
   for (auto kind : {ir::FftKernelDesc::Kind::kEncode, ir::FftKernelDesc::Kind::kDecode}) {
-    const ir::FftKernelDesc d{kind, 10, 4, std::string("gfni_emu_") + (kind == ir::FftKernelDesc::Kind::kEncode ? "enc" : "dec")};
+    const ir::FftKernelDesc d{kind, 10, 4, std::string("gfni_emu_") + (kind == ir::FftKernelDesc::Kind::kEncode ? "enc" : "dec"), {}, {}};
     auto k = compile(d);
     ASSERT_TRUE(k);
     EXPECT_TRUE(jit::fft_kernel_matches_desc(*k, d)) << d.symbol;
-    const ir::FftKernelDesc wrong{kind, 10, 4, d.symbol + "_flipped"};
+    const ir::FftKernelDesc wrong{kind, 10, 4, d.symbol + "_flipped", {}, {}};
     auto w = compile(wrong, /*flip_rows=*/true);
     ASSERT_TRUE(w);
     EXPECT_FALSE(jit::fft_kernel_matches_desc(*w, wrong)) << "the flipped model passed: the check proves nothing";
@@ -166,7 +166,7 @@ TEST_F(FftGfniEmulated, UnrolledKernelsMatchTheReference) {
 // The step kernel on every step kind: encode schedules (two-layer steps, copies, XORs), a
 // transform decode (Mul, zero) and a matrix decode (MulAdd), against codes::fft.
 TEST_F(FftGfniEmulated, StepKernelRunsEverySchedule) {
-  const ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0, "gfni_emu_steps"};
+  const ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0, "gfni_emu_steps", {}, {}};
   auto k = compile(d);
   ASSERT_TRUE(k);
   EXPECT_TRUE(jit::fft_kernel_matches_desc(*k, d));
@@ -224,7 +224,7 @@ TEST(FftGfniAsm, StepKernelUsesAffineTransformsOnlyWithGfni) {
     ASSERT_TRUE(bool(info)) << err_text(info.takeError());
     const bool gfni = std::string(name).find("gfni") != std::string::npos;
     EXPECT_EQ(std::string(ir::fft_multiply_name(*info)), gfni ? "gfni" : "split-table");
-    const ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0, "asm_steps"};
+    const ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0, "asm_steps", {}, {}};
     auto text = jit::kernel_code(jit::fft_compile_request(d, *info, jit::OptLevel::kO3), jit::EmitKind::kAssembly);
     ASSERT_TRUE(bool(text)) << err_text(text.takeError());
     EXPECT_EQ(text->find("vgf2p8affineqb") != std::string::npos, gfni) << name;

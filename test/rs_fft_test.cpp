@@ -610,6 +610,88 @@ TEST(RsFftProgram, InverseDecodeSourcesAreTakenAndRestore) {
   EXPECT_GT(refused, 20u);
 }
 
+// inverse_decode_reads: where the inverse reads missing shards too, those restored first from
+// the sources by decode_matrix, then the inverse restores the rest - every answer checked
+// byte for byte; patterns that lose recovery shards (high rate) or originals (low rate) as
+// well as a run the inverse takes.
+TEST(RsFftProgram, InverseDecodeReadsRestoreAfterFirst) {
+  std::mt19937_64 rng(79);
+  const size_t len = 5;
+  size_t with_first = 0;
+  for (auto [k, m] : {std::pair{10u, 4u}, {32u, 32u}, {64u, 16u}, {4u, 10u}, {8u, 20u}, {16u, 16u}}) {
+    fft::Shards orig = random_shards(rng, k, len), rec(m, len), got(k + m, len);
+    std::vector<const uint16_t *> all(k + m), in(k + m);
+    std::vector<uint16_t *> rp(m), out(k + m);
+    for (unsigned i = 0; i < k; ++i) all[i] = orig[i];
+    for (unsigned j = 0; j < m; ++j) all[k + j] = rp[j] = rec[j];
+    ASSERT_TRUE(fft::encode(k, m, len, all.data(), rp.data()).ok());
+    const fft::Geometry g = *fft::geometry(k, m);
+    for (int t = 0; t < 40; ++t) {
+      std::vector<bool> present(k + m, true);
+      // A run inside one chunk of originals (high) or of recovery shards (low), then a few
+      // shards of the other kind.
+      const size_t C = g.chunk;
+      if (g.rate == fft::Rate::kHigh) {
+        const size_t c0 = rng() % ((k + C - 1) / C) * C;
+        for (size_t s = c0; s < std::min<size_t>(k, c0 + C); ++s) present[s] = rng() % 3 != 0;
+        present[c0] = false;
+        for (unsigned r = unsigned(rng() % 3); r-- > 0;) present[k + rng() % m] = false;
+        if (t % 3 == 2) present[rng() % k] = false;  // perhaps in another chunk
+      } else {
+        for (unsigned s = k; s < k + m; ++s) present[s] = rng() % 3 != 0;
+        for (unsigned r = 1 + unsigned(rng() % 2); r-- > 0;) present[rng() % k] = false;
+      }
+      std::vector<unsigned> targets;
+      for (unsigned s = 0; s < k + m; ++s)
+        if (!present[s]) targets.push_back(s);
+      if (k + m - targets.size() < k) continue;
+      const auto reads = fft::inverse_decode_reads(k, m, present, targets);
+      if (!reads) continue;
+      const std::string what = std::to_string(k) + ":" + std::to_string(m) + " trial " + std::to_string(t);
+      ASSERT_EQ(reads->sources.size(), k) << what;
+      ASSERT_TRUE(std::is_sorted(reads->sources.begin(), reads->sources.end())) << what;
+      for (unsigned s : reads->sources) ASSERT_TRUE(present[s]) << what << " source " << s;
+      // first and the inverse's targets split the targets the inverse does not read.
+      std::vector<unsigned> both = reads->first;
+      for (unsigned s : reads->first) ASSERT_FALSE(present[s]) << what;
+      for (unsigned s : reads->targets) ASSERT_FALSE(present[s]) << what;
+      for (unsigned s : reads->targets)
+        ASSERT_TRUE(std::find(reads->first.begin(), reads->first.end(), s) == reads->first.end()) << what;
+      // Restore `first` from the sources as a matrix (of the sources alone: present = them).
+      std::vector<bool> from(k + m, false);
+      for (unsigned s : reads->sources) from[s] = true;
+      std::vector<std::vector<uint16_t>> firsts(reads->first.size(), std::vector<uint16_t>(len));
+      if (!reads->first.empty()) {
+        ++with_first;
+        auto coeffs = fft::decode_matrix(k, m, from, reads->sources, reads->first);
+        ASSERT_TRUE(coeffs.ok()) << what;
+        for (size_t f = 0; f < reads->first.size(); ++f)
+          for (size_t e = 0; e < len; ++e) {
+            uint16_t v = 0;
+            for (size_t i = 0; i < k; ++i)
+              v ^= fft::mul((*coeffs)[f * k + i], all[reads->sources[i]][e]);
+            firsts[f][e] = v;
+          }
+      }
+      std::fill(in.begin(), in.end(), nullptr);
+      std::vector<unsigned> read = reads->sources;
+      for (unsigned s : reads->sources) in[s] = all[s];
+      for (size_t f = 0; f < reads->first.size(); ++f) {
+        in[reads->first[f]] = firsts[f].data();
+        read.push_back(reads->first[f]);
+      }
+      auto p = fft::inverse_decode_program(k, m, read, reads->targets);
+      ASSERT_TRUE(p) << what;
+      for (unsigned s = 0; s < k + m; ++s) out[s] = got[s];
+      fft::run_program(*p, len, in.data(), out.data());
+      for (size_t f = 0; f < reads->first.size(); ++f)
+        ASSERT_TRUE(std::equal(firsts[f].begin(), firsts[f].end(), all[reads->first[f]])) << what;
+      for (unsigned s : reads->targets) ASSERT_TRUE(std::equal(all[s], all[s] + len, got[s])) << what << " " << s;
+    }
+  }
+  EXPECT_GT(with_first, 30u);
+}
+
 // ---------------------------------------------------------------- matrix form
 
 // G (m x k): column i is the encoding of the unit vector e_i (one element per shard).
