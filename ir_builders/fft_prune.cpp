@@ -18,7 +18,6 @@ std::vector<FftStep> butterflies(const FftStep &s) {
           step(kFftStepIfft, x0, x2, s.table), step(kFftStepIfft, x1, x3, s.table)};
 }
 
-bool two_layer(const FftStep &s) { return s.kind == kFftStepFft4 || s.kind == kFftStepIfft4; }
 
 std::vector<uint32_t> slots_of(const FftStep &s) {
   return {s.a, s.a + s.dist, s.a + 2 * s.dist, s.a + 3 * s.dist};

@@ -235,6 +235,8 @@ FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::
   FftSchedule s;
   s.slots = uint32_t(targets.size());
   for (unsigned t : targets) s.slot_shard.push_back(int32_t(t));
+  s.steps.reserve(coeffs.size());
+  s.tables.reserve(std::min<size_t>(coeffs.size() + 1, size_t(1) << 16) * kFftMulTableBytes);
   ScheduleWriter w(s);
   for (uint32_t t = 0; t < targets.size(); ++t)
     for (size_t i = 0; i < sources.size(); ++i)
