@@ -50,6 +50,12 @@ struct FftTargetDecode {
   // std::atomic_load / atomic_store only.
   mutable std::shared_ptr<const jit::Kernel> unrolled;
   bool unrolled_asked = false;  // its compile was queued (the inverse is small enough)
+  // The matrix when making it on the first call would cost more than running the whole
+  // transforms (FftEngine: many coefficients, a short call): made on the Jit's background
+  // thread while the transforms (whole core, nothing pruned) serve; null until then.
+  // std::atomic_load / atomic_store only.
+  mutable std::shared_ptr<const ir::FftSchedule> matrix_later;
+  bool matrix_asked = false;  // its making was queued
   // Multiplies per element (ir::fft_multiplies): the matrix's targets x sources multiply-adds,
   // the inverted encoder's (0: the shards read do not allow it), and the transforms' - whole
   // when another decode runs (the choice), pruned when they run.

@@ -176,7 +176,8 @@ void FftEngine::run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tabl
 }
 
 std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodePlan &plan,
-                                                                const std::vector<unsigned> &targets) const {
+                                                                const std::vector<unsigned> &targets,
+                                                                size_t len) const {
   FftTargetCache &cache = *plan.decodes;
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
@@ -242,11 +243,29 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     }
   }
   if (!d->inverse && d->matrix_cost <= d->transform_cost) {
+    // Its making against the whole transforms' run of the asking call (runtime/fft_engine.h).
+    const double make_ns = double(d->matrix_cost) * kFftMatrixNsPerCoefficient +
+                           double(targets.size()) * double(core_multiplies_) * kFftMatrixNsPerCoreMultiply;
+    const double core_ns = double(d->transform_cost) * double(len / 64) * kFftCoreNsPerColumnMultiply;
     std::vector<bool> present(k_ + m_, false);
     for (unsigned s : plan.sources) present[s] = true;
-    Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k_, m_, present, plan.sources, targets);
-    if (coeffs.ok())  // cannot fail for a valid plan; else the transforms serve
-      d->matrix = std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, plan.sources, targets));
+    const unsigned k = k_, m = m_;
+    auto make = [k, m, present, sources = plan.sources, targets]() -> std::shared_ptr<const ir::FftSchedule> {
+      Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k, m, present, sources, targets);
+      if (!coeffs.ok()) return nullptr;  // cannot fail for a valid plan; else the transforms serve
+      return std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, sources, targets));
+    };
+    if (len > 0 && make_ns > core_ns) {
+      std::weak_ptr<FftTargetDecode> entry = d;
+      d->matrix_asked = jit_->submit_background(
+          [entry, make] {
+            if (std::shared_ptr<FftTargetDecode> e = entry.lock())
+              if (std::shared_ptr<const ir::FftSchedule> mat = make()) std::atomic_store(&e->matrix_later, mat);
+          },
+          [entry] { return !entry.expired(); }, /*optional=*/true);
+      d->whole_core = d->matrix_asked;  // meanwhile: no pruning either (a making of its own)
+    }
+    if (!d->matrix_asked) d->matrix = make();
   }
   if (!d->matrix && !d->inverse) {
     // The erasure set's ends, on pointers [0, n) work slots and [n, 2n) the shards read:
@@ -260,7 +279,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
       d->post.push_back({ir::kFftStepMul, x, x, n + x});
       live[x] = true;
     }
-    d->whole_core = decode_core_.steps.size() > kFftPruneMaxSteps;
+    d->whole_core = d->whole_core || decode_core_.steps.size() > kFftPruneMaxSteps;
     if (!d->whole_core) {
       std::vector<std::vector<ir::FftStep>> p =
           ir::prune_fft_steps({&d->pre, &decode_core_.steps, &d->post}, 2 * size_t(n), live);
@@ -284,9 +303,29 @@ size_t FftEngine::decode_entry_bytes() const {
   return steps * sizeof(ir::FftStep);
 }
 
+void FftEngine::run_matrix(const ir::FftSchedule &mat, const FftDecodePlan &plan, const uint8_t *const *in_at,
+                           uint8_t *const *target_out, size_t len) const {
+  std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, mat.slots + k_ + m_);
+  const size_t tile = 16384;
+  for (size_t off = 0; off < len; off += tile) {
+    for (uint32_t t = 0; t < mat.slots; ++t) ptr[t] = target_out[t] + off;
+    for (size_t i = 0; i < plan.sources.size(); ++i)
+      ptr[mat.slots + plan.sources[i]] = const_cast<uint8_t *>(in_at[plan.points[i]]) + off;  // read only
+    call_steps(steps_.address, ptr.data(), mat.steps.data(), mat.steps.size(), mat.tables.data(),
+               std::min(tile, len - off));
+  }
+}
+
 std::string FftEngine::decode_why(const FftDecodePlan &plan, const std::vector<unsigned> &targets) const {
   const std::shared_ptr<const FftTargetDecode> td = target_decode(plan, targets);
   const std::string matrix = std::to_string(td->matrix_cost), transforms = std::to_string(td->transform_cost);
+  if (td->matrix_asked)
+    return "this set: a matrix, " + matrix + " multiply-adds per element (" + std::to_string(targets.size()) +
+           " restored x " + std::to_string(plan.sources.size()) + " read), against the transforms' " + transforms +
+           (std::atomic_load(&td->matrix_later)
+                ? "; made in the background (the whole transforms served until then)"
+                : "; being made in the background: its making would cost the first call more than the whole "
+                  "transforms, which serve until then");
   if (td->matrix)
     return "this set: a matrix, " + matrix + " multiply-adds per element (" + std::to_string(targets.size()) +
            " restored x " + std::to_string(plan.sources.size()) + " read), against the transforms' " + transforms;
@@ -324,7 +363,7 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
       target_out.push_back(out_at[x]);
     }
   }
-  const std::shared_ptr<const FftTargetDecode> td = target_decode(plan, targets);
+  const std::shared_ptr<const FftTargetDecode> td = target_decode(plan, targets, len);
   if (std::shared_ptr<const Kernel> u = std::atomic_load(&td->unrolled)) {
     std::vector<const uint8_t *> &in = pointers<const uint8_t *>(2, plan.sources.size());
     for (size_t i = 0; i < plan.sources.size(); ++i) in[i] = in_at[plan.points[i]];
@@ -341,18 +380,10 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
         },
         [&](unsigned s) { return out_at[fft_point(g, s)]; }, len, td->first.get());
   }
-  if (const ir::FftSchedule *mat = td->matrix.get()) {
-    std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, mat->slots + k_ + m_);
-    const size_t tile = 16384;
-    for (size_t off = 0; off < len; off += tile) {
-      for (uint32_t t = 0; t < mat->slots; ++t) ptr[t] = target_out[t] + off;
-      for (size_t i = 0; i < plan.sources.size(); ++i)
-        ptr[mat->slots + plan.sources[i]] = const_cast<uint8_t *>(in_at[plan.points[i]]) + off;  // read only
-      call_steps(steps_.address, ptr.data(), mat->steps.data(), mat->steps.size(), mat->tables.data(),
-                 std::min(tile, len - off));
-    }
-    return;
-  }
+  if (const ir::FftSchedule *mat = td->matrix.get()) return run_matrix(*mat, plan, in_at, target_out.data(), len);
+  if (td->matrix_asked)
+    if (std::shared_ptr<const ir::FftSchedule> later = std::atomic_load(&td->matrix_later))
+      return run_matrix(*later, plan, in_at, target_out.data(), len);
   const size_t tile = tile_bytes(n);
   uint8_t *scr = scratch(size_t(n) * tile);
   std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, 2 * size_t(n));

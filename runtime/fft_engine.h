@@ -21,6 +21,15 @@ namespace ecjit::runtime {
 // 9 on steps, compiled in ~40 ms; 16 slots ~140 ms.
 constexpr size_t kFftUnrolledEncodeSlots = 16;
 
+// A matrix decode's making on an erasure set's first call, in ns: per coefficient its
+// multiplier tables (written, page-faulted), per target a scalar pass of the transposed core
+// (codes::fft::decode_matrix) - against the whole transforms' run of that call, per multiply
+// and 64-byte column. Zen 5: 1024:1024 losing 16 makes its 16 x 1024 matrix in ~6.8 ms and
+// runs the whole core on 4 KiB in ~2.7 ms; 16384:16384 losing 4 makes its matrix in ~15 ms
+// against ~88 ms of core.
+constexpr double kFftMatrixNsPerCoefficient = 300, kFftMatrixNsPerCoreMultiply = 2,
+                 kFftCoreNsPerColumnMultiply = 2;
+
 // Decode cores of at most this many steps are pruned per erasure set and target set
 // (ir::prune_fft_steps, kept with the plan: 32 bytes a step); larger ones run whole.
 constexpr size_t kFftPruneMaxSteps = size_t(1) << 16;
@@ -63,8 +72,16 @@ class FftEngine {
   // multiplies than the alternatives (few losses), else the encoder's transforms inverted
   // where the shards read allow it, else the transforms pruned for this set (the points
   // read, the points restored). Made once per plan and target set.
+  // `len`: the bytes of the call that asks (0: none, a description): where making a matrix of
+  // many coefficients would cost that call more than the whole transforms, they serve it and
+  // the matrix is made in the background (FftTargetDecode::matrix_later).
   std::shared_ptr<const FftTargetDecode> target_decode(const FftDecodePlan &plan,
-                                                       const std::vector<unsigned> &targets) const;
+                                                       const std::vector<unsigned> &targets,
+                                                       size_t len = 0) const;
+  // Runs a matrix schedule (fft_matrix_schedule's layout) from the plan's sources into
+  // target_out (one pointer per target).
+  void run_matrix(const ir::FftSchedule &mat, const FftDecodePlan &plan, const uint8_t *const *in_at,
+                  uint8_t *const *target_out, size_t len) const;
   // Runs a schedule whose pointers are work slots then shards (fft_encode_schedule's) with the
   // multiplier `tables` its steps index: shard s is read from in(s) + offset (null: not read),
   // an output slot's shard s written at out(s) + offset, scratch tiles for the rest, tile by

@@ -288,6 +288,35 @@ TEST(FftCodec, ReconstructInvertedAfterRestoringFirst) {
   if (vector) EXPECT_GT(said, 4u);  // without a vector unit the scalar path serves
 }
 
+// A matrix of many coefficients costs a call more to make than the whole transforms cost to
+// run: the first call runs the transforms and the matrix is made in the background, then
+// serves; the same bytes both ways.
+TEST(FftCodec, ManyCoefficientMatricesAreMadeInTheBackground) {
+  auto j = make_jit();
+  ASSERT_TRUE(j);
+  auto codec = codec_of(256, 256, *j);
+  ASSERT_TRUE(codec);
+  std::vector<bool> present(512, true);
+  for (unsigned s : {3u, 17u, 40u, 41u, 99u, 128u, 200u, 255u, 256u, 300u, 301u, 400u, 511u}) present[s] = false;
+  Stripe st(256, 256, 4096 + 130, 77);
+  for (unsigned s = 0; s < 512; ++s)
+    if (!present[s]) st.spoil(s);
+  ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok());  // before any decoder_info: a call asks
+  for (unsigned s = 0; s < 512; ++s) ASSERT_TRUE(st.equal(s)) << "first call, shard " << s;
+  const ecjit::KernelInfo first = codec->decoder_info(present);
+  if (first.vector_bits == 64) GTEST_SKIP() << "no JIT kernels here";
+  EXPECT_NE(first.why.find("this set: a matrix, 3328 multiply-adds"), std::string::npos) << first.why;
+  EXPECT_NE(first.why.find("in the background"), std::string::npos) << first.why;
+  j->wait_for_tuning();
+  const ecjit::KernelInfo made = codec->decoder_info(present);
+  EXPECT_NE(made.why.find("made in the background (the whole transforms served until then)"), std::string::npos)
+      << made.why;
+  for (unsigned s = 0; s < 512; ++s)
+    if (!present[s]) st.spoil(s);
+  ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok());
+  for (unsigned s = 0; s < 512; ++s) ASSERT_TRUE(st.equal(s)) << "by the matrix, shard " << s;
+}
+
 // A small code's inverted decode is compiled unrolled on the background thread while the step
 // kernel serves; once swapped in, the same bytes (whole columns and a partial tail).
 TEST(FftCodec, SmallCodesInvertUnrolledOnceCompiled) {
