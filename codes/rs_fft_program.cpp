@@ -277,14 +277,18 @@ std::optional<InverseReads> inverse_decode_reads(unsigned k, unsigned m, const s
   for (unsigned t : targets)
     if (t >= k + m || present[t]) return std::nullopt;
   // The shards the inverse reads in full: every recovery shard and the originals outside
-  // chunk L, the one with the most missing (high); every original (low).
+  // chunk L - of the chunks holding a target, the one missing the most (the others' missing
+  // originals are restored first) - at the high rate; every original at the low.
   size_t L = 0;
   if (high) {
     size_t most = 0;
-    for (size_t c0 = 0; c0 < k; c0 += C) {
-      const size_t missing = size_t(std::count(present.begin() + c0, present.begin() + std::min<size_t>(k, c0 + C), false));
-      if (missing > most) most = missing, L = c0;
-    }
+    for (unsigned t : targets)
+      if (t < k) {
+        const size_t c0 = t / C * C;
+        const size_t missing =
+            size_t(std::count(present.begin() + c0, present.begin() + std::min<size_t>(k, c0 + C), false));
+        if (missing > most) most = missing, L = c0;
+      }
   }
   auto read_in_full = [&](size_t s) { return high ? s >= k || s < L || s >= L + C : s < k; };
   InverseReads r;

@@ -134,8 +134,8 @@ struct InverseReads {
 };
 // The reads for `targets` given `present` (k + m entries): inverse_decode_sources's where it
 // answers (first empty); else, at the high rate with m == C, first = every missing recovery
-// shard and every missing original outside chunk L (the chunk missing the most originals),
-// and the targets left are those in chunk L; at the low rate first = every missing original
+// shard and every missing original outside chunk L (of the chunks holding a target, the one
+// missing the most originals), and the targets left are those in chunk L; at the low rate first = every missing original
 // and the targets left recovery shards. sources: the present shards the inverse reads, then other present shards in index
 // order up to k. nullopt where neither holds or the targets left are none (a matrix alone).
 std::optional<InverseReads> inverse_decode_reads(unsigned k, unsigned m, const std::vector<bool> &present,

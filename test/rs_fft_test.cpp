@@ -692,6 +692,20 @@ TEST(RsFftProgram, InverseDecodeReadsRestoreAfterFirst) {
   EXPECT_GT(with_first, 30u);
 }
 
+// Chunk L is chosen among the chunks holding a target: restoring two originals of chunk 0
+// while chunk 1 misses five others (not asked for) inverts chunk 0 and restores chunk 1's
+// five first.
+TEST(RsFftProgram, InverseDecodeReadsPicksAChunkHoldingTargets) {
+  const unsigned k = 64, m = 16;  // high rate, C = 16: four chunks of originals
+  std::vector<bool> present(k + m, true);
+  for (unsigned s : {3u, 9u, 16u, 17u, 20u, 25u, 31u, 64u + 5u}) present[s] = false;
+  const auto reads = fft::inverse_decode_reads(k, m, present, {3u, 9u});
+  ASSERT_TRUE(reads);
+  EXPECT_EQ(reads->targets, (std::vector<unsigned>{3u, 9u}));
+  EXPECT_EQ(reads->first, (std::vector<unsigned>{16u, 17u, 20u, 25u, 31u, 69u}));
+  EXPECT_EQ(reads->sources.size(), k);
+}
+
 // ---------------------------------------------------------------- matrix form
 
 // G (m x k): column i is the encoding of the unit vector e_i (one element per shard).
