@@ -196,6 +196,19 @@ fft::Shards random_shards(std::mt19937_64 &rng, size_t count, size_t len) {
   return s;
 }
 
+// Random originals of (k, m) and their recovery: all[s] points at shard s (k + m of them).
+struct EncodedCode {
+  fft::Shards orig, rec;
+  std::vector<const uint16_t *> all;
+  EncodedCode(std::mt19937_64 &rng, unsigned k, unsigned m, size_t len)
+      : orig(random_shards(rng, k, len)), rec(m, len), all(k + m) {
+    std::vector<uint16_t *> rp(m);
+    for (unsigned i = 0; i < k; ++i) all[i] = orig[i];
+    for (unsigned j = 0; j < m; ++j) all[k + j] = rp[j] = rec[j];
+    EXPECT_TRUE(fft::encode(k, m, len, all.data(), rp.data()).ok());
+  }
+};
+
 bool same(const fft::Shards &a, const fft::Shards &b, size_t first, size_t last) {
   for (size_t i = first; i < last; ++i)
     if (!std::equal(a[i], a[i] + a.len(), b[i])) return false;
@@ -538,12 +551,11 @@ TEST(RsFftProgram, InverseDecodeRestoresWhatItTakes) {
   const size_t len = 11;
   for (const InverseCase &c : cases) {
     const unsigned k = c.k, m = c.m;
-    fft::Shards orig = random_shards(rng, k, len), rec(m, len), got(k + m, len);
-    std::vector<const uint16_t *> all(k + m, nullptr), in(k + m, nullptr);
-    std::vector<uint16_t *> rp(m), out(k + m);
-    for (unsigned i = 0; i < k; ++i) all[i] = orig[i];
-    for (unsigned j = 0; j < m; ++j) all[k + j] = rp[j] = rec[j];
-    ASSERT_TRUE(fft::encode(k, m, len, all.data(), rp.data()).ok());
+    const EncodedCode code(rng, k, m, len);
+    const std::vector<const uint16_t *> &all = code.all;
+    fft::Shards got(k + m, len);
+    std::vector<const uint16_t *> in(k + m, nullptr);
+    std::vector<uint16_t *> out(k + m);
     for (unsigned s : c.sources) in[s] = all[s];
     for (unsigned s = 0; s < k + m; ++s) out[s] = got[s];
     for (fft::Order order : {fft::Order::kLayers, fft::Order::kRadix4}) {
@@ -568,13 +580,12 @@ TEST(RsFftProgram, InverseDecodeSourcesAreTakenAndRestore) {
   const size_t len = 5;
   size_t answered = 0, refused = 0;
   for (auto [k, m] : {std::pair{10u, 4u}, {32u, 32u}, {64u, 16u}, {4u, 10u}, {8u, 20u}, {3u, 9u}}) {
-    fft::Shards orig = random_shards(rng, k, len), rec(m, len), got(k + m, len);
-    std::vector<const uint16_t *> all(k + m), in(k + m);
-    std::vector<uint16_t *> rp(m), out(k + m);
-    for (unsigned i = 0; i < k; ++i) all[i] = orig[i];
-    for (unsigned j = 0; j < m; ++j) all[k + j] = rp[j] = rec[j];
+    const EncodedCode code(rng, k, m, len);
+    const std::vector<const uint16_t *> &all = code.all;
+    fft::Shards got(k + m, len);
+    std::vector<const uint16_t *> in(k + m);
+    std::vector<uint16_t *> out(k + m);
     for (unsigned s = 0; s < k + m; ++s) out[s] = got[s];
-    ASSERT_TRUE(fft::encode(k, m, len, all.data(), rp.data()).ok());
     const size_t C = fft::geometry(k, m)->chunk;
     for (int t = 0; t < 40; ++t) {
       // Lose a run of shards inside one chunk of originals (high rate) or of the originals and
@@ -619,12 +630,11 @@ TEST(RsFftProgram, InverseDecodeReadsRestoreAfterFirst) {
   const size_t len = 5;
   size_t with_first = 0;
   for (auto [k, m] : {std::pair{10u, 4u}, {32u, 32u}, {64u, 16u}, {4u, 10u}, {8u, 20u}, {16u, 16u}}) {
-    fft::Shards orig = random_shards(rng, k, len), rec(m, len), got(k + m, len);
-    std::vector<const uint16_t *> all(k + m), in(k + m);
-    std::vector<uint16_t *> rp(m), out(k + m);
-    for (unsigned i = 0; i < k; ++i) all[i] = orig[i];
-    for (unsigned j = 0; j < m; ++j) all[k + j] = rp[j] = rec[j];
-    ASSERT_TRUE(fft::encode(k, m, len, all.data(), rp.data()).ok());
+    const EncodedCode code(rng, k, m, len);
+    const std::vector<const uint16_t *> &all = code.all;
+    fft::Shards got(k + m, len);
+    std::vector<const uint16_t *> in(k + m);
+    std::vector<uint16_t *> out(k + m);
     const fft::Geometry g = *fft::geometry(k, m);
     for (int t = 0; t < 40; ++t) {
       std::vector<bool> present(k + m, true);
