@@ -228,7 +228,12 @@ void bm_array(benchmark::State &state, std::string spec, size_t per_disk, bool r
 void bm_array_read(benchmark::State &state, std::string spec, size_t per_disk, size_t piece) {
   std::unique_ptr<ArrayDisks> a = encoded_disks(state, spec, per_disk, 5);
   if (!a) return;
-  auto &[jit, codec, len, disks, ptrs] = *a;
+  // Named references, not structured bindings: the lambda below captures them (C++17).
+  const std::shared_ptr<Jit> &jit = a->jit;
+  const std::shared_ptr<const ArrayCodec> &codec = a->codec;
+  const size_t len = a->len;
+  std::vector<std::vector<uint8_t>> &disks = a->disks;
+  std::vector<uint8_t *> &ptrs = a->ptrs;
   const ArrayCodec &c = *codec;
   const std::vector<uint8_t> d0 = disks[0];
   std::vector<bool> present(c.disks(), true);
