@@ -24,6 +24,10 @@ Result<BitMatrixCode> build_bitmatrix_code(const CodeSpec &spec) {
   const BitFamily *row = bit_family(checked->family);
   if (row == nullptr)
     return Status(StatusCode::kInvalidSpec, checked->to_string() + " is not a bit-matrix code");
+  if (checked->packet_auto)
+    return Status(StatusCode::kInvalidSpec,
+                  checked->to_string() + ": packet=auto is chosen by timing when a Jit makes the codec "
+                                         "(Jit::codec); give the packet in bytes here");
   BitMatrixCode code;
   code.spec = *checked;
   code.k = checked->k;

@@ -27,7 +27,8 @@ struct BitMatrixCode {
   BitMatrix shard_rows(unsigned s) const;
 };
 
-// Builds the code of a bit-matrix spec (CodeSpec::bitmatrix()). Errors: kInvalidSpec.
+// Builds the code of a bit-matrix spec (CodeSpec::bitmatrix()). Errors: kInvalidSpec (also
+// for packet=auto, which a Jit resolves by timing before it builds the code).
 Result<BitMatrixCode> build_bitmatrix_code(const CodeSpec &spec);
 
 // A packet of the stripe: shard `shard`, packet `index` (0..w-1) of each block.

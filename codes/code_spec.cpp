@@ -396,7 +396,9 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
     s.w = by_prime ? word - 1 : word;
     if (s.w == 0) return bad("w=0: the word size must be at least 2 bits");
     s.packet = kDefaultPacket;
-    if (kv.count("packet")) {
+    if (kv.count("packet") && kv.at("packet") == "auto") {
+      s.packet_auto = true;  // chosen by timing when a Jit makes the codec
+    } else if (kv.count("packet")) {
       ECJIT_RETURN_IF_ERROR(number("packet", false, uint64_t(1) << 32, &v));
       s.packet = unsigned(v);
     }
@@ -462,7 +464,7 @@ std::string CodeSpec::to_string() const {
     const codes::BitFamily *row = codes::bit_family(family);
     const bool by_prime = row && std::string(row->word_key) == "p";
     s += by_prime ? ",p=" + std::to_string(w + 1) : ",w=" + std::to_string(w);
-    s += ",packet=" + std::to_string(packet);
+    s += ",packet=" + (packet_auto ? std::string("auto") : std::to_string(packet));
   }
   else s += ",gf=" + std::to_string(gf);
   if (family == CodeFamily::kCauchyOpt && points.empty()) s += ",seed=" + std::to_string(seed);
@@ -487,7 +489,8 @@ std::string CodeSpec::to_string() const {
 bool CodeSpec::operator==(const CodeSpec &o) const {
   return family == o.family && k == o.k && m == o.m && gf == o.gf &&
          effective_poly() == o.effective_poly() && matrix == o.matrix && w == o.w &&
-         packet == o.packet && (family != CodeFamily::kBitmatrixOf || of == o.of) && seed == o.seed &&
+         packet == o.packet && packet_auto == o.packet_auto && (family != CodeFamily::kBitmatrixOf || of == o.of) &&
+         seed == o.seed &&
          points == o.points;
 }
 

@@ -14,6 +14,7 @@
 #include "ir_builders/lowering.h"
 #include "jit/background_tuner.h"
 #include "jit/disk_cache.h"
+#include "jit/xor_packet_tuner.h"
 #include "jit/jit_session.h"
 #include "jit/kernel_compiler.h"
 #include "jit/llvm_status.h"
@@ -42,6 +43,8 @@ struct KernelService::State {
   OnceCache<std::string, CompiledKernel> cache;
   // Tuned XOR kernels by the memory key of their plan's kernel.
   OnceCache<std::string, TunedXorKernel> tuned_xor;
+  // packet=auto choices by spec.
+  OnceCache<std::string, XorPacketChoice> xor_packets;
   mutable std::mutex stats_mutex;
   double compile_seconds = 0;
   uint64_t from_disk = 0;
@@ -394,6 +397,24 @@ Result<Kernel> KernelService::tuned_xor_kernel(const XorPlan &plan) {
   k.info.vector_bits = ir::xor_kernel_vector_bytes(plan.desc, target_) * 8;
   k.info.why = (*tuned)->why;
   return k;
+}
+
+Result<XorPacketChoice> KernelService::xor_packet(const CodeSpec &spec) {
+  State &st = *state_;
+  auto choice = st.xor_packets.get(spec.to_string(), [&]() -> Result<std::shared_ptr<const XorPacketChoice>> {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto result = tune_xor_packet(*st.session, spec, target_, target_name_, st.opt, st.disk.get());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!result) return to_status(result.takeError(), StatusCode::kJitFailure, spec.to_string());
+    if (!result->from_record) {
+      std::lock_guard<std::mutex> lock(st.stats_mutex);
+      ++st.tunings_done;
+      st.tuning_seconds += seconds;
+    }
+    return std::make_shared<const XorPacketChoice>(std::move(*result));
+  });
+  if (!choice.ok()) return choice.status().with_context("choosing the packet of " + spec.to_string());
+  return **choice;
 }
 
 bool KernelService::tuned_xor_kernel_ready(const XorPlan &plan) const {

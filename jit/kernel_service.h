@@ -19,6 +19,7 @@
 #include "ir_builders/target_info.h"
 #include "ir_builders/xor_kernel.h"
 #include "jit/kernel_slot.h"
+#include "jit/xor_packet.h"
 #include "jit/xor_planner.h"
 
 namespace ecjit::jit {
@@ -136,6 +137,11 @@ class KernelService {
   // Whether tuned_xor_kernel(plan) would answer without compiling or timing: in memory, or
   // (tuning on) a schedule record and its object in the disk cache; else xor_kernel_ready.
   bool tuned_xor_kernel_ready(const XorPlan &plan) const;
+  // packet=auto (jit/xor_packet_tuner.h): the packet of `spec`'s layout on this target, timed
+  // once per service whatever JitOptions::tune says (it was asked for) and recorded in the
+  // disk cache; on the caller's thread - a codec's layout cannot wait for the background.
+  // Errors: kInvalidSpec, kJitFailure.
+  Result<XorPacketChoice> xor_packet(const CodeSpec &spec);
 
   // An rs-fft kernel (ir::build_fft_kernel: encode, or the decode core of every erasure
   // pattern), compiled once per service. Kernel::address has the kind's signature (fn is

@@ -74,9 +74,19 @@ Result<std::shared_ptr<const Codec>> JitImpl::codec(const CodeSpec &spec) {
     if (!codec.ok()) return codec.status();
     out = *codec;
   } else if (spec.bitmatrix()) {
-    auto code = codes::build_bitmatrix_code(spec);
+    // packet=auto: the packet timed fastest here (recorded on disk); the codec's spec names it.
+    CodeSpec resolved = spec;
+    std::string layout_why;
+    if (spec.packet_auto) {
+      Result<jit::XorPacketChoice> choice = service_->xor_packet(spec);
+      if (!choice.ok()) return choice.status();
+      resolved.packet = choice->packet;
+      resolved.packet_auto = false;
+      layout_why = choice->why;
+    }
+    auto code = codes::build_bitmatrix_code(resolved);
     if (!code.ok()) return code.status();
-    auto codec = XorCodec::make(shared_from_this(), std::move(*code));
+    auto codec = XorCodec::make(shared_from_this(), std::move(*code), std::move(layout_why));
     if (!codec.ok()) return codec.status();
     out = *codec;
   } else {

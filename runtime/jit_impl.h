@@ -58,6 +58,7 @@ class JitImpl final : public Jit, public std::enable_shared_from_this<JitImpl> {
   }
   bool xor_kernel_ready(const ir::XorKernelDesc &desc) const { return service_->xor_kernel_ready(desc); }
   Result<Kernel> tuned_xor_kernel(const jit::XorPlan &plan) { return service_->tuned_xor_kernel(plan); }
+  Result<jit::XorPacketChoice> xor_packet(const CodeSpec &spec) { return service_->xor_packet(spec); }
   bool tuned_xor_kernel_ready(const jit::XorPlan &plan) const { return service_->tuned_xor_kernel_ready(plan); }
   Result<Kernel> xor_kernel(const ir::XorKernelDesc &desc, bool shared) {
     return service_->xor_kernel(desc, shared);

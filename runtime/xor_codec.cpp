@@ -11,7 +11,8 @@
 
 namespace ecjit::runtime {
 
-Result<std::shared_ptr<XorCodec>> XorCodec::make(std::shared_ptr<JitImpl> jit, codes::BitMatrixCode code) {
+Result<std::shared_ptr<XorCodec>> XorCodec::make(std::shared_ptr<JitImpl> jit, codes::BitMatrixCode code,
+                                                 std::string layout_why) {
   std::shared_ptr<XorCodec> c(new XorCodec(std::move(jit), std::move(code)));
   const codes::BitMatrixCode &bc = c->code_;
   for (unsigned r = 0; r < bc.parity.rows; ++r)
@@ -21,7 +22,8 @@ Result<std::shared_ptr<XorCodec>> XorCodec::make(std::shared_ptr<JitImpl> jit, c
   const ir::XorKernelDesc &d = plan->desc;
   c->encoder_counts_ = std::string("schedule ") + codes::schedule_name(plan->schedule) + ": " +
                        std::to_string(d.program.xors()) + " XORs per block position (dumb: " +
-                       std::to_string(codes::dumb_xors(bc.parity)) + ")";
+                       std::to_string(codes::dumb_xors(bc.parity)) + ")" +
+                       (layout_why.empty() ? "" : "; packet=auto: " + layout_why);
   auto op = std::make_shared<Op>(std::move(*plan));
   c->encoder_ = op;
   if (op->plan.desc.program.xors() > kMaxUnrolledXors) return c;  // the runner serves (see kMaxUnrolledXors)

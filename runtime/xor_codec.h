@@ -35,7 +35,9 @@ class XorCodec final : public Codec {
   // Schedules with more XORs per block position are never compiled (LLVM takes seconds:
   // RS(32,8) w=8, 2,612 XORs: 1.6 s; RS(64,16), 9,778: 9.8 s): the runner serves them.
   static constexpr size_t kMaxUnrolledXors = 2048;
-  static Result<std::shared_ptr<XorCodec>> make(std::shared_ptr<JitImpl> jit, codes::BitMatrixCode code);
+  // layout_why: how the packet was chosen (packet=auto), appended to the encoder's info.
+  static Result<std::shared_ptr<XorCodec>> make(std::shared_ptr<JitImpl> jit, codes::BitMatrixCode code,
+                                                std::string layout_why = "");
 
   const CodeSpec &spec() const override { return code_.spec; }
   // The (m w) x (k w) parity bit-matrix as 0 / 1 entries, row-major.

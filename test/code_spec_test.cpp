@@ -1,6 +1,7 @@
 // CodeSpec: parsing, canonical round trip, and one test per bad spec with its error.
 #include <gtest/gtest.h>
 
+#include "codes/bitmatrix_code.h"
 #include "codes/linear_code.h"
 #include "ecjit/code_spec.h"
 
@@ -137,3 +138,26 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto &info) { return "case" + std::to_string(info.index); });
 
 }  // namespace
+
+// packet=auto: kept as such by the spec (round trip, unequal to any explicit packet), refused
+// by the code builders (a Jit resolves it by timing), and a misspelt value named.
+TEST(CodeSpec, PacketAuto) {
+  auto s = CodeSpec::parse("cauchy-good:k=4,m=2,w=8,packet=auto");
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  EXPECT_TRUE(s->packet_auto);
+  EXPECT_EQ(s->to_string(), "cauchy-good:k=4,m=2,w=8,packet=auto");
+  EXPECT_TRUE(*CodeSpec::parse(s->to_string()) == *s);
+  EXPECT_FALSE(*CodeSpec::parse("cauchy-good:k=4,m=2,w=8,packet=64") == *s);
+  EXPECT_FALSE(*CodeSpec::parse("cauchy-good:k=4,m=2,w=8") == *s);
+  auto code = ecjit::codes::build_bitmatrix_code(*s);
+  ASSERT_FALSE(code.ok());
+  EXPECT_EQ(code.status().code(), StatusCode::kInvalidSpec);
+  EXPECT_NE(code.status().message().find("packet=auto is chosen by timing when a Jit makes the codec"),
+            std::string::npos)
+      << code.status().message();
+  auto bad = CodeSpec::parse("cauchy-good:k=4,m=2,w=8,packet=automatic");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("packet='automatic'"), std::string::npos) << bad.status().message();
+  EXPECT_FALSE(CodeSpec::parse("rs-vand:k=4,m=2,packet=auto").ok());  // symbol codes have no packets
+}
+

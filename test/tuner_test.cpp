@@ -12,6 +12,7 @@
 #include "jit/target_spec.h"
 #include "ir_builders/kernel_builder.h"
 #include "jit/tuner.h"
+#include "jit/xor_packet_tuner.h"
 #include "jit/xor_tuner.h"
 #include "codes/bitmatrix_code.h"
 #include "codes/xor_program.h"
@@ -282,6 +283,44 @@ TEST(XorTuner, PicksRecordsAndReusesTheSchedule) {
   ASSERT_TRUE(bool(lib_tuned)) << llvm::toString(lib_tuned.takeError());
   EXPECT_FALSE(lib_tuned->from_record);
   EXPECT_TRUE(xor_same_as_reference(*lib, lib_tuned->kernel->address()));
+}
+
+// packet=auto's tuner: every candidate timed (each named in the why), the choice one of them,
+// recorded and reused without timing; an encoder past kMaxPacketTunedXors keeps the default
+// untimed.
+TEST(XorPacketTuner, PicksRecordsAndReusesThePacket) {
+  ScratchDisk scratch("ecjit-xor-packet");
+  ASSERT_TRUE(scratch.disk);
+  auto session = jit::JitSession::create();
+  ASSERT_TRUE(bool(session));
+  const ir::TargetInfo host = info("host");
+  const CodeSpec spec = *CodeSpec::parse("cauchy-good:k=4,m=2,w=8,packet=auto");
+  auto chosen = jit::tune_xor_packet(**session, spec, host, "host", jit::OptLevel::kO3, scratch.disk.get(),
+                                     quick_tuning());
+  ASSERT_TRUE(bool(chosen)) << llvm::toString(chosen.takeError());
+  EXPECT_FALSE(chosen->from_record);
+  bool known = false;
+  for (unsigned p : jit::kXorPacketCandidates) {
+    known |= chosen->packet == p;
+    EXPECT_NE(chosen->why.find(" " + std::to_string(p) + " B "), std::string::npos) << chosen->why;
+  }
+  EXPECT_TRUE(known) << chosen->packet;
+  auto again = jit::tune_xor_packet(**session, spec, host, "host", jit::OptLevel::kO3, scratch.disk.get(),
+                                    quick_tuning());
+  ASSERT_TRUE(bool(again)) << llvm::toString(again.takeError());
+  EXPECT_TRUE(again->from_record);
+  EXPECT_EQ(again->packet, chosen->packet);
+  // Another code has its own record: tuned, not read from the first one's.
+  auto other = jit::tune_xor_packet(**session, *CodeSpec::parse("liberation:k=5,w=5,packet=auto"), host, "host",
+                                    jit::OptLevel::kO3, scratch.disk.get(), quick_tuning());
+  ASSERT_TRUE(bool(other)) << llvm::toString(other.takeError());
+  EXPECT_FALSE(other->from_record);
+  // RS(32,8) w=8: 2,600-odd XORs per block position, too many to compile seven times.
+  auto big = jit::tune_xor_packet(**session, *CodeSpec::parse("cauchy-good:k=32,m=8,w=8,packet=auto"), host, "host",
+                                  jit::OptLevel::kO3, scratch.disk.get(), quick_tuning());
+  ASSERT_TRUE(bool(big)) << llvm::toString(big.takeError());
+  EXPECT_EQ(big->packet, kDefaultPacket);
+  EXPECT_NE(big->why.find("the default"), std::string::npos) << big->why;
 }
 
 // The incumbent serving calls is handed in (TuneOptions::given_address): timed as it is, never

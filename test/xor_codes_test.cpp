@@ -10,6 +10,7 @@
 #include <jerasure/liberation.h>
 #include <jerasure/reed_sol.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <atomic>
@@ -350,6 +351,33 @@ TEST(XorCodec, EncodeMatchesJerasure) {
       jerasure_free_schedule(schedule);
       free(bm);
     }
+}
+
+// packet=auto: the codec's spec names the packet timed fastest (one of the candidates), its
+// encoder says how it was chosen, and its parity is the reference codec's at that packet; the
+// same Jit answers the spec again with the same codec.
+TEST(XorCodec, PacketAutoNamesThePacketItTimed) {
+  auto j = jit();
+  auto codec = j->codec("cauchy-good:k=4,m=2,w=8,packet=auto");
+  ASSERT_TRUE(codec.ok()) << codec.status().to_string();
+  const CodeSpec &spec = (*codec)->spec();
+  EXPECT_FALSE(spec.packet_auto);
+  const std::vector<unsigned> candidates = {32, 64, 128, 256, 512, 1024, 2048};  // jit/xor_packet_tuner.h
+  EXPECT_NE(std::find(candidates.begin(), candidates.end(), spec.packet), candidates.end()) << spec.to_string();
+  EXPECT_NE((*codec)->encoder_info().why.find("packet=auto: packet " + std::to_string(spec.packet) + " fastest of"),
+            std::string::npos)
+      << (*codec)->encoder_info().why;
+  const BitMatrixCode c = code_of(spec.to_string());
+  const size_t len = 3 * c.block_bytes();
+  const Stripe want(c, len, 43);
+  Stripe got = want;
+  for (unsigned i = 0; i < c.m; ++i) memset(got.shards[c.k + i].data(), 0, len);
+  const std::vector<const uint8_t *> in(got.ptrs.begin(), got.ptrs.begin() + c.k);
+  ASSERT_TRUE((*codec)->encode({in.data(), in.size()}, {got.ptrs.data() + c.k, c.m}, len).ok());
+  for (unsigned i = 0; i < c.m; ++i) EXPECT_EQ(got.shards[c.k + i], want.shards[c.k + i]) << "parity " << i;
+  auto again = j->codec("cauchy-good:k=4,m=2,w=8,packet=auto");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->get(), codec->get());
 }
 
 // Large packets on shards of ir::kXorPreloadShardBytes and more run the compiled kernels'

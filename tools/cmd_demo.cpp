@@ -166,20 +166,13 @@ int cmd_demo(int argc, char **argv) {
   Args args;
   if (std::optional<int> done = parse_command(def, argc, argv, &args)) return *done;
   const std::string spec_text = args.get("spec", "rs-vand:k=10,m=4,gf=8");
-  Result<ReferenceCode> code = reference_code(spec_text);
-  if (!code.ok()) return usage_error(kCmd, "spec '" + spec_text + "': " + code.status().message());
-  const unsigned k = code->k, m = code->m, n = code->n();
-  const size_t sb = code->unit;
-
+  Result<CodeSpec> parsed = CodeSpec::parse(spec_text);
+  if (!parsed.ok()) return usage_error(kCmd, "spec '" + spec_text + "': " + parsed.status().message());
   uint64_t len = 0, seed = 1, threads = 1;
   double seconds = 1;
   jit::OptLevel opt = jit::OptLevel::kO3;
   if (!parse_size(args.get("size", "1M"), &len) || len == 0 || len > (1ull << 32))
     return usage_error(kCmd, "--size '" + args.get("size") + "' is not a byte count in 1..4GiB");
-  if (!args.has("size") && len % sb) len = (len / sb + 1) * sb;  // default: whole blocks
-  if (len % sb)
-    return usage_error(kCmd, "--size " + std::to_string(len) + " is not a multiple of " +
-                                 std::to_string(sb) + " bytes (" + code->shape + ")");
   if (!parse_seconds(args.get("seconds", "1"), &seconds))
     return usage_error(kCmd, "--seconds '" + args.get("seconds") + "' is not a positive number");
   if (!parse_opt_level(args.get("opt", "O3"), &opt))
@@ -190,6 +183,38 @@ int cmd_demo(int argc, char **argv) {
     return usage_error(kCmd, "--threads '" + args.get("threads") + "' is not a number in 0.." +
                                  std::to_string(kMaxThreads));
 
+  JitOptions options;
+  options.target = args.get("target", "host");
+  options.opt_level = unsigned(opt);
+  options.strategy = args.get("strategy", "auto");
+  options.threads = unsigned(threads);
+  Result<std::shared_ptr<Jit>> jit = Jit::create(options);
+  if (!jit.ok())
+    return jit.status().code() == StatusCode::kUnsupportedTarget ||
+                   jit.status().code() == StatusCode::kInvalidArgument  // e.g. --strategy foo
+               ? usage_error(kCmd, jit.status().to_string())
+               : runtime_error(kCmd, jit.status().to_string());
+  // packet=auto: the codec times the packets first; the reference code and the sizes follow
+  // its choice. Every other spec: the codec is made (and timed) once the arguments are checked.
+  Result<std::shared_ptr<const Codec>> codec = Status(StatusCode::kInvalidArgument, "no codec yet");
+  double codec_seconds = 0;
+  auto make_codec = [&](const CodeSpec &spec) {
+    const auto codec_start = std::chrono::steady_clock::now();
+    codec = (*jit)->codec(spec);
+    codec_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - codec_start).count();
+  };
+  if (parsed->packet_auto) {
+    make_codec(*parsed);
+    if (!codec.ok()) return runtime_error(kCmd, "encoder: " + codec.status().to_string());
+  }
+  Result<ReferenceCode> code = reference_code(codec.ok() ? (*codec)->spec().to_string() : spec_text);
+  if (!code.ok()) return usage_error(kCmd, "spec '" + spec_text + "': " + code.status().message());
+  const unsigned k = code->k, m = code->m, n = code->n();
+  const size_t sb = code->unit;
+  if (!args.has("size") && len % sb) len = (len / sb + 1) * sb;  // default: whole blocks
+  if (len % sb)
+    return usage_error(kCmd, "--size " + std::to_string(len) + " is not a multiple of " +
+                                 std::to_string(sb) + " bytes (" + code->shape + ")");
   std::vector<unsigned> lose;
   if (args.has("lose")) {
     std::string error;
@@ -220,21 +245,7 @@ int cmd_demo(int argc, char **argv) {
                                    std::to_string(buffers) + " buffers; this machine has " +
                                    gib(phys) + " of memory (the demo uses at most half)");
   }
-  JitOptions options;
-  options.target = args.get("target", "host");
-  options.opt_level = unsigned(opt);
-  options.strategy = args.get("strategy", "auto");
-  options.threads = unsigned(threads);
-  Result<std::shared_ptr<Jit>> jit = Jit::create(options);
-  if (!jit.ok())
-    return jit.status().code() == StatusCode::kUnsupportedTarget ||
-                   jit.status().code() == StatusCode::kInvalidArgument  // e.g. --strategy foo
-               ? usage_error(kCmd, jit.status().to_string())
-               : runtime_error(kCmd, jit.status().to_string());
-  const auto codec_start = std::chrono::steady_clock::now();
-  Result<std::shared_ptr<const Codec>> codec = (*jit)->codec(code->spec);
-  const double codec_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - codec_start).count();
+  if (!codec.ok()) make_codec(code->spec);
   if (!codec.ok()) return runtime_error(kCmd, "encoder: " + codec.status().to_string());
   const JitStats at_codec = (*jit)->stats();
   const KernelInfo enc_at_codec = (*codec)->encoder_info();  // ahead-of-time kernels, or compiled
@@ -284,6 +295,9 @@ int cmd_demo(int argc, char **argv) {
   const KernelInfo dec = (*codec)->decoder_info(present);
   std::printf("%-13s %s (n = %u: %u data + %u parity shards, %s)\n", "spec:",
               code->spec.to_string().c_str(), n, k, m, code->shape.c_str());
+  if (parsed->packet_auto)
+    std::printf("%-13s %s (packet=auto chose %u bytes on this machine: store this form with the data)\n",
+                "resolved:", code->spec.to_string().c_str(), code->spec.packet);
   if (const CodeSpec resolved = codes::resolved_spec(code->spec); !(resolved == code->spec))
     std::printf("%-13s %s (the search's result: store this form with the data)\n", "resolved:",
                 resolved.to_string().c_str());

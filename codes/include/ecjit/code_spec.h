@@ -65,7 +65,10 @@ constexpr unsigned kDefaultPacket = 64;
 //           w          word size: bits per coding word = packets per block (default 8;
 //                      liberation and blaum-roth have no default)
 //           packet     bytes per packet, a multiple of 8 (default kDefaultPacket); a shard
-//                      is a whole number of blocks of w x packet bytes
+//                      is a whole number of blocks of w x packet bytes. packet=auto: for new
+//                      data, the fastest of 32 .. 2048 bytes on this machine, timed when a
+//                      Jit makes the codec (recorded in its disk cache); the codec's spec()
+//                      then names the packet chosen, which the data's readers need
 //           of         bitmatrix-of only: the symbol family expanded (rs-vand, rs-cauchy,
 //                      jerasure-vand, matrix, ...), over GF(2^w), w = 8 | 16 | 32
 //           seed       cauchy-opt only: the search's random seed (default 1; same seed, same code)
@@ -84,6 +87,9 @@ struct CodeSpec {
   std::vector<uint64_t> matrix;    // kMatrix only: m*k entries, row-major
   unsigned w = 0;                  // bit-matrix families: word size (0 for symbol families)
   unsigned packet = 0;             // bit-matrix families: packet bytes (0 for symbol families)
+  // Bit-matrix families: packet=auto was given (packet then holds kDefaultPacket until a Jit
+  // times the candidates and makes the codec with the fastest; see above).
+  bool packet_auto = false;
   CodeFamily of = CodeFamily::kRsVand;  // kBitmatrixOf: the symbol family expanded
   uint64_t seed = 0;               // kCauchyOpt: the search's seed (1 when not given)
   // kCauchyOpt: the Cauchy points, X (m of them) then Y (k), when given as points= (no
