@@ -280,15 +280,12 @@ std::optional<InverseReads> inverse_decode_reads(unsigned k, unsigned m, const s
   // chunk L - of the chunks holding a target, the one missing the most (the others' missing
   // originals are restored first) - at the high rate; every original at the low.
   size_t L = 0;
-  if (high) {
+  if (high) {  // O(k + targets): one count per chunk
+    std::vector<size_t> missing((k + C - 1) / C, 0);
+    for (size_t s = 0; s < k; ++s) missing[s / C] += !present[s];
     size_t most = 0;
     for (unsigned t : targets)
-      if (t < k) {
-        const size_t c0 = t / C * C;
-        const size_t missing =
-            size_t(std::count(present.begin() + c0, present.begin() + std::min<size_t>(k, c0 + C), false));
-        if (missing > most) most = missing, L = c0;
-      }
+      if (t < k && missing[t / C] > most) most = missing[t / C], L = t / C * C;
   }
   auto read_in_full = [&](size_t s) { return high ? s >= k || s < L || s >= L + C : s < k; };
   InverseReads r;
