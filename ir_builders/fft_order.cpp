@@ -26,6 +26,13 @@ WorkSlots work_slots(const FftStep &step, uint32_t slots) {
     case kFftStepZero:
       add(step.a);
       break;
+    case kFftStepMul3:
+    case kFftStepMulAdd3:
+      add(step.a);
+      add(step.b);
+      add(step.dist);
+      add(step.b2);
+      break;
     default:  // two-pointer steps: A written, B read (or both, for butterflies)
       add(step.a);
       add(step.b);

@@ -238,9 +238,20 @@ FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::
   s.steps.reserve(coeffs.size());
   s.tables.reserve(std::min<size_t>(coeffs.size() + 1, size_t(1) << 16) * kFftMulTableBytes);
   ScheduleWriter w(s);
-  for (uint32_t t = 0; t < targets.size(); ++t)
-    for (size_t i = 0; i < sources.size(); ++i)
-      w.step(i == 0 ? kFftStepMul : kFftStepMulAdd, t, s.slots + sources[i], w.element(coeffs[t * sources.size() + i]));
+  const size_t n = sources.size();
+  for (uint32_t t = 0; t < targets.size(); ++t) {
+    const uint16_t *row = coeffs.data() + t * n;
+    size_t i = 0;
+    for (; i + 3 <= n; i += 3) {
+      FftStep st{i == 0 ? kFftStepMul3 : kFftStepMulAdd3, t, s.slots + sources[i], w.element(row[i])};
+      st.dist = s.slots + sources[i + 1];
+      st.table0 = w.element(row[i + 1]);
+      st.b2 = s.slots + sources[i + 2];
+      st.table1 = w.element(row[i + 2]);
+      s.steps.push_back(st);
+    }
+    for (; i < n; ++i) w.step(i == 0 ? kFftStepMul : kFftStepMulAdd, t, s.slots + sources[i], w.element(row[i]));
+  }
   return s;
 }
 
@@ -248,6 +259,7 @@ size_t fft_multiplies(const std::vector<FftStep> &steps) {
   size_t n = 0;
   for (const FftStep &s : steps)
     n += s.kind == kFftStepFft4 || s.kind == kFftStepIfft4                                                   ? 4
+         : s.kind == kFftStepMul3 || s.kind == kFftStepMulAdd3                                                ? 3
          : s.kind == kFftStepFft || s.kind == kFftStepIfft || s.kind == kFftStepMul || s.kind == kFftStepMulAdd ? 1
                                                                                                                  : 0;
   return n;
@@ -301,7 +313,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   llvm::Value *pa = pointer(field(1, "a"));
   llvm::Value *pb = pointer(field(2, "b"));
   llvm::Value *tab = b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(3, "t"), size(kFftMulTableBytes)));
-  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 9);
+  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 11);
   ColumnEmitter e(b, shuffle);
 
   // Each kind: a loop over the tile's columns; multiplier tables loaded before it.
@@ -400,6 +412,33 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   };
   emit_four(kFftStepFft4, "fft4");
   emit_four(kFftStepIfft4, "ifft4");
+
+  // Three sources into A: pointers b, dist, b2 with tables t, t0, t1; A read once (add) or not.
+  auto emit_three = [&](FftStepKind k, const char *name) {
+    llvm::BasicBlock *pre = block(std::string(name) + ".pre");
+    llvm::BasicBlock *loop = block(name);
+    sw->addCase(b.getInt32(k), pre);
+    b.SetInsertPoint(pre);
+    const std::array<llvm::Value *, 3> src = {pb, pointer(field(4, "b1")), pointer(field(7, "b2"))};
+    auto tables_at = [&](unsigned f) {
+      return e.load_tables(b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(f, "t"), size(kFftMulTableBytes))));
+    };
+    const std::array<std::array<llvm::Value *, 8>, 3> t = {tables_at(3), tables_at(5), tables_at(6)};
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    llvm::PHINode *off = b.CreatePHI(size_ty, 2, "off");
+    off->addIncoming(size(0), pre);
+    llvm::Value *A = b.CreateInBoundsGEP(b.getInt8Ty(), pa, off);
+    Planes sum = e.mul(e.load(b.CreateInBoundsGEP(b.getInt8Ty(), src[0], off)), t[0]);
+    for (unsigned j = 1; j < 3; ++j)
+      sum = e.xor_(sum, e.mul(e.load(b.CreateInBoundsGEP(b.getInt8Ty(), src[j], off)), t[j]));
+    e.store(k == kFftStepMulAdd3 ? e.xor_(e.load(A), sum) : sum, A);
+    llvm::Value *noff = b.CreateAdd(off, size(kFftColumn), "off.next", true, true);
+    off->addIncoming(noff, loop);
+    mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(noff, size(kFftColumn - 1)), bytes), loop, next));
+  };
+  emit_three(kFftStepMul3, "mul3");
+  emit_three(kFftStepMulAdd3, "muladd3");
 
   b.SetInsertPoint(next);
   llvm::Value *inext = b.CreateAdd(i, size(1), "i.next", true, true);

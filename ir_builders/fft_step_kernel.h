@@ -32,16 +32,20 @@ enum FftStepKind : uint32_t {
   kFftStepFft4 = 6,   // FFT butterflies (X0,X2) (X1,X3) by T2, then (X0,X1) by T0, (X2,X3) by T1
   kFftStepIfft4 = 7,  // IFFT butterflies (X0,X1) by T0, (X2,X3) by T1, then (X0,X2) (X1,X3) by T2
   kFftStepMulAdd = 8, // A ^= B * T
+  // Three sources into one slot (a matrix decode's row: A read and written once per three
+  // products instead of once per product), B0 = ptr[b], B1 = ptr[dist], B2 = ptr[b2]:
+  kFftStepMul3 = 9,     // A = B0 * T ^ B1 * T0 ^ B2 * T1
+  kFftStepMulAdd3 = 10, // A ^= B0 * T ^ B1 * T0 ^ B2 * T1
 };
 struct FftStep {
   uint32_t kind;
   uint32_t a;
   uint32_t b;
   uint32_t table;
-  uint32_t dist = 0;    // kFftStepFft4 / kFftStepIfft4
+  uint32_t dist = 0;    // kFftStepFft4 / kFftStepIfft4; kFftStepMul3 / MulAdd3: B1's pointer
   uint32_t table0 = 0;
   uint32_t table1 = 0;
-  uint32_t reserved = 0;
+  uint32_t b2 = 0;      // kFftStepMul3 / MulAdd3: B2's pointer
 };
 
 // A schedule for one operation of one code, and where its pointers point. Pointer p < slots
@@ -92,7 +96,8 @@ std::optional<FftSchedule> fft_inverse_decode_schedule(unsigned k, unsigned m, c
 
 // A decode as a matrix (codes::fft::decode_matrix: coeffs[t * sources + i], elements of the
 // crate's field): work slot t is target t (slot_shard), pointer slots + s shard s; per
-// target one multiply and sources - 1 multiply-adds.
+// target the sources three to a step (kFftStepMul3, then kFftStepMulAdd3; one or two left
+// over as kFftStepMul / MulAdd).
 FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::vector<unsigned> &sources,
                                 const std::vector<unsigned> &targets);
 

@@ -338,6 +338,56 @@ TEST_P(FftSteps, InvertedEncoderOnTheEncodersTables) {
   EXPECT_GT(ran, 6u);
 }
 
+// Matrix decodes run their sources three to a step (kFftStepMul3 / MulAdd3) with one or two
+// left over: every count of sources from 1 to 8, against decode_matrix's rows applied element
+// by element, and the three-source steps actually used.
+TEST_P(FftSteps, MatrixDecodesThreeSourcesToAStep) {
+  std::mt19937_64 rng(0x3ee);
+  const unsigned k = 8, m = 8, n = k + m;
+  const size_t len = 64 * 3 + 6, whole = len / 64 * 64;
+  std::vector<std::vector<uint8_t>> want;
+  ASSERT_TRUE(encoded_shards(rng, k, m, len, whole, &want));
+  for (unsigned used = 1; used <= k; ++used) {
+    // Sources: k shards present (the decode needs k), a matrix of `used` columns kept (the
+    // rest zeroed) so that each count of sources per row runs; targets: two lost shards.
+    std::vector<bool> present(n, true);
+    present[1] = present[12] = false;
+    std::vector<unsigned> sources, targets = {1, 12};
+    for (unsigned s = 0; s < n && sources.size() < k; ++s)
+      if (present[s]) sources.push_back(s);
+    for (unsigned s = 0; s < n; ++s) present[s] = std::find(sources.begin(), sources.end(), s) != sources.end();
+    auto coeffs = fft::decode_matrix(k, m, present, sources, targets);
+    ASSERT_TRUE(coeffs.ok());
+    std::vector<uint16_t> row(*coeffs);
+    std::vector<unsigned> few(sources.begin(), sources.begin() + used);
+    std::vector<uint16_t> part;
+    for (size_t t = 0; t < targets.size(); ++t)
+      part.insert(part.end(), row.begin() + long(t * k), row.begin() + long(t * k + used));
+    const ir::FftSchedule s = ir::fft_matrix_schedule(part, few, targets);
+    EXPECT_EQ(std::count_if(s.steps.begin(), s.steps.end(),
+                            [](const ir::FftStep &st) { return st.kind == ir::kFftStepMul3 || st.kind == ir::kFftStepMulAdd3; }),
+              long(targets.size() * (used / 3)));
+    EXPECT_EQ(ir::fft_multiplies(s.steps), targets.size() * used);
+    auto got = want;
+    for (unsigned t : targets) std::fill(got[t].begin(), got[t].end(), 0xA5);
+    run(s, got, len, 128);
+    // Expected: the partial sums, element by element (the crate's layout: 32 low then 32 high
+    // bytes per 64-byte column).
+    for (size_t t = 0; t < targets.size(); ++t)
+      for (size_t col = 0; col < whole; col += 64)
+        for (size_t e = 0; e < 32; ++e) {
+          uint16_t v = 0;
+          for (unsigned i = 0; i < used; ++i) {
+            const auto &src = want[few[i]];
+            v ^= fft::mul(part[t * used + i], uint16_t(src[col + e] | (src[col + 32 + e] << 8)));
+          }
+          const auto &g = got[targets[t]];
+          ASSERT_EQ(uint16_t(g[col + e] | (g[col + 32 + e] << 8)), v)
+              << used << " sources, target " << targets[t] << " column " << col / 64 << " element " << e;
+        }
+  }
+}
+
 // Order::kRadix4's groups of four butterflies become two-layer steps (encode and decode core).
 TEST(FftSchedule, ButterfliesAreFusedInPairsOfLayers) {
   auto count = [](const ir::FftSchedule &s, uint32_t kind) {

@@ -44,6 +44,13 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
       case ir::kFftStepZero: v[s.a] = 0; break;
       case ir::kFftStepMul: v[s.a] = fft_table_mul(T(s.table), v[s.b]); break;
       case ir::kFftStepMulAdd: v[s.a] ^= fft_table_mul(T(s.table), v[s.b]); break;
+      case ir::kFftStepMul3:
+      case ir::kFftStepMulAdd3: {
+        const uint16_t sum = uint16_t(fft_table_mul(T(s.table), v[s.b]) ^ fft_table_mul(T(s.table0), v[s.dist]) ^
+                                      fft_table_mul(T(s.table1), v[s.b2]));
+        v[s.a] = s.kind == ir::kFftStepMul3 ? sum : uint16_t(v[s.a] ^ sum);
+        break;
+      }
       case ir::kFftStepFft4:
         fft_bf(x0, x2, s.table);
         fft_bf(x1, x3, s.table);
