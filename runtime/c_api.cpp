@@ -14,6 +14,7 @@ struct ecjit_jit {
 };
 struct ecjit_codec {
   std::shared_ptr<const ecjit::Codec> codec;
+  std::string spec;  // codec->spec().to_string(), for ecjit_codec_spec
 };
 struct ecjit_array_codec {
   std::shared_ptr<const ecjit::ArrayCodec> codec;
@@ -136,7 +137,8 @@ int ecjit_codec_create(ecjit_jit *jit, const char *spec, ecjit_codec **out) {
   if (!jit || !spec) return fail(StatusCode::kNullPointer, "jit handle or spec is null");
   auto codec = jit->jit->codec(std::string(spec));
   if (!codec.ok()) return report(codec.status());
-  *out = new (std::nothrow) ecjit_codec{std::move(*codec)};
+  const std::string resolved = (*codec)->spec().to_string();
+  *out = new (std::nothrow) ecjit_codec{std::move(*codec), resolved};
   if (!*out) return fail(StatusCode::kInternal, "out of memory");
   return report(Status::Ok());
 }
@@ -145,6 +147,7 @@ void ecjit_codec_destroy(ecjit_codec *codec) { delete codec; }
 unsigned ecjit_codec_k(const ecjit_codec *c) { return c ? c->codec->k() : 0; }
 unsigned ecjit_codec_m(const ecjit_codec *c) { return c ? c->codec->m() : 0; }
 unsigned ecjit_codec_symbol_bytes(const ecjit_codec *c) { return c ? c->codec->symbol_bytes() : 0; }
+const char *ecjit_codec_spec(const ecjit_codec *c) { return c ? c->spec.c_str() : nullptr; }
 
 int ecjit_encode(const ecjit_codec *c, const uint8_t *const *data, uint8_t *const *parity,
                  size_t len) {

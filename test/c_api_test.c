@@ -40,6 +40,24 @@ int main(void) {
   CHECK(ecjit_codec_create(jit, "rs-vand:k=0", &(ecjit_codec *){NULL}) == ECJIT_INVALID_SPEC);
   if (!codec) return 1;
   CHECK(ecjit_codec_k(codec) == K && ecjit_codec_m(codec) == M);
+  CHECK(strcmp(ecjit_codec_spec(codec), "rs-vand:k=6,m=3,gf=8") == 0);
+  CHECK(ecjit_codec_spec(NULL) == NULL);
+  {
+    /* packet=auto: the codec's spec names the packet timed (one of 32 .. 2048 bytes). */
+    ecjit_codec *ac = NULL;
+    CHECK(ecjit_codec_create(jit, "cauchy-good:k=4,m=2,w=8,packet=auto", &ac) == ECJIT_OK);
+    if (ac) {
+      const char *spec = ecjit_codec_spec(ac);
+      const char *packet = spec ? strstr(spec, ",packet=") : NULL;
+      CHECK(packet != NULL && strstr(spec, "auto") == NULL);
+      if (packet) {
+        const long bytes = strtol(packet + 8, NULL, 10);
+        CHECK(bytes >= 32 && bytes <= 2048 && (bytes & (bytes - 1)) == 0);
+        CHECK(ecjit_codec_symbol_bytes(ac) == 8u * (unsigned)bytes);
+      }
+      ecjit_codec_destroy(ac);
+    }
+  }
 
   for (s = 0; s < N; ++s) {
     shards[s] = bufs[s];

@@ -66,6 +66,9 @@ unsigned ecjit_codec_k(const ecjit_codec *codec);
 unsigned ecjit_codec_m(const ecjit_codec *codec);
 /* The unit of every len: the symbol, or a bit-matrix code's block of w x packet bytes. */
 unsigned ecjit_codec_symbol_bytes(const ecjit_codec *codec);
+/* The codec's spec in canonical form, owned by the codec (valid until it is destroyed; NULL
+ * for NULL). With packet=auto it names the packet chosen: what readers of the data need. */
+const char *ecjit_codec_spec(const ecjit_codec *codec);
 
 /* The calls below have the contracts of the ecjit::Codec methods of the same names
  * (runtime/include/ecjit/codec.h, docs/operations.md). Shard arrays: data k, parity m,
