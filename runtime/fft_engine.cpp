@@ -75,6 +75,16 @@ uint32_t l2_block_slots(uint32_t slots) {
   return b;
 }
 
+// The decode of `targets` from `sources` (exactly the shards `present` marks) as a matrix
+// schedule; null where codes::fft::decode_matrix refuses (not for a valid plan).
+std::shared_ptr<const ir::FftSchedule> matrix_decode(unsigned k, unsigned m, const std::vector<bool> &present,
+                                                     const std::vector<unsigned> &sources,
+                                                     const std::vector<unsigned> &targets) {
+  Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k, m, present, sources, targets);
+  if (!coeffs.ok()) return nullptr;
+  return std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, sources, targets));
+}
+
 #if defined(__clang__)
 __attribute__((no_sanitize("function")))
 #endif
@@ -190,12 +200,12 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
   // runs only once the transforms are chosen.
   d->matrix_cost = targets.size() * plan.sources.size();
   d->transform_cost = plan.sources.size() + core_multiplies_ + targets.size();
+  std::vector<bool> present(k_ + m_, false);  // the shards read
+  for (unsigned s : plan.sources) present[s] = true;
   // The inverted encoder costs about an encode (its transforms, one chunk's FFT truncated),
   // plus |first| x k where shards it reads are missing too; built only where the matrix would
   // not run anyway.
   if (d->matrix_cost > std::min(encode_multiplies_, d->transform_cost)) {
-    std::vector<bool> present(k_ + m_, false);
-    for (unsigned s : plan.sources) present[s] = true;
     const std::optional<codes::fft::InverseReads> reads =
         codes::fft::inverse_decode_reads(k_, m_, present, targets);
     const size_t first_cost = reads ? reads->first.size() * plan.sources.size() : 0;
@@ -207,14 +217,8 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
       inv = ir::fft_inverse_decode_schedule(k_, m_, read, reads->targets, &encode_schedule_);
     }
     std::shared_ptr<const ir::FftSchedule> first;
-    if (inv && !reads->first.empty()) {
-      Result<std::vector<uint16_t>> coeffs =
-          codes::fft::decode_matrix(k_, m_, present, plan.sources, reads->first);
-      if (coeffs.ok())
-        first = std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, plan.sources, reads->first));
-      else
-        inv.reset();  // cannot fail for a valid plan; else the others serve
-    }
+    if (inv && !reads->first.empty() && !(first = matrix_decode(k_, m_, present, plan.sources, reads->first)))
+      inv.reset();  // cannot fail for a valid plan; else the others serve
     if (inv) {
       ir::order_fft_steps_by_block(&inv->steps, inv->slots, l2_block_slots(inv->slots));
       d->inverse_cost = ir::fft_multiplies(inv->steps) + first_cost;
@@ -247,13 +251,9 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     const double make_ns = double(d->matrix_cost) * kFftMatrixNsPerCoefficient +
                            double(targets.size()) * double(core_multiplies_) * kFftMatrixNsPerCoreMultiply;
     const double core_ns = double(d->transform_cost) * double(len / 64) * kFftCoreNsPerColumnMultiply;
-    std::vector<bool> present(k_ + m_, false);
-    for (unsigned s : plan.sources) present[s] = true;
-    const unsigned k = k_, m = m_;
-    auto make = [k, m, present, sources = plan.sources, targets]() -> std::shared_ptr<const ir::FftSchedule> {
-      Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k, m, present, sources, targets);
-      if (!coeffs.ok()) return nullptr;  // cannot fail for a valid plan; else the transforms serve
-      return std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, sources, targets));
+    // Null only where decode_matrix refuses (not for a valid plan): the transforms serve.
+    auto make = [k = k_, m = m_, present, sources = plan.sources, targets] {
+      return matrix_decode(k, m, present, sources, targets);
     };
     if (len > 0 && make_ns > core_ns) {
       std::weak_ptr<FftTargetDecode> entry = d;
