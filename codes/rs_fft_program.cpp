@@ -107,10 +107,14 @@ void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t s
 }
 
 void append_formal_derivative(Program &p, size_t count) {
-  for (size_t i = 1; i < count; ++i) {
-    const size_t w = size_t(1) << __builtin_ctzll(i);
-    for (size_t t = 0; t < w; ++t) push(p, OpKind::kXor, i - w + t, i + t);
-  }
+  // rs_fft.cpp's loop XORs block [i, i + w) into [i - w, i) (w the lowest bit of i) for
+  // rising i: every value it reads is still the input's. So slot t gets the inputs at
+  // t + 2^j for each clear bit j of t below count, in any order; here slot by slot, for
+  // rising t (its sources lie above it, not yet written), so that the XORs into one slot
+  // are consecutive and a step writer can fuse them (ir::fuse_xor_steps).
+  for (size_t t = 0; t < count; ++t)
+    for (size_t w = 1; t + w < count; w <<= 1)
+      if (!(t & w)) push(p, OpKind::kXor, t, t + w);
 }
 
 Result<Program> encode_program(unsigned k, unsigned m, Order order) {

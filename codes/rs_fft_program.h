@@ -71,7 +71,8 @@ void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t sk
                 Order order = Order::kLayers);
 void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset,
                  Order order = Order::kLayers);
-// Append formal_derivative over work slots [0, count) as kXor ops.
+// Append formal_derivative over work slots [0, count) as kXor ops, grouped by the slot they
+// write (rising slots; the same sums as rs_fft.h's block order).
 void append_formal_derivative(Program &p, size_t count);
 
 // Encode: inputs are originals 0 .. k-1, outputs recovery 0 .. m-1 (shard ids k .. k+m-1).

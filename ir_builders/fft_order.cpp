@@ -28,10 +28,16 @@ WorkSlots work_slots(const FftStep &step, uint32_t slots) {
       break;
     case kFftStepMul3:
     case kFftStepMulAdd3:
+    case kFftStepXor3:
       add(step.a);
       add(step.b);
       add(step.dist);
       add(step.b2);
+      break;
+    case kFftStepXor2:
+      add(step.a);
+      add(step.b);
+      add(step.dist);
       break;
     default:  // two-pointer steps: A written, B read (or both, for butterflies)
       add(step.a);

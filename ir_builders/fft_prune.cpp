@@ -19,6 +19,13 @@ std::vector<FftStep> butterflies(const FftStep &s) {
 }
 
 
+// The single XORs of a several-source XOR step, in order.
+std::vector<FftStep> xors(const FftStep &s) {
+  std::vector<FftStep> out = {step(kFftStepXor, s.a, s.b), step(kFftStepXor, s.a, s.dist)};
+  if (s.kind == kFftStepXor3) out.push_back(step(kFftStepXor, s.a, s.b2));
+  return out;
+}
+
 std::vector<uint32_t> slots_of(const FftStep &s) {
   return {s.a, s.a + s.dist, s.a + 2 * s.dist, s.a + 3 * s.dist};
 }
@@ -86,6 +93,10 @@ class ZeroPass {
           return;
         }
         out.push_back(s);
+        return;
+      case kFftStepXor2:
+      case kFftStepXor3:
+        for (const FftStep &x : xors(s)) run(x, out);
         return;
       case kFftStepFft4:
       case kFftStepIfft4: {
@@ -165,6 +176,12 @@ class LivePass {
         live_[s.a] = live_[s.b] = true;
         rev.push_back(s);
         return;
+      case kFftStepXor2:
+      case kFftStepXor3: {
+        const std::vector<FftStep> x = xors(s);
+        for (auto it = x.rbegin(); it != x.rend(); ++it) run(*it, rev);
+        return;
+      }
       case kFftStepFft4:
       case kFftStepIfft4: {
         const std::vector<uint32_t> x = slots_of(s);
@@ -204,6 +221,7 @@ std::vector<std::vector<FftStep>> prune_fft_steps(const std::vector<const std::v
   for (size_t i = segments.size(); i-- > 0;) {
     for (auto it = forward[i].rbegin(); it != forward[i].rend(); ++it) live.run(*it, out[i]);
     std::reverse(out[i].begin(), out[i].end());
+    fuse_xor_steps(out[i]);
   }
   return out;
 }

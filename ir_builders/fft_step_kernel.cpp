@@ -76,6 +76,7 @@ class ScheduleWriter {
       }
       one(p.ops[i]);
     }
+    fuse_xor_steps(s_.steps);
   }
 
  private:
@@ -255,6 +256,32 @@ FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::
   return s;
 }
 
+void fuse_xor_steps(std::vector<FftStep> &steps) {
+  const auto fusable = [&](size_t i, uint32_t a) {
+    return i < steps.size() && steps[i].kind == kFftStepXor && steps[i].a == a && steps[i].b != a;
+  };
+  size_t w = 0;
+  for (size_t i = 0; i < steps.size();) {
+    const uint32_t a = steps[i].a;
+    size_t run = 0;
+    while (fusable(i + run, a)) ++run;
+    if (run < 2) {
+      steps[w++] = steps[i++];
+      continue;
+    }
+    for (; run > 0;) {
+      const size_t take = run == 4 ? 2 : std::min<size_t>(run, 3);  // 4 = 2 + 2: two steps either way
+      FftStep f{take == 1 ? kFftStepXor : take == 2 ? kFftStepXor2 : kFftStepXor3, a, steps[i].b, 0};
+      if (take > 1) f.dist = steps[i + 1].b;
+      if (take > 2) f.b2 = steps[i + 2].b;
+      steps[w++] = f;
+      i += take;
+      run -= take;
+    }
+  }
+  steps.resize(w);
+}
+
 size_t fft_multiplies(const std::vector<FftStep> &steps) {
   size_t n = 0;
   for (const FftStep &s : steps)
@@ -313,7 +340,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   llvm::Value *pa = pointer(field(1, "a"));
   llvm::Value *pb = pointer(field(2, "b"));
   llvm::Value *tab = b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(3, "t"), size(kFftMulTableBytes)));
-  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 11);
+  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 13);
   ColumnEmitter e(b, shuffle);
 
   // Each kind: a loop over the tile's columns; multiplier tables loaded before it.
@@ -439,6 +466,29 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   };
   emit_three(kFftStepMul3, "mul3");
   emit_three(kFftStepMulAdd3, "muladd3");
+
+  // Two or three sources XORed into A (b, dist[, b2]).
+  auto emit_xors = [&](FftStepKind k, const char *name, unsigned sources) {
+    llvm::BasicBlock *pre = block(std::string(name) + ".pre");
+    llvm::BasicBlock *loop = block(name);
+    sw->addCase(b.getInt32(k), pre);
+    b.SetInsertPoint(pre);
+    std::array<llvm::Value *, 3> src = {pb, pointer(field(4, "b1")), nullptr};
+    if (sources == 3) src[2] = pointer(field(7, "b2"));
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    llvm::PHINode *off = b.CreatePHI(size_ty, 2, "off");
+    off->addIncoming(size(0), pre);
+    llvm::Value *A = b.CreateInBoundsGEP(b.getInt8Ty(), pa, off);
+    Planes sum = e.load(A);
+    for (unsigned j = 0; j < sources; ++j) sum = e.xor_(sum, e.load(b.CreateInBoundsGEP(b.getInt8Ty(), src[j], off)));
+    e.store(sum, A);
+    llvm::Value *noff = b.CreateAdd(off, size(kFftColumn), "off.next", true, true);
+    off->addIncoming(noff, loop);
+    mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(noff, size(kFftColumn - 1)), bytes), loop, next));
+  };
+  emit_xors(kFftStepXor2, "xor2", 2);
+  emit_xors(kFftStepXor3, "xor3", 3);
 
   b.SetInsertPoint(next);
   llvm::Value *inext = b.CreateAdd(i, size(1), "i.next", true, true);

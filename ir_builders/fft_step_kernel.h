@@ -36,17 +36,26 @@ enum FftStepKind : uint32_t {
   // products instead of once per product), B0 = ptr[b], B1 = ptr[dist], B2 = ptr[b2]:
   kFftStepMul3 = 9,     // A = B0 * T ^ B1 * T0 ^ B2 * T1
   kFftStepMulAdd3 = 10, // A ^= B0 * T ^ B1 * T0 ^ B2 * T1
+  // Several XORs into one slot (the formal derivative's: slot t gets up to log n of them),
+  // A read and written once: B0 = ptr[b], B1 = ptr[dist], B2 = ptr[b2].
+  kFftStepXor2 = 11,    // A ^= B0 ^ B1
+  kFftStepXor3 = 12,    // A ^= B0 ^ B1 ^ B2
 };
 struct FftStep {
   uint32_t kind;
   uint32_t a;
   uint32_t b;
   uint32_t table;
-  uint32_t dist = 0;    // kFftStepFft4 / kFftStepIfft4; kFftStepMul3 / MulAdd3: B1's pointer
+  uint32_t dist = 0;    // kFftStepFft4 / kFftStepIfft4; kFftStepMul3 / MulAdd3 / Xor2 / Xor3: B1's pointer
   uint32_t table0 = 0;
   uint32_t table1 = 0;
-  uint32_t b2 = 0;      // kFftStepMul3 / MulAdd3: B2's pointer
+  uint32_t b2 = 0;      // kFftStepMul3 / MulAdd3 / Xor3: B2's pointer
 };
+
+// Runs of consecutive kFftStepXor steps into one slot (from other slots) become kFftStepXor3
+// steps, a remainder of two one kFftStepXor2: the same values with the slot loaded and stored
+// once per three sources instead of once per source. In place; other steps unchanged.
+void fuse_xor_steps(std::vector<FftStep> &steps);
 
 // A schedule for one operation of one code, and where its pointers point. Pointer p < slots
 // is work slot p: the tile of output shard slot_shard[p] when that is >= 0, else a scratch

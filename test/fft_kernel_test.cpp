@@ -388,6 +388,71 @@ TEST_P(FftSteps, MatrixDecodesThreeSourcesToAStep) {
   }
 }
 
+// Runs of 1..8 XORs into one slot fuse into Xor3 / Xor2 steps, ceil(run / 3) of them and no
+// single XOR left beside a fused one (fuse_xor_steps), and the kernel's several-source XOR
+// steps equal the XORs one by one, byte for byte.
+TEST_P(FftSteps, XorsIntoOneSlotFuseAndMatchTheSingleXors) {
+  std::mt19937_64 rng(0x0f5);
+  const size_t len = 64 * 5 + 6, whole = len / 64 * 64;
+  const unsigned sources = 8;
+  for (unsigned r = 1; r <= sources; ++r) {
+    ir::FftSchedule s;
+    s.slots = 1;
+    s.slot_shard = {0};  // work slot 0 is shard 0's tile; pointer 1 + i is shard i
+    std::vector<std::vector<uint8_t>> shards(1 + sources, std::vector<uint8_t>(len));
+    for (auto &v : shards)
+      for (auto &b : v) b = uint8_t(rng());
+    std::vector<uint8_t> want(shards[0]);
+    for (unsigned i = 1; i <= r; ++i) {
+      s.steps.push_back({ir::kFftStepXor, 0, 1 + i, 0});
+      for (size_t j = 0; j < whole; ++j) want[j] ^= shards[i][j];
+    }
+    ir::fuse_xor_steps(s.steps);
+    EXPECT_EQ(s.steps.size(), (r + 2) / 3) << r;
+    size_t xors = 0;
+    for (const ir::FftStep &st : s.steps) {
+      xors += st.kind == ir::kFftStepXor ? 1 : st.kind == ir::kFftStepXor2 ? 2 : st.kind == ir::kFftStepXor3 ? 3 : 0;
+      if (r > 1) EXPECT_NE(st.kind, uint32_t(ir::kFftStepXor)) << r;
+    }
+    EXPECT_EQ(xors, r);
+    auto got = shards;
+    run(s, got, len, 128);
+    EXPECT_EQ(got[0], want) << r << " XORs";
+  }
+  // Runs end where the slot written changes; a slot XORed into itself is not fused.
+  std::vector<ir::FftStep> steps = {{ir::kFftStepXor, 0, 5, 0}, {ir::kFftStepXor, 1, 6, 0},
+                                    {ir::kFftStepXor, 1, 7, 0}, {ir::kFftStepXor, 1, 1, 0},
+                                    {ir::kFftStepXor, 1, 8, 0}};
+  ir::fuse_xor_steps(steps);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[0].kind, uint32_t(ir::kFftStepXor));
+  EXPECT_EQ(steps[1].kind, uint32_t(ir::kFftStepXor2));
+  EXPECT_EQ(steps[1].b, 6u);
+  EXPECT_EQ(steps[1].dist, 7u);
+  EXPECT_EQ(steps[2].b, 1u);
+  EXPECT_EQ(steps[3].b, 8u);
+}
+
+// The decode core's formal derivative: every slot's XORs as several-source steps; the sum of
+// their sources the (n / 2) log n single XORs of rs_fft.h's derivative.
+TEST(FftSchedule, DerivativeXorsRunSeveralToAStep) {
+  for (auto [k, m] : {std::pair{32u, 32u}, {128u, 128u}}) {
+    auto core = ir::fft_decode_core(k, m);
+    ASSERT_TRUE(core.ok());
+    size_t steps = 0, xors = 0;
+    for (const ir::FftStep &st : core->steps) {
+      const size_t x = st.kind == ir::kFftStepXor ? 1 : st.kind == ir::kFftStepXor2 ? 2 : st.kind == ir::kFftStepXor3 ? 3 : 0;
+      steps += x > 0;
+      xors += x;
+    }
+    const size_t n = core->slots, log_n = size_t(__builtin_ctzll(n));
+    // The FFT's first block skips one multiply per butterfly (XOR steps too): at most n / 2.
+    EXPECT_GE(xors, n / 2 * log_n) << k << ":" << m;
+    EXPECT_LE(xors, n / 2 * log_n + n / 2) << k << ":" << m;
+    EXPECT_LT(steps * 2, xors) << k << ":" << m;  // 64 points: 192 XORs in 115 steps before
+  }
+}
+
 // Order::kRadix4's groups of four butterflies become two-layer steps (encode and decode core).
 TEST(FftSchedule, ButterfliesAreFusedInPairsOfLayers) {
   auto count = [](const ir::FftSchedule &s, uint32_t kind) {

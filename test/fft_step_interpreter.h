@@ -40,6 +40,8 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
       case ir::kFftStepFft: fft_bf(s.a, s.b, s.table); break;
       case ir::kFftStepIfft: ifft_bf(s.a, s.b, s.table); break;
       case ir::kFftStepXor: v[s.a] ^= v[s.b]; break;
+      case ir::kFftStepXor2: v[s.a] ^= uint16_t(v[s.b] ^ v[s.dist]); break;
+      case ir::kFftStepXor3: v[s.a] ^= uint16_t(v[s.b] ^ v[s.dist] ^ v[s.b2]); break;
       case ir::kFftStepCopy: v[s.a] = v[s.b]; break;
       case ir::kFftStepZero: v[s.a] = 0; break;
       case ir::kFftStepMul: v[s.a] = fft_table_mul(T(s.table), v[s.b]); break;
