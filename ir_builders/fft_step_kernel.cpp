@@ -343,6 +343,17 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 13);
   ColumnEmitter e(b, shuffle);
 
+  // Steps that read a shard (a decode's first multiplies, an encode's copies) read it tile
+  // after tile: the same column of the next tile, B + bytes, is asked for ahead (Zen 5,
+  // 128:128 decoding 64 KiB shards through the core: 3.7 -> 4.4 GB/s, encode +3%; a prefetch
+  // past a shard's end does not fault). Where B is a work slot, that is another slot's tile,
+  // already in L2. Not in the three-source steps: a matrix decode's (their sources' next
+  // tiles, three per column) lost 30%.
+  auto prefetch_next_tile = [&](llvm::Value *B) {
+    b.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr},
+                      {b.CreateGEP(b.getInt8Ty(), B, bytes), b.getInt32(0), b.getInt32(1), b.getInt32(1)});
+  };
+
   // Each kind: a loop over the tile's columns; multiplier tables loaded before it.
   auto emit_case = [&](FftStepKind k, const char *name, bool uses_tables,
                        const std::function<void(llvm::Value *, llvm::Value *, const std::array<llvm::Value *, 8> &)> &body) {
@@ -377,6 +388,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
     e.store(e.xor_(e.load(A), e.load(B)), A);
   });
   emit_case(kFftStepCopy, "copy", false, [&](llvm::Value *A, llvm::Value *B, const std::array<llvm::Value *, 8> &) {
+    prefetch_next_tile(B);
     e.store(e.load(B), A);
   });
   emit_case(kFftStepZero, "zero", false, [&](llvm::Value *A, llvm::Value *, const std::array<llvm::Value *, 8> &) {
@@ -386,6 +398,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
     e.store(e.xor_(e.load(A), e.mul(e.load(B), t)), A);
   });
   emit_case(kFftStepMul, "mul", true, [&](llvm::Value *A, llvm::Value *B, const std::array<llvm::Value *, 8> &t) {
+    prefetch_next_tile(B);
     e.store(e.mul(e.load(B), t), A);
   });
 
