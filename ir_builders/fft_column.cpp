@@ -34,20 +34,32 @@ std::string fft_unsupported_message(const TargetInfo &target) {
          "shuffle (x86 SSSE3 / AVX2, AArch64 NEON)";
 }
 
-ColumnEmitter::ColumnEmitter(llvm::IRBuilderBase &b, FftShuffle shuffle) : b_(b), shuffle_(shuffle) {
+bool fft_whole_column_vectors(const TargetInfo &target) {
+  return fft_shuffle_for(target) == FftShuffle::kGfni && target.vector_bits >= 512 &&
+         has_feature(target, "avx512bw");
+}
+
+ColumnEmitter::ColumnEmitter(llvm::IRBuilderBase &b, FftShuffle shuffle, bool whole_columns)
+    : b_(b), shuffle_(shuffle), whole_(whole_columns && shuffle == FftShuffle::kGfni) {
+  column_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), kFftColumn);
   plane_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), kFftPlane);
   half_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), 16);
 }
 
 Planes ColumnEmitter::zero() const {
+  if (whole_) return {llvm::Constant::getNullValue(column_ty_), nullptr};
   llvm::Value *z = llvm::Constant::getNullValue(plane_ty_);
   return {z, z};
 }
 
-Planes ColumnEmitter::xor_(Planes a, Planes c) { return {b_.CreateXor(a.lo, c.lo), b_.CreateXor(a.hi, c.hi)}; }
+Planes ColumnEmitter::xor_(Planes a, Planes c) {
+  if (whole_) return {b_.CreateXor(a.lo, c.lo), nullptr};
+  return {b_.CreateXor(a.lo, c.lo), b_.CreateXor(a.hi, c.hi)};
+}
 
 Planes ColumnEmitter::load(llvm::Value *column) {
   const llvm::Align one(1);
+  if (whole_) return {b_.CreateAlignedLoad(column_ty_, column, one), nullptr};
   return {b_.CreateAlignedLoad(plane_ty_, column, one),
           b_.CreateAlignedLoad(plane_ty_, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), column, kFftPlane), one)};
 }
@@ -55,10 +67,31 @@ Planes ColumnEmitter::load(llvm::Value *column) {
 void ColumnEmitter::store(Planes v, llvm::Value *column) {
   const llvm::Align one(1);
   b_.CreateAlignedStore(v.lo, column, one);
-  b_.CreateAlignedStore(v.hi, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), column, kFftPlane), one);
+  if (!whole_) b_.CreateAlignedStore(v.hi, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), column, kFftPlane), one);
+}
+
+std::array<llvm::Value *, 8> ColumnEmitter::whole_column_tables(const std::array<llvm::Value *, 4> &blocks) {
+  auto *quads = llvm::FixedVectorType::get(b_.getInt64Ty(), kFftColumn / 8);
+  auto pair = [&](llvm::Value *low, llvm::Value *high) {  // low in the first 256 bits, high in the rest
+    llvm::Value *v = llvm::PoisonValue::get(quads);
+    for (unsigned i = 0; i < kFftColumn / 8; ++i) v = b_.CreateInsertElement(v, i < 4 ? low : high, b_.getInt64(i));
+    return b_.CreateBitCast(v, column_ty_);
+  };
+  std::array<llvm::Value *, 8> t{};
+  t[0] = pair(blocks[0], blocks[3]);
+  t[1] = pair(blocks[1], blocks[2]);
+  return t;
 }
 
 Planes ColumnEmitter::mul(Planes x, const std::array<llvm::Value *, 8> &t) {
+  if (whole_) {
+    auto affine = [&](llvm::Value *v, llvm::Value *a) {
+      return b_.CreateIntrinsic(llvm::Intrinsic::x86_vgf2p8affineqb_512, {}, {v, a, b_.getInt8(0)});
+    };
+    llvm::SmallVector<int, 64> swap;
+    for (unsigned i = 0; i < kFftColumn; ++i) swap.push_back(int((i + kFftPlane) % kFftColumn));
+    return {b_.CreateXor(affine(x.lo, t[0]), affine(b_.CreateShuffleVector(x.lo, swap), t[1])), nullptr};
+  }
   if (shuffle_ == FftShuffle::kGfni) {
     auto affine = [&](llvm::Value *v, llvm::Value *a) {
       return b_.CreateIntrinsic(llvm::Intrinsic::x86_vgf2p8affineqb_256, {}, {v, a, b_.getInt8(0)});
@@ -85,6 +118,15 @@ std::array<llvm::Value *, 8> ColumnEmitter::constant_tables(uint16_t log) {
   std::array<uint8_t, kFftMulTableBytes> bytes;
   fft_mul_tables(log, bytes.data());
   std::array<llvm::Value *, 8> t{};
+  if (whole_) {
+    std::array<llvm::Value *, 4> blocks;
+    for (unsigned q = 0; q < 4; ++q) {
+      uint64_t a = 0;
+      for (unsigned i = 0; i < 8; ++i) a |= uint64_t(bytes[kFftGfniOffset + 8 * q + i]) << (8 * i);
+      blocks[q] = b_.getInt64(a);
+    }
+    return whole_column_tables(blocks);
+  }
   if (shuffle_ == FftShuffle::kGfni) {
     for (unsigned q = 0; q < 4; ++q) {
       uint64_t a = 0;
@@ -104,10 +146,14 @@ std::array<llvm::Value *, 8> ColumnEmitter::load_tables(llvm::Value *address) {
   std::array<llvm::Value *, 8> t{};
   if (shuffle_ == FftShuffle::kGfni) {
     auto *quads = llvm::FixedVectorType::get(b_.getInt64Ty(), kFftPlane / 8);
-    for (unsigned q = 0; q < 4; ++q) {
-      llvm::Value *a = b_.CreateAlignedLoad(
+    std::array<llvm::Value *, 4> blocks;
+    for (unsigned q = 0; q < 4; ++q)
+      blocks[q] = b_.CreateAlignedLoad(
           b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), address, kFftGfniOffset + 8 * q),
           llvm::Align(1));
+    if (whole_) return whole_column_tables(blocks);
+    for (unsigned q = 0; q < 4; ++q) {
+      llvm::Value *a = blocks[q];
       t[q] = b_.CreateBitCast(b_.CreateVectorSplat(quads->getNumElements(), a), plane_ty_);
     }
     return t;

@@ -27,7 +27,13 @@ FftShuffle fft_shuffle_for(const TargetInfo &target);
 // The error text for a target where it is kNone.
 std::string fft_unsupported_message(const TargetInfo &target);
 
-// One column of one shard or work slot: two <32 x i8> values (null: not yet defined).
+// Whether a kGfni target multiplies whole 64-byte columns in one 512-bit vector (AVX-512BW):
+// two affine transforms and a swap of the halves per column instead of four on 256-bit
+// planes (ColumnEmitter's whole-column mode).
+bool fft_whole_column_vectors(const TargetInfo &target);
+
+// One column of one shard or work slot: two <32 x i8> values (null: not yet defined); in
+// whole-column mode lo is the <64 x i8> column and hi is null.
 struct Planes {
   llvm::Value *lo = nullptr;
   llvm::Value *hi = nullptr;
@@ -36,7 +42,8 @@ struct Planes {
 // Emits column arithmetic at the builder's insertion point.
 class ColumnEmitter {
  public:
-  ColumnEmitter(llvm::IRBuilderBase &b, FftShuffle shuffle);
+  // whole_columns (kGfni only, fft_whole_column_vectors): Planes hold one 512-bit column.
+  ColumnEmitter(llvm::IRBuilderBase &b, FftShuffle shuffle, bool whole_columns = false);
   llvm::Type *plane_type() const { return plane_ty_; }
   llvm::Type *table_type() const { return half_ty_; }  // <16 x i8>: one nibble table
   Planes zero() const;
@@ -45,7 +52,10 @@ class ColumnEmitter {
   void store(Planes v, llvm::Value *column);
   // x * c with the tables of c (fft_kernel.h's kFftMulTableBytes layout): the eight 16-entry
   // tables T_lo[0..3], T_hi[0..3], eight lookups of x's nibbles; kGfni: entries 0..3 are the
-  // four bit-matrices A_00, A_01, A_10, A_11 splat over a plane, four affine transforms.
+  // four bit-matrices A_00, A_01, A_10, A_11 splat over a plane, four affine transforms
+  // (lo' = A_00 lo + A_01 hi, hi' = A_10 lo + A_11 hi); whole columns: entry 0 is
+  // [A_00 | A_11] and entry 1 [A_01 | A_10], x times entry 0 plus x with its halves swapped
+  // times entry 1.
   Planes mul(Planes x, const std::array<llvm::Value *, 8> &tables);
   // The tables of a compile-time constant given by its log (codes::fft), as constants.
   std::array<llvm::Value *, 8> constant_tables(uint16_t log);
@@ -55,8 +65,13 @@ class ColumnEmitter {
  private:
   llvm::Value *lookup(llvm::Value *table16, llvm::Value *idx);
 
+  // The two whole-column matrices from the four 8x8 blocks (i64 values).
+  std::array<llvm::Value *, 8> whole_column_tables(const std::array<llvm::Value *, 4> &blocks);
+
   llvm::IRBuilderBase &b_;
   FftShuffle shuffle_;
+  bool whole_ = false;
+  llvm::Type *column_ty_ = nullptr;  // <64 x i8>
   llvm::Type *plane_ty_ = nullptr;
   llvm::Type *half_ty_ = nullptr;
 };

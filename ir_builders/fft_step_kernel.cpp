@@ -341,7 +341,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   llvm::Value *pb = pointer(field(2, "b"));
   llvm::Value *tab = b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(3, "t"), size(kFftMulTableBytes)));
   llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 13);
-  ColumnEmitter e(b, shuffle);
+  ColumnEmitter e(b, shuffle, fft_whole_column_vectors(target));
 
   // Steps that read a shard (a decode's first multiplies, an encode's copies) read it tile
   // after tile: the same column of the next tile, B + bytes, is asked for ahead (Zen 5,

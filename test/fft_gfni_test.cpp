@@ -9,6 +9,7 @@
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_field.h"
 #include "codes/rs_fft_program.h"
+#include "ir_builders/fft_column.h"
 #include "ir_builders/fft_kernel.h"
 #include "ir_builders/fft_step_kernel.h"
 #include "jit/kernel_compiler.h"
@@ -231,6 +232,30 @@ TEST(FftGfniAsm, StepKernelUsesAffineTransformsOnlyWithGfni) {
     ASSERT_TRUE(bool(text)) << err_text(text.takeError());
     EXPECT_EQ(text->find("vgf2p8affineqb") != std::string::npos, gfni) << name;
     EXPECT_EQ(text->find("vpshufb") != std::string::npos, !gfni) << name;
+  }
+}
+
+// With AVX-512BW the step kernel multiplies whole 64-byte columns: its affine transforms are
+// on zmm registers, two per multiply; with AVX2 on ymm planes. (FftSteps runs the kernel of
+// this machine against the field; on an AVX-512 machine that is the whole-column one.)
+TEST(FftGfniAsm, StepKernelTakesWholeColumnsWithAvx512) {
+  test::init_session();
+  for (const char *name : {"x86_64-v4+gfni", "x86_64-v3+gfni"}) {
+    auto info = test::resolve_target(name);
+    ASSERT_TRUE(bool(info)) << err_text(info.takeError());
+    const bool wide = std::string(name).find("v4") != std::string::npos;
+    EXPECT_EQ(ir::fft_whole_column_vectors(*info), wide) << name;
+    const ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0, "asm_steps_wide", {}, {}};
+    auto text = jit::kernel_code(jit::fft_compile_request(d, *info, jit::OptLevel::kO3), jit::EmitKind::kAssembly);
+    ASSERT_TRUE(bool(text)) << err_text(text.takeError());
+    size_t zmm = 0, ymm = 0;
+    for (size_t at = 0; (at = text->find("vgf2p8affineqb", at)) != std::string::npos; ++at) {
+      const std::string line = text->substr(at, text->find('\n', at) - at);
+      zmm += line.find("zmm") != std::string::npos;
+      ymm += line.find("ymm") != std::string::npos;
+    }
+    EXPECT_EQ(zmm > 0, wide) << name;
+    EXPECT_EQ(ymm > 0, !wide) << name;
   }
 }
 
