@@ -217,7 +217,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
   }
   auto size = [&](uint64_t v) { return llvm::ConstantInt::get(size_ty, v); };
   auto block = [&](const char *name) { return llvm::BasicBlock::Create(ctx, name, fn); };
-  const llvm::Align ptr_align(size_ty->getBitWidth() / 8), align1(1);
+  const llvm::Align ptr_align(size_ty->getBitWidth() / 8);
 
   llvm::BasicBlock *entry = block("entry");
   b.SetInsertPoint(entry);
@@ -239,10 +239,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
   b.SetInsertPoint(body);
   llvm::PHINode *off = b.CreatePHI(size_ty, 2, "off");
   off->addIncoming(size(0), entry);
-  ColumnEmitter e(b, shuffle);
-  auto at = [&](llvm::Value *base, unsigned plane) {
-    return b.CreateInBoundsGEP(b.getInt8Ty(), base, b.CreateAdd(off, size(plane * kFftPlane)));
-  };
+  ColumnEmitter e(b, shuffle, fft_whole_column_vectors(target));
+  auto at = [&](llvm::Value *base) { return b.CreateInBoundsGEP(b.getInt8Ty(), base, off); };
   auto runtime_tables = [&](uint64_t index) {
     return e.load_tables(b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), fn->getArg(2), index * kFftMulTableBytes));
   };
@@ -256,9 +254,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
       slot[x] = e.zero();
       return;
     }
-    llvm::Value *p = in_ptr[size_t(reader[x])];
-    Planes v{b.CreateAlignedLoad(e.plane_type(), at(p, 0), align1),
-             b.CreateAlignedLoad(e.plane_type(), at(p, 1), align1)};
+    Planes v = e.load(at(in_ptr[size_t(reader[x])]));
     if (decode) v = e.mul(v, runtime_tables(x));
     slot[x] = v;
   };
@@ -276,8 +272,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
       b.SetInsertPoint(st);
       v = e.mul(v, runtime_tables(g.decode_work + uint64_t(out_slot[i])));
     }
-    b.CreateAlignedStore(v.lo, at(out_ptr[i], 0), align1);
-    b.CreateAlignedStore(v.hi, at(out_ptr[i], 1), align1);
+    e.store(v, at(out_ptr[i]));
     if (next) {
       b.CreateBr(next);
       b.SetInsertPoint(next);

@@ -235,27 +235,30 @@ TEST(FftGfniAsm, StepKernelUsesAffineTransformsOnlyWithGfni) {
   }
 }
 
-// With AVX-512BW the step kernel multiplies whole 64-byte columns: its affine transforms are
-// on zmm registers, two per multiply; with AVX2 on ymm planes. (FftSteps runs the kernel of
-// this machine against the field; on an AVX-512 machine that is the whole-column one.)
-TEST(FftGfniAsm, StepKernelTakesWholeColumnsWithAvx512) {
+// With AVX-512BW the step kernel and the unrolled kernels multiply whole 64-byte columns:
+// their affine transforms are on zmm registers, two per multiply; with AVX2 on ymm planes.
+// (FftSteps and FftKernel run this machine's kernels against the field; on an AVX-512
+// machine those are the whole-column ones.)
+TEST(FftGfniAsm, KernelsTakeWholeColumnsWithAvx512) {
   test::init_session();
   for (const char *name : {"x86_64-v4+gfni", "x86_64-v3+gfni"}) {
     auto info = test::resolve_target(name);
     ASSERT_TRUE(bool(info)) << err_text(info.takeError());
     const bool wide = std::string(name).find("v4") != std::string::npos;
     EXPECT_EQ(ir::fft_whole_column_vectors(*info), wide) << name;
-    const ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0, "asm_steps_wide", {}, {}};
-    auto text = jit::kernel_code(jit::fft_compile_request(d, *info, jit::OptLevel::kO3), jit::EmitKind::kAssembly);
-    ASSERT_TRUE(bool(text)) << err_text(text.takeError());
-    size_t zmm = 0, ymm = 0;
-    for (size_t at = 0; (at = text->find("vgf2p8affineqb", at)) != std::string::npos; ++at) {
-      const std::string line = text->substr(at, text->find('\n', at) - at);
-      zmm += line.find("zmm") != std::string::npos;
-      ymm += line.find("ymm") != std::string::npos;
+    for (auto kind : {ir::FftKernelDesc::Kind::kSteps, ir::FftKernelDesc::Kind::kEncode, ir::FftKernelDesc::Kind::kDecode}) {
+      const ir::FftKernelDesc d{kind, 10, 4, "asm_wide_" + std::to_string(int(kind)), {}, {}};
+      auto text = jit::kernel_code(jit::fft_compile_request(d, *info, jit::OptLevel::kO3), jit::EmitKind::kAssembly);
+      ASSERT_TRUE(bool(text)) << err_text(text.takeError());
+      size_t zmm = 0, ymm = 0;
+      for (size_t at = 0; (at = text->find("vgf2p8affineqb", at)) != std::string::npos; ++at) {
+        const std::string line = text->substr(at, text->find('\n', at) - at);
+        zmm += line.find("zmm") != std::string::npos;
+        ymm += line.find("ymm") != std::string::npos;
+      }
+      EXPECT_EQ(zmm > 0, wide) << name << " kind " << int(kind);
+      EXPECT_EQ(ymm > 0, !wide) << name << " kind " << int(kind);
     }
-    EXPECT_EQ(zmm > 0, wide) << name;
-    EXPECT_EQ(ymm > 0, !wide) << name;
   }
 }
 
