@@ -7,10 +7,10 @@ namespace ecjit::ir {
 
 namespace {
 
-// The work slots of a step, at most four, without an allocation.
+// The work slots of a step, at most seven (an XOR of six sources), without an allocation.
 struct WorkSlots {
   uint32_t n = 0;
-  uint32_t x[4];
+  uint32_t x[1 + kFftMaxXorSources];
 };
 
 WorkSlots work_slots(const FftStep &step, uint32_t slots) {
@@ -28,17 +28,21 @@ WorkSlots work_slots(const FftStep &step, uint32_t slots) {
       break;
     case kFftStepMul3:
     case kFftStepMulAdd3:
-    case kFftStepXor3:
       add(step.a);
       add(step.b);
       add(step.dist);
       add(step.b2);
       break;
     case kFftStepXor2:
+    case kFftStepXor3:
+    case kFftStepXor4:
+    case kFftStepXor5:
+    case kFftStepXor6: {
+      uint32_t src[kFftMaxXorSources];
       add(step.a);
-      add(step.b);
-      add(step.dist);
+      for (unsigned j = 0, n = fft_xor_sources(step, src); j < n; ++j) add(src[j]);
       break;
+    }
     default:  // two-pointer steps: A written, B read (or both, for butterflies)
       add(step.a);
       add(step.b);

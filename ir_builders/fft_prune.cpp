@@ -21,8 +21,9 @@ std::vector<FftStep> butterflies(const FftStep &s) {
 
 // The single XORs of a several-source XOR step, in order.
 std::vector<FftStep> xors(const FftStep &s) {
-  std::vector<FftStep> out = {step(kFftStepXor, s.a, s.b), step(kFftStepXor, s.a, s.dist)};
-  if (s.kind == kFftStepXor3) out.push_back(step(kFftStepXor, s.a, s.b2));
+  uint32_t src[kFftMaxXorSources];
+  std::vector<FftStep> out;
+  for (unsigned j = 0, n = fft_xor_sources(s, src); j < n; ++j) out.push_back(step(kFftStepXor, s.a, src[j]));
   return out;
 }
 
@@ -96,6 +97,9 @@ class ZeroPass {
         return;
       case kFftStepXor2:
       case kFftStepXor3:
+      case kFftStepXor4:
+      case kFftStepXor5:
+      case kFftStepXor6:
         for (const FftStep &x : xors(s)) run(x, out);
         return;
       case kFftStepFft4:
@@ -177,7 +181,10 @@ class LivePass {
         rev.push_back(s);
         return;
       case kFftStepXor2:
-      case kFftStepXor3: {
+      case kFftStepXor3:
+      case kFftStepXor4:
+      case kFftStepXor5:
+      case kFftStepXor6: {
         const std::vector<FftStep> x = xors(s);
         for (auto it = x.rbegin(); it != x.rend(); ++it) run(*it, rev);
         return;

@@ -256,6 +256,27 @@ FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::
   return s;
 }
 
+namespace {
+
+// Where an XOR step keeps source j (fft_step_kernel.h: b, dist, b2, table, table0, table1).
+constexpr uint32_t FftStep::*kXorSourceField[kFftMaxXorSources] = {&FftStep::b,     &FftStep::dist,
+                                                                  &FftStep::b2,    &FftStep::table,
+                                                                  &FftStep::table0, &FftStep::table1};
+// The struct offsets of those fields, in 32-bit words, for the kernel's loads.
+constexpr unsigned kXorSourceWord[kFftMaxXorSources] = {2, 4, 7, 3, 5, 6};
+
+unsigned xor_count(uint32_t kind) {
+  return kind == kFftStepXor ? 1 : kind >= kFftStepXor2 && kind <= kFftStepXor6 ? kind - kFftStepXor2 + 2 : 0;
+}
+
+}  // namespace
+
+unsigned fft_xor_sources(const FftStep &step, uint32_t out[kFftMaxXorSources]) {
+  const unsigned n = xor_count(step.kind);
+  for (unsigned j = 0; j < n; ++j) out[j] = step.*kXorSourceField[j];
+  return n;
+}
+
 void fuse_xor_steps(std::vector<FftStep> &steps) {
   const auto fusable = [&](size_t i, uint32_t a) {
     return i < steps.size() && steps[i].kind == kFftStepXor && steps[i].a == a && steps[i].b != a;
@@ -269,11 +290,10 @@ void fuse_xor_steps(std::vector<FftStep> &steps) {
       steps[w++] = steps[i++];
       continue;
     }
-    for (; run > 0;) {
-      const size_t take = run == 4 ? 2 : std::min<size_t>(run, 3);  // 4 = 2 + 2: two steps either way
-      FftStep f{take == 1 ? kFftStepXor : take == 2 ? kFftStepXor2 : kFftStepXor3, a, steps[i].b, 0};
-      if (take > 1) f.dist = steps[i + 1].b;
-      if (take > 2) f.b2 = steps[i + 2].b;
+    for (size_t parts = (run + kFftMaxXorSources - 1) / kFftMaxXorSources; parts > 0; --parts) {
+      const size_t take = (run + parts - 1) / parts;  // near-equal: 7 = 4 + 3, never 6 + 1
+      FftStep f{uint32_t(kFftStepXor2 + (take - 2)), a, 0, 0};
+      for (size_t j = 0; j < take; ++j) f.*kXorSourceField[j] = steps[i + j].b;
       steps[w++] = f;
       i += take;
       run -= take;
@@ -340,7 +360,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   llvm::Value *pa = pointer(field(1, "a"));
   llvm::Value *pb = pointer(field(2, "b"));
   llvm::Value *tab = b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(3, "t"), size(kFftMulTableBytes)));
-  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 13);
+  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 16);
   ColumnEmitter e(b, shuffle, fft_whole_column_vectors(target));
 
   // Steps that read a shard (a decode's first multiplies, an encode's copies) read it tile
@@ -480,28 +500,28 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   emit_three(kFftStepMul3, "mul3");
   emit_three(kFftStepMulAdd3, "muladd3");
 
-  // Two or three sources XORed into A (b, dist[, b2]).
-  auto emit_xors = [&](FftStepKind k, const char *name, unsigned sources) {
-    llvm::BasicBlock *pre = block(std::string(name) + ".pre");
+  // 2 .. 6 sources XORed into A (fft_xor_sources' fields).
+  auto emit_xors = [&](unsigned sources) {
+    const std::string name = "xor" + std::to_string(sources);
+    llvm::BasicBlock *pre = block(name + ".pre");
     llvm::BasicBlock *loop = block(name);
-    sw->addCase(b.getInt32(k), pre);
+    sw->addCase(b.getInt32(kFftStepXor2 + (sources - 2)), pre);
     b.SetInsertPoint(pre);
-    std::array<llvm::Value *, 3> src = {pb, pointer(field(4, "b1")), nullptr};
-    if (sources == 3) src[2] = pointer(field(7, "b2"));
+    std::vector<llvm::Value *> src;
+    for (unsigned j = 0; j < sources; ++j) src.push_back(pointer(field(kXorSourceWord[j], "src")));
     b.CreateBr(loop);
     b.SetInsertPoint(loop);
     llvm::PHINode *off = b.CreatePHI(size_ty, 2, "off");
     off->addIncoming(size(0), pre);
     llvm::Value *A = b.CreateInBoundsGEP(b.getInt8Ty(), pa, off);
     Planes sum = e.load(A);
-    for (unsigned j = 0; j < sources; ++j) sum = e.xor_(sum, e.load(b.CreateInBoundsGEP(b.getInt8Ty(), src[j], off)));
+    for (llvm::Value *p : src) sum = e.xor_(sum, e.load(b.CreateInBoundsGEP(b.getInt8Ty(), p, off)));
     e.store(sum, A);
     llvm::Value *noff = b.CreateAdd(off, size(kFftColumn), "off.next", true, true);
     off->addIncoming(noff, loop);
     mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(noff, size(kFftColumn - 1)), bytes), loop, next));
   };
-  emit_xors(kFftStepXor2, "xor2", 2);
-  emit_xors(kFftStepXor3, "xor3", 3);
+  for (unsigned sources = 2; sources <= kFftMaxXorSources; ++sources) emit_xors(sources);
 
   b.SetInsertPoint(next);
   llvm::Value *inext = b.CreateAdd(i, size(1), "i.next", true, true);

@@ -37,24 +37,33 @@ enum FftStepKind : uint32_t {
   kFftStepMul3 = 9,     // A = B0 * T ^ B1 * T0 ^ B2 * T1
   kFftStepMulAdd3 = 10, // A ^= B0 * T ^ B1 * T0 ^ B2 * T1
   // Several XORs into one slot (the formal derivative's: slot t gets up to log n of them),
-  // A read and written once: B0 = ptr[b], B1 = ptr[dist], B2 = ptr[b2].
+  // A read and written once: sources B0..B5 = ptr[b], ptr[dist], ptr[b2], ptr[table],
+  // ptr[table0], ptr[table1] (these steps multiply nothing; fft_xor_sources lists them).
   kFftStepXor2 = 11,    // A ^= B0 ^ B1
   kFftStepXor3 = 12,    // A ^= B0 ^ B1 ^ B2
+  kFftStepXor4 = 13,    // A ^= B0 ^ .. ^ B3
+  kFftStepXor5 = 14,    // A ^= B0 ^ .. ^ B4
+  kFftStepXor6 = 15,    // A ^= B0 ^ .. ^ B5
 };
+constexpr unsigned kFftMaxXorSources = 6;
 struct FftStep {
   uint32_t kind;
   uint32_t a;
   uint32_t b;
   uint32_t table;
-  uint32_t dist = 0;    // kFftStepFft4 / kFftStepIfft4; kFftStepMul3 / MulAdd3 / Xor2 / Xor3: B1's pointer
+  uint32_t dist = 0;    // kFftStepFft4 / kFftStepIfft4; kFftStepMul3 / MulAdd3 / XorN: B1's pointer
   uint32_t table0 = 0;
   uint32_t table1 = 0;
-  uint32_t b2 = 0;      // kFftStepMul3 / MulAdd3 / Xor3: B2's pointer
+  uint32_t b2 = 0;      // kFftStepMul3 / MulAdd3 / XorN (N >= 3): B2's pointer
 };
 
-// Runs of consecutive kFftStepXor steps into one slot (from other slots) become kFftStepXor3
-// steps, a remainder of two one kFftStepXor2: the same values with the slot loaded and stored
-// once per three sources instead of once per source. In place; other steps unchanged.
+// The sources of an XOR step (kFftStepXor, Xor2 .. Xor6) in order; 0 for other kinds.
+unsigned fft_xor_sources(const FftStep &step, uint32_t out[kFftMaxXorSources]);
+
+// Runs of consecutive kFftStepXor steps into one slot (from other slots) become kFftStepXor2
+// .. Xor6 steps, as few as take the run, of near-equal sizes (so no single XOR is left beside
+// them): the same values with the slot loaded and stored once per step instead of once per
+// source. In place; other steps unchanged.
 void fuse_xor_steps(std::vector<FftStep> &steps);
 
 // A schedule for one operation of one code, and where its pointers point. Pointer p < slots

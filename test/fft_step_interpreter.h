@@ -40,8 +40,17 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
       case ir::kFftStepFft: fft_bf(s.a, s.b, s.table); break;
       case ir::kFftStepIfft: ifft_bf(s.a, s.b, s.table); break;
       case ir::kFftStepXor: v[s.a] ^= v[s.b]; break;
-      case ir::kFftStepXor2: v[s.a] ^= uint16_t(v[s.b] ^ v[s.dist]); break;
-      case ir::kFftStepXor3: v[s.a] ^= uint16_t(v[s.b] ^ v[s.dist] ^ v[s.b2]); break;
+      case ir::kFftStepXor2:
+      case ir::kFftStepXor3:
+      case ir::kFftStepXor4:
+      case ir::kFftStepXor5:
+      case ir::kFftStepXor6: {
+        uint32_t src[ir::kFftMaxXorSources];
+        uint16_t sum = 0;
+        for (unsigned j = 0, n = ir::fft_xor_sources(s, src); j < n; ++j) sum ^= v[src[j]];
+        v[s.a] ^= sum;
+        break;
+      }
       case ir::kFftStepCopy: v[s.a] = v[s.b]; break;
       case ir::kFftStepZero: v[s.a] = 0; break;
       case ir::kFftStepMul: v[s.a] = fft_table_mul(T(s.table), v[s.b]); break;
