@@ -2,6 +2,7 @@
 #include "ir_builders/fft_prune.h"
 
 #include <algorithm>
+#include <array>
 
 namespace ecjit::ir {
 namespace {
@@ -9,7 +10,7 @@ namespace {
 FftStep step(uint32_t kind, uint32_t a, uint32_t b, uint32_t table = 0) { return FftStep{kind, a, b, table}; }
 
 // The four butterflies of a two-layer step, in execution order (fft_step_kernel.h).
-std::vector<FftStep> butterflies(const FftStep &s) {
+std::array<FftStep, 4> butterflies(const FftStep &s) {
   const uint32_t x0 = s.a, x1 = s.a + s.dist, x2 = s.a + 2 * s.dist, x3 = s.a + 3 * s.dist;
   if (s.kind == kFftStepFft4)
     return {step(kFftStepFft, x0, x2, s.table), step(kFftStepFft, x1, x3, s.table),
@@ -19,15 +20,23 @@ std::vector<FftStep> butterflies(const FftStep &s) {
 }
 
 
-// The single XORs of a several-source XOR step, in order.
-std::vector<FftStep> xors(const FftStep &s) {
+// The single XORs of a several-source XOR step, in order (no allocation: pruning runs on a
+// new erasure set's first call).
+struct Xors {
+  std::array<FftStep, kFftMaxXorSources> x;
+  unsigned n = 0;
+  const FftStep *begin() const { return x.data(); }
+  const FftStep *end() const { return x.data() + n; }
+};
+Xors xors(const FftStep &s) {
   uint32_t src[kFftMaxXorSources];
-  std::vector<FftStep> out;
-  for (unsigned j = 0, n = fft_xor_sources(s, src); j < n; ++j) out.push_back(step(kFftStepXor, s.a, src[j]));
+  Xors out;
+  out.n = fft_xor_sources(s, src);
+  for (unsigned j = 0; j < out.n; ++j) out.x[j] = step(kFftStepXor, s.a, src[j]);
   return out;
 }
 
-std::vector<uint32_t> slots_of(const FftStep &s) {
+std::array<uint32_t, 4> slots_of(const FftStep &s) {
   return {s.a, s.a + s.dist, s.a + 2 * s.dist, s.a + 3 * s.dist};
 }
 
@@ -104,7 +113,7 @@ class ZeroPass {
         return;
       case kFftStepFft4:
       case kFftStepIfft4: {
-        const std::vector<uint32_t> x = slots_of(s);
+        const std::array<uint32_t, 4> x = slots_of(s);
         const size_t zeros = size_t(std::count_if(x.begin(), x.end(), z));
         if (zeros == 4) return;
         if (zeros == 0) {
@@ -185,20 +194,20 @@ class LivePass {
       case kFftStepXor4:
       case kFftStepXor5:
       case kFftStepXor6: {
-        const std::vector<FftStep> x = xors(s);
-        for (auto it = x.rbegin(); it != x.rend(); ++it) run(*it, rev);
+        const Xors x = xors(s);
+        for (unsigned j = x.n; j-- > 0;) run(x.x[j], rev);
         return;
       }
       case kFftStepFft4:
       case kFftStepIfft4: {
-        const std::vector<uint32_t> x = slots_of(s);
+        const std::array<uint32_t, 4> x = slots_of(s);
         const size_t lives = size_t(std::count_if(x.begin(), x.end(), l));
         if (lives == 0) return;
         if (lives == 4) {
           rev.push_back(s);
           return;
         }
-        const std::vector<FftStep> b = butterflies(s);
+        const std::array<FftStep, 4> b = butterflies(s);
         for (auto it = b.rbegin(); it != b.rend(); ++it) run(*it, rev);
         return;
       }
@@ -217,15 +226,19 @@ class LivePass {
 
 std::vector<std::vector<FftStep>> prune_fft_steps(const std::vector<const std::vector<FftStep> *> &segments,
                                                   size_t pointers, const std::vector<bool> &live_out) {
+  // Reserved, so that a first call of a new erasure set does not grow them step by step.
   std::vector<std::vector<FftStep>> forward(segments.size());
   ZeroPass zeros(pointers);
-  for (size_t i = 0; i < segments.size(); ++i)
+  for (size_t i = 0; i < segments.size(); ++i) {
+    forward[i].reserve(segments[i]->size() + segments[i]->size() / 4);
     for (const FftStep &s : *segments[i]) zeros.run(s, forward[i]);
+  }
   if (!forward.empty()) zeros.finish(live_out, forward.back());
 
   std::vector<std::vector<FftStep>> out(segments.size());
   LivePass live(pointers, live_out);
   for (size_t i = segments.size(); i-- > 0;) {
+    out[i].reserve(forward[i].size());
     for (auto it = forward[i].rbegin(); it != forward[i].rend(); ++it) live.run(*it, out[i]);
     std::reverse(out[i].begin(), out[i].end());
     fuse_xor_steps(out[i]);
