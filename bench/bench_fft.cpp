@@ -1,7 +1,7 @@
 // bench_fft: rs-fft encode and decode through ecjit's Codec against reed-solomon-simd (bench/rs_simd) in one run.
 //
 //   bench_fft [--cases 32:32:4K,32:32:64K,...] [--seconds 1] [--crate PATH] [--reps 3] [--lost N]
-//             [--mixed | --recovery-lost R] [--random-sets N]
+//             [--mixed | --recovery-lost R|half] [--random-sets N]
 //
 // Per case k:m:shard_bytes, one thread: ecjit codec() time (cold: no disk cache), encode GB/s,
 // decode GB/s losing min(m, k, N) originals (default N: all m) and rebuilding them from
@@ -14,7 +14,8 @@
 // recovery shards 0 .. R-1 in place of the last R originals, so that not every recovery shard
 // is read: the decode restores those first as a matrix and inverts the encoder, or runs the
 // erasure-locator core where that costs less (the crate's harness still loses originals only;
-// its decoder runs the same transforms for every pattern). --mixed: R = 1.
+// its decoder runs the same transforms for every pattern). --mixed: R = 1. --recovery-lost half:
+// R = half of each case's losses (a random loss of m shards loses about that many).
 // --random-sets N: then N reconstructs, each of a new random erasure set of min(m, N_lost)
 // shards anywhere (a first call: its plan and decode made on the caller's thread), each
 // followed by the same set again; per-call latency p50 / p99 / max of the first calls and the
@@ -100,6 +101,7 @@ int main(int argc, char **argv) {
   double seconds = 1;
   int reps = 3;
   unsigned lost_max = ~0u;
+  constexpr unsigned kHalf = ~0u;  // --recovery-lost half: half of each case's losses
   unsigned mixed = 0;  // recovery shards lost in place of originals
   int random_sets = 0;
   std::string crate = std::getenv("ECJIT_RS_SIMD_BIN") ? std::getenv("ECJIT_RS_SIMD_BIN") : "";
@@ -112,12 +114,15 @@ int main(int argc, char **argv) {
     else if (a == "--reps") reps = std::max(1, std::atoi(value().c_str()));
     else if (a == "--lost") lost_max = unsigned(std::max(1, std::atoi(value().c_str())));
     else if (a == "--mixed") mixed = 1;
-    else if (a == "--recovery-lost") mixed = unsigned(std::max(0, std::atoi(value().c_str())));
+    else if (a == "--recovery-lost") {
+      const std::string v = value();
+      mixed = v == "half" ? kHalf : unsigned(std::max(0, std::atoi(v.c_str())));
+    }
     else if (a == "--random-sets") random_sets = std::max(0, std::atoi(value().c_str()));
     else {
       std::fprintf(stderr,
                    "usage: bench_fft [--cases K:M:BYTES,...] [--seconds S] [--crate PATH] [--reps N] [--lost N]\n"
-                   "                 [--mixed | --recovery-lost R] [--random-sets N]\n");
+                   "                 [--mixed | --recovery-lost R|half] [--random-sets N]\n");
       return a == "--help" ? 0 : 2;
     }
   }
@@ -130,9 +135,10 @@ int main(int argc, char **argv) {
   }
   std::printf("rs-fft, one thread, GB = 1e9 B of k x shard input per call; decode: min(m, k%s) originals lost%s\n",
               lost_max == ~0u ? "" : (", " + std::to_string(lost_max)).c_str(),
-              mixed ? (" (ecjit: the last " + std::to_string(mixed) + " of them recovery 0 .. " +
-                       std::to_string(mixed - 1) + " instead)").c_str()
-                    : "");
+              mixed == kHalf ? " (ecjit: the last half of them recovery 0 .. lost/2 - 1 instead)"
+              : mixed        ? (" (ecjit: the last " + std::to_string(mixed) + " of them recovery 0 .. " +
+                         std::to_string(mixed - 1) + " instead)").c_str()
+                             : "");
   std::printf("%-18s %9s %9s %9s %7s %9s %9s %7s  %s\n", "k:m:shard", "codec ms", "enc GB/s", "crate", "ratio",
               "dec GB/s", "crate", "ratio", "encoder / decoder");
   for (const Case &c : parse_cases(cases_text)) {
@@ -156,7 +162,8 @@ int main(int argc, char **argv) {
     std::vector<bool> present(n, true);
     const unsigned lost = std::min({c.k, c.m, lost_max});
     for (unsigned i = 0; i < lost; ++i) present[i] = false;
-    for (unsigned j = 0; j < std::min(mixed, lost); ++j) present[lost - 1 - j] = true, present[c.k + j] = false;
+    const unsigned recovery_lost = mixed == kHalf ? lost / 2 : std::min(mixed, lost);
+    for (unsigned j = 0; j < recovery_lost; ++j) present[lost - 1 - j] = true, present[c.k + j] = false;
     std::vector<double> e, d, ce, cd;
     for (int r = 0; r < reps; ++r) {
       e.push_back(rate(seconds, size_t(c.k) * c.bytes, [&] { (void)(*codec)->encode(data, parity, c.bytes); }));

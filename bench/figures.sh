@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/figures.sh: measures, then draws the benchmark figures of docs/figures/ (bench/plots.py).
-#   bench/figures.sh            (about 3 minutes of measuring on a quiet 2-core VM, plus waits)
+#   bench/figures.sh            (about 7 minutes of measuring on a quiet 2-core VM, plus waits)
 # Runs, with the binaries already built in $BUILD (nothing is compiled here):
 #   1. ecjit stats --sweep --csv           dissertation Figure 5-4 counts (deterministic, no timing)
 #   2. bench_encode (Google Benchmark)     RS(10,4) at 64 KiB, every backend, 3 repetitions
@@ -11,6 +11,11 @@
 #                                          scalar / SSE / AVX2 tiers, clmul-shift (about 2 minutes)
 #   6. plots.py measure-fig57              dissertation Figure 5-7 as llvm-mca-19 estimates (AArch64
 #                                          scalar / NEON, Cortex-A72, 2.0 GHz nominal; no timing)
+#   7. bench_fft (step rsfft)              rs-fft against reed-solomon-simd: encode, and decode losing
+#                                          originals / one recovery shard / half recovery shards
+#                                          ($RSFFT_CASES; the crate's binary from bench/rs_simd/build.sh
+#                                          or $ECJIT_RS_SIMD_BIN when built, never built here; about 4
+#                                          minutes)
 # raw output in $DATA (docs/figures/data), then plots.py draws SVG + PNG (+ the plotted values as
 # CSV) into $OUT (docs/figures). Before each timing run it waits, polling every 15 s, until the
 # 1-minute load average is below 1.0 (at most LOAD_WAIT s per run and LOAD_WAIT_TOTAL s in all,
@@ -20,9 +25,10 @@
 #      MIN_TIME (bench_encode seconds per benchmark, default 0.1), REPS (default 3),
 #      LOAD_WAIT (default 600), LOAD_WAIT_TOTAL (default 600), LOAD_MAX (default 1.0),
 #      ECJIT_ISAL231 (libisal.so of ISA-L 2.31; used only when already built, never built here),
-#      DEG_KS (default 4,6,8,10,12,16,20), STEPS (default
-#      sweep,encode,encode_k,degraded,degraded_k,fig56,fig57: a subset re-measures only those; the other
-#      figures are redrawn from the data already in $DATA)
+#      DEG_KS (default 4,6,8,10,12,16,20), RSFFT_CASES (default 32:32, 128:128, 1024:1024 at 4 KiB and
+#      64 KiB, 16384:16384 at 4 KiB), STEPS (default
+#      sweep,encode,encode_k,degraded,degraded_k,fig56,fig57,rsfft: a subset re-measures only those; the
+#      other figures are redrawn from the data already in $DATA)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -34,8 +40,9 @@ REPS=${REPS:-3}
 LOAD_WAIT=${LOAD_WAIT:-600}
 LOAD_WAIT_TOTAL=${LOAD_WAIT_TOTAL:-600}
 LOAD_MAX=${LOAD_MAX:-1.0}
-STEPS=${STEPS:-sweep,encode,encode_k,degraded,degraded_k,fig56,fig57}
+STEPS=${STEPS:-sweep,encode,encode_k,degraded,degraded_k,fig56,fig57,rsfft}
 DEG_KS=${DEG_KS:-4,6,8,10,12,16,20}
+RSFFT_CASES=${RSFFT_CASES:-32:32:4K,128:128:4K,1024:1024:4K,16384:16384:4K,32:32:64K,128:128:64K,1024:1024:64K}
 step() { [[ ",$STEPS," == *",$1,"* ]]; }
 ECJIT="$BUILD/tools/ecjit"
 START=$SECONDS
@@ -79,6 +86,8 @@ wait_quiet() {
   done
   local under=0
   below "$l" "$LOAD_MAX" || { under=1; echo "  still $l after ${waited}s: measuring under load"; }
+  # The machine of this run, for its figure (machine.txt is the last run's; older data keep theirs).
+  cp "$DATA/machine.txt" "$DATA/$name.machine"
   { echo "date=$(date -u +%Y-%m-%d\ %H:%M\ UTC)"
     echo "load_before=$l"
     echo "loadavg_before=$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -117,7 +126,7 @@ finish_meta() {
 } >"$DATA/machine.txt"
 
 if step sweep; then
-  echo "[1/6] ecjit stats --sweep (Figure 5-4 counts, no timing)"
+  echo "[1/7] ecjit stats --sweep (Figure 5-4 counts, no timing)"
   t0=$SECONDS
   echo "date=$(date -u +%Y-%m-%d\ %H:%M\ UTC)" >"$DATA/stats_sweep.meta"
   (cd "$DATA" && "$ECJIT" stats --sweep --csv stats_sweep.csv >stats_sweep.txt)
@@ -136,7 +145,7 @@ FILTER+='|^BM_ecjit/gf(8|16|32|64)/host/auto/O3/65536$|^BM_ecjit/gf8-isal-cauchy
 FILTER+='|^BM_ecjit/gf8/(host-gfni|host-avx512f,-gfni|host-avx2,-gfni)/auto/O3/65536$'
 FILTER+='|^BM_ecjit/gf8/host/(gfni|split-table|clmul-shift)/O3/65536$|^BM_ecjit/gf8/host/clmul-shift/O0/65536$'
 if step encode; then
-  echo "[2/6] bench_encode RS(10,4), 64 KiB, every backend ($REPS repetitions, min time $MT)"
+  echo "[2/7] bench_encode RS(10,4), 64 KiB, every backend ($REPS repetitions, min time $MT)"
   wait_quiet bench_encode
   t0=$SECONDS
   "$BUILD/bench/bench_encode" "--benchmark_filter=$FILTER" --benchmark_min_time="$MT" \
@@ -147,7 +156,7 @@ if step encode; then
 fi
 
 if step encode_k; then
-  echo "[3/6] encode RS(k,4) against k, 64 KiB (ecjit demo; ISA-L, drop-in, Jerasure through ctypes)"
+  echo "[3/7] encode RS(k,4) against k, 64 KiB (ecjit demo; ISA-L, drop-in, Jerasure through ctypes)"
   wait_quiet encode_k
   t0=$SECONDS
   "$PY" "$ROOT/bench/plots.py" measure-encode-k --out "$DATA/encode_k.csv" --build "$BUILD" --reps "$REPS" \
@@ -156,7 +165,7 @@ if step encode_k; then
 fi
 
 if step degraded; then
-  echo "[4/6] bench_degraded: RS(10,4), random erasure sets, 4K / 64K / 1M shards"
+  echo "[4/7] bench_degraded: RS(10,4), random erasure sets, 4K / 64K / 1M shards"
   wait_quiet degraded
   t0=$SECONDS
   "$BUILD/bench/bench_degraded" --sizes 4K,64K,1M --lost 1,2,4 --k 10 --m 4 --backends "$BACKENDS" \
@@ -165,7 +174,7 @@ if step degraded; then
 fi
 
 if step degraded_k; then
-  echo "[4b/6] bench_degraded against k: RS(k,4), k = $DEG_KS, 64 KiB shards, 1 and 1..4 lost"
+  echo "[4b/7] bench_degraded against k: RS(k,4), k = $DEG_KS, 64 KiB shards, 1 and 1..4 lost"
   wait_quiet degraded_k
   t0=$SECONDS
   : >"$DATA/degraded_k.txt"
@@ -178,7 +187,7 @@ if step degraded_k; then
 fi
 
 if step fig56; then
-  echo "[5/6] Figures 5-5 / 5-6: RS(n, 3n/4) encode at 64 KiB, GF(2^8) / GF(2^16), O0 / O3, three tiers"
+  echo "[5/7] Figures 5-5 / 5-6: RS(n, 3n/4) encode at 64 KiB, GF(2^8) / GF(2^16), O0 / O3, three tiers"
   wait_quiet fig56
   t0=$SECONDS
   "$PY" "$ROOT/bench/plots.py" measure-fig56 --out "$DATA/fig56.csv" --build "$BUILD" --size 65536 \
@@ -188,13 +197,35 @@ fi
 
 if step fig57; then
   if command -v llvm-mca-19 >/dev/null; then
-    echo "[6/6] Figure 5-7: llvm-mca-19 estimates for AArch64 (Cortex-A72, 2.0 GHz nominal; no timing)"
+    echo "[6/7] Figure 5-7: llvm-mca-19 estimates for AArch64 (Cortex-A72, 2.0 GHz nominal; no timing)"
     t0=$SECONDS
     echo "date=$(date -u +%Y-%m-%d\ %H:%M\ UTC)" >"$DATA/fig57.meta"
     "$PY" "$ROOT/bench/plots.py" measure-fig57 --out "$DATA/fig57.csv" --build "$BUILD"
     finish_meta fig57 "$t0" plots.py measure-fig57 "(llvm-mca-19 -mtriple=aarch64 -mcpu=cortex-a72, 2.0 GHz nominal)"
   else
-    echo "[6/6] Figure 5-7 skipped: llvm-mca-19 missing (Debian package llvm-19)"
+    echo "[6/7] Figure 5-7 skipped: llvm-mca-19 missing (Debian package llvm-19)"
+  fi
+fi
+
+if step rsfft; then
+  crate=${ECJIT_RS_SIMD_BIN:-$ROOT/bench/rs_simd/target/release/rs_simd}
+  if [[ ! -x "$BUILD/bench/bench_fft" ]]; then
+    echo "[7/7] rs-fft skipped: $BUILD/bench/bench_fft missing"
+  else
+    echo "[7/7] bench_fft: rs-fft against reed-solomon-simd ($RSFFT_CASES)"
+    crate_args=()
+    if [[ -x "$crate" ]]; then crate_args=(--crate "$crate")
+    else echo "  the crate's binary is not built (bench/rs_simd/build.sh): ecjit alone"; fi
+    wait_quiet rs_fft
+    echo "reps=$REPS" >>"$DATA/rs_fft.meta"
+    t0=$SECONDS
+    for run in originals:"" mixed:--mixed half:"--recovery-lost half"; do
+      # shellcheck disable=SC2086  # the flag is one or two words
+      "$BUILD/bench/bench_fft" --cases "$RSFFT_CASES" --reps "$REPS" --seconds 0.5 "${crate_args[@]}" \
+        ${run#*:} >"$DATA/rs_fft_${run%%:*}.txt"
+    done
+    finish_meta rs_fft "$t0" bench_fft --cases "$RSFFT_CASES" --reps "$REPS" --seconds 0.5 "${crate_args[@]}" \
+      "[ | --mixed | --recovery-lost half]"
   fi
 fi
 

@@ -8,6 +8,8 @@
         bench_encode.json    bench_encode (Google Benchmark)  -> encode_rs10_4_backends.{svg,png,csv}
                              (also the k = 10 cross-check points of encode_vs_k)
         degraded.txt         bench_degraded's table           -> degraded_read.{svg,png,csv}
+        rs_fft_originals.txt bench_fft (and rs_fft_mixed.txt, -> rs_fft.{svg,png,csv}
+                             rs_fft_half.txt: other losses)
       plus machine.txt (key=value: CPU, nproc, versions) and <name>.meta per timing run (date,
       load average before and after, seconds waited for a quiet machine, under_load=0/1).
 
@@ -883,6 +885,100 @@ def plot_degraded(data_dir, out_dir, machine):
 
 
 # ----------------------------------------------------------------------------------------
+# rs-fft against reed-solomon-simd (bench_fft, figures.sh step rsfft)
+# ----------------------------------------------------------------------------------------
+
+# "k:m:shard codec_ms enc crate ratio dec crate ratio  strategy / why" (crate columns "-" without it)
+FFT_ROW = re.compile(r"^(\d+):(\d+):(\d+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)\s+(\S+)\s+([\d.]+)\s+(\S+)\s+(\S+)")
+# File -> (key, label): which losses ecjit decoded in that run (the crate always loses originals).
+FFT_RUNS = [("originals", "rs_fft_originals.txt", "ecjit decode, m originals lost"),
+            ("mixed", "rs_fft_mixed.txt", "ecjit decode, m - 1 originals + 1 recovery lost"),
+            ("half", "rs_fft_half.txt", "ecjit decode, m/2 originals + m/2 recovery lost")]
+
+
+def parse_fft(path):
+    rows = {}
+    if not os.path.exists(path):
+        return rows
+    with open(path) as f:
+        for line in f:
+            mo = FFT_ROW.match(line)
+            if not mo:
+                continue
+            num = lambda v: float(v) if re.match(r"^[\d.]+$", v) else None
+            rows[(int(mo.group(1)), int(mo.group(2)), int(mo.group(3)))] = {
+                "enc": float(mo.group(5)), "crate_enc": num(mo.group(6)),
+                "dec": float(mo.group(8)), "crate_dec": num(mo.group(9))}
+    return rows
+
+
+def plot_rs_fft(data_dir, out_dir, machine):
+    """Encode and decode GB/s of rs-fft codes against reed-solomon-simd, per shard size."""
+    import matplotlib.pyplot as plt
+    runs = {key: parse_fft(os.path.join(data_dir, fname)) for key, fname, _ in FFT_RUNS}
+    base = runs["originals"]
+    if not base:
+        print("rs_fft_originals.txt: no rows, figure skipped", file=sys.stderr)
+        return [], ""
+    meta = read_kv(os.path.join(data_dir, "rs_fft.meta"))
+    machine = read_kv(os.path.join(data_dir, "rs_fft.machine")) or machine  # the machine of this run
+    sizes = sorted({c[2] for c in base})
+    fig, axes = plt.subplots(1, len(sizes), figsize=(5.6 * len(sizes) + 0.5, 6.4), squeeze=False)
+    series = [("enc", "originals", "ecjit encode", "#1f77b4"), ("crate_enc", "originals", "crate encode", "#aec7e8")]
+    series += [("dec", key, label, colour) for (key, _, label), colour in
+               zip(FFT_RUNS, ("#d62728", "#ff7f0e", "#8c564b"))]
+    series.append(("crate_dec", "originals", "crate decode (originals lost; the same transforms for any loss)",
+                   "#c7c7c7"))
+    out_rows, summary = [], []
+    for ax, size in zip(axes[0], sizes):
+        codes = sorted((c for c in base if c[2] == size), key=lambda c: c[0] + c[1])
+        width = 0.8 / len(series)
+        for si, (field, key, label, colour) in enumerate(series):
+            xs, ys = [], []
+            for ci, c in enumerate(codes):
+                v = runs[key].get(c, {}).get(field)
+                if v:
+                    xs.append(ci + (si - (len(series) - 1) / 2) * width)
+                    ys.append(v)
+                    out_rows.append(["%d:%d" % (c[0], c[1]), size, label, v])
+            ax.bar(xs, ys, width, color=colour, label=label)
+        for ci, c in enumerate(codes):
+            crate_enc, crate_dec = base[c].get("crate_enc"), base[c].get("crate_dec")
+            for si, (field, key, _, _) in enumerate(series):
+                v = runs[key].get(c, {}).get(field)
+                ref = crate_enc if field == "enc" else crate_dec if field == "dec" else None
+                if v and ref:
+                    ax.annotate("%.1fx" % (v / ref), (ci + (si - (len(series) - 1) / 2) * width, v), xytext=(0, 2),
+                                textcoords="offset points", ha="center", fontsize=6, rotation=90)
+            if crate_dec and runs["half"].get(c):
+                summary.append("%d:%d %d B: decode (half recovery lost) %.1fx the crate" % (
+                    c[0], c[1], size, runs["half"][c]["dec"] / crate_dec))
+        ax.set_xticks(range(len(codes)))
+        ax.set_xticklabels(["%d:%d" % (c[0], c[1]) for c in codes])
+        ax.set_yscale("log")
+        shown = [r[3] for r in out_rows if r[1] == size]
+        ax.set_ylim(min(shown) * 0.7, max(shown) * 1.8)  # room for the ratios above the bars
+        ax.set_title("%s shards" % ("%d KiB" % (size // 1024) if size % 1024 == 0 else "%d B" % size))
+        ax.grid(True, axis="y", which="both", alpha=0.3)
+        ax.set_xlabel("original : recovery shards")
+    axes[0][0].set_ylabel("GB/s (k x shard bytes per call / s, GB = 1e9 B; log scale)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="upper center", ncol=3, bbox_to_anchor=(0.5, 0.955), frameon=False)
+    fig.suptitle("rs-fft (additive FFT over GF(2^16), byte for byte reed-solomon-simd 3.1) against the crate, "
+                 "one erasure set per run", fontsize=9)
+    notes = timing_note(meta, "bench_fft, medians of %s repetitions, ecjit and the crate's binary alternating" %
+                        meta.get("reps", "3"))
+    notes.append("Ratios over each bar: ecjit / the crate in the same run (encode to its encode, every decode to "
+                 "its decode). The crate's harness loses originals only; its decoder runs the same erasure-locator "
+                 "transforms for any loss. Raw: data/rs_fft_*.txt.")
+    nl = footer(fig, machine, notes)
+    fig.tight_layout(rect=(0, bottom_margin(fig, nl), 1, 0.9))
+    w = save(fig, out_dir, "rs_fft", out_rows, ["code", "shard_bytes", "series", "gbps"])
+    plt.close(fig)
+    return w, "; ".join(summary)
+
+
+# ----------------------------------------------------------------------------------------
 # Dissertation Figures 5-5 / 5-6 (O0 / O3 encode throughput against n, x86 tiers) and 5-7
 # (ARM, as llvm-mca estimates): measurement, estimate, figures
 # ----------------------------------------------------------------------------------------
@@ -1265,7 +1361,7 @@ def main(argv):
     machine = read_kv(os.path.join(a.data, "machine.txt")) or live_machine()
     jobs = [("stats_sweep.csv", plot_sweep), ("encode_k.csv", plot_encode_k),
             ("bench_encode.json", plot_bench_encode), ("degraded.txt", plot_degraded),
-            ("degraded_k.txt", plot_degraded_k),
+            ("degraded_k.txt", plot_degraded_k), ("rs_fft_originals.txt", plot_rs_fft),
             ("fig56.csv", plot_fig56), ("fig57.csv", plot_fig57)]
     made = 0
     for fname, fn in jobs:
