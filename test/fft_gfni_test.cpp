@@ -218,20 +218,36 @@ TEST_F(FftGfniEmulated, StepKernelRunsEverySchedule) {
   }
 }
 
+// The assembly of rs-fft (10, 4)'s kernel of `kind` for a named target (empty where it fails,
+// with the failure reported); the target in *info.
+std::string fft_kernel_asm(const char *target, ir::FftKernelDesc::Kind kind, ir::TargetInfo *info) {
+  auto resolved = test::resolve_target(target);
+  if (!resolved) {
+    ADD_FAILURE() << target << ": " << err_text(resolved.takeError());
+    return "";
+  }
+  *info = *resolved;
+  const ir::FftKernelDesc d{kind, 10, 4, "asm_fft_" + std::to_string(int(kind)), {}, {}};
+  auto text = jit::kernel_code(jit::fft_compile_request(d, *info, jit::OptLevel::kO3), jit::EmitKind::kAssembly);
+  if (!text) {
+    ADD_FAILURE() << target << ": " << err_text(text.takeError());
+    return "";
+  }
+  return *text;
+}
+
 // With GFNI every multiply is four affine transforms and no byte shuffle is left; without
 // it, nibble lookups.
 TEST(FftGfniAsm, StepKernelUsesAffineTransformsOnlyWithGfni) {
   test::init_session();
   for (const char *name : {"x86_64-v3+gfni", "x86_64-v3"}) {
-    auto info = test::resolve_target(name);
-    ASSERT_TRUE(bool(info)) << err_text(info.takeError());
+    ir::TargetInfo info;
+    const std::string text = fft_kernel_asm(name, ir::FftKernelDesc::Kind::kSteps, &info);
+    ASSERT_FALSE(text.empty());
     const bool gfni = std::string(name).find("gfni") != std::string::npos;
-    EXPECT_EQ(std::string(ir::fft_multiply_name(*info)), gfni ? "gfni" : "split-table");
-    const ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0, "asm_steps", {}, {}};
-    auto text = jit::kernel_code(jit::fft_compile_request(d, *info, jit::OptLevel::kO3), jit::EmitKind::kAssembly);
-    ASSERT_TRUE(bool(text)) << err_text(text.takeError());
-    EXPECT_EQ(text->find("vgf2p8affineqb") != std::string::npos, gfni) << name;
-    EXPECT_EQ(text->find("vpshufb") != std::string::npos, !gfni) << name;
+    EXPECT_EQ(std::string(ir::fft_multiply_name(info)), gfni ? "gfni" : "split-table");
+    EXPECT_EQ(text.find("vgf2p8affineqb") != std::string::npos, gfni) << name;
+    EXPECT_EQ(text.find("vpshufb") != std::string::npos, !gfni) << name;
   }
 }
 
@@ -242,17 +258,15 @@ TEST(FftGfniAsm, StepKernelUsesAffineTransformsOnlyWithGfni) {
 TEST(FftGfniAsm, KernelsTakeWholeColumnsWithAvx512) {
   test::init_session();
   for (const char *name : {"x86_64-v4+gfni", "x86_64-v3+gfni"}) {
-    auto info = test::resolve_target(name);
-    ASSERT_TRUE(bool(info)) << err_text(info.takeError());
     const bool wide = std::string(name).find("v4") != std::string::npos;
-    EXPECT_EQ(ir::fft_whole_column_vectors(*info), wide) << name;
     for (auto kind : {ir::FftKernelDesc::Kind::kSteps, ir::FftKernelDesc::Kind::kEncode, ir::FftKernelDesc::Kind::kDecode}) {
-      const ir::FftKernelDesc d{kind, 10, 4, "asm_wide_" + std::to_string(int(kind)), {}, {}};
-      auto text = jit::kernel_code(jit::fft_compile_request(d, *info, jit::OptLevel::kO3), jit::EmitKind::kAssembly);
-      ASSERT_TRUE(bool(text)) << err_text(text.takeError());
+      ir::TargetInfo info;
+      const std::string text = fft_kernel_asm(name, kind, &info);
+      ASSERT_FALSE(text.empty());
+      EXPECT_EQ(ir::fft_whole_column_vectors(info), wide) << name;
       size_t zmm = 0, ymm = 0;
-      for (size_t at = 0; (at = text->find("vgf2p8affineqb", at)) != std::string::npos; ++at) {
-        const std::string line = text->substr(at, text->find('\n', at) - at);
+      for (size_t at = 0; (at = text.find("vgf2p8affineqb", at)) != std::string::npos; ++at) {
+        const std::string line = text.substr(at, text.find('\n', at) - at);
         zmm += line.find("zmm") != std::string::npos;
         ymm += line.find("ymm") != std::string::npos;
       }
