@@ -2,6 +2,7 @@
 #include "ir_builders/fft_step_kernel.h"
 
 #include <array>
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <unordered_map>
@@ -263,7 +264,9 @@ constexpr uint32_t FftStep::*kXorSourceField[kFftMaxXorSources] = {&FftStep::b, 
                                                                   &FftStep::b2,    &FftStep::table,
                                                                   &FftStep::table0, &FftStep::table1};
 // The struct offsets of those fields, in 32-bit words, for the kernel's loads.
-constexpr unsigned kXorSourceWord[kFftMaxXorSources] = {2, 4, 7, 3, 5, 6};
+constexpr unsigned kXorSourceWord[kFftMaxXorSources] = {
+    offsetof(FftStep, b) / 4,  offsetof(FftStep, dist) / 4,   offsetof(FftStep, b2) / 4,
+    offsetof(FftStep, table) / 4, offsetof(FftStep, table0) / 4, offsetof(FftStep, table1) / 4};
 
 unsigned xor_count(uint32_t kind) {
   return kind == kFftStepXor ? 1 : kind >= kFftStepXor2 && kind <= kFftStepXor6 ? kind - kFftStepXor2 + 2 : 0;
@@ -374,23 +377,36 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
                       {b.CreateGEP(b.getInt8Ty(), B, bytes), b.getInt32(0), b.getInt32(1), b.getInt32(1)});
   };
 
-  // Each kind: a loop over the tile's columns; multiplier tables loaded before it.
-  auto emit_case = [&](FftStepKind k, const char *name, bool uses_tables,
-                       const std::function<void(llvm::Value *, llvm::Value *, const std::array<llvm::Value *, 8> &)> &body) {
-    llvm::BasicBlock *pre = block(std::string(name) + ".pre");
+  // One kind: `setup` in its own block (pointers, multiplier tables), then a loop over the
+  // tile's columns running `body` at byte offset off (straight-line code: no blocks of its own).
+  auto emit_kind = [&](uint32_t k, const std::string &name, const std::function<void()> &setup,
+                       const std::function<void(llvm::Value *)> &body) {
+    llvm::BasicBlock *pre = block(name + ".pre");
     llvm::BasicBlock *loop = block(name);
     sw->addCase(b.getInt32(k), pre);
     b.SetInsertPoint(pre);
-    std::array<llvm::Value *, 8> t{};
-    if (uses_tables) t = e.load_tables(tab);
+    setup();
     b.CreateBr(loop);
     b.SetInsertPoint(loop);
     llvm::PHINode *off = b.CreatePHI(size_ty, 2, "off");
     off->addIncoming(size(0), pre);
-    body(b.CreateInBoundsGEP(b.getInt8Ty(), pa, off), b.CreateInBoundsGEP(b.getInt8Ty(), pb, off), t);
+    body(off);
     llvm::Value *noff = b.CreateAdd(off, size(kFftColumn), "off.next", true, true);
     off->addIncoming(noff, loop);
     mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(noff, size(kFftColumn - 1)), bytes), loop, next));
+  };
+  auto at = [&](llvm::Value *p, llvm::Value *off) { return b.CreateInBoundsGEP(b.getInt8Ty(), p, off); };
+  auto tables_at = [&](unsigned f) {
+    return e.load_tables(b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(f, "t"), size(kFftMulTableBytes))));
+  };
+
+  // The two-pointer kinds: A = ptr[a], B = ptr[b], the multiplier's tables (if any) loaded once.
+  auto emit_case = [&](FftStepKind k, const char *name, bool uses_tables,
+                       const std::function<void(llvm::Value *, llvm::Value *, const std::array<llvm::Value *, 8> &)> &body) {
+    std::array<llvm::Value *, 8> t{};
+    emit_kind(
+        k, name, [&] { if (uses_tables) t = e.load_tables(tab); },
+        [&](llvm::Value *off) { body(at(pa, off), at(pb, off), t); });
   };
   emit_case(kFftStepFft, "fft", true, [&](llvm::Value *A, llvm::Value *B, const std::array<llvm::Value *, 8> &t) {
     Planes x = e.load(A), y = e.load(B);
@@ -425,101 +441,74 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   // Two layers on four slots: pointers a + j dist, three multipliers, one column of each at a
   // time through the four butterflies.
   auto emit_four = [&](FftStepKind k, const char *name) {
-    llvm::BasicBlock *pre = block(std::string(name) + ".pre");
-    llvm::BasicBlock *loop = block(name);
-    sw->addCase(b.getInt32(k), pre);
-    b.SetInsertPoint(pre);
-    llvm::Value *a = field(1, "a"), *dist = field(4, "dist");
     std::array<llvm::Value *, 4> p;
-    for (unsigned j = 0; j < 4; ++j) p[j] = pointer(b.CreateAdd(a, b.CreateMul(dist, size(j))));
-    auto tables_at = [&](unsigned f) {
-      return e.load_tables(b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(f, "t"), size(kFftMulTableBytes))));
-    };
-    const std::array<llvm::Value *, 8> t2 = tables_at(3), t0 = tables_at(5), t1 = tables_at(6);
-    b.CreateBr(loop);
-    b.SetInsertPoint(loop);
-    llvm::PHINode *off = b.CreatePHI(size_ty, 2, "off");
-    off->addIncoming(size(0), pre);
-    std::array<llvm::Value *, 4> at;
-    std::array<Planes, 4> x;
-    for (unsigned j = 0; j < 4; ++j) {
-      at[j] = b.CreateInBoundsGEP(b.getInt8Ty(), p[j], off);
-      x[j] = e.load(at[j]);
-    }
-    auto fft_bf = [&](Planes &u, Planes &v, const std::array<llvm::Value *, 8> &t) {
-      u = e.xor_(u, e.mul(v, t));
-      v = e.xor_(v, u);
-    };
-    auto ifft_bf = [&](Planes &u, Planes &v, const std::array<llvm::Value *, 8> &t) {
-      v = e.xor_(v, u);
-      u = e.xor_(u, e.mul(v, t));
-    };
-    if (k == kFftStepFft4) {
-      fft_bf(x[0], x[2], t2);
-      fft_bf(x[1], x[3], t2);
-      fft_bf(x[0], x[1], t0);
-      fft_bf(x[2], x[3], t1);
-    } else {
-      ifft_bf(x[0], x[1], t0);
-      ifft_bf(x[2], x[3], t1);
-      ifft_bf(x[0], x[2], t2);
-      ifft_bf(x[1], x[3], t2);
-    }
-    for (unsigned j = 0; j < 4; ++j) e.store(x[j], at[j]);
-    llvm::Value *noff = b.CreateAdd(off, size(kFftColumn), "off.next", true, true);
-    off->addIncoming(noff, loop);
-    mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(noff, size(kFftColumn - 1)), bytes), loop, next));
+    std::array<llvm::Value *, 8> t2, t0, t1;
+    emit_kind(k, name, [&] {
+      llvm::Value *a = field(1, "a"), *dist = field(4, "dist");
+      for (unsigned j = 0; j < 4; ++j) p[j] = pointer(b.CreateAdd(a, b.CreateMul(dist, size(j))));
+      t2 = tables_at(3);
+      t0 = tables_at(5);
+      t1 = tables_at(6);
+    }, [&](llvm::Value *off) {
+      std::array<llvm::Value *, 4> col;
+      std::array<Planes, 4> x;
+      for (unsigned j = 0; j < 4; ++j) {
+        col[j] = at(p[j], off);
+        x[j] = e.load(col[j]);
+      }
+      auto fft_bf = [&](Planes &u, Planes &v, const std::array<llvm::Value *, 8> &t) {
+        u = e.xor_(u, e.mul(v, t));
+        v = e.xor_(v, u);
+      };
+      auto ifft_bf = [&](Planes &u, Planes &v, const std::array<llvm::Value *, 8> &t) {
+        v = e.xor_(v, u);
+        u = e.xor_(u, e.mul(v, t));
+      };
+      if (k == kFftStepFft4) {
+        fft_bf(x[0], x[2], t2);
+        fft_bf(x[1], x[3], t2);
+        fft_bf(x[0], x[1], t0);
+        fft_bf(x[2], x[3], t1);
+      } else {
+        ifft_bf(x[0], x[1], t0);
+        ifft_bf(x[2], x[3], t1);
+        ifft_bf(x[0], x[2], t2);
+        ifft_bf(x[1], x[3], t2);
+      }
+      for (unsigned j = 0; j < 4; ++j) e.store(x[j], col[j]);
+    });
   };
   emit_four(kFftStepFft4, "fft4");
   emit_four(kFftStepIfft4, "ifft4");
 
   // Three sources into A: pointers b, dist, b2 with tables t, t0, t1; A read once (add) or not.
   auto emit_three = [&](FftStepKind k, const char *name) {
-    llvm::BasicBlock *pre = block(std::string(name) + ".pre");
-    llvm::BasicBlock *loop = block(name);
-    sw->addCase(b.getInt32(k), pre);
-    b.SetInsertPoint(pre);
-    const std::array<llvm::Value *, 3> src = {pb, pointer(field(4, "b1")), pointer(field(7, "b2"))};
-    auto tables_at = [&](unsigned f) {
-      return e.load_tables(b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(f, "t"), size(kFftMulTableBytes))));
-    };
-    const std::array<std::array<llvm::Value *, 8>, 3> t = {tables_at(3), tables_at(5), tables_at(6)};
-    b.CreateBr(loop);
-    b.SetInsertPoint(loop);
-    llvm::PHINode *off = b.CreatePHI(size_ty, 2, "off");
-    off->addIncoming(size(0), pre);
-    llvm::Value *A = b.CreateInBoundsGEP(b.getInt8Ty(), pa, off);
-    Planes sum = e.mul(e.load(b.CreateInBoundsGEP(b.getInt8Ty(), src[0], off)), t[0]);
-    for (unsigned j = 1; j < 3; ++j)
-      sum = e.xor_(sum, e.mul(e.load(b.CreateInBoundsGEP(b.getInt8Ty(), src[j], off)), t[j]));
-    e.store(k == kFftStepMulAdd3 ? e.xor_(e.load(A), sum) : sum, A);
-    llvm::Value *noff = b.CreateAdd(off, size(kFftColumn), "off.next", true, true);
-    off->addIncoming(noff, loop);
-    mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(noff, size(kFftColumn - 1)), bytes), loop, next));
+    std::array<llvm::Value *, 3> src;
+    std::array<std::array<llvm::Value *, 8>, 3> t;
+    emit_kind(k, name, [&] {
+      src = {pb, pointer(field(4, "b1")), pointer(field(7, "b2"))};
+      t = {tables_at(3), tables_at(5), tables_at(6)};
+    }, [&](llvm::Value *off) {
+      llvm::Value *A = at(pa, off);
+      Planes sum = e.mul(e.load(at(src[0], off)), t[0]);
+      for (unsigned j = 1; j < 3; ++j) sum = e.xor_(sum, e.mul(e.load(at(src[j], off)), t[j]));
+      e.store(k == kFftStepMulAdd3 ? e.xor_(e.load(A), sum) : sum, A);
+    });
   };
   emit_three(kFftStepMul3, "mul3");
   emit_three(kFftStepMulAdd3, "muladd3");
 
   // 2 .. 6 sources XORed into A (fft_xor_sources' fields).
   auto emit_xors = [&](unsigned sources) {
-    const std::string name = "xor" + std::to_string(sources);
-    llvm::BasicBlock *pre = block(name + ".pre");
-    llvm::BasicBlock *loop = block(name);
-    sw->addCase(b.getInt32(kFftStepXor2 + (sources - 2)), pre);
-    b.SetInsertPoint(pre);
     std::vector<llvm::Value *> src;
-    for (unsigned j = 0; j < sources; ++j) src.push_back(pointer(field(kXorSourceWord[j], "src")));
-    b.CreateBr(loop);
-    b.SetInsertPoint(loop);
-    llvm::PHINode *off = b.CreatePHI(size_ty, 2, "off");
-    off->addIncoming(size(0), pre);
-    llvm::Value *A = b.CreateInBoundsGEP(b.getInt8Ty(), pa, off);
-    Planes sum = e.load(A);
-    for (llvm::Value *p : src) sum = e.xor_(sum, e.load(b.CreateInBoundsGEP(b.getInt8Ty(), p, off)));
-    e.store(sum, A);
-    llvm::Value *noff = b.CreateAdd(off, size(kFftColumn), "off.next", true, true);
-    off->addIncoming(noff, loop);
-    mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(noff, size(kFftColumn - 1)), bytes), loop, next));
+    emit_kind(kFftStepXor2 + (sources - 2), "xor" + std::to_string(sources), [&] {
+      for (unsigned j = 0; j < sources; ++j) src.push_back(pointer(field(kXorSourceWord[j], "src")));
+    }, [&](llvm::Value *off) {
+      llvm::Value *A = at(pa, off);
+      Planes sum = e.load(A);
+      for (llvm::Value *p : src) sum = e.xor_(sum, e.load(at(p, off)));
+      e.store(sum, A);
+    });
   };
   for (unsigned sources = 2; sources <= kFftMaxXorSources; ++sources) emit_xors(sources);
 
