@@ -1,7 +1,7 @@
 // bench_fft: rs-fft encode and decode through ecjit's Codec against reed-solomon-simd (bench/rs_simd) in one run.
 //
 //   bench_fft [--cases 32:32:4K,32:32:64K,...] [--seconds 1] [--crate PATH] [--reps 3] [--lost N]
-//             [--mixed | --recovery-lost R|half] [--random-sets N]
+//             [--mixed | --recovery-lost R|half | --random-loss] [--random-sets N]
 //
 // Per case k:m:shard_bytes, one thread: ecjit codec() time (cold: no disk cache), encode GB/s,
 // decode GB/s losing min(m, k, N) originals (default N: all m) and rebuilding them from
@@ -16,6 +16,8 @@
 // erasure-locator core where that costs less (the crate's harness still loses originals only;
 // its decoder runs the same transforms for every pattern). --mixed: R = 1. --recovery-lost half:
 // R = half of each case's losses (a random loss of m shards loses about that many).
+// --random-loss: ecjit loses as many shards, a seeded random set of them anywhere (what a failure
+// leaves: the points lost scattered, so fewer butterflies fall away whole).
 // --random-sets N: then N reconstructs, each of a new random erasure set of min(m, N_lost)
 // shards anywhere (a first call: its plan and decode made on the caller's thread), each
 // followed by the same set again; per-call latency p50 / p99 / max of the first calls and the
@@ -104,6 +106,7 @@ int main(int argc, char **argv) {
   constexpr unsigned kHalf = ~0u;  // --recovery-lost half: half of each case's losses
   unsigned mixed = 0;  // recovery shards lost in place of originals
   int random_sets = 0;
+  bool random_loss = false;  // ecjit loses a seeded random set of shards instead
   std::string crate = std::getenv("ECJIT_RS_SIMD_BIN") ? std::getenv("ECJIT_RS_SIMD_BIN") : "";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -119,10 +122,11 @@ int main(int argc, char **argv) {
       mixed = v == "half" ? kHalf : unsigned(std::max(0, std::atoi(v.c_str())));
     }
     else if (a == "--random-sets") random_sets = std::max(0, std::atoi(value().c_str()));
+    else if (a == "--random-loss") random_loss = true;
     else {
       std::fprintf(stderr,
                    "usage: bench_fft [--cases K:M:BYTES,...] [--seconds S] [--crate PATH] [--reps N] [--lost N]\n"
-                   "                 [--mixed | --recovery-lost R|half] [--random-sets N]\n");
+                   "                 [--mixed | --recovery-lost R|half | --random-loss] [--random-sets N]\n");
       return a == "--help" ? 0 : 2;
     }
   }
@@ -135,7 +139,8 @@ int main(int argc, char **argv) {
   }
   std::printf("rs-fft, one thread, GB = 1e9 B of k x shard input per call; decode: min(m, k%s) originals lost%s\n",
               lost_max == ~0u ? "" : (", " + std::to_string(lost_max)).c_str(),
-              mixed == kHalf ? " (ecjit: the last half of them recovery 0 .. lost/2 - 1 instead)"
+              random_loss    ? " (ecjit: as many, a seeded random set anywhere instead)"
+              : mixed == kHalf ? " (ecjit: the last half of them recovery 0 .. lost/2 - 1 instead)"
               : mixed        ? (" (ecjit: the last " + std::to_string(mixed) + " of them recovery 0 .. " +
                          std::to_string(mixed - 1) + " instead)").c_str()
                              : "");
@@ -164,6 +169,13 @@ int main(int argc, char **argv) {
     for (unsigned i = 0; i < lost; ++i) present[i] = false;
     const unsigned recovery_lost = mixed == kHalf ? lost / 2 : std::min(mixed, lost);
     for (unsigned j = 0; j < recovery_lost; ++j) present[lost - 1 - j] = true, present[c.k + j] = false;
+    if (random_loss) {  // the same number lost, anywhere (seeded by the case)
+      std::vector<unsigned> ids(n);
+      for (unsigned i = 0; i < n; ++i) ids[i] = i;
+      std::shuffle(ids.begin(), ids.end(), rng);
+      present.assign(n, true);
+      for (unsigned i = 0; i < lost; ++i) present[ids[i]] = false;
+    }
     std::vector<double> e, d, ce, cd;
     for (int r = 0; r < reps; ++r) {
       e.push_back(rate(seconds, size_t(c.k) * c.bytes, [&] { (void)(*codec)->encode(data, parity, c.bytes); }));

@@ -40,6 +40,32 @@ std::array<uint32_t, 4> slots_of(const FftStep &s) {
   return {s.a, s.a + s.dist, s.a + 2 * s.dist, s.a + 3 * s.dist};
 }
 
+// What a step costs per column, in tile loads and stores, plus half a unit per multiply (on
+// the whole-column kernels a multiply is two affine transforms; the loads and stores of L2
+// tiles are what the steps wait for).
+double step_cost(uint32_t kind) {
+  switch (kind) {
+    case kFftStepFft:
+    case kFftStepIfft: return 4.5;
+    case kFftStepXor: return 3;
+    case kFftStepCopy: return 2;
+    case kFftStepZero: return 1;
+    case kFftStepMul: return 2.5;
+    case kFftStepMulAdd: return 3.5;
+    case kFftStepFft4:
+    case kFftStepIfft4: return 10;
+    case kFftStepMul3: return 5.5;
+    case kFftStepMulAdd3: return 6.5;
+    default: return kind >= kFftStepXor2 && kind <= kFftStepXor6 ? double(kind - kFftStepXor2 + 4) : 4;
+  }
+}
+template <class It>
+double step_cost(It first, It last) {
+  double c = 0;
+  for (; first != last; ++first) c += step_cost(first->kind);
+  return c;
+}
+
 // Forward: zero[p] says pointer p holds zeros that may not be stored yet.
 class ZeroPass {
  public:
@@ -120,7 +146,19 @@ class ZeroPass {
           out.push_back(s);
           return;
         }
+        // Split into its butterflies, or kept whole on its zeros stored: the cheaper (a
+        // scattered erasure set leaves many two-layer steps with one or two zeros, whose
+        // butterflies cost more loads and stores than the step).
+        std::array<char, 4> before;
+        for (int j = 0; j < 4; ++j) before[j] = zero_[x[j]];
+        const size_t mark = out.size();
         for (const FftStep &b : butterflies(s)) run(b, out);
+        if (step_cost(out.begin() + long(mark), out.end()) <= double(zeros) * step_cost(kFftStepZero) + step_cost(s.kind))
+          return;
+        out.resize(mark);
+        for (int j = 0; j < 4; ++j) zero_[x[j]] = before[j];
+        for (uint32_t p : x) store_zero(p);
+        out.push_back(s);
         return;
       }
       default:  // unknown kinds run as they are, on stored values
@@ -207,8 +245,15 @@ class LivePass {
           rev.push_back(s);
           return;
         }
+        // Its live butterflies, or the step whole where that costs less (it writes the same
+        // pointers; the values of the dead ones do not matter).
+        const size_t mark = rev.size();
         const std::array<FftStep, 4> b = butterflies(s);
         for (auto it = b.rbegin(); it != b.rend(); ++it) run(*it, rev);
+        if (step_cost(rev.begin() + long(mark), rev.end()) <= step_cost(s.kind)) return;
+        rev.resize(mark);
+        for (uint32_t p : x) live_[p] = true;
+        rev.push_back(s);
         return;
       }
       default:

@@ -114,5 +114,54 @@ TEST(FftPrune, LosingEveryOriginalHalvesMostOfTheTransforms) {
   EXPECT_EQ(pruned[0].size(), size_t(m)) << "zero points are not stored";
 }
 
+// A scattered erasure set leaves two-layer steps with one or two zero inputs: kept whole on
+// their zeros stored (one store each), not split into butterflies that copy and multiply-add
+// the missing halves (more loads and stores); with three zeros the butterflies can cost less;
+// with four the step vanishes. Values as the whole schedule's for all 16 patterns.
+TEST(FftPrune, PartlyZeroTwoLayerStepsStayWhole) {
+  std::mt19937_64 rng(0x5ca7);
+  const uint32_t n = 4;
+  // Pointers 0..3 work, 4..7 shards; one Ifft4 on slots 0..3 (dist 1).
+  std::vector<uint8_t> tables(3 * ir::kFftMulTableBytes);
+  for (uint32_t t = 0; t < 3; ++t) ir::fft_mul_tables(uint16_t(1 + rng() % 1000), &tables[t * ir::kFftMulTableBytes]);
+  FftStep ifft4{ir::kFftStepIfft4, 0, 0, 0};
+  ifft4.dist = 1;
+  ifft4.table0 = 1;
+  ifft4.table1 = 2;
+  const std::vector<FftStep> core = {ifft4};
+  for (unsigned held = 0; held < 16; ++held) {
+    std::vector<FftStep> pre;
+    for (uint32_t x = 0; x < n; ++x)
+      pre.push_back(held >> x & 1 ? FftStep{ir::kFftStepCopy, x, n + x, 0} : FftStep{ir::kFftStepZero, x, 0, 0});
+    std::vector<bool> work_live(2 * n, false);
+    for (uint32_t x = 0; x < n; ++x) work_live[x] = true;
+    const auto pruned = ir::prune_fft_steps({&pre, &core}, 2 * size_t(n), work_live);
+    const auto kind_count = [&](uint32_t kind) {
+      size_t c = 0;
+      for (const auto &seg : pruned)
+        for (const FftStep &st : seg) c += st.kind == kind;
+      return c;
+    };
+    const unsigned zeros = 4 - unsigned(__builtin_popcount(held));
+    // One zero, or two but x0 and x1: split, 15.5-20 loads and stores against 11-12. With x0
+    // and x1 zero (held 12) the first layer drops a butterfly whole and the others are one
+    // multiply each: split, 9.5 against 12.
+    if (zeros == 1 || held == 0b0101 || held == 0b1010 || held == 0b0011 || held == 0b1001 || held == 0b0110) {
+      EXPECT_EQ(kind_count(ir::kFftStepIfft4), 1u) << "held " << held;
+      EXPECT_EQ(kind_count(ir::kFftStepZero), zeros) << "held " << held;
+      EXPECT_EQ(kind_count(ir::kFftStepIfft) + kind_count(ir::kFftStepMulAdd), 0u) << "held " << held;
+    }
+    if (zeros == 4) EXPECT_EQ(kind_count(ir::kFftStepIfft4), 0u);
+    std::vector<uint16_t> start(2 * n);
+    for (auto &e : start) e = uint16_t(rng());
+    std::vector<uint16_t> whole = start, cut = start;
+    fft_run_steps(pre, tables, whole);
+    fft_run_steps(core, tables, whole);
+    fft_run_steps(pruned[0], tables, cut);
+    fft_run_steps(pruned[1], tables, cut);
+    for (uint32_t x = 0; x < n; ++x) EXPECT_EQ(cut[x], whole[x]) << "held " << held << " slot " << x;
+  }
+}
+
 }  // namespace
 }  // namespace ecjit
