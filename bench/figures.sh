@@ -12,7 +12,8 @@
 #   6. plots.py measure-fig57              dissertation Figure 5-7 as llvm-mca-19 estimates (AArch64
 #                                          scalar / NEON, Cortex-A72, 2.0 GHz nominal; no timing)
 #   7. bench_fft (step rsfft)              rs-fft against reed-solomon-simd: encode, and decode losing
-#                                          originals / one recovery shard / half recovery shards
+#                                          originals / one recovery shard / half recovery shards / a
+#                                          random set
 #                                          ($RSFFT_CASES; the crate's binary from bench/rs_simd/build.sh
 #                                          or $ECJIT_RS_SIMD_BIN when built, never built here; about 4
 #                                          minutes)
@@ -219,13 +220,13 @@ if step rsfft; then
     wait_quiet rs_fft
     echo "reps=$REPS" >>"$DATA/rs_fft.meta"
     t0=$SECONDS
-    for run in originals:"" mixed:--mixed half:"--recovery-lost half"; do
+    for run in originals:"" mixed:--mixed half:"--recovery-lost half" random:--random-loss; do
       # shellcheck disable=SC2086  # the flag is one or two words
       "$BUILD/bench/bench_fft" --cases "$RSFFT_CASES" --reps "$REPS" --seconds 0.5 "${crate_args[@]}" \
         ${run#*:} >"$DATA/rs_fft_${run%%:*}.txt"
     done
     finish_meta rs_fft "$t0" bench_fft --cases "$RSFFT_CASES" --reps "$REPS" --seconds 0.5 "${crate_args[@]}" \
-      "[ | --mixed | --recovery-lost half]"
+      "[ | --mixed | --recovery-lost half | --random-loss]"
   fi
 fi
 

@@ -9,7 +9,7 @@
                              (also the k = 10 cross-check points of encode_vs_k)
         degraded.txt         bench_degraded's table           -> degraded_read.{svg,png,csv}
         rs_fft_originals.txt bench_fft (and rs_fft_mixed.txt, -> rs_fft.{svg,png,csv}
-                             rs_fft_half.txt: other losses)
+                             rs_fft_half.txt, rs_fft_random.txt: other losses)
       plus machine.txt (key=value: CPU, nproc, versions) and <name>.meta per timing run (date,
       load average before and after, seconds waited for a quiet machine, under_load=0/1).
 
@@ -893,7 +893,8 @@ FFT_ROW = re.compile(r"^(\d+):(\d+):(\d+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)\s+(\S+)\
 # File -> (key, label): which losses ecjit decoded in that run (the crate always loses originals).
 FFT_RUNS = [("originals", "rs_fft_originals.txt", "ecjit decode, m originals lost"),
             ("mixed", "rs_fft_mixed.txt", "ecjit decode, m - 1 originals + 1 recovery lost"),
-            ("half", "rs_fft_half.txt", "ecjit decode, m/2 originals + m/2 recovery lost")]
+            ("half", "rs_fft_half.txt", "ecjit decode, m/2 originals + m/2 recovery lost"),
+            ("random", "rs_fft_random.txt", "ecjit decode, m lost at random (a failure's pattern)")]
 
 
 def parse_fft(path):
@@ -921,12 +922,11 @@ def plot_rs_fft(data_dir, out_dir, machine):
         print("rs_fft_originals.txt: no rows, figure skipped", file=sys.stderr)
         return [], ""
     meta = read_kv(os.path.join(data_dir, "rs_fft.meta"))
-    machine = read_kv(os.path.join(data_dir, "rs_fft.machine")) or machine  # the machine of this run
     sizes = sorted({c[2] for c in base})
     fig, axes = plt.subplots(1, len(sizes), figsize=(5.6 * len(sizes) + 0.5, 6.4), squeeze=False)
     series = [("enc", "originals", "ecjit encode", "#1f77b4"), ("crate_enc", "originals", "crate encode", "#aec7e8")]
     series += [("dec", key, label, colour) for (key, _, label), colour in
-               zip(FFT_RUNS, ("#d62728", "#ff7f0e", "#8c564b"))]
+               zip(FFT_RUNS, ("#d62728", "#ff7f0e", "#8c564b", "#9467bd"))]
     series.append(("crate_dec", "originals", "crate decode (originals lost; the same transforms for any loss)",
                    "#c7c7c7"))
     out_rows, summary = [], []
@@ -950,9 +950,9 @@ def plot_rs_fft(data_dir, out_dir, machine):
                 if v and ref:
                     ax.annotate("%.1fx" % (v / ref), (ci + (si - (len(series) - 1) / 2) * width, v), xytext=(0, 2),
                                 textcoords="offset points", ha="center", fontsize=6, rotation=90)
-            if crate_dec and runs["half"].get(c):
-                summary.append("%d:%d %d B: decode (half recovery lost) %.1fx the crate" % (
-                    c[0], c[1], size, runs["half"][c]["dec"] / crate_dec))
+            if crate_dec and runs["random"].get(c):
+                summary.append("%d:%d %d B: decode (m lost at random) %.1fx the crate" % (
+                    c[0], c[1], size, runs["random"][c]["dec"] / crate_dec))
         ax.set_xticks(range(len(codes)))
         ax.set_xticklabels(["%d:%d" % (c[0], c[1]) for c in codes])
         ax.set_yscale("log")
@@ -1359,19 +1359,21 @@ def main(argv):
     import matplotlib
     matplotlib.use("Agg")
     machine = read_kv(os.path.join(a.data, "machine.txt")) or live_machine()
-    jobs = [("stats_sweep.csv", plot_sweep), ("encode_k.csv", plot_encode_k),
-            ("bench_encode.json", plot_bench_encode), ("degraded.txt", plot_degraded),
-            ("degraded_k.txt", plot_degraded_k), ("rs_fft_originals.txt", plot_rs_fft),
-            ("fig56.csv", plot_fig56), ("fig57.csv", plot_fig57)]
+    # (data file, its run's name in figures.sh, plot): a run's <name>.machine, where figures.sh
+    # wrote one, names the machine it measured on; machine.txt is only the last run's.
+    jobs = [("stats_sweep.csv", "stats_sweep", plot_sweep), ("encode_k.csv", "encode_k", plot_encode_k),
+            ("bench_encode.json", "bench_encode", plot_bench_encode), ("degraded.txt", "degraded", plot_degraded),
+            ("degraded_k.txt", "degraded_k", plot_degraded_k), ("rs_fft_originals.txt", "rs_fft", plot_rs_fft),
+            ("fig56.csv", "fig56", plot_fig56), ("fig57.csv", "fig57", plot_fig57)]
     made = 0
-    for fname, fn in jobs:
+    for fname, run, fn in jobs:
         if a.only and fname not in a.only.split(","):
             continue
         if not os.path.exists(os.path.join(a.data, fname)):
             print("plots.py: %s not in %s, its figure skipped" % (fname, a.data), file=sys.stderr)
             continue
         print("%s ->" % fname)
-        files, summary = fn(a.data, a.out, machine)
+        files, summary = fn(a.data, a.out, read_kv(os.path.join(a.data, run + ".machine")) or machine)
         made += bool(files)
         if summary:
             print("  " + summary)
