@@ -73,6 +73,33 @@ void radix4_pair(Program &p, OpKind kind, size_t pos, size_t size, size_t lo, si
     }
 }
 
+// Layers 4 lo, 2 lo and lo (FFT: 4 lo first) in groups of twelve butterflies per 8 lo block.
+void radix8_triple(Program &p, OpKind kind, size_t pos, size_t size, size_t lo, size_t truncated,
+                   size_t skew_offset) {
+  const size_t d = lo;
+  for (size_t r = 0; r < size; r += 8 * d)
+    for (size_t i = r; i < r + d; ++i) {
+      auto outer = [&] {
+        for (size_t j = 0; j < 4; ++j) push_one(p, kind, pos, i + j * d, 4 * d, truncated, skew_offset);
+      };
+      auto middle = [&] {
+        for (size_t j : {0, 1, 4, 5}) push_one(p, kind, pos, i + j * d, 2 * d, truncated, skew_offset);
+      };
+      auto inner = [&] {
+        for (size_t j : {0, 2, 4, 6}) push_one(p, kind, pos, i + j * d, d, truncated, skew_offset);
+      };
+      if (kind == OpKind::kFft) {
+        outer();
+        middle();
+        inner();
+      } else {
+        inner();
+        middle();
+        outer();
+      }
+    }
+}
+
 // A single layer of half-width dist (an odd layer left over by radix4 pairs).
 void single_layer(Program &p, OpKind kind, size_t pos, size_t dist, size_t truncated, size_t skew_offset) {
   for (size_t r = 0; r < truncated; r += 2 * dist) push_block(p, kind, pos, r, dist, truncated, skew_offset);
@@ -83,8 +110,10 @@ void single_layer(Program &p, OpKind kind, size_t pos, size_t dist, size_t trunc
 void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset, Order order) {
   assert(skew_offset % size == 0 && skew_offset + size <= kOrder && truncated <= size);
   if (order == Order::kDepthFirst) return fft_depth_first(p, pos, 0, size, truncated, skew_offset);
-  if (order == Order::kRadix4) {
+  if (order == Order::kRadix4 || order == Order::kRadix8) {
     size_t dist = size / 2;
+    if (order == Order::kRadix8)
+      for (; dist >= 4; dist /= 8) radix8_triple(p, OpKind::kFft, pos, size, dist / 4, truncated, skew_offset);
     for (; dist >= 2; dist /= 4) radix4_pair(p, OpKind::kFft, pos, size, dist / 2, truncated, skew_offset);
     if (dist == 1) single_layer(p, OpKind::kFft, pos, 1, truncated, skew_offset);
     return;
@@ -96,8 +125,10 @@ void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t sk
 void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset, Order order) {
   assert(skew_offset % size == 0 && skew_offset + size <= kOrder && truncated <= size);
   if (order == Order::kDepthFirst) return ifft_depth_first(p, pos, 0, size, truncated, skew_offset);
-  if (order == Order::kRadix4) {
+  if (order == Order::kRadix4 || order == Order::kRadix8) {
     size_t dist = 1;
+    if (order == Order::kRadix8)
+      for (; 4 * dist < size; dist *= 8) radix8_triple(p, OpKind::kIfft, pos, size, dist, truncated, skew_offset);
     for (; 2 * dist < size; dist *= 4) radix4_pair(p, OpKind::kIfft, pos, size, dist, truncated, skew_offset);
     if (dist < size) single_layer(p, OpKind::kIfft, pos, dist, truncated, skew_offset);
     return;

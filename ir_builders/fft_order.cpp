@@ -7,11 +7,12 @@ namespace ecjit::ir {
 
 namespace {
 
-// The work slots of a step, at most seven (an XOR of six sources), without an allocation.
+// The work slots of a step, at most eight (a three-layer step), without an allocation.
 struct WorkSlots {
   uint32_t n = 0;
-  uint32_t x[1 + kFftMaxXorSources];
+  uint32_t x[8];
 };
+static_assert(1 + kFftMaxXorSources <= 8, "an XOR step's slots fit WorkSlots");
 
 WorkSlots work_slots(const FftStep &step, uint32_t slots) {
   WorkSlots w;
@@ -22,6 +23,10 @@ WorkSlots work_slots(const FftStep &step, uint32_t slots) {
     case kFftStepFft4:
     case kFftStepIfft4:
       for (uint32_t j = 0; j < 4; ++j) add(step.a + j * step.dist);
+      break;
+    case kFftStepFft8:
+    case kFftStepIfft8:
+      for (uint32_t j = 0; j < 8; ++j) add(step.a + j * step.dist);
       break;
     case kFftStepZero:
       add(step.a);

@@ -9,14 +9,43 @@ namespace {
 
 FftStep step(uint32_t kind, uint32_t a, uint32_t b, uint32_t table = 0) { return FftStep{kind, a, b, table}; }
 
-// The four butterflies of a two-layer step, in execution order (fft_step_kernel.h).
-std::array<FftStep, 4> butterflies(const FftStep &s) {
-  const uint32_t x0 = s.a, x1 = s.a + s.dist, x2 = s.a + 2 * s.dist, x3 = s.a + 3 * s.dist;
-  if (s.kind == kFftStepFft4)
-    return {step(kFftStepFft, x0, x2, s.table), step(kFftStepFft, x1, x3, s.table),
-            step(kFftStepFft, x0, x1, s.table0), step(kFftStepFft, x2, x3, s.table1)};
-  return {step(kFftStepIfft, x0, x1, s.table0), step(kFftStepIfft, x2, x3, s.table1),
-          step(kFftStepIfft, x0, x2, s.table), step(kFftStepIfft, x1, x3, s.table)};
+// The butterflies of a two- or three-layer step, in execution order (fft_step_kernel.h), and
+// its slots (no allocation: pruning runs on a new erasure set's first call).
+struct Butterflies {
+  std::array<FftStep, 12> b;
+  unsigned n = 0;
+  const FftStep *begin() const { return b.data(); }
+  const FftStep *end() const { return b.data() + n; }
+};
+Butterflies butterflies(const FftStep &s) {
+  Butterflies out;
+  auto x = [&](uint32_t j) { return s.a + j * s.dist; };
+  const bool fwd = s.kind == kFftStepFft4 || s.kind == kFftStepFft8;
+  const uint32_t kind = fwd ? kFftStepFft : kFftStepIfft;
+  auto add = [&](uint32_t u, uint32_t v, uint32_t t) { out.b[out.n++] = step(kind, x(u), x(v), t); };
+  // (u, v, multiplier) per butterfly, in the FFT's order; the IFFT runs the groups reversed.
+  struct Bf {
+    uint32_t u, v, t;
+  };
+  std::array<Bf, 12> order;
+  unsigned n = 0;
+  if (s.kind == kFftStepFft4 || s.kind == kFftStepIfft4) {
+    order = {Bf{0, 2, s.table}, {1, 3, s.table}, {0, 1, s.table0}, {2, 3, s.table1}};
+    n = 4;
+  } else {
+    order = {Bf{0, 4, s.table},  {1, 5, s.table},  {2, 6, s.table},  {3, 7, s.table},
+             {0, 2, s.table0},   {1, 3, s.table0}, {4, 6, s.table1}, {5, 7, s.table1},
+             {0, 1, s.table2},   {2, 3, s.table3}, {4, 5, s.table4}, {6, 7, s.table5}};
+    n = 12;
+  }
+  // The groups (one layer each: the outer pair of a two-layer step is its first two
+  // butterflies): the IFFT runs them last to first, each group's butterflies in order.
+  const unsigned group = n == 4 ? 2 : 4;
+  for (unsigned g = 0; g < n / group; ++g) {
+    const unsigned at = fwd ? g : n / group - 1 - g;
+    for (unsigned j = 0; j < group; ++j) add(order[at * group + j].u, order[at * group + j].v, order[at * group + j].t);
+  }
+  return out;
 }
 
 
@@ -36,8 +65,17 @@ Xors xors(const FftStep &s) {
   return out;
 }
 
-std::array<uint32_t, 4> slots_of(const FftStep &s) {
-  return {s.a, s.a + s.dist, s.a + 2 * s.dist, s.a + 3 * s.dist};
+struct Slots {
+  std::array<uint32_t, 8> x;
+  unsigned n = 0;
+  const uint32_t *begin() const { return x.data(); }
+  const uint32_t *end() const { return x.data() + n; }
+};
+Slots slots_of(const FftStep &s) {
+  Slots out;
+  out.n = s.kind == kFftStepFft8 || s.kind == kFftStepIfft8 ? 8 : 4;
+  for (unsigned j = 0; j < out.n; ++j) out.x[j] = s.a + j * s.dist;
+  return out;
 }
 
 // What a step costs per column, in tile loads and stores, plus half a unit per multiply (on
@@ -54,6 +92,8 @@ double step_cost(uint32_t kind) {
     case kFftStepMulAdd: return 3.5;
     case kFftStepFft4:
     case kFftStepIfft4: return 10;
+    case kFftStepFft8:
+    case kFftStepIfft8: return 22;
     case kFftStepMul3: return 5.5;
     case kFftStepMulAdd3: return 6.5;
     default: return kind >= kFftStepXor2 && kind <= kFftStepXor6 ? double(kind - kFftStepXor2 + 4) : 4;
@@ -138,10 +178,12 @@ class ZeroPass {
         for (const FftStep &x : xors(s)) run(x, out);
         return;
       case kFftStepFft4:
-      case kFftStepIfft4: {
-        const std::array<uint32_t, 4> x = slots_of(s);
+      case kFftStepIfft4:
+      case kFftStepFft8:
+      case kFftStepIfft8: {
+        const Slots x = slots_of(s);
         const size_t zeros = size_t(std::count_if(x.begin(), x.end(), z));
-        if (zeros == 4) return;
+        if (zeros == x.n) return;
         if (zeros == 0) {
           out.push_back(s);
           return;
@@ -149,14 +191,14 @@ class ZeroPass {
         // Split into its butterflies, or kept whole on its zeros stored: the cheaper (a
         // scattered erasure set leaves many two-layer steps with one or two zeros, whose
         // butterflies cost more loads and stores than the step).
-        std::array<char, 4> before;
-        for (int j = 0; j < 4; ++j) before[j] = zero_[x[j]];
+        std::array<char, 8> before;
+        for (unsigned j = 0; j < x.n; ++j) before[j] = zero_[x.x[j]];
         const size_t mark = out.size();
         for (const FftStep &b : butterflies(s)) run(b, out);
         if (step_cost(out.begin() + long(mark), out.end()) <= double(zeros) * step_cost(kFftStepZero) + step_cost(s.kind))
           return;
         out.resize(mark);
-        for (int j = 0; j < 4; ++j) zero_[x[j]] = before[j];
+        for (unsigned j = 0; j < x.n; ++j) zero_[x.x[j]] = before[j];
         for (uint32_t p : x) store_zero(p);
         out.push_back(s);
         return;
@@ -237,19 +279,21 @@ class LivePass {
         return;
       }
       case kFftStepFft4:
-      case kFftStepIfft4: {
-        const std::array<uint32_t, 4> x = slots_of(s);
+      case kFftStepIfft4:
+      case kFftStepFft8:
+      case kFftStepIfft8: {
+        const Slots x = slots_of(s);
         const size_t lives = size_t(std::count_if(x.begin(), x.end(), l));
         if (lives == 0) return;
-        if (lives == 4) {
+        if (lives == x.n) {
           rev.push_back(s);
           return;
         }
         // Its live butterflies, or the step whole where that costs less (it writes the same
         // pointers; the values of the dead ones do not matter).
         const size_t mark = rev.size();
-        const std::array<FftStep, 4> b = butterflies(s);
-        for (auto it = b.rbegin(); it != b.rend(); ++it) run(*it, rev);
+        const Butterflies b = butterflies(s);
+        for (unsigned j = b.n; j-- > 0;) run(b.b[j], rev);
         if (step_cost(rev.begin() + long(mark), rev.end()) <= step_cost(s.kind)) return;
         rev.resize(mark);
         for (uint32_t p : x) live_[p] = true;

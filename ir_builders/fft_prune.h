@@ -17,8 +17,9 @@ namespace ecjit::ir {
 //     it whole;
 //   - backward: only the pointers with live_out set are read afterwards; a step that writes
 //     nothing live vanishes, a butterfly with one live output becomes its multiply-add or XOR.
-// Two-layer steps (Fft4 / Ifft4) that are partly zero or partly live are split into their
-// four butterflies; several-source XORs (Xor2 / Xor3) into single ones, fused again at the
+// Two- and three-layer steps (Fft4 / Ifft4, Fft8 / Ifft8) that are partly zero or partly live
+// are split into their butterflies where that costs fewer loads and stores, else kept whole
+// (their zeros stored first); several-source XORs (Xor2 / Xor3) into single ones, fused again at the
 // end (fuse_xor_steps). The result computes the same values on every live_out pointer (and
 // writes no pointer the input did not write). Pure; O(steps + pointers).
 std::vector<std::vector<FftStep>> prune_fft_steps(const std::vector<const std::vector<FftStep> *> &segments,

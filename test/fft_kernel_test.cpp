@@ -272,9 +272,11 @@ class FftSteps : public testing::TestWithParam<std::string> {
   static inline int counter_ = 0;
 };
 
+// Two-layer and three-layer steps (radix8) both, on this machine's kernel and the AVX2 one.
 TEST_P(FftSteps, EncodeAndDecodeMatchReferenceAtEverySize) {
   const unsigned sizes[][2] = {{1, 1}, {3, 5}, {5, 3}, {32, 32}, {100, 20}, {20, 100}, {1000, 1000}, {200, 3000}, {3000, 200}};
   std::mt19937_64 rng(0x5e95);
+  for (bool radix8 : {false, true})
   for (auto &sz : sizes) {
     const unsigned k = sz[0], m = sz[1], n = k + m;
     const size_t len = k + m > 1000 ? 64 * 3 + 6 : 64 * 9 + 6, tile = 128;
@@ -283,7 +285,7 @@ TEST_P(FftSteps, EncodeAndDecodeMatchReferenceAtEverySize) {
     ASSERT_TRUE(encoded_shards(rng, k, m, len, whole, &want));
     auto got = want;
     for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].begin() + whole, 0xEE);
-    auto enc = ir::fft_encode_schedule(k, m);
+    auto enc = ir::fft_encode_schedule(k, m, true, radix8);
     ASSERT_TRUE(enc.ok()) << enc.status().to_string();
     run(*enc, got, len, tile);
     for (unsigned j = 0; j < m; ++j) ASSERT_EQ(got[k + j], want[k + j]) << k << ":" << m << " recovery " << j;
@@ -295,10 +297,11 @@ TEST_P(FftSteps, EncodeAndDecodeMatchReferenceAtEverySize) {
         wanted[s] = !present[s];
         if (wanted[s]) std::fill(got[s].begin(), got[s].begin() + whole, 0xA5);
       }
-      auto dec = ir::fft_decode_schedule(k, m, present, wanted);
+      auto dec = ir::fft_decode_schedule(k, m, present, wanted, radix8);
       ASSERT_TRUE(dec.ok()) << dec.status().to_string();
       run(*dec, got, len, tile);
-      for (unsigned s = 0; s < n; ++s) ASSERT_EQ(got[s], want[s]) << k << ":" << m << " trial " << trial << " shard " << s;
+      for (unsigned s = 0; s < n; ++s)
+        ASSERT_EQ(got[s], want[s]) << k << ":" << m << " trial " << trial << " shard " << s << " radix8 " << radix8;
     }
   }
 }
@@ -308,12 +311,13 @@ TEST_P(FftSteps, EncodeAndDecodeMatchReferenceAtEverySize) {
 TEST_P(FftSteps, InvertedEncoderOnTheEncodersTables) {
   std::mt19937_64 rng(0x1e5);
   size_t ran = 0;
+  for (bool radix8 : {false, true})
   for (auto [k, m] : {std::pair{32u, 32u}, {64u, 16u}, {10u, 4u}, {4u, 10u}, {8u, 20u}, {1000u, 1024u}}) {
     const unsigned n = k + m;
     const size_t len = 64 * 5 + 6, tile = 128, whole = len / 64 * 64;
     std::vector<std::vector<uint8_t>> want;
     ASSERT_TRUE(encoded_shards(rng, k, m, len, whole, &want));
-    auto enc = ir::fft_encode_schedule(k, m);
+    auto enc = ir::fft_encode_schedule(k, m, true, radix8);
     ASSERT_TRUE(enc.ok());
     const size_t C = fft::geometry(k, m)->chunk;
     for (int trial = 0; trial < 4; ++trial) {
@@ -325,7 +329,7 @@ TEST_P(FftSteps, InvertedEncoderOnTheEncodersTables) {
         if (!present[s]) targets.push_back(s);
       auto sources = fft::inverse_decode_sources(k, m, present, targets);
       if (!sources) continue;
-      auto inv = ir::fft_inverse_decode_schedule(k, m, *sources, targets, &*enc);
+      auto inv = ir::fft_inverse_decode_schedule(k, m, *sources, targets, &*enc, radix8);
       ASSERT_TRUE(inv) << k << ":" << m;
       EXPECT_TRUE(inv->tables.empty());
       auto got = want;
@@ -335,7 +339,7 @@ TEST_P(FftSteps, InvertedEncoderOnTheEncodersTables) {
       ++ran;
     }
   }
-  EXPECT_GT(ran, 6u);
+  EXPECT_GT(ran, 12u);
 }
 
 // Matrix decodes run their sources three to a step (kFftStepMul3 / MulAdd3) with one or two
@@ -475,6 +479,27 @@ TEST(FftSchedule, ButterfliesAreFusedInPairsOfLayers) {
       EXPECT_EQ(count(*enc, ir::kFftStepFft) + count(*enc, ir::kFftStepIfft), 31);
     }
   }
+}
+
+// codes::fft::Order::kRadix8's groups of twelve butterflies become three-layer steps: 32
+// points are a three and a pair of layers, so every butterfly of both transforms runs in
+// Fft8 / Ifft8 or Fft4 / Ifft4 steps, two fewer tile passes than two-layer steps alone.
+TEST(FftSchedule, ButterfliesAreFusedInThreesOfLayers) {
+  auto count = [](const ir::FftSchedule &s, uint32_t kind) {
+    return std::count_if(s.steps.begin(), s.steps.end(), [&](const ir::FftStep &st) { return st.kind == kind; });
+  };
+  auto enc = ir::fft_encode_schedule(32, 32, true, true);
+  ASSERT_TRUE(enc.ok());
+  // Two 32-point transforms: per transform 4 groups of twelve (layers 16, 8, 4 or 1, 2, 4)
+  // and 8 groups of four.
+  EXPECT_EQ(count(*enc, ir::kFftStepFft8) + count(*enc, ir::kFftStepIfft8), 8);
+  EXPECT_EQ(count(*enc, ir::kFftStepFft4) + count(*enc, ir::kFftStepIfft4), 16);
+  EXPECT_EQ(count(*enc, ir::kFftStepFft) + count(*enc, ir::kFftStepIfft), 0);
+  EXPECT_EQ(ir::fft_multiplies(enc->steps), 2u * 80);
+  auto core = ir::fft_decode_core(100, 20, true);  // truncated transforms: groups cut short stay apart
+  ASSERT_TRUE(core.ok());
+  EXPECT_GT(count(*core, ir::kFftStepFft8), 0);
+  EXPECT_GT(count(*core, ir::kFftStepIfft8), 0);
 }
 
 TEST(FftSchedule, BadPatternsAreRejected) {

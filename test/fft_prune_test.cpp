@@ -47,9 +47,10 @@ size_t multiplies(const std::vector<FftStep> &steps) { return ir::fft_multiplies
 // whole schedule gives it, from the same starting memory, and never do more work.
 TEST(FftPrune, SameLiveValuesAsTheWholeSchedule) {
   std::mt19937_64 rng(0x9a17);
+  for (bool radix8 : {false, true})
   for (auto [k, m] : {std::pair{5u, 3u}, std::pair{32u, 32u}, std::pair{6u, 20u}, std::pair{50u, 3u},
                       std::pair{100u, 28u}, std::pair{3u, 1u}}) {
-    auto core = ir::fft_decode_core(k, m);
+    auto core = ir::fft_decode_core(k, m, radix8);
     ASSERT_TRUE(core.ok()) << core.status().message();
     const uint32_t n = core->slots;
     for (int trial = 0; trial < 40; ++trial) {
@@ -77,7 +78,7 @@ TEST(FftPrune, SameLiveValuesAsTheWholeSchedule) {
       EXPECT_LE(multiplies(pruned[1]), multiplies(core->steps));
     }
     // The encode schedule with every output live and nothing known zero: all of it stays.
-    auto enc = ir::fft_encode_schedule(k, m);
+    auto enc = ir::fft_encode_schedule(k, m, true, radix8);
     ASSERT_TRUE(enc.ok());
     std::vector<bool> live(enc->slots + k + m, false);
     for (uint32_t x = 0; x < enc->slots; ++x) live[x] = enc->slot_shard[x] >= 0;

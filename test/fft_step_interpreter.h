@@ -74,6 +74,19 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
         ifft_bf(x0, x2, s.table);
         ifft_bf(x1, x3, s.table);
         break;
+      case ir::kFftStepFft8:
+      case ir::kFftStepIfft8: {
+        const bool fwd = s.kind == ir::kFftStepFft8;
+        auto x = [&](uint32_t j) { return s.a + j * s.dist; };
+        auto bf = [&](uint32_t u, uint32_t w, uint32_t t) { fwd ? fft_bf(x(u), x(w), t) : ifft_bf(x(u), x(w), t); };
+        const uint32_t inner[4] = {s.table2, s.table3, s.table4, s.table5};
+        auto outer = [&] { for (uint32_t j = 0; j < 4; ++j) bf(j, j + 4, s.table); };
+        auto middle = [&] { bf(0, 2, s.table0); bf(1, 3, s.table0); bf(4, 6, s.table1); bf(5, 7, s.table1); };
+        auto low = [&] { for (uint32_t j = 0; j < 4; ++j) bf(2 * j, 2 * j + 1, inner[j]); };
+        if (fwd) { outer(); middle(); low(); }
+        else { low(); middle(); outer(); }
+        break;
+      }
       default: FAIL() << "step kind " << s.kind;
     }
   }

@@ -461,7 +461,7 @@ void check_programs(unsigned k, unsigned m, size_t len, uint64_t seed) {
   for (unsigned i = 0; i < k; ++i) in[i] = orig[i];
   for (unsigned j = 0; j < m; ++j) rp[j] = rec[j];
   ASSERT_TRUE(fft::encode(k, m, len, in.data(), rp.data()).ok());
-  for (fft::Order order : {fft::Order::kLayers, fft::Order::kDepthFirst, fft::Order::kRadix4}) {
+  for (fft::Order order : {fft::Order::kLayers, fft::Order::kDepthFirst, fft::Order::kRadix4, fft::Order::kRadix8}) {
     auto ep = fft::encode_program(k, m, order);
     ASSERT_TRUE(ep.ok());
     fft::run_program(*ep, len, in.data(), out.data());
@@ -558,7 +558,7 @@ TEST(RsFftProgram, InverseDecodeRestoresWhatItTakes) {
     std::vector<uint16_t *> out(k + m);
     for (unsigned s : c.sources) in[s] = all[s];
     for (unsigned s = 0; s < k + m; ++s) out[s] = got[s];
-    for (fft::Order order : {fft::Order::kLayers, fft::Order::kRadix4}) {
+    for (fft::Order order : {fft::Order::kLayers, fft::Order::kRadix4, fft::Order::kRadix8}) {
       auto p = fft::inverse_decode_program(k, m, c.sources, c.targets, order);
       const std::string what = std::to_string(k) + ":" + std::to_string(m) + " targets " +
                                std::to_string(c.targets.front()) + ".. (" + std::to_string(c.targets.size()) + ")";
