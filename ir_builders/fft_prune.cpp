@@ -9,70 +9,38 @@ namespace {
 
 FftStep step(uint32_t kind, uint32_t a, uint32_t b, uint32_t table = 0) { return FftStep{kind, a, b, table}; }
 
-// The butterflies of a two- or three-layer step, in execution order (fft_step_kernel.h), and
-// its slots (no allocation: pruning runs on a new erasure set's first call).
-struct Butterflies {
-  std::array<FftStep, 12> b;
+// Up to N values without an allocation (pruning runs on a new erasure set's first call).
+template <class T, size_t N>
+struct Few {
+  std::array<T, N> x;
   unsigned n = 0;
-  const FftStep *begin() const { return b.data(); }
-  const FftStep *end() const { return b.data() + n; }
+  const T *begin() const { return x.data(); }
+  const T *end() const { return x.data() + n; }
 };
-Butterflies butterflies(const FftStep &s) {
-  Butterflies out;
-  auto x = [&](uint32_t j) { return s.a + j * s.dist; };
-  const bool fwd = s.kind == kFftStepFft4 || s.kind == kFftStepFft8;
-  const uint32_t kind = fwd ? kFftStepFft : kFftStepIfft;
-  auto add = [&](uint32_t u, uint32_t v, uint32_t t) { out.b[out.n++] = step(kind, x(u), x(v), t); };
-  // (u, v, multiplier) per butterfly, in the FFT's order; the IFFT runs the groups reversed.
-  struct Bf {
-    uint32_t u, v, t;
-  };
-  std::array<Bf, 12> order;
-  unsigned n = 0;
-  if (s.kind == kFftStepFft4 || s.kind == kFftStepIfft4) {
-    order = {Bf{0, 2, s.table}, {1, 3, s.table}, {0, 1, s.table0}, {2, 3, s.table1}};
-    n = 4;
-  } else {
-    order = {Bf{0, 4, s.table},  {1, 5, s.table},  {2, 6, s.table},  {3, 7, s.table},
-             {0, 2, s.table0},   {1, 3, s.table0}, {4, 6, s.table1}, {5, 7, s.table1},
-             {0, 1, s.table2},   {2, 3, s.table3}, {4, 5, s.table4}, {6, 7, s.table5}};
-    n = 12;
-  }
-  // The groups (one layer each: the outer pair of a two-layer step is its first two
-  // butterflies): the IFFT runs them last to first, each group's butterflies in order.
-  const unsigned group = n == 4 ? 2 : 4;
-  for (unsigned g = 0; g < n / group; ++g) {
-    const unsigned at = fwd ? g : n / group - 1 - g;
-    for (unsigned j = 0; j < group; ++j) add(order[at * group + j].u, order[at * group + j].v, order[at * group + j].t);
-  }
+
+// The butterflies of a two- or three-layer step, in execution order (fft_step_butterflies).
+Few<FftStep, 12> butterflies(const FftStep &s) {
+  Few<FftStep, 12> out;
+  FftStepButterfly bfs[12];
+  out.n = fft_step_butterflies(s.kind, bfs);
+  const uint32_t kind = s.kind == kFftStepFft4 || s.kind == kFftStepFft8 ? kFftStepFft : kFftStepIfft;
+  for (unsigned i = 0; i < out.n; ++i)
+    out.x[i] = step(kind, s.a + bfs[i].u * s.dist, s.a + bfs[i].v * s.dist, fft_step_multiplier(s, bfs[i].multiplier));
   return out;
 }
 
-
-// The single XORs of a several-source XOR step, in order (no allocation: pruning runs on a
-// new erasure set's first call).
-struct Xors {
-  std::array<FftStep, kFftMaxXorSources> x;
-  unsigned n = 0;
-  const FftStep *begin() const { return x.data(); }
-  const FftStep *end() const { return x.data() + n; }
-};
-Xors xors(const FftStep &s) {
+// The single XORs of a several-source XOR step, in order.
+Few<FftStep, kFftMaxXorSources> xors(const FftStep &s) {
   uint32_t src[kFftMaxXorSources];
-  Xors out;
+  Few<FftStep, kFftMaxXorSources> out;
   out.n = fft_xor_sources(s, src);
   for (unsigned j = 0; j < out.n; ++j) out.x[j] = step(kFftStepXor, s.a, src[j]);
   return out;
 }
 
-struct Slots {
-  std::array<uint32_t, 8> x;
-  unsigned n = 0;
-  const uint32_t *begin() const { return x.data(); }
-  const uint32_t *end() const { return x.data() + n; }
-};
-Slots slots_of(const FftStep &s) {
-  Slots out;
+// The slots of a two- or three-layer step.
+Few<uint32_t, 8> slots_of(const FftStep &s) {
+  Few<uint32_t, 8> out;
   out.n = s.kind == kFftStepFft8 || s.kind == kFftStepIfft8 ? 8 : 4;
   for (unsigned j = 0; j < out.n; ++j) out.x[j] = s.a + j * s.dist;
   return out;
@@ -181,7 +149,7 @@ class ZeroPass {
       case kFftStepIfft4:
       case kFftStepFft8:
       case kFftStepIfft8: {
-        const Slots x = slots_of(s);
+        const Few<uint32_t, 8> x = slots_of(s);
         const size_t zeros = size_t(std::count_if(x.begin(), x.end(), z));
         if (zeros == x.n) return;
         if (zeros == 0) {
@@ -274,7 +242,7 @@ class LivePass {
       case kFftStepXor4:
       case kFftStepXor5:
       case kFftStepXor6: {
-        const Xors x = xors(s);
+        const Few<FftStep, kFftMaxXorSources> x = xors(s);
         for (unsigned j = x.n; j-- > 0;) run(x.x[j], rev);
         return;
       }
@@ -282,7 +250,7 @@ class LivePass {
       case kFftStepIfft4:
       case kFftStepFft8:
       case kFftStepIfft8: {
-        const Slots x = slots_of(s);
+        const Few<uint32_t, 8> x = slots_of(s);
         const size_t lives = size_t(std::count_if(x.begin(), x.end(), l));
         if (lives == 0) return;
         if (lives == x.n) {
@@ -292,8 +260,8 @@ class LivePass {
         // Its live butterflies, or the step whole where that costs less (it writes the same
         // pointers; the values of the dead ones do not matter).
         const size_t mark = rev.size();
-        const Butterflies b = butterflies(s);
-        for (unsigned j = b.n; j-- > 0;) run(b.b[j], rev);
+        const Few<FftStep, 12> b = butterflies(s);
+        for (unsigned j = b.n; j-- > 0;) run(b.x[j], rev);
         if (step_cost(rev.begin() + long(mark), rev.end()) <= step_cost(s.kind)) return;
         rev.resize(mark);
         for (uint32_t p : x) live_[p] = true;

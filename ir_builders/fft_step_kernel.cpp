@@ -71,11 +71,12 @@ class ScheduleWriter {
   // Four butterflies in codes::fft::Order::kRadix4's pattern become one two-layer step.
   void ops(const fft::Program &p) {
     for (size_t i = 0; i < p.ops.size(); ++i) {
-      if (i + 11 < p.ops.size() && fuse8(&p.ops[i])) {
+      const bool fwd = p.ops[i].kind == fft::OpKind::kFft;
+      if (i + 11 < p.ops.size() && fuse(&p.ops[i], fwd ? kFftStepFft8 : kFftStepIfft8)) {
         i += 11;
         continue;
       }
-      if (i + 3 < p.ops.size() && fuse(&p.ops[i])) {
+      if (i + 3 < p.ops.size() && fuse(&p.ops[i], fwd ? kFftStepFft4 : kFftStepIfft4)) {
         i += 3;
         continue;
       }
@@ -88,57 +89,32 @@ class ScheduleWriter {
   // A butterfly's multiplier: its twiddle, or the zero table where the butterfly skips the
   // multiply (log kModulus): adding 0 * b is the skip.
   uint32_t twiddle(uint16_t log) { return log != fft::kModulus ? table(log) : zero_table(); }
-  // Twelve butterflies in codes::fft::Order::kRadix8's pattern: one three-layer step.
-  bool fuse8(const fft::Op *o) {
-    const fft::OpKind kind = o[0].kind;
-    if (kind != fft::OpKind::kFft && kind != fft::OpKind::kIfft) return false;
-    for (int j = 0; j < 12; ++j)
-      if (o[j].kind != kind) return false;
-    const bool fwd = kind == fft::OpKind::kFft;
-    // The groups in execution order: outer (dist 4d), middle (2d), inner (d); IFFT reversed.
-    const fft::Op *outer = fwd ? o : o + 8, *middle = o + 4, *inner = fwd ? o + 8 : o;
-    const uint32_t a = inner[0].a;
-    if (inner[0].b <= a) return false;
-    const uint32_t d = inner[0].b - a;
-    auto is = [&](const fft::Op &op, uint32_t x, uint32_t y) { return op.a == a + x * d && op.b == a + y * d; };
-    for (uint32_t j = 0; j < 4; ++j)
-      if (!is(outer[j], j, j + 4) || outer[j].log != outer[0].log) return false;
-    const uint32_t mid[4][2] = {{0, 2}, {1, 3}, {4, 6}, {5, 7}};
-    for (uint32_t j = 0; j < 4; ++j)
-      if (!is(middle[j], mid[j][0], mid[j][1])) return false;
-    if (middle[1].log != middle[0].log || middle[3].log != middle[2].log) return false;
-    for (uint32_t j = 0; j < 4; ++j)
-      if (!is(inner[j], 2 * j, 2 * j + 1)) return false;
-    FftStep st{fwd ? kFftStepFft8 : kFftStepIfft8, a, 0, twiddle(outer[0].log), d, twiddle(middle[0].log),
-               twiddle(middle[2].log)};
-    st.table2 = twiddle(inner[0].log);
-    st.table3 = twiddle(inner[1].log);
-    st.table4 = twiddle(inner[2].log);
-    st.table5 = twiddle(inner[3].log);
-    s_.steps.push_back(st);
-    return true;
-  }
-  bool fuse(const fft::Op *o) {
-    const fft::OpKind kind = o[0].kind;
-    if (kind != fft::OpKind::kFft && kind != fft::OpKind::kIfft) return false;
-    for (int j = 0; j < 4; ++j)
-      if (o[j].kind != kind) return false;
-    const uint32_t a = o[0].a;
-    if (kind == fft::OpKind::kFft) {  // (a, a+2d) (a+d, a+3d) (a, a+d) (a+2d, a+3d)
-      if (o[0].b <= a || (o[0].b - a) % 2) return false;
-      const uint32_t d = (o[0].b - a) / 2;
-      if (o[1].a != a + d || o[1].b != a + 3 * d || o[1].log != o[0].log || o[2].a != a || o[2].b != a + d ||
-          o[3].a != a + 2 * d || o[3].b != a + 3 * d)
-        return false;
-      s_.steps.push_back({kFftStepFft4, a, 0, twiddle(o[0].log), d, twiddle(o[2].log), twiddle(o[3].log)});
-    } else {  // (a, a+d) (a+2d, a+3d) (a, a+2d) (a+d, a+3d)
-      if (o[0].b <= a) return false;
-      const uint32_t d = o[0].b - a;
-      if (o[1].a != a + 2 * d || o[1].b != a + 3 * d || o[2].a != a || o[2].b != a + 2 * d || o[3].a != a + d ||
-          o[3].b != a + 3 * d || o[3].log != o[2].log)
-        return false;
-      s_.steps.push_back({kFftStepIfft4, a, 0, twiddle(o[2].log), d, twiddle(o[0].log), twiddle(o[1].log)});
+  // Butterflies in codes::fft::Order::kRadix8's pattern (twelve) or kRadix4's (four), as
+  // fft_step_butterflies lays out a step of kind k: one three- or two-layer step.
+  bool fuse(const fft::Op *o, FftStepKind k) {
+    FftStepButterfly bfs[12];
+    const unsigned n = fft_step_butterflies(k, bfs);
+    const fft::OpKind kind = k == kFftStepFft4 || k == kFftStepFft8 ? fft::OpKind::kFft : fft::OpKind::kIfft;
+    unsigned first = n;  // the butterfly of slots 0 and 1: gives a and dist
+    for (unsigned i = 0; i < n; ++i) {
+      if (o[i].kind != kind) return false;
+      if (bfs[i].u == 0 && bfs[i].v == 1) first = i;
     }
+    const uint32_t a = o[first].a;
+    if (o[first].b <= a) return false;
+    const uint32_t d = o[first].b - a;
+    std::array<int32_t, 7> log;  // per multiplier, the twiddle its butterflies share
+    log.fill(-1);
+    for (unsigned i = 0; i < n; ++i) {
+      if (o[i].a != a + bfs[i].u * d || o[i].b != a + bfs[i].v * d) return false;
+      int32_t &l = log[bfs[i].multiplier];
+      if (l >= 0 && l != o[i].log) return false;
+      l = o[i].log;
+    }
+    FftStep st{k, a, 0, 0, d};
+    for (unsigned j = 0; j < 7; ++j)
+      if (log[j] >= 0) fft_step_multiplier(st, j) = twiddle(uint16_t(log[j]));
+    s_.steps.push_back(st);
     return true;
   }
   void one(const fft::Op &op) {
@@ -318,6 +294,31 @@ unsigned fft_xor_sources(const FftStep &step, uint32_t out[kFftMaxXorSources]) {
   return n;
 }
 
+unsigned fft_step_butterflies(uint32_t kind, FftStepButterfly out[12]) {
+  // The FFT's order, one group per layer from the widest; the IFFT runs the groups reversed.
+  static constexpr FftStepButterfly kFour[4] = {{0, 2, 0}, {1, 3, 0}, {0, 1, 1}, {2, 3, 2}};
+  static constexpr FftStepButterfly kEight[12] = {{0, 4, 0}, {1, 5, 0}, {2, 6, 0}, {3, 7, 0},
+                                                  {0, 2, 1}, {1, 3, 1}, {4, 6, 2}, {5, 7, 2},
+                                                  {0, 1, 3}, {2, 3, 4}, {4, 5, 5}, {6, 7, 6}};
+  const bool four = kind == kFftStepFft4 || kind == kFftStepIfft4;
+  if (!four && kind != kFftStepFft8 && kind != kFftStepIfft8) return 0;
+  const FftStepButterfly *order = four ? kFour : kEight;
+  const unsigned n = four ? 4 : 12, group = four ? 2 : 4, groups = n / group;
+  const bool fwd = kind == kFftStepFft4 || kind == kFftStepFft8;
+  for (unsigned g = 0; g < groups; ++g)
+    for (unsigned j = 0; j < group; ++j) out[g * group + j] = order[(fwd ? g : groups - 1 - g) * group + j];
+  return n;
+}
+
+namespace {
+constexpr uint32_t FftStep::*kMultiplierField[7] = {&FftStep::table,  &FftStep::table0, &FftStep::table1,
+                                                    &FftStep::table2, &FftStep::table3, &FftStep::table4,
+                                                    &FftStep::table5};
+}  // namespace
+
+uint32_t fft_step_multiplier(const FftStep &step, unsigned multiplier) { return step.*kMultiplierField[multiplier]; }
+uint32_t &fft_step_multiplier(FftStep &step, unsigned multiplier) { return step.*kMultiplierField[multiplier]; }
+
 void fuse_xor_steps(std::vector<FftStep> &steps) {
   const auto fusable = [&](size_t i, uint32_t a) {
     return i < steps.size() && steps[i].kind == kFftStepXor && steps[i].a == a && steps[i].b != a;
@@ -477,103 +478,47 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
     e.store(e.mul(e.load(B), t), A);
   });
 
-  // Two layers on four slots: pointers a + j dist, three multipliers, one column of each at a
-  // time through the four butterflies.
-  auto emit_four = [&](FftStepKind k, const char *name) {
-    std::array<llvm::Value *, 4> p;
-    std::array<llvm::Value *, 8> t2, t0, t1;
-    emit_kind(k, name, [&] {
-      llvm::Value *a = field(1, "a"), *dist = field(4, "dist");
-      for (unsigned j = 0; j < 4; ++j) p[j] = pointer(b.CreateAdd(a, b.CreateMul(dist, size(j))));
-      t2 = tables_at(3);
-      t0 = tables_at(5);
-      t1 = tables_at(6);
-    }, [&](llvm::Value *off) {
-      std::array<llvm::Value *, 4> col;
-      std::array<Planes, 4> x;
-      for (unsigned j = 0; j < 4; ++j) {
-        col[j] = at(p[j], off);
-        x[j] = e.load(col[j]);
-      }
-      auto fft_bf = [&](Planes &u, Planes &v, const std::array<llvm::Value *, 8> &t) {
-        u = e.xor_(u, e.mul(v, t));
-        v = e.xor_(v, u);
-      };
-      auto ifft_bf = [&](Planes &u, Planes &v, const std::array<llvm::Value *, 8> &t) {
-        v = e.xor_(v, u);
-        u = e.xor_(u, e.mul(v, t));
-      };
-      if (k == kFftStepFft4) {
-        fft_bf(x[0], x[2], t2);
-        fft_bf(x[1], x[3], t2);
-        fft_bf(x[0], x[1], t0);
-        fft_bf(x[2], x[3], t1);
-      } else {
-        ifft_bf(x[0], x[1], t0);
-        ifft_bf(x[2], x[3], t1);
-        ifft_bf(x[0], x[2], t2);
-        ifft_bf(x[1], x[3], t2);
-      }
-      for (unsigned j = 0; j < 4; ++j) e.store(x[j], col[j]);
-    });
-  };
-  emit_four(kFftStepFft4, "fft4");
-  emit_four(kFftStepIfft4, "ifft4");
-
-  // Three layers on eight slots: pointers a + j dist, seven multipliers.
-  auto emit_eight = [&](FftStepKind k, const char *name) {
+  // Two or three layers on four or eight slots: pointers a + j dist, the step's multipliers,
+  // one column of each slot at a time through fft_step_butterflies.
+  auto emit_layers = [&](FftStepKind k, const char *name) {
+    FftStepButterfly bfs[12];
+    const unsigned n = fft_step_butterflies(k, bfs), slots = n == 4 ? 4 : 8, multipliers = n == 4 ? 3 : 7;
+    const bool fwd = k == kFftStepFft4 || k == kFftStepFft8;
     std::array<llvm::Value *, 8> p;
-    std::array<std::array<llvm::Value *, 8>, 7> t;  // T, T0 .. T5
+    std::array<std::array<llvm::Value *, 8>, 7> t;
     emit_kind(k, name, [&] {
       llvm::Value *a = field(1, "a"), *dist = field(4, "dist");
-      for (unsigned j = 0; j < 8; ++j) p[j] = pointer(b.CreateAdd(a, b.CreateMul(dist, size(j))));
+      for (unsigned j = 0; j < slots; ++j) p[j] = pointer(b.CreateAdd(a, b.CreateMul(dist, size(j))));
       const unsigned words[7] = {offsetof(FftStep, table) / 4,  offsetof(FftStep, table0) / 4,
                                  offsetof(FftStep, table1) / 4, offsetof(FftStep, table2) / 4,
                                  offsetof(FftStep, table3) / 4, offsetof(FftStep, table4) / 4,
                                  offsetof(FftStep, table5) / 4};
-      for (unsigned j = 0; j < 7; ++j) t[j] = tables_at(words[j]);
+      for (unsigned j = 0; j < multipliers; ++j) t[j] = tables_at(words[j]);
     }, [&](llvm::Value *off) {
       std::array<llvm::Value *, 8> col;
       std::array<Planes, 8> x;
-      for (unsigned j = 0; j < 8; ++j) {
+      for (unsigned j = 0; j < slots; ++j) {
         col[j] = at(p[j], off);
         x[j] = e.load(col[j]);
       }
-      auto bf = [&](unsigned u, unsigned v, const std::array<llvm::Value *, 8> &tt) {
-        if (k == kFftStepFft8) {
-          x[u] = e.xor_(x[u], e.mul(x[v], tt));
-          x[v] = e.xor_(x[v], x[u]);
-        } else {
-          x[v] = e.xor_(x[v], x[u]);
-          x[u] = e.xor_(x[u], e.mul(x[v], tt));
+      for (unsigned i = 0; i < n; ++i) {
+        Planes &u = x[bfs[i].u], &v = x[bfs[i].v];
+        const std::array<llvm::Value *, 8> &tt = t[bfs[i].multiplier];
+        if (fwd) {  // A ^= B T; B ^= A
+          u = e.xor_(u, e.mul(v, tt));
+          v = e.xor_(v, u);
+        } else {  // B ^= A; A ^= B T
+          v = e.xor_(v, u);
+          u = e.xor_(u, e.mul(v, tt));
         }
-      };
-      auto outer = [&] {
-        for (unsigned j = 0; j < 4; ++j) bf(j, j + 4, t[0]);
-      };
-      auto middle = [&] {
-        bf(0, 2, t[1]);
-        bf(1, 3, t[1]);
-        bf(4, 6, t[2]);
-        bf(5, 7, t[2]);
-      };
-      auto inner = [&] {
-        for (unsigned j = 0; j < 4; ++j) bf(2 * j, 2 * j + 1, t[3 + j]);
-      };
-      if (k == kFftStepFft8) {
-        outer();
-        middle();
-        inner();
-      } else {
-        inner();
-        middle();
-        outer();
       }
-      for (unsigned j = 0; j < 8; ++j) e.store(x[j], col[j]);
+      for (unsigned j = 0; j < slots; ++j) e.store(x[j], col[j]);
     });
   };
-  emit_eight(kFftStepFft8, "fft8");
-  emit_eight(kFftStepIfft8, "ifft8");
+  emit_layers(kFftStepFft4, "fft4");
+  emit_layers(kFftStepIfft4, "ifft4");
+  emit_layers(kFftStepFft8, "fft8");
+  emit_layers(kFftStepIfft8, "ifft8");
 
   // Three sources into A: pointers b, dist, b2 with tables t, t0, t1; A read once (add) or not.
   auto emit_three = [&](FftStepKind k, const char *name) {

@@ -66,6 +66,18 @@ struct FftStep {
 // The sources of an XOR step (kFftStepXor, Xor2 .. Xor6) in order; 0 for other kinds.
 unsigned fft_xor_sources(const FftStep &step, uint32_t out[kFftMaxXorSources]);
 
+// The butterflies of a two- or three-layer step (kFftStepFft4 / Ifft4 / Fft8 / Ifft8) in the
+// order they run: slots a + u dist and a + v dist, multiplied by the step's multiplier
+// `multiplier` (0: table, 1: table0, 2: table1, 3 .. 6: table2 .. table5; see
+// fft_step_multiplier). The one definition the kernel, the pruner and the tests' interpreter
+// share. Returns the count (4, 12; 0 for other kinds).
+struct FftStepButterfly {
+  uint8_t u, v, multiplier;
+};
+unsigned fft_step_butterflies(uint32_t kind, FftStepButterfly out[12]);
+uint32_t fft_step_multiplier(const FftStep &step, unsigned multiplier);
+uint32_t &fft_step_multiplier(FftStep &step, unsigned multiplier);
+
 // Runs of consecutive kFftStepXor steps into one slot (from other slots) become kFftStepXor2
 // .. Xor6 steps, as few as take the run, of near-equal sizes (so no single XOR is left beside
 // them): the same values with the slot loaded and stored once per step instead of once per

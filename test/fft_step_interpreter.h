@@ -35,7 +35,6 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
     v[a] ^= fft_table_mul(T(t), v[b]);
   };
   for (const ir::FftStep &s : steps) {
-    const uint32_t x0 = s.a, x1 = s.a + s.dist, x2 = s.a + 2 * s.dist, x3 = s.a + 3 * s.dist;
     switch (s.kind) {
       case ir::kFftStepFft: fft_bf(s.a, s.b, s.table); break;
       case ir::kFftStepIfft: ifft_bf(s.a, s.b, s.table); break;
@@ -63,28 +62,18 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
         break;
       }
       case ir::kFftStepFft4:
-        fft_bf(x0, x2, s.table);
-        fft_bf(x1, x3, s.table);
-        fft_bf(x0, x1, s.table0);
-        fft_bf(x2, x3, s.table1);
-        break;
       case ir::kFftStepIfft4:
-        ifft_bf(x0, x1, s.table0);
-        ifft_bf(x2, x3, s.table1);
-        ifft_bf(x0, x2, s.table);
-        ifft_bf(x1, x3, s.table);
-        break;
       case ir::kFftStepFft8:
       case ir::kFftStepIfft8: {
-        const bool fwd = s.kind == ir::kFftStepFft8;
-        auto x = [&](uint32_t j) { return s.a + j * s.dist; };
-        auto bf = [&](uint32_t u, uint32_t w, uint32_t t) { fwd ? fft_bf(x(u), x(w), t) : ifft_bf(x(u), x(w), t); };
-        const uint32_t inner[4] = {s.table2, s.table3, s.table4, s.table5};
-        auto outer = [&] { for (uint32_t j = 0; j < 4; ++j) bf(j, j + 4, s.table); };
-        auto middle = [&] { bf(0, 2, s.table0); bf(1, 3, s.table0); bf(4, 6, s.table1); bf(5, 7, s.table1); };
-        auto low = [&] { for (uint32_t j = 0; j < 4; ++j) bf(2 * j, 2 * j + 1, inner[j]); };
-        if (fwd) { outer(); middle(); low(); }
-        else { low(); middle(); outer(); }
+        ir::FftStepButterfly bfs[12];
+        const unsigned n = ir::fft_step_butterflies(s.kind, bfs);
+        const bool fwd = s.kind == ir::kFftStepFft4 || s.kind == ir::kFftStepFft8;
+        for (unsigned i = 0; i < n; ++i) {
+          const uint32_t u = s.a + bfs[i].u * s.dist, w = s.a + bfs[i].v * s.dist;
+          const uint32_t t = ir::fft_step_multiplier(s, bfs[i].multiplier);
+          if (fwd) fft_bf(u, w, t);
+          else ifft_bf(u, w, t);
+        }
         break;
       }
       default: FAIL() << "step kind " << s.kind;
