@@ -144,8 +144,9 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   Result<ir::FftSchedule> core = ir::fft_decode_core(k, m, e->radix8_);
   if (!core.ok()) return core.status();
   e->decode_core_ = std::move(*core);
+  e->core_tile_ = core_tile_bytes(e->decode_core_.slots);  // the block order and every decode's tiles
   ir::order_fft_steps_by_block(&e->decode_core_.steps, e->decode_core_.slots,
-                               l2_block_slots(e->decode_core_.slots, core_tile_bytes(e->decode_core_.slots)));
+                               l2_block_slots(e->decode_core_.slots, e->core_tile_));
   e->geometry_ = *codes::fft::geometry(k, m);
   e->core_multiplies_ = ir::fft_multiplies(e->decode_core_.steps);
   e->decode_info_ = e->steps_.info;
@@ -407,7 +408,7 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
   if (td->matrix_asked)
     if (std::shared_ptr<const ir::FftSchedule> later = std::atomic_load(&td->matrix_later))
       return run_matrix(*later, plan, in_at, target_out.data(), len);
-  const size_t tile = core_tile_bytes(n);
+  const size_t tile = core_tile_;
   uint8_t *scr = scratch(size_t(n) * tile);
   std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, 2 * size_t(n));
   void *fn = steps_.address;

@@ -98,6 +98,7 @@ class FftEngine {
   JitImpl *jit_ = nullptr;  // the codec's (it holds the Jit); background compiles of inverses
   unsigned k_ = 0, m_ = 0;
   bool radix8_ = false;  // schedules of three-layer steps (ir::fft_radix8_steps)
+  size_t core_tile_ = 0;  // bytes per tile of the decode core (its block order assumes them)
   codes::fft::Geometry geometry_;
   size_t core_multiplies_ = 0;  // ir::fft_multiplies(decode_core_.steps)
   Kernel unrolled_;  // the encoder when the code is small (fn set), else empty
