@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "codes/edp.h"
 #include "ir_builders/kernel_builder.h"
 
 namespace ecjit::jit {
@@ -98,8 +99,53 @@ Result<XorPlan> array_update_plan(const codes::ArraySpec &spec, const codes::Arr
   return p;
 }
 
+Result<CellSources> array_read_sources(const codes::ArrayLayout &layout, uint64_t failed, unsigned disk, unsigned r0,
+                                       unsigned r1, const ir::XorKernelDesc &rebuild,
+                                       const codes::BitMatrix &rebuild_map, size_t *cells) {
+  if (disk >= layout.disks || r0 > r1 || r1 >= layout.rows)
+    return Status(StatusCode::kInvalidArgument, "read of disk " + std::to_string(disk) + " rows " +
+                                                    std::to_string(r0) + ".." + std::to_string(r1) + ": the array has " +
+                                                    std::to_string(layout.disks) + " disks of " +
+                                                    std::to_string(layout.rows) + " rows");
+  std::vector<bool> dead(layout.disks);
+  for (unsigned d = 0; d < layout.disks; ++d) dead[d] = (failed >> d) & 1;
+  std::vector<unsigned> wanted;
+  for (unsigned r = r0; r <= r1; ++r) wanted.push_back(layout.cell(r, disk));
+  Result<codes::ReadPlan> plan = codes::plan_cell_read(layout, dead, wanted);
+  if (!plan.ok()) return plan.status();
+  CellSources out;
+  std::vector<bool> touched(layout.cells(), false);
+  for (unsigned r = r0; r <= r1; ++r) {
+    const unsigned target = layout.cell(r, disk);
+    std::vector<std::pair<unsigned, unsigned>> &src = out.emplace_back();
+    auto add = [&](unsigned c) {
+      touched[c] = true;
+      src.emplace_back(layout.disk_of(c), layout.row_of(c));
+    };
+    const int chain = plan->chain_used[r - r0];
+    if (chain >= 0) {
+      const codes::ArrayLayout::Chain &ch = layout.chains[unsigned(chain)];
+      if (ch.parity != target) add(ch.parity);
+      for (unsigned m : ch.members)
+        if (m != target) add(m);
+      continue;
+    }
+    // No single chain: the rebuild map's row of the cell, the known cells its bits name.
+    const auto at = std::find_if(rebuild.outputs.begin(), rebuild.outputs.end(),
+                                 [&](const codes::PacketRef &p) { return p.shard == disk && p.index == r; });
+    if (at == rebuild.outputs.end())
+      return Status(StatusCode::kInvalidArgument, "read of disk " + std::to_string(disk) + ": row " +
+                                                      std::to_string(r) + " is not written by the rebuild given");
+    const unsigned row = unsigned(at - rebuild.outputs.begin());
+    for (unsigned i = 0; i < rebuild.inputs.size(); ++i)
+      if (rebuild_map.get(row, i)) add(layout.cell(rebuild.inputs[i].index, rebuild.inputs[i].shard));
+  }
+  if (cells) *cells = size_t(std::count(touched.begin(), touched.end(), true));
+  return out;
+}
+
 Result<XorPlan> array_read_plan(const codes::ArraySpec &spec, const codes::ArrayLayout &layout, uint64_t failed,
-                                unsigned disk, const std::vector<std::vector<std::pair<unsigned, unsigned>>> &sources,
+                                unsigned disk, const CellSources &sources,
                                 const std::string &target_name) {
   if (sources.size() != layout.rows || disk >= layout.disks)
     return Status(StatusCode::kInvalidArgument, "read plan of " + spec.to_string() + ": " +

@@ -40,13 +40,25 @@ Result<XorPlan> array_update_plan(const codes::ArraySpec &spec, const codes::Arr
                                   unsigned disk, const std::string &target_name);
 
 
+// The cells that rows r0..r1 of lost disk `disk` are read from, per row ((disk, row) pairs):
+// each from one parity chain whose other cells are all on live disks (codes::plan_cell_read:
+// the chains of the rows chosen together for the fewest cells), else from its row of the
+// failed set's rebuild (`rebuild` / `rebuild_map`: array_rebuild_plan's desc and map).
+// *cells (optional) gets the number of distinct cells read. Used alike by the runtime's
+// ranged reads and by `ecjit aot`'s read kernels. Errors: plan_cell_read's, kInvalidArgument
+// (rows out of range, a lost cell the rebuild does not write).
+using CellSources = std::vector<std::vector<std::pair<unsigned, unsigned>>>;
+Result<CellSources> array_read_sources(const codes::ArrayLayout &layout, uint64_t failed, unsigned disk, unsigned r0,
+                                       unsigned r1, const ir::XorKernelDesc &rebuild,
+                                       const codes::BitMatrix &rebuild_map, size_t *cells = nullptr);
+
 // A degraded read's program: every row of lost disk `disk` from the cells `sources[r]`
 // names for row r ((disk, row) pairs, chains chosen by codes::plan_cell_read), written to
 // out pointer 0 laid out as that disk (rows x element bytes per stripe); inputs are the disk
 // array as for the other kernels. `failed` names the failed set in the symbol. Smart
 // schedule. Errors: kInvalidArgument (sources not one list per row, a cell out of range).
 Result<XorPlan> array_read_plan(const codes::ArraySpec &spec, const codes::ArrayLayout &layout, uint64_t failed,
-                                unsigned disk, const std::vector<std::vector<std::pair<unsigned, unsigned>>> &sources,
+                                unsigned disk, const CellSources &sources,
                                 const std::string &target_name);
 
 }  // namespace ecjit::jit

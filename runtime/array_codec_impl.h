@@ -11,6 +11,7 @@
 
 #include "codes/array_layout.h"
 #include "ecjit/array_codec.h"
+#include "jit/array_planner.h"
 #include "runtime/jit_impl.h"
 #include "runtime/xor_runner.h"
 
@@ -63,7 +64,7 @@ class ArrayCodecImpl final : public ArrayCodec {
   // (chain members, or the rebuild map's inputs), and the cells touched in all. Planned once
   // per (failed disks, disk, r0, r1) and kept (codes::plan_cell_read: a search over chains).
   struct CellRead {
-    std::vector<std::vector<std::pair<unsigned, unsigned>>> sources;  // per row: (disk, row)
+    jit::CellSources sources;  // per row: (disk, row), jit::array_read_sources
     size_t cells = 0;
     // Every row (r0 = 0, r1 = rows - 1): the same reads as one kernel over runs of whole
     // stripes (jit::array_read_plan), compiled in the background from the first such run.

@@ -4,7 +4,6 @@
 #include <cstring>
 #include <utility>
 
-#include "codes/edp.h"
 #include "jit/array_planner.h"
 #include "runtime/array_codec_impl.h"
 #include "runtime/parallel_kernel.h"
@@ -114,38 +113,11 @@ Result<std::shared_ptr<const ArrayCodecImpl::CellRead>> ArrayCodecImpl::cell_rea
   Result<std::shared_ptr<const Op>> op = rebuild_op(failed);
   if (!op.ok()) return op.status();
   const Op &rebuild = **op;
-  std::vector<bool> dead(layout_.disks);
-  for (unsigned d = 0; d < layout_.disks; ++d) dead[d] = (failed >> d) & 1;
-  std::vector<unsigned> wanted;
-  for (unsigned r = r0; r <= r1; ++r) wanted.push_back(layout_.cell(r, disk));
-  Result<codes::ReadPlan> plan = codes::plan_cell_read(layout_, dead, wanted);
-  if (!plan.ok()) return plan.status();
   auto cr = std::make_shared<CellRead>();
-  std::vector<bool> touched(layout_.cells(), false);
-  for (unsigned r = r0; r <= r1; ++r) {
-    const unsigned target = layout_.cell(r, disk);
-    std::vector<std::pair<unsigned, unsigned>> &src = cr->sources.emplace_back();
-    auto add = [&](unsigned c) {
-      touched[c] = true;
-      src.emplace_back(layout_.disk_of(c), layout_.row_of(c));
-    };
-    const int chain = plan->chain_used[r - r0];
-    if (chain >= 0) {
-      const codes::ArrayLayout::Chain &ch = layout_.chains[unsigned(chain)];
-      if (ch.parity != target) add(ch.parity);
-      for (unsigned m : ch.members)
-        if (m != target) add(m);
-    } else {  // the rebuild map's row of the cell: the known cells its bits name
-      const ir::XorKernelDesc &d = rebuild.desc;
-      const auto at = std::find_if(d.outputs.begin(), d.outputs.end(), [&](const codes::PacketRef &p) {
-        return p.shard == disk && p.index == r;
-      });
-      const unsigned row = unsigned(at - d.outputs.begin());
-      for (unsigned i = 0; i < d.inputs.size(); ++i)
-        if (rebuild.map.get(row, i)) add(layout_.cell(d.inputs[i].index, d.inputs[i].shard));
-    }
-  }
-  cr->cells = size_t(std::count(touched.begin(), touched.end(), true));
+  Result<jit::CellSources> sources =
+      jit::array_read_sources(layout_, failed, disk, r0, r1, rebuild.desc, rebuild.map, &cr->cells);
+  if (!sources.ok()) return sources.status();
+  cr->sources = std::move(*sources);
   if (r0 == 0 && r1 + 1 == layout_.rows) {
     // Optional: without it (a plan the XOR planner refuses) the region XORs keep serving.
     Result<jit::XorPlan> whole = jit::array_read_plan(spec_, layout_, failed, disk, cr->sources, jit_->options().target);

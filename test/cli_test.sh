@@ -116,14 +116,16 @@ if ! "$ECJIT" aot --spec liber8tion:k=8 --target hexagon --decoders "0,9" -o "$t
   echo "FAIL: ecjit aot of liber8tion for hexagon did not write its object and header"
   fails=$((fails + 1))
 fi
-# aot of an array code: encoder and failed-disk rebuilds; bad parameters and sets named.
+# aot of an array code: encoder, failed-disk rebuilds and reads; bad parameters and sets named.
 expect_error "xcode needs p prime" aot --spec xcode:p=6 --target aarch64 -o "$tmpd/x6.o"
 expect_error "cannot rebuild disks 0,1,2" aot --spec xcode:p=7 --target aarch64 --decoders "0,1,2" -o "$tmpd/x7.o"
 expect_error "disk 7 does not exist" aot --spec bpcode:p=7 --target aarch64 --decoders "7" -o "$tmpd/b7.o"
 expect_error "--op shape is for codes over GF(2^l)" aot --op shape --spec xcode:p=7 --target aarch64 -o "$tmpd/x7.o"
 if ! "$ECJIT" aot --spec bpcode:p=7 --target armv7 --decoders "0;2,3" -o "$tmpd/b7.o" --header "$tmpd/b7.h" ||
-   ! grep -q "#define ECJIT_BPCODE_P_7_ELEMENT_64_DECODER_COUNT 2" "$tmpd/b7.h"; then
-  echo "FAIL: ecjit aot of bpcode for armv7 did not write its object and header"
+   ! grep -q "#define ECJIT_BPCODE_P_7_ELEMENT_64_DECODER_COUNT 2" "$tmpd/b7.h" ||
+   ! grep -q "#define ECJIT_BPCODE_P_7_ELEMENT_64_READ_COUNT 3" "$tmpd/b7.h" ||
+   ! grep -q "static inline int ecjit_bpcode_p_7_element_64_read_range(" "$tmpd/b7.h"; then
+  echo "FAIL: ecjit aot of bpcode for armv7 did not write its object and header (with 3 reads)"
   fails=$((fails + 1))
 fi
 # ir / asm / stats of an array code: its encoder and the rebuild of failed disks.

@@ -59,6 +59,23 @@ bool array_aot_request(const codes::ArraySpec &spec, const std::string &target_t
     }
     contents.rebuilds.push_back({failed, plan->sources, plan->desc.symbol});
     request->kernels.push_back(jit::xor_compile_request(plan->desc, target->info, opt));
+    // A degraded read of each lost disk, as the runtime reads whole stripes (ArrayCodec::read).
+    for (unsigned disk : failed) {
+      AotArrayRead read{failed, disk, {}, 0, ""};
+      Result<jit::CellSources> sources =
+          jit::array_read_sources(*layout, mask, disk, 0, layout->rows - 1, plan->desc, plan->map, &read.cells);
+      Result<jit::XorPlan> rp = sources.ok() ? jit::array_read_plan(spec, *layout, mask, disk, *sources, target_name)
+                                             : Result<jit::XorPlan>(sources.status());
+      if (!rp.ok()) {
+        *error = "--decoders: read of disk " + std::to_string(disk) + " with disks {" + join_indices(failed) +
+                 "} failed: " + rp.status().to_string();
+        return false;
+      }
+      read.inputs = rp->sources;
+      read.symbol = rp->desc.symbol;
+      contents.reads.push_back(std::move(read));
+      request->kernels.push_back(jit::xor_compile_request(rp->desc, target->info, opt));
+    }
   }
   *header = aot_array_header_text(contents);
   return true;

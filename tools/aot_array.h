@@ -10,9 +10,10 @@
 
 namespace ecjit::tools {
 
-// Fills *request (target, level, the encoder and one rebuild per failed-disk set of `sets`,
-// planned as the runtime plans them: jit::array_encoder_plan, array_rebuild_plan with the best
-// schedule) and *header (aot_array_header_text) for `spec` on `target_text`. false with a
+// Fills *request (target, level, the encoder, one rebuild per failed-disk set of `sets` and
+// one degraded read per lost disk of each set, planned as the runtime plans them:
+// jit::array_encoder_plan, array_rebuild_plan with the best schedule, array_read_sources and
+// array_read_plan) and *header (aot_array_header_text) for `spec` on `target_text`. false with a
 // one-line message in *error: a bad target, a disk out of range, a set the code cannot rebuild.
 bool array_aot_request(const codes::ArraySpec &spec, const std::string &target_text, jit::OptLevel opt,
                        const std::vector<std::vector<unsigned>> &sets, const std::string &prefix,

@@ -88,11 +88,11 @@ std::string kmn_defines(const std::string &U, unsigned k, unsigned m) {
 // The rest of an XOR code's header (bit-matrix or array): the kernel typedef, the encoder's
 // prototype and macro, each decoder's prototype under a comment made from `decoder_format`
 // (its outputs, then its inputs, for the two %s), the decoder table, no generic kernel or
-// runtime C, and the close.
+// runtime C, `before_close`, and the close.
 std::string xor_kernels_and_close(const std::string &P, const std::string &U, const std::string &guard,
                                   const std::string &encoder_comment, const std::string &encode_symbol,
                                   const std::string &decoders_comment, const std::vector<AotDecoder> &decoders,
-                                  const std::string &decoder_format) {
+                                  const std::string &decoder_format, const std::string &before_close = "") {
   std::string h;
   auto line = [&](const std::string &s = "") { h += s + "\n"; };
   line("typedef void (*" + P + "_kernel_fn)" + kKernelArgs + ";");
@@ -115,7 +115,7 @@ std::string xor_kernels_and_close(const std::string &P, const std::string &U, co
   line("#define " + U + "_HAS_GENERIC 0");
   line("#define " + U + "_HAS_RUNTIME_C 0");
   line();
-  return h + header_close(guard);
+  return h + before_close + header_close(guard);
 }
 
 const char *kGenericArgs =
@@ -340,6 +340,107 @@ std::string aot_xor_header_text(const XorAotContents &c) {
   return h;
 }
 
+namespace {
+
+// An array code's degraded reads: each read kernel's prototype, their table and the ranged
+// read over them (C99, no library function, no division but by constants).
+std::string array_reads_text(const ArrayAotContents &c) {
+  const std::string P = c.prefix, U = upper(c.prefix);
+  std::string h;
+  auto line = [&](const std::string &s = "") { h += s + "\n"; };
+  line("/* Degraded reads, one kernel per lost disk of each failed-disk set above: it writes the");
+  line(" * bytes the lost disk held (laid out as that disk) to out[0], reading only the cells its");
+  line(" * parity chains need - the fewest per stripe (cells_read) - on the disks in inputs[]; in is");
+  line(" * the disk array as for the rebuilds (the failed disks' entries are never read) and len");
+  line(" * bytes per disk as for the other kernels. " + P + "_read_range below reads any byte range. */");
+  line("#define " + U + "_READ_COUNT " + std::to_string(c.reads.size()));
+  for (const AotArrayRead &r : c.reads) {
+    line("/* failed {" + join(r.failed) + "}, disk " + std::to_string(r.disk) + ": reads disks {" + join(r.inputs) +
+         "}, " + std::to_string(r.cells) + " cells per stripe */");
+    line("void " + r.symbol + kKernelArgs + ";");
+  }
+  line("struct " + P + "_read {");
+  line("  unsigned n_failed;          /* entries used in failed[] */");
+  line("  unsigned failed[" + U + "_M];  /* the failed disks, ascending */");
+  line("  unsigned disk;              /* the lost disk read */");
+  line("  unsigned n_inputs;          /* entries used in inputs[] */");
+  line("  unsigned inputs[" + U + "_DISKS];  /* the disks read, ascending */");
+  line("  unsigned cells_read;        /* cells read per stripe */");
+  line("  " + P + "_kernel_fn fn;");
+  line("};");
+  if (c.reads.empty()) return h + "\n";  // no --decoders: no reads, no read_range
+  {
+    line("static const struct " + P + "_read " + P + "_reads[" + U + "_READ_COUNT] = {");
+    for (size_t i = 0; i < c.reads.size(); ++i) {
+      const AotArrayRead &r = c.reads[i];
+      line("    {" + std::to_string(r.failed.size()) + ", {" + join(r.failed) + "}, " + std::to_string(r.disk) + ", " +
+           std::to_string(r.inputs.size()) + ", {" + join(r.inputs) + "}, " + std::to_string(r.cells) + ", " +
+           r.symbol + (i + 1 < c.reads.size() ? "}," : "}"));
+    }
+    line("};");
+  }
+  line();
+  line("#define " + U + "_READ_OK 0");
+  line("#define " + U + "_READ_NO_KERNEL (-1) /* no read kernel for that failed set and disk */");
+  line("#define " + U + "_READ_RANGE (-2)     /* a disk out of range, len not whole stripes, a range past len */");
+  line("#define " + U + "_READ_SCRATCH (-3)   /* a stripe read in part and no scratch */");
+  line();
+  line("/* Bytes [offset, offset + size) of disk `disk` into out, from a disk array of len bytes per");
+  line(" * disk (whole stripes) whose disks failed[0..n_failed) are lost (any order; their entries of");
+  line(" * disks[] are never read and may be NULL). A present disk is copied; a lost one is rebuilt by");
+  line(" * the read kernel of its failed set: whole stripes straight into out, a stripe read in part");
+  line(" * whole into scratch (" + U + "_STRIPE_BYTES bytes; may be NULL when offset and size are whole");
+  line(" * stripes) and the part copied. Returns " + U + "_READ_OK or one of the errors above, having");
+  line(" * written nothing. Reentrant; calls no library function (a compiler may make its byte copies");
+  line(" * memcpy calls). */");
+  line("static inline int " + P + "_read_range(const uint8_t *const *disks, const unsigned *failed, unsigned n_failed,");
+  line("                                  unsigned disk, size_t len, size_t offset, size_t size,");
+  line("                                  uint8_t *out, uint8_t *scratch) {");
+  line("  const size_t S = " + U + "_STRIPE_BYTES;");
+  line("  const struct " + P + "_read *r = 0;");
+  line("  const uint8_t *in[" + U + "_DISKS];");
+  line("  uint64_t mask = 0;");
+  line("  size_t base, end, i;");
+  line("  unsigned d;");
+  line("  if (disk >= " + U + "_DISKS || len % S != 0 || offset > len || size > len - offset) return " + U +
+       "_READ_RANGE;");
+  line("  for (i = 0; i < n_failed; ++i) {");
+  line("    if (failed[i] >= " + U + "_DISKS) return " + U + "_READ_RANGE;");
+  line("    mask |= (uint64_t)1 << failed[i];");
+  line("  }");
+  line("  if (!((mask >> disk) & 1)) {");
+  line("    for (i = 0; i < size; ++i) out[i] = disks[disk][offset + i];");
+  line("    return " + U + "_READ_OK;");
+  line("  }");
+  line("  for (i = 0; i < " + U + "_READ_COUNT && !r; ++i) {");
+  line("    uint64_t m = 0;");
+  line("    for (d = 0; d < " + P + "_reads[i].n_failed; ++d) m |= (uint64_t)1 << " + P + "_reads[i].failed[d];");
+  line("    if (m == mask && " + P + "_reads[i].disk == disk) r = &" + P + "_reads[i];");
+  line("  }");
+  line("  if (!r) return " + U + "_READ_NO_KERNEL;");
+  line("  if (size == 0) return " + U + "_READ_OK;");
+  line("  end = offset + size;");
+  line("  if (!scratch && (offset % S != 0 || end % S != 0)) return " + U + "_READ_SCRATCH;");
+  line("  for (base = offset - offset % S; base < end;) {");
+  line("    const int part = offset > base || end < base + S;");
+  line("    const size_t run = part ? S : (end - base) / S * S;");
+  line("    uint8_t *dst = part ? scratch : out + (base - offset);");
+  line("    for (d = 0; d < " + U + "_DISKS; ++d) in[d] = (mask >> d) & 1 ? 0 : disks[d] + base;");
+  line("    r->fn(in, &dst, run);");
+  line("    if (part) {");
+  line("      const size_t from = offset > base ? offset : base, to = end < base + S ? end : base + S;");
+  line("      for (i = from; i < to; ++i) out[i - offset] = scratch[i - base];");
+  line("    }");
+  line("    base += run;");
+  line("  }");
+  line("  return " + U + "_READ_OK;");
+  line("}");
+  line();
+  return h;
+}
+
+}  // namespace
+
 std::string aot_array_header_text(const ArrayAotContents &c) {
   const codes::ArrayLayout &L = c.layout;
   const std::string P = c.prefix, U = upper(c.prefix);
@@ -395,7 +496,7 @@ std::string aot_array_header_text(const ArrayAotContents &c) {
       P, U, guard, "Encoder: every parity cell from the data cells.", c.encode_symbol,
       "/* Rebuilds for the failed-disk sets fixed at build time: each writes every cell of the\n"
       " * disks in erased[] from the disks in inputs[] (both indices into the disk array). */",
-      c.rebuilds, "failed {%s}: reads disks {%s}");
+      c.rebuilds, "failed {%s}: reads disks {%s}", array_reads_text(c));
   return h;
 }
 

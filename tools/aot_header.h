@@ -75,6 +75,15 @@ std::string aot_fft_header_text(const FftAotContents &c);
 // An element-level array code's object (codes/array_layout.h: xcode, bpcode, ...): its
 // encoder and the rebuilds of failed-disk sets, every kernel in place over the disks' buffers
 // (the same kernel ABI, in and out both the disk array; lengths in whole stripes).
+// One degraded-read kernel of an array code's AOT object: every byte lost disk `disk` held,
+// with the disks of `failed` lost, written to out[0] from the cells of `inputs`.
+struct AotArrayRead {
+  std::vector<unsigned> failed;  // the failed set, ascending
+  unsigned disk = 0;
+  std::vector<unsigned> inputs;  // the disks read, ascending
+  size_t cells = 0;              // cells read per stripe
+  std::string symbol;
+};
 struct ArrayAotContents {
   codes::ArraySpec spec;
   codes::ArrayLayout layout;
@@ -85,6 +94,7 @@ struct ArrayAotContents {
   std::string encode_symbol;
   std::string encode_schedule;     // e.g. "wm, 70 XORs per stripe"
   std::vector<AotDecoder> rebuilds;  // outputs: the failed disks; inputs: the disks read
+  std::vector<AotArrayRead> reads;   // one per lost disk of each rebuild's set
 };
 std::string aot_array_header_text(const ArrayAotContents &c);
 

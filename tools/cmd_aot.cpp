@@ -45,7 +45,8 @@ CommandDef aot_def() {
       "(prepared in the strategy's layout; the header has the table of kernels). ecjit's drop-in\n"
       "libisal.so.2 is built with such objects so its first calls never wait for the JIT.\n"
       "An array code (--spec xcode:p=7, bpcode:p=7[,element=B]) gives its encoder and, per set in\n"
-      "--decoders, the rebuild of those failed disks; every kernel works in place on the disk array.\n"
+      "--decoders, the rebuild of those failed disks (in place on the disk array) and a degraded\n"
+      "read of each lost disk into a buffer; the header's <prefix>_read_range reads any byte range.\n"
       "Output is deterministic. Targets: x86_64[-v2|-v3|-v4], aarch64, armv7, hexagon-v66/v68/v73\n"
       "(+hvx for 128-byte HVX), riscv64, riscv64-v, with +feature/-feature changes; see\n"
       "docs/targets.md. '-o' is accepted for --output.";

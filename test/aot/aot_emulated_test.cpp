@@ -346,9 +346,10 @@ std::string verify(const RefCode &ref, const std::vector<std::vector<unsigned>> 
   return "";
 }
 
-// An array code's harness output (I, P and D lines over disks): the encoder keeps every
+// An array code's harness output (I, P, D and R lines over disks): the encoder keeps every
 // data cell and gives every parity cell its chain's XOR (codes::encode_layout over the input
-// disks), each rebuild gives the encoded disks back. Returns "" or the first problem.
+// disks), each rebuild gives the encoded disks back, each ranged read the encoded disk's
+// bytes. Returns "" or the first problem.
 std::string verify_array(const std::string &spec, const std::vector<std::vector<unsigned>> &sets,
                          const std::string &output) {
   const codes::ArraySpec as = *codes::parse_array_spec(spec);
@@ -360,7 +361,7 @@ std::string verify_array(const std::string &spec, const std::vector<std::vector<
   std::vector<std::vector<uint8_t>> disks;  // the inputs, then the reference encoding
   bool encoded = false, done = false;
   unsigned lengths = 0, p_lines = 0;
-  std::map<std::vector<unsigned>, unsigned> d_lines;
+  std::map<std::vector<unsigned>, unsigned> d_lines, r_lines;
   auto encode = [&] {
     if (encoded) return;
     for (size_t at = 0; at + stripe <= len; at += stripe) {
@@ -397,6 +398,19 @@ std::string verify_array(const std::string &spec, const std::vector<std::vector<
               " (len " + std::to_string(len) + "): " + diff;
       if (tag == "P") ++p_lines;
       else ++d_lines[parse_list(set)];
+    } else if (tag == "R") {  // a ranged read: bytes [offset, offset + size) of the encoded disk
+      size_t offset = 0;
+      ls >> set >> d >> offset >> hex;
+      encode();
+      const std::vector<uint8_t> got = parse_hex(hex);
+      if (d >= L.disks || offset + got.size() > len) return "read out of range: " + line.substr(0, 40);
+      const std::vector<uint8_t> want(disks[d].begin() + ptrdiff_t(offset),
+                                      disks[d].begin() + ptrdiff_t(offset + got.size()));
+      const std::string diff = first_difference(got, want);
+      if (!diff.empty())
+        err = "read of disk " + std::to_string(d) + " with {" + set + "} failed, bytes [" + std::to_string(offset) +
+              ", +" + std::to_string(got.size()) + ") (len " + std::to_string(len) + "): " + diff;
+      ++r_lines[parse_list(set)];
     } else {
       err = other_line(tag, ls, line, &done);
     }
@@ -405,8 +419,11 @@ std::string verify_array(const std::string &spec, const std::vector<std::vector<
   if (!done) return "harness output incomplete (no X line)";
   if (lengths != 4) return "expected 4 lengths, saw " + std::to_string(lengths);
   if (p_lines != 4 * L.disks) return "encoder lines " + std::to_string(p_lines);
-  for (const auto &s : sets)
+  for (const auto &s : sets) {
     if (d_lines[s] != 4 * s.size()) return "rebuild lines missing for a set";
+    // Per length and lost disk: four ranges of it and one of a present disk.
+    if (r_lines[s] != 20 * s.size()) return "read lines missing for a set: " + std::to_string(r_lines[s]);
+  }
   return "";
 }
 
@@ -533,21 +550,22 @@ TEST(AotEmulatedChecker, RejectsCorruptedOutput) {
   EXPECT_NE(verify(code, sets, without_lines(output, "\nD 0 ")), "");
 }
 
-// The array checker: a real native run verifies; a flipped encoded or rebuilt byte, a
-// missing rebuild and a truncated run are each caught.
+// The array checker: a real native run verifies; a flipped encoded, rebuilt or read byte, a
+// missing rebuild or read and a truncated run are each caught.
 TEST(AotEmulatedChecker, RejectsCorruptedArrayOutput) {
   const Case c{"x86_64", "xcode:p=5", "0;1,3", Runner::kNative};
   std::string why, dir, output, problem;
   ASSERT_TRUE(build_and_run(c, toolchain(c.runner, &why), &dir, &output, &problem)) << problem;
   const auto sets = decoder_sets(c);
   ASSERT_EQ(verify_array(c.spec, sets, output), "");
-  for (const char *tag : {"\nP 3 ", "\nD 1,3 3 "}) {
+  for (const char *tag : {"\nP 3 ", "\nD 1,3 3 ", "\nR 1,3 3 "}) {
     const std::string bad = flip_last_digit(output, tag);
     ASSERT_FALSE(bad.empty()) << tag;
     EXPECT_NE(verify_array(c.spec, sets, bad), "") << "corrupted" << tag;
   }
   EXPECT_NE(verify_array(c.spec, sets, output.substr(0, output.rfind("X "))), "");
   EXPECT_NE(verify_array(c.spec, sets, without_lines(output, "\nD 0 ")), "");
+  EXPECT_NE(verify_array(c.spec, sets, without_lines(output, "\nR 0 ")), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, AotEmulated, ::testing::ValuesIn(cases()),

@@ -11,6 +11,7 @@
  *   G <erased> <shard> <hex>            a shard rebuilt by the generic kernel with that matrix
  *   Q <shard> <hex>                     a parity shard from the generic kernel with the parity matrix
  *   E <what>                            a kernel wrote past len (guard bytes changed)
+ *   R <failed> <disk> <offset> <hex>    an array code's ranged degraded read (run_reads)
  *   X <status>                          the end (status 0)
  * <erased> and <sources> are comma-separated shard lists, "-" when empty. An array code's
  * header (CODEC_DISKS) gets its own loop (below): I, P and D lines over disks. The host test
@@ -235,7 +236,71 @@ static size_t start_length(unsigned li) {
  * length (whole stripes) every disk is filled with pseudo-random bytes, data and parity cells
  * alike, and printed as "I <disk> <hex>"; the encoder runs and every disk is printed as "P";
  * then per rebuild the encoded disks are copied, the failed ones overwritten with other
- * bytes, the rebuild runs and each failed disk is printed as "D <failed> <disk> <hex>". */
+ * bytes, the rebuild runs and each failed disk is printed as "D <failed> <disk> <hex>"; then
+ * each read kernel's ranged reads (run_reads) as R lines. */
+#ifdef CODEC_READ_COUNT
+/* Ranged degraded reads through codec_read_range with read r's failed disks absent (NULL in
+ * the disk array, so a read of them faults): of the lost disk the whole disk, all but its first
+ * and last byte, a range across two cells and one across two stripes (or inside the only one);
+ * of a present disk all but a few bytes. Each printed as "R <failed> <disk> <offset> <hex>",
+ * read into a guarded buffer (partial stripes through a guarded scratch stripe). */
+static uint8_t read_mem[SLOT];
+static uint8_t scratch_mem[CODEC_STRIPE_BYTES + 2 * GUARD];
+static void run_reads(const struct codec_read *r, size_t len, unsigned misalign) {
+  const size_t S = CODEC_STRIPE_BYTES, E = CODEC_ELEMENT;
+  const uint8_t *disks[CODEC_DISKS];
+  uint8_t *out = read_mem + GUARD + 64 + misalign, *scratch = scratch_mem + GUARD;
+  unsigned s, k, present = 0, all[CODEC_DISKS];
+  size_t ranges[5][2];
+  for (s = 0; s < CODEC_DISKS; ++s) disks[s] = shard[s], all[s] = s;
+  for (s = 0; s < r->n_failed; ++s) disks[r->failed[s]] = 0;
+  while (!disks[present]) ++present;
+  ranges[0][0] = 0, ranges[0][1] = len;
+  ranges[1][0] = 1, ranges[1][1] = len - 2;
+  ranges[2][0] = E + 1, ranges[2][1] = len - (E + 1) < E ? len - (E + 1) : E;
+  ranges[3][0] = len > S ? S - 5 : 2, ranges[3][1] = len > S ? 10 : 3;
+  ranges[4][0] = 3, ranges[4][1] = len - 7;
+  for (k = 0; k < 5; ++k) {
+    const unsigned disk = k < 4 ? r->disk : present;
+    size_t j;
+    int rc;
+    for (j = 0; j < GUARD; ++j) scratch_mem[j] = scratch_mem[GUARD + S + j] = GUARD_BYTE;
+    arm_guards(&out, 1, ranges[k][1]);
+    rc = codec_read_range(disks, r->failed, r->n_failed, disk, len, ranges[k][0], ranges[k][1], out, scratch);
+    check_guards(&out, 1, ranges[k][1], "read");
+    for (j = 0; j < GUARD; ++j)
+      if (scratch_mem[j] != GUARD_BYTE || scratch_mem[GUARD + S + j] != GUARD_BYTE) {
+        put_str("E read scratch\n");
+        failed = 1;
+        break;
+      }
+    if (rc != CODEC_READ_OK) {
+      put_str("E read status ");
+      put_uint((unsigned long)(-rc));
+      put_char('\n');
+      failed = 1;
+      continue;
+    }
+    put_str("R ");
+    put_list(r->failed, r->n_failed);
+    put_char(' ');
+    put_uint(disk);
+    put_char(' ');
+    put_uint((unsigned long)ranges[k][0]);
+    put_char(' ');
+    put_hex(out, ranges[k][1]);
+    put_char('\n');
+  }
+  /* The refusals: a range past len, no kernel with every disk failed, no scratch for a part. */
+  if (codec_read_range(disks, r->failed, r->n_failed, r->disk, len, 1, len, out, scratch) != CODEC_READ_RANGE ||
+      codec_read_range(disks, all, CODEC_DISKS, r->disk, len, 0, len, out, scratch) != CODEC_READ_NO_KERNEL ||
+      codec_read_range(disks, r->failed, r->n_failed, r->disk, len, 1, 2, out, 0) != CODEC_READ_SCRATCH) {
+    put_str("E read refusals\n");
+    failed = 1;
+  }
+}
+#endif
+
 static int harness_main(void) {
   unsigned li, i, s;
   (void)i; /* unused by an encoder-only object (rs-fft) */
@@ -260,6 +325,9 @@ static int harness_main(void) {
       check_guards(work, CODEC_N, len, "rebuild");
       for (s = 0; s < d->n_erased; ++s) print_shard("D", d->erased, d->n_erased, d->erased[s], work[d->erased[s]]);
     }
+#ifdef CODEC_READ_COUNT
+    for (i = 0; i < CODEC_READ_COUNT; ++i) run_reads(&codec_reads[i], len, li & 1);
+#endif
   }
   put_str("X ");
   put_uint((unsigned long)failed);
