@@ -8,6 +8,7 @@
 #include <map>
 
 #include "codes/gf.h"
+#include "codes/rs_auto.h"
 #include "codes/rs_fft.h"
 #include "codes/xor_families.h"
 
@@ -121,6 +122,31 @@ uint64_t field_size_limit(unsigned l) {  // number of distinct field elements, c
 }
 
 Status validate_poly(CodeSpec &s);
+
+// "rs:" + body: keys k and m only, then codes::choose_rs.
+Result<CodeSpec> parse_rs_auto(const std::string &body) {
+  uint64_t k = 0, m = 0;
+  bool has_k = false, has_m = false;
+  size_t at = 0;
+  while (at <= body.size()) {
+    const size_t end = std::min(body.find(',', at), body.size());
+    const std::string kv = body.substr(at, end - at);
+    const size_t eq = kv.find('=');
+    const std::string key = kv.substr(0, eq), value = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    if (key != "k" && key != "m")
+      return bad("rs: '" + kv + "': rs takes k and m only and chooses its construction (a Cauchy matrix or the "
+                 "FFT); to fix the field or the construction name it: rs-cauchy:k=,m=,gf= or rs-fft:k=,m=");
+    uint64_t *v = key == "k" ? &k : &m;
+    bool &seen = key == "k" ? has_k : has_m;
+    if (seen) return bad("rs: " + key + "= given twice");
+    if (!parse_u64(value, false, false, v) || *v > 65536)
+      return bad("rs: " + key + "='" + value + "' is not a number 1..65536");
+    seen = true;
+    at = end + 1;
+  }
+  if (!has_k || !has_m) return bad("rs: missing " + std::string(has_k ? "m=" : "k=") + " (rs:k=<k>,m=<m>)");
+  return codes::choose_rs(unsigned(k), unsigned(m));
+}
 
 // Bit-matrix families: shared rules here, the family's own in its registry row.
 Status validate_bits(CodeSpec &s, const codes::BitFamily &row) {
@@ -288,6 +314,7 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
   if (colon == std::string::npos)
     return bad("'" + text + "': expected <family>:k=<k>,m=<m>[,gf=<8|16|32|64>][,poly=<hex>]");
   const std::string fam = text.substr(0, colon);
+  if (fam == "rs") return parse_rs_auto(text.substr(colon + 1));
   CodeSpec s;
   bool found = false;
   auto find_family = [](const std::string &name, CodeFamily *out) {
@@ -304,8 +331,8 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
     return false;
   };
   auto known_families = [] {
-    std::string names;
-    for (const FamilyRow &r : kFamilies) names += std::string(names.empty() ? "" : ", ") + r.name;
+    std::string names = "rs (chooses rs-cauchy or rs-fft)";
+    for (const FamilyRow &r : kFamilies) names += std::string(", ") + r.name;
     for (const codes::BitFamily &r : codes::bit_families()) names += std::string(", ") + r.name;
     return names;
   };

@@ -23,6 +23,7 @@ Result<LinearCode> build_code(const CodeSpec &spec) {
   // Re-validate: a spec may have been assembled by hand rather than parsed.
   Result<CodeSpec> checked = CodeSpec::parse(spec.to_string());
   if (!checked.ok()) return checked.status();
+  checked->chosen_by = spec.chosen_by;  // not in the text: an "rs:" spec's reason stays
   Result<Field> field = Field::make(spec.gf, spec.poly);
   if (!field.ok()) return field.status();
   const Field &f = *field;

@@ -14,6 +14,7 @@
 #include "ecjit/codec.h"
 #include "runtime/jit_impl.h"
 #include "runtime/codec_kernels.h"
+#include "runtime/spec_choice.h"
 #include "runtime/decode_cache.h"
 #include "jit/once_cache.h"
 #include "runtime/parity_delta.h"
@@ -29,7 +30,7 @@ class CodecImpl final : public Codec {
 
   const CodeSpec &spec() const override { return code_.spec; }
   const std::vector<uint64_t> &parity_matrix() const override { return code_.parity.a; }
-  KernelInfo encoder_info() const override { return kernels_->encoder_info(); }
+  KernelInfo encoder_info() const override { return with_spec_choice(kernels_->encoder_info(), code_.spec); }
 
   Status encode(Span<const uint8_t *const> data, Span<uint8_t *const> parity,
                 size_t len) const override;

@@ -8,6 +8,7 @@
 #include "codes/rs_fft_program.h"
 #include "runtime/fft_engine.h"
 #include "runtime/parallel_kernel.h"
+#include "runtime/spec_choice.h"
 #include "runtime/shard_checks.h"
 
 namespace ecjit::runtime {
@@ -24,6 +25,7 @@ Result<CodeSpec> checked_spec(const CodeSpec &spec) {
   if (!checked.ok()) return checked.status();
   if (checked->family != CodeFamily::kRsFft)
     return Status(StatusCode::kInvalidSpec, checked->to_string() + " is not an rs-fft code");
+  checked->chosen_by = spec.chosen_by;  // not in the text: an "rs:" spec's reason stays
   return checked;
 }
 
@@ -155,7 +157,9 @@ KernelInfo FftCodec::scalar_info(const char *op) const {
   return i;
 }
 
-KernelInfo FftCodec::encoder_info() const { return kernels_.encode ? kernels_.encode_info : scalar_info("encode"); }
+KernelInfo FftCodec::encoder_info() const {
+  return with_spec_choice(kernels_.encode ? kernels_.encode_info : scalar_info("encode"), spec_);
+}
 
 // ---- Rebuilds ----
 

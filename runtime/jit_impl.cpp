@@ -61,7 +61,8 @@ Result<std::shared_ptr<const ArrayCodec>> JitImpl::array_codec(const std::string
 }
 
 Result<std::shared_ptr<const Codec>> JitImpl::codec(const CodeSpec &spec) {
-  const std::string key = spec.to_string();
+  // An "rs:" spec's codec says why it was chosen: not shared with the named spec's.
+  const std::string key = spec.to_string() + (spec.chosen_by.empty() ? "" : " (rs)");
   {
     std::lock_guard<std::mutex> lock(codecs_mutex_);
     auto it = codecs_.find(key);

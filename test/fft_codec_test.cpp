@@ -124,6 +124,31 @@ INSTANTIATE_TEST_SUITE_P(All, FftEncode, ::testing::ValuesIn(encode_cases()), []
          std::to_string(info.param.len);
 });
 
+// rs:k=,m= is the construction its cost model chose, reachable through codec(): wide codes
+// get the FFT (parity = the crate's reference, lost shards rebuilt), narrow ones the Cauchy
+// matrix; the encoder's info says why and spec() names the chosen code.
+TEST(FftCodec, RsSpecGetsTheChosenConstruction) {
+  auto chosen = jit().codec("rs:k=32,m=32");
+  ASSERT_TRUE(chosen.ok()) << chosen.status().to_string();
+  EXPECT_EQ((*chosen)->spec().to_string(), "rs-fft:k=32,m=32,gf=16");
+  const std::string why = (*chosen)->encoder_info().why;
+  EXPECT_EQ(why.find("rs:k=32,m=32 chose rs-fft:k=32,m=32,gf=16 by the cost model"), 0u) << why;
+  Stripe st(32, 32, 4096, 77);
+  for (unsigned j = 0; j < 32; ++j) st.spoil(32 + j);
+  ASSERT_TRUE((*chosen)->encode(st.data(), st.parity(), 4096).ok());
+  for (unsigned j = 0; j < 32; ++j) EXPECT_TRUE(st.equal(32 + j)) << "recovery shard " << j;
+  std::vector<bool> present(64, true);
+  for (unsigned s : {0u, 5u, 31u, 40u, 63u}) st.spoil(s), present[s] = false;
+  ASSERT_TRUE((*chosen)->reconstruct(st.ptrs, present, 4096).ok());
+  for (unsigned s = 0; s < 64; ++s) EXPECT_TRUE(st.equal(s)) << "shard " << s;
+  // The named spec's codec carries no choice.
+  EXPECT_EQ(codec_of(32, 32)->encoder_info().why.find("cost model"), std::string::npos);
+  auto narrow = jit().codec("rs:k=10,m=4");
+  ASSERT_TRUE(narrow.ok()) << narrow.status().to_string();
+  EXPECT_EQ((*narrow)->spec().to_string(), "rs-cauchy:k=10,m=4,gf=8");
+  EXPECT_NE((*narrow)->encoder_info().why.find("chose rs-cauchy:k=10,m=4,gf=8"), std::string::npos);
+}
+
 // Split over two threads (pieces of whole chunks) plus the partial chunk: the same bytes.
 TEST(FftCodec, ThreadsGiveTheSameBytes) {
   auto two = make_jit(2);

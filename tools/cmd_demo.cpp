@@ -298,6 +298,8 @@ int cmd_demo(int argc, char **argv) {
   if (parsed->packet_auto)
     std::printf("%-13s %s (packet=auto chose %u bytes on this machine: store this form with the data)\n",
                 "resolved:", code->spec.to_string().c_str(), code->spec.packet);
+  if (!parsed->chosen_by.empty())  // rs:k=,m=: the construction the cost model chose
+    std::printf("%-13s %s (%s)\n", "resolved:", code->spec.to_string().c_str(), parsed->chosen_by.c_str());
   if (const CodeSpec resolved = codes::resolved_spec(code->spec); !(resolved == code->spec))
     std::printf("%-13s %s (the search's result: store this form with the data)\n", "resolved:",
                 resolved.to_string().c_str());

@@ -77,6 +77,10 @@ constexpr unsigned kDefaultPacket = 64;
 //           p          evenodd, rdp, star (instead of w): the prime of the array, w = p - 1
 //                      (default: the smallest prime the family admits for k)
 // rs-fft: keys k, m and gf (16, the default); its field is fixed, so no poly= and no a=.
+// rs:k=,m= (keys k and m only): a Reed-Solomon code whose construction is chosen for (k, m)
+// by a cost model of encode + rebuild time (codes/rs_auto.h): rs-cauchy (gf=8, or 16 past
+// 256 shards) or rs-fft. parse() returns the chosen spec (its to_string() names it: store
+// that with the data) with chosen_by saying why; the choice depends on k and m only.
 // to_string() prints the canonical form; parse(to_string()) returns an equal spec.
 struct CodeSpec {
   CodeFamily family = CodeFamily::kRsVand;
@@ -96,6 +100,9 @@ struct CodeSpec {
   // search then: the code is these points, whatever a later search would find); empty: the
   // search with `seed` picks them. codes::resolved_spec() gives the points a seed stands for.
   std::vector<uint64_t> points;
+  // Parsed from "rs:...": why the cost model chose this construction (codes::choose_rs);
+  // empty when the text named the family. Not part of to_string() or ==.
+  std::string chosen_by;
 
   // Parses and validates (family, k, m, field, polynomial primitive, matrix shape and range).
   // Returns kInvalidSpec with a message that names the offending part.
