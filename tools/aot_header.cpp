@@ -369,16 +369,14 @@ std::string array_reads_text(const ArrayAotContents &c) {
   line("  " + P + "_kernel_fn fn;");
   line("};");
   if (c.reads.empty()) return h + "\n";  // no --decoders: no reads, no read_range
-  {
-    line("static const struct " + P + "_read " + P + "_reads[" + U + "_READ_COUNT] = {");
-    for (size_t i = 0; i < c.reads.size(); ++i) {
-      const AotArrayRead &r = c.reads[i];
-      line("    {" + std::to_string(r.failed.size()) + ", {" + join(r.failed) + "}, " + std::to_string(r.disk) + ", " +
-           std::to_string(r.inputs.size()) + ", {" + join(r.inputs) + "}, " + std::to_string(r.cells) + ", " +
-           r.symbol + (i + 1 < c.reads.size() ? "}," : "}"));
-    }
-    line("};");
+  line("static const struct " + P + "_read " + P + "_reads[" + U + "_READ_COUNT] = {");
+  for (size_t i = 0; i < c.reads.size(); ++i) {
+    const AotArrayRead &r = c.reads[i];
+    line("    {" + std::to_string(r.failed.size()) + ", {" + join(r.failed) + "}, " + std::to_string(r.disk) + ", " +
+         std::to_string(r.inputs.size()) + ", {" + join(r.inputs) + "}, " + std::to_string(r.cells) + ", " +
+         r.symbol + (i + 1 < c.reads.size() ? "}," : "}"));
   }
+  line("};");
   line();
   line("#define " + U + "_READ_OK 0");
   line("#define " + U + "_READ_NO_KERNEL (-1) /* no read kernel for that failed set and disk */");
