@@ -65,6 +65,18 @@ std::vector<uint32_t> fft_step_work_slots(const FftStep &step, uint32_t slots) {
 
 namespace {
 
+constexpr uint32_t kGlobal = UINT32_MAX, kBarrier = UINT32_MAX - 1;
+
+// A step's block: kBarrier with no work slot, kGlobal when its slots span blocks.
+uint32_t step_block(const FftStep &step, uint32_t slots, uint32_t block_slots) {
+  const WorkSlots p = work_slots(step, slots);
+  if (p.n == 0) return kBarrier;
+  const uint32_t b = p.x[0] / block_slots;
+  for (uint32_t j = 1; j < p.n; ++j)
+    if (p.x[j] / block_slots != b) return kGlobal;
+  return b;
+}
+
 // Union-find over work slots, reset per run (only the slots a run names are touched).
 struct Components {
   std::vector<uint32_t> parent, size;
@@ -98,16 +110,11 @@ struct Components {
 
 void order_fft_steps_by_block(std::vector<FftStep> *steps, uint32_t slots, uint32_t block_slots) {
   if (block_slots == 0 || block_slots >= slots) return;
-  constexpr uint32_t kGlobal = UINT32_MAX, kBarrier = UINT32_MAX - 1;
   std::vector<uint32_t> block(steps->size());
   std::vector<WorkSlots> work(steps->size());
   for (size_t i = 0; i < steps->size(); ++i) {
     work[i] = work_slots((*steps)[i], slots);
-    const WorkSlots &p = work[i];
-    uint32_t b = p.n == 0 ? kBarrier : p.x[0] / block_slots;
-    for (uint32_t j = 0; j < p.n; ++j)
-      if (p.x[j] / block_slots != b) b = kGlobal;
-    block[i] = b;  // a step on shards only (no work slot) is no step of a schedule: kept in place
+    block[i] = step_block((*steps)[i], slots, block_slots);  // no work slot: no step of a schedule, kept in place
   }
   std::vector<size_t> order(steps->size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -157,6 +164,82 @@ void order_fft_steps_by_block(std::vector<FftStep> *steps, uint32_t slots, uint3
   sorted.reserve(steps->size());
   for (size_t i : order) sorted.push_back((*steps)[i]);
   steps->swap(sorted);
+}
+
+std::vector<FftSegment> order_fft_ends_by_block(std::vector<FftStep> *pre, const std::vector<FftStep> &core,
+                                                std::vector<FftStep> *post, uint32_t slots, uint32_t block_slots) {
+  std::vector<FftSegment> out;
+  auto add = [&out](uint32_t list, size_t begin, size_t end) {
+    if (begin == end) return;
+    if (!out.empty() && out.back().list == list && out.back().end == begin)
+      out.back().end = uint32_t(end);
+    else
+      out.push_back({list, uint32_t(begin), uint32_t(end)});
+  };
+  auto whole = [&] {
+    out.clear();
+    add(0, 0, pre->size());
+    add(1, 0, core.size());
+    add(2, 0, post->size());
+    return out;
+  };
+  if (block_slots == 0 || block_slots >= slots) return whole();
+  // The ends' blocks (every step local), then the lists stably sorted by block.
+  auto blocks_of = [&](const std::vector<FftStep> &list, std::vector<uint32_t> *blocks) {
+    blocks->resize(list.size());
+    for (size_t i = 0; i < list.size(); ++i)
+      if (((*blocks)[i] = step_block(list[i], slots, block_slots)) >= kBarrier) return false;
+    return true;
+  };
+  std::vector<uint32_t> pre_block, post_block, core_block(core.size());
+  if (!blocks_of(*pre, &pre_block) || !blocks_of(*post, &post_block)) return whole();
+  for (size_t i = 0; i < core.size(); ++i) core_block[i] = step_block(core[i], slots, block_slots);
+  // core's first run of local steps [0, first) and last [last, size), each in block order.
+  size_t first = 0, last = core.size();
+  while (first < core.size() && core_block[first] < kBarrier) ++first;
+  while (last > first && core_block[last - 1] < kBarrier) --last;
+  for (size_t i = 1; i < core.size(); ++i)
+    if ((i < first || i > last) && core_block[i] < core_block[i - 1]) return whole();
+  auto sort_by_block = [](std::vector<FftStep> *list, std::vector<uint32_t> *blocks) {
+    std::vector<size_t> order(list->size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return (*blocks)[x] < (*blocks)[y]; });
+    std::vector<FftStep> sorted;
+    std::vector<uint32_t> sorted_blocks;
+    for (size_t i : order) sorted.push_back((*list)[i]), sorted_blocks.push_back((*blocks)[i]);
+    list->swap(sorted);
+    blocks->swap(sorted_blocks);
+  };
+  sort_by_block(pre, &pre_block);
+  sort_by_block(post, &post_block);
+  // Merges block by block: pre's steps of a block, then core's [from, to) of it, then post's
+  // (post only where the whole core is one local run; else after the middle, below).
+  struct Cursor {
+    uint32_t list;
+    const std::vector<uint32_t> &blocks;
+    size_t at, end;
+  };
+  auto merge = [&](std::vector<Cursor> cursors) {
+    for (;;) {
+      uint32_t b = kBarrier;
+      for (const Cursor &c : cursors)
+        if (c.at < c.end) b = std::min(b, c.blocks[c.at]);
+      if (b == kBarrier) return;
+      for (Cursor &c : cursors) {
+        const size_t from = c.at;
+        while (c.at < c.end && c.blocks[c.at] == b) ++c.at;
+        add(c.list, from, c.at);
+      }
+    }
+  };
+  if (first == core.size()) {  // one local run: every block filled, transformed and finished in turn
+    merge({{0, pre_block, 0, pre->size()}, {1, core_block, 0, core.size()}, {2, post_block, 0, post->size()}});
+    return out;
+  }
+  merge({{0, pre_block, 0, pre->size()}, {1, core_block, 0, first}});
+  add(1, first, last);
+  merge({{1, core_block, last, core.size()}, {2, post_block, 0, post->size()}});
+  return out;
 }
 
 }  // namespace ecjit::ir

@@ -22,4 +22,23 @@ std::vector<uint32_t> fft_step_work_slots(const FftStep &step, uint32_t slots);
 // or >= slots leaves the order as it is. O(steps log steps).
 void order_fft_steps_by_block(std::vector<FftStep> *steps, uint32_t slots, uint32_t block_slots);
 
+// A piece of a decode run from three step lists (0 pre, 1 core, 2 post): steps [begin, end)
+// of list `list`.
+struct FftSegment {
+  uint32_t list, begin, end;
+};
+
+// The order of a decode's ends. `pre` (the steps filling the work slots from the shards) and
+// `post` (those finishing the restored slots) are stably sorted by block in place, and the
+// segments returned run pre's steps of a block just before core's first run of block-local
+// steps of that block, and post's steps of a block just after core's last run's steps of it:
+// a block's tiles are filled, transformed and finished while in L2 instead of a pass over
+// every slot before and after the transforms (1024:1024: 4 MiB of tiles out to L3 and back).
+// Valid as order_fft_steps_by_block is: local steps of different blocks touch disjoint work
+// slots. `core` must be ordered by order_fft_steps_by_block with the same block_slots.
+// Returns {pre, core, post} whole (empty lists left out) where a pre or post step spans
+// blocks, core's first or last run is not in block order, or block_slots is 0 or >= slots.
+std::vector<FftSegment> order_fft_ends_by_block(std::vector<FftStep> *pre, const std::vector<FftStep> &core,
+                                                std::vector<FftStep> *post, uint32_t slots, uint32_t block_slots);
+
 }  // namespace ecjit::ir

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "codes/rs_fft.h"
+#include "ir_builders/fft_order.h"
 #include "ir_builders/fft_step_kernel.h"
 #include "jit/kernel_service.h"
 
@@ -45,6 +46,9 @@ struct FftTargetDecode {
   std::shared_ptr<const ir::FftSchedule> first;
   std::vector<ir::FftStep> pre, core, post;        // else: the transforms
   bool whole_core = false;  // core too large to prune: the code's decode core runs as it is
+  // The order the transforms run in (ir::order_fft_ends_by_block): pieces of pre, the core
+  // (or the code's whole core) and post, block by block at the ends.
+  std::vector<ir::FftSegment> segments;
   // The inverse unrolled for this set (ir::FftKernelDesc::Kind::kInverse; small codes only),
   // compiled on the Jit's background thread while the step kernel serves; null until then.
   // std::atomic_load / atomic_store only.

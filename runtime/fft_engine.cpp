@@ -145,8 +145,8 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   if (!core.ok()) return core.status();
   e->decode_core_ = std::move(*core);
   e->core_tile_ = core_tile_bytes(e->decode_core_.slots);  // the block order and every decode's tiles
-  ir::order_fft_steps_by_block(&e->decode_core_.steps, e->decode_core_.slots,
-                               l2_block_slots(e->decode_core_.slots, e->core_tile_));
+  e->core_block_slots_ = l2_block_slots(e->decode_core_.slots, e->core_tile_);
+  ir::order_fft_steps_by_block(&e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
   e->geometry_ = *codes::fft::geometry(k, m);
   e->core_multiplies_ = ir::fft_multiplies(e->decode_core_.steps);
   e->decode_info_ = e->steps_.info;
@@ -312,6 +312,10 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
       d->post = std::move(p[2]);
       d->transform_cost = ir::fft_multiplies(d->pre) + ir::fft_multiplies(d->core) + ir::fft_multiplies(d->post);
     }
+    // Each block's slots filled from the shards just before its first transform steps and
+    // finished just after its last, while its tiles are in L2.
+    d->segments = ir::order_fft_ends_by_block(&d->pre, d->whole_core ? decode_core_.steps : d->core, &d->post, n,
+                                              core_block_slots_);
   }
   std::lock_guard<std::mutex> lock(cache.mutex);
   if (cache.entries.size() >= FftTargetCache::kEntries) cache.entries.erase(cache.entries.begin());
@@ -418,10 +422,11 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
       ptr[n + x] = plan.holds[x] ? const_cast<uint8_t *>(in_at[x]) + off : nullptr;  // read only
     }
     const size_t bytes = std::min(tile, len - off);
-    call_steps(fn, ptr.data(), td->pre.data(), td->pre.size(), plan.tables.data(), bytes);
-    const std::vector<ir::FftStep> &cs = td->whole_core ? core.steps : td->core;
-    call_steps(fn, ptr.data(), cs.data(), cs.size(), core.tables.data(), bytes);
-    call_steps(fn, ptr.data(), td->post.data(), td->post.size(), plan.tables.data(), bytes);
+    const ir::FftStep *lists[3] = {td->pre.data(), td->whole_core ? core.steps.data() : td->core.data(),
+                                   td->post.data()};
+    for (const ir::FftSegment &g : td->segments)  // pre and post: plan.tables; the core: its own
+      call_steps(fn, ptr.data(), lists[g.list] + g.begin, g.end - g.begin,
+                 g.list == 1 ? core.tables.data() : plan.tables.data(), bytes);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir_builders/fft_order.h"
+#include "ir_builders/fft_prune.h"
 #include "ir_builders/fft_step_kernel.h"
 #include "fft_step_interpreter.h"
 
@@ -117,6 +118,76 @@ TEST(FftOrder, UpperLayersRunSetBySet) {
       EXPECT_LE(after, size_t(s->slots) * 8) << k << ":" << m;
     }
   }
+}
+
+// A decode's ends interleaved with its core block by block (order_fft_ends_by_block): the
+// segments cover every step of the three lists once and compute on every pointer what pre,
+// core and post compute run one after the other - for the engine's lists: a shard times a
+// multiplier or zero per slot, the core ordered by block and pruned to the restored slots,
+// those slots multiplied in place in random order. Where the core has several blocks the ends
+// do interleave (more than three segments) and a cache of one block's slots misses less; a
+// segment order that runs post first is caught.
+TEST(FftOrder, DecodeEndsRunBlockByBlock) {
+  std::mt19937_64 rng(33);
+  for (bool radix8 : {false, true})
+    for (auto [k, m] : {std::pair{6u, 20u}, {32u, 32u}, {128u, 128u}, {1000u, 24u}}) {
+      auto s = ir::fft_decode_core(k, m, radix8);
+      ASSERT_TRUE(s.ok()) << s.status().to_string();
+      const uint32_t n = s->slots, tables = uint32_t(s->tables.size() / ir::kFftMulTableBytes);
+      for (uint32_t block : {16u, 64u, 4096u}) {
+        const std::string what = std::to_string(k) + ":" + std::to_string(m) + " block " + std::to_string(block) +
+                                 (radix8 ? " (three-layer steps)" : "");
+        std::vector<FftStep> core = s->steps, pre, post;
+        ir::order_fft_steps_by_block(&core, n, block);
+        std::vector<bool> live(2 * size_t(n), false);
+        for (uint32_t x = 0; x < n; ++x)
+          pre.push_back(rng() % 3 ? FftStep{ir::kFftStepMul, x, n + x, uint32_t(rng() % tables)}
+                                  : FftStep{ir::kFftStepZero, x, 0, 0});
+        for (uint32_t x = 0; x < n; ++x)
+          if (rng() % 2) post.push_back({ir::kFftStepMul, x, x, uint32_t(rng() % tables)}), live[x] = true;
+        std::shuffle(post.begin(), post.end(), rng);
+        auto pruned = ir::prune_fft_steps({&pre, &core, &post}, 2 * size_t(n), live);
+        pre = pruned[0], core = pruned[1], post = pruned[2];
+        std::vector<FftStep> pre2 = pre, post2 = post;
+        const std::vector<ir::FftSegment> segs = ir::order_fft_ends_by_block(&pre2, core, &post2, n, block);
+        const std::vector<FftStep> *lists[3] = {&pre2, &core, &post2};
+        std::vector<FftStep> flat;
+        std::vector<size_t> covered(3, 0);
+        for (const ir::FftSegment &g : segs) {
+          ASSERT_LT(g.list, 3u);
+          ASSERT_LE(g.end, lists[g.list]->size());
+          flat.insert(flat.end(), lists[g.list]->begin() + g.begin, lists[g.list]->begin() + g.end);
+          covered[g.list] += g.end - g.begin;
+        }
+        ASSERT_EQ(covered, (std::vector<size_t>{pre.size(), core.size(), post.size()})) << what;
+        std::vector<FftStep> sequential = pre;
+        sequential.insert(sequential.end(), core.begin(), core.end());
+        sequential.insert(sequential.end(), post.begin(), post.end());
+        ASSERT_EQ(flat.size(), sequential.size());
+        std::vector<uint16_t> a(2 * size_t(n)), b;
+        for (auto &e : a) e = uint16_t(rng());
+        b = a;
+        fft_run_steps(sequential, s->tables, a);
+        fft_run_steps(flat, s->tables, b);
+        ASSERT_EQ(a, b) << what;
+        if (block * 4 <= n) {
+          EXPECT_GT(segs.size(), 3u) << what;
+          EXPECT_LT(lru_misses(flat, n, block), lru_misses(sequential, n, block)) << what;
+          // Post before the rest: the restored slots multiplied before they are computed.
+          std::vector<FftStep> wrong = post2;
+          for (const ir::FftSegment &g : segs)
+            if (g.list != 2) wrong.insert(wrong.end(), lists[g.list]->begin() + g.begin, lists[g.list]->begin() + g.end);
+          std::vector<uint16_t> c(2 * size_t(n));
+          for (auto &e : c) e = uint16_t(rng());
+          std::vector<uint16_t> d = c;
+          fft_run_steps(sequential, s->tables, c);
+          fft_run_steps(wrong, s->tables, d);
+          EXPECT_NE(c, d) << what;
+        } else if (block >= n) {
+          EXPECT_LE(segs.size(), 3u) << what;
+        }
+      }
+    }
 }
 
 // The interpreter tells orders apart: moving a step of one block past a dependent one of the
