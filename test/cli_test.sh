@@ -169,6 +169,13 @@ if [[ $? -ne 1 ]]; then
   echo "FAIL: check-mds of a singular bit-matrix code does not exit 1"
   fails=$((fails + 1))
 fi
+# rs:k=,m=: the construction chosen by the cost model, named as resolved; bad keys named.
+rs_out=$("$ECJIT" demo --spec rs:k=32,m=32 --size 4K --seconds 0.01)
+if ! grep -q "^resolved: *rs-fft:k=32,m=32,gf=16 (rs:k=32,m=32 chose rs-fft" <<<"$rs_out" || ! grep -q "^OK" <<<"$rs_out"; then
+  echo "FAIL: ecjit demo --spec rs:k=32,m=32 does not resolve to rs-fft and check OK"
+  fails=$((fails + 1))
+fi
+expect_error "rs takes k and m only" demo --spec rs:k=10,m=4,gf=8
 if ! "$ECJIT" demo --spec liber8tion:k=8,packet=64 --size 64K --seconds 0.05 | grep -q "^OK"; then
   echo "FAIL: ecjit demo --spec liber8tion:k=8 does not end with OK"
   fails=$((fails + 1))
