@@ -65,7 +65,7 @@ std::vector<uint32_t> fft_step_work_slots(const FftStep &step, uint32_t slots) {
 
 namespace {
 
-constexpr uint32_t kGlobal = UINT32_MAX, kBarrier = UINT32_MAX - 1;
+constexpr uint32_t kGlobal = kFftBlockSpans, kBarrier = kFftBlockNone;
 
 // A step's block: kBarrier with no work slot, kGlobal when its slots span blocks.
 uint32_t step_block(const FftStep &step, uint32_t slots, uint32_t block_slots) {
@@ -166,8 +166,16 @@ void order_fft_steps_by_block(std::vector<FftStep> *steps, uint32_t slots, uint3
   steps->swap(sorted);
 }
 
+std::vector<uint32_t> fft_step_blocks(const std::vector<FftStep> &steps, uint32_t slots, uint32_t block_slots) {
+  std::vector<uint32_t> blocks(steps.size(), kGlobal);
+  if (block_slots == 0) return blocks;
+  for (size_t i = 0; i < steps.size(); ++i) blocks[i] = step_block(steps[i], slots, block_slots);
+  return blocks;
+}
+
 std::vector<FftSegment> order_fft_ends_by_block(std::vector<FftStep> *pre, const std::vector<FftStep> &core,
-                                                std::vector<FftStep> *post, uint32_t slots, uint32_t block_slots) {
+                                                std::vector<FftStep> *post, uint32_t slots, uint32_t block_slots,
+                                                const std::vector<uint32_t> *core_blocks) {
   std::vector<FftSegment> out;
   auto add = [&out](uint32_t list, size_t begin, size_t end) {
     if (begin == end) return;
@@ -191,16 +199,20 @@ std::vector<FftSegment> order_fft_ends_by_block(std::vector<FftStep> *pre, const
       if (((*blocks)[i] = step_block(list[i], slots, block_slots)) >= kBarrier) return false;
     return true;
   };
-  std::vector<uint32_t> pre_block, post_block, core_block(core.size());
+  std::vector<uint32_t> pre_block, post_block, own_blocks;
   if (!blocks_of(*pre, &pre_block) || !blocks_of(*post, &post_block)) return whole();
-  for (size_t i = 0; i < core.size(); ++i) core_block[i] = step_block(core[i], slots, block_slots);
+  if (!core_blocks || core_blocks->size() != core.size())
+    core_blocks = &(own_blocks = fft_step_blocks(core, slots, block_slots));
+  const std::vector<uint32_t> &core_block = *core_blocks;
   // core's first run of local steps [0, first) and last [last, size), each in block order.
   size_t first = 0, last = core.size();
   while (first < core.size() && core_block[first] < kBarrier) ++first;
   while (last > first && core_block[last - 1] < kBarrier) --last;
-  for (size_t i = 1; i < core.size(); ++i)
-    if ((i < first || i > last) && core_block[i] < core_block[i - 1]) return whole();
+  if (!std::is_sorted(core_block.begin(), core_block.begin() + long(first)) ||
+      !std::is_sorted(core_block.begin() + long(last), core_block.end()))
+    return whole();
   auto sort_by_block = [](std::vector<FftStep> *list, std::vector<uint32_t> *blocks) {
+    if (std::is_sorted(blocks->begin(), blocks->end())) return;  // pre: slot order already
     std::vector<size_t> order(list->size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return (*blocks)[x] < (*blocks)[y]; });

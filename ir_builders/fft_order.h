@@ -38,7 +38,16 @@ struct FftSegment {
 // slots. `core` must be ordered by order_fft_steps_by_block with the same block_slots.
 // Returns {pre, core, post} whole (empty lists left out) where a pre or post step spans
 // blocks, core's first or last run is not in block order, or block_slots is 0 or >= slots.
+// core_blocks: fft_step_blocks(core, slots, block_slots) when the caller keeps it (a code's
+// whole decode core is the same for every erasure set: 16384:16384's 97k steps take ~1 ms to
+// classify); null: computed here.
 std::vector<FftSegment> order_fft_ends_by_block(std::vector<FftStep> *pre, const std::vector<FftStep> &core,
-                                                std::vector<FftStep> *post, uint32_t slots, uint32_t block_slots);
+                                                std::vector<FftStep> *post, uint32_t slots, uint32_t block_slots,
+                                                const std::vector<uint32_t> *core_blocks = nullptr);
+
+// Each step's block (its work slots / block_slots), kFftBlockSpans where its slots span blocks,
+// kFftBlockNone where it has no work slot.
+constexpr uint32_t kFftBlockSpans = UINT32_MAX, kFftBlockNone = UINT32_MAX - 1;
+std::vector<uint32_t> fft_step_blocks(const std::vector<FftStep> &steps, uint32_t slots, uint32_t block_slots);
 
 }  // namespace ecjit::ir

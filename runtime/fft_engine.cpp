@@ -147,6 +147,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   e->core_tile_ = core_tile_bytes(e->decode_core_.slots);  // the block order and every decode's tiles
   e->core_block_slots_ = l2_block_slots(e->decode_core_.slots, e->core_tile_);
   ir::order_fft_steps_by_block(&e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
+  e->core_blocks_ = ir::fft_step_blocks(e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
   e->geometry_ = *codes::fft::geometry(k, m);
   e->core_multiplies_ = ir::fft_multiplies(e->decode_core_.steps);
   e->decode_info_ = e->steps_.info;
@@ -315,7 +316,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     // Each block's slots filled from the shards just before its first transform steps and
     // finished just after its last, while its tiles are in L2.
     d->segments = ir::order_fft_ends_by_block(&d->pre, d->whole_core ? decode_core_.steps : d->core, &d->post, n,
-                                              core_block_slots_);
+                                              core_block_slots_, d->whole_core ? &core_blocks_ : nullptr);
   }
   std::lock_guard<std::mutex> lock(cache.mutex);
   if (cache.entries.size() >= FftTargetCache::kEntries) cache.entries.erase(cache.entries.begin());

@@ -100,6 +100,7 @@ class FftEngine {
   bool radix8_ = false;  // schedules of three-layer steps (ir::fft_radix8_steps)
   size_t core_tile_ = 0;  // bytes per tile of the decode core (its block order assumes them)
   uint32_t core_block_slots_ = 0;  // the decode core's block (l2_block_slots of core_tile_)
+  std::vector<uint32_t> core_blocks_;  // ir::fft_step_blocks of the whole core (whole-core decodes)
   codes::fft::Geometry geometry_;
   size_t core_multiplies_ = 0;  // ir::fft_multiplies(decode_core_.steps)
   Kernel unrolled_;  // the encoder when the code is small (fn set), else empty

@@ -150,6 +150,14 @@ TEST(FftOrder, DecodeEndsRunBlockByBlock) {
         pre = pruned[0], core = pruned[1], post = pruned[2];
         std::vector<FftStep> pre2 = pre, post2 = post;
         const std::vector<ir::FftSegment> segs = ir::order_fft_ends_by_block(&pre2, core, &post2, n, block);
+        {  // the core's blocks given (as the engine keeps them for a whole core): the same segments
+          std::vector<FftStep> pre3 = pre, post3 = post;
+          const std::vector<uint32_t> blocks = ir::fft_step_blocks(core, n, block);
+          const std::vector<ir::FftSegment> again = ir::order_fft_ends_by_block(&pre3, core, &post3, n, block, &blocks);
+          ASSERT_EQ(again.size(), segs.size()) << what;
+          for (size_t i = 0; i < segs.size(); ++i)
+            ASSERT_TRUE(again[i].list == segs[i].list && again[i].begin == segs[i].begin && again[i].end == segs[i].end);
+        }
         const std::vector<FftStep> *lists[3] = {&pre2, &core, &post2};
         std::vector<FftStep> flat;
         std::vector<size_t> covered(3, 0);
