@@ -242,16 +242,27 @@ static size_t start_length(unsigned li) {
 /* Ranged degraded reads through codec_read_range with read r's failed disks absent (NULL in
  * the disk array, so a read of them faults): of the lost disk the whole disk, all but its first
  * and last byte, a range across two cells and one across two stripes (or inside the only one);
- * of a present disk all but a few bytes. Each printed as "R <failed> <disk> <offset> <hex>",
- * read into a guarded buffer (partial stripes through a guarded scratch stripe). */
+ * of a present disk all but a few bytes; then kRandomReads ranges of the lost disk drawn at
+ * random. Each printed as "R <failed> <disk> <offset> <hex>", read into a guarded buffer
+ * (partial stripes through a guarded scratch stripe). */
+#define kRandomReads 8
 static uint8_t read_mem[SLOT];
 static uint8_t scratch_mem[CODEC_STRIPE_BYTES + 2 * GUARD];
+/* A number in [0, n), n >= 1, without a division: masked draws until one fits. */
+static size_t draw_below(size_t n) {
+  size_t mask = 0;
+  while (mask < n - 1) mask = mask << 1 | 1;
+  for (;;) {
+    const size_t v = (size_t)(rng_next() >> 16) & mask;
+    if (v < n) return v;
+  }
+}
 static void run_reads(const struct codec_read *r, size_t len, unsigned misalign) {
   const size_t S = CODEC_STRIPE_BYTES, E = CODEC_ELEMENT;
   const uint8_t *disks[CODEC_DISKS];
   uint8_t *out = read_mem + GUARD + 64 + misalign, *scratch = scratch_mem + GUARD;
   unsigned s, k, present = 0, all[CODEC_DISKS];
-  size_t ranges[5][2];
+  size_t ranges[5 + kRandomReads][2];
   for (s = 0; s < CODEC_DISKS; ++s) disks[s] = shard[s], all[s] = s;
   for (s = 0; s < r->n_failed; ++s) disks[r->failed[s]] = 0;
   while (!disks[present]) ++present;
@@ -260,8 +271,12 @@ static void run_reads(const struct codec_read *r, size_t len, unsigned misalign)
   ranges[2][0] = E + 1, ranges[2][1] = len - (E + 1) < E ? len - (E + 1) : E;
   ranges[3][0] = len > S ? S - 5 : 2, ranges[3][1] = len > S ? 10 : 3;
   ranges[4][0] = 3, ranges[4][1] = len - 7;
-  for (k = 0; k < 5; ++k) {
-    const unsigned disk = k < 4 ? r->disk : present;
+  for (k = 5; k < 5 + kRandomReads; ++k) {
+    ranges[k][0] = draw_below(len);
+    ranges[k][1] = 1 + draw_below(len - ranges[k][0]);
+  }
+  for (k = 0; k < 5 + kRandomReads; ++k) {
+    const unsigned disk = k == 4 ? present : r->disk;
     size_t j;
     int rc;
     for (j = 0; j < GUARD; ++j) scratch_mem[j] = scratch_mem[GUARD + S + j] = GUARD_BYTE;
