@@ -1,4 +1,4 @@
-// ArrayStore: writing a placed, encoded file over disk files; degraded reads by plan, pread and XOR program.
+// ArrayStore: writing a placed, encoded file over disk files; degraded reads by plan, pread and XOR program (runner, then compiled).
 #include "tools/array_store.h"
 
 #include <fcntl.h>
@@ -63,8 +63,10 @@ Status ArrayStore::write(const std::string &dir, const ArrayCodec &codec, const 
 }
 
 Result<std::unique_ptr<ArrayStore>> ArrayStore::open(const std::string &dir, const codes::ArrayLayout &L,
-                                                     const codes::DataPlacement &P, size_t element, unsigned failed) {
+                                                     const codes::DataPlacement &P, size_t element, unsigned failed,
+                                                     std::shared_ptr<jit::KernelService> jit) {
   std::unique_ptr<ArrayStore> s(new ArrayStore(L, P, element, failed));
+  s->jit_ = std::move(jit);
   for (unsigned d = 0; d < L.disks; ++d) {
     const int fd = d == failed ? -1 : ::open(disk_path(dir, d).c_str(), O_RDONLY);
     if (d != failed && fd < 0) return io_error("cannot read", disk_path(dir, d));
@@ -78,12 +80,13 @@ ArrayStore::~ArrayStore() {
     if (fd >= 0) ::close(fd);
 }
 
-Result<const ArrayStore::Plan *> ArrayStore::plan(unsigned first, unsigned count) {
+Result<std::shared_ptr<ArrayStore::Plan>> ArrayStore::plan(unsigned first, unsigned count) {
   auto it = plans_.find({first, count});
-  if (it != plans_.end()) return &it->second;
+  if (it != plans_.end()) return it->second;
   Result<codes::ReadPlan> rp = codes::plan_degraded_read(layout_, placement_, failed_, first, count);
   if (!rp.ok()) return rp.status();
-  Plan p;
+  auto shared = std::make_shared<Plan>();
+  Plan &p = *shared;
   p.read = std::move(*rp);
   // Each lost element: the XOR of its chain's other cells (all read), or for the whole-stripe
   // fallback the elimination over every surviving cell (solved only when a plan needs it).
@@ -127,9 +130,26 @@ Result<const ArrayStore::Plan *> ArrayStore::plan(unsigned first, unsigned count
     d.packet = unsigned(element_);
     d.program = codes::make_schedule(map, codes::XorSchedule::kSmart);
     ECJIT_RETURN_IF_ERROR(codes::check_program(d.program, map));
+    static std::atomic<uint64_t> serial{0};  // symbols unique in the process's JIT
+    d.symbol = "ecjit_edp_read_" + std::to_string(serial.fetch_add(1));
+    p.desc = d;
     p.rebuild = std::make_unique<runtime::XorRunner>(std::move(d));
   }
-  return &plans_.emplace(std::make_pair(first, count), std::move(p)).first->second;
+  return plans_.emplace(std::make_pair(first, count), std::move(shared)).first->second;
+}
+
+void ArrayStore::compile_later(const std::shared_ptr<Plan> &p) {
+  if (!jit_ || p->asked.exchange(true)) return;
+  std::weak_ptr<Plan> weak = p;
+  jit::KernelService *service = jit_.get();  // outlives the store's tasks: they hold the plan weakly
+  auto task = [weak, service] {
+    std::shared_ptr<Plan> plan = weak.lock();
+    if (!plan) return;
+    Result<jit::Kernel> k = service->xor_kernel(plan->desc, /*shared=*/false);
+    if (k.ok() && k->fn) std::atomic_store(&plan->compiled, std::make_shared<const jit::Kernel>(std::move(*k)));
+  };
+  if (!jit_->submit_background(std::move(task), [weak] { return !weak.expired(); }, /*optional=*/true))
+    p->asked.store(false);  // the queue was full: asked again on a later read
 }
 
 Status ArrayStore::read(uint64_t offset, uint64_t size, uint8_t *out) {
@@ -139,7 +159,7 @@ Status ArrayStore::read(uint64_t offset, uint64_t size, uint8_t *out) {
   for (uint64_t e = a; e <= b;) {
     const uint64_t stripe = e / K;
     const unsigned first = unsigned(e % K), count = unsigned(std::min<uint64_t>(b - e + 1, K - first));
-    Result<const Plan *> p = plan(first, count);
+    Result<std::shared_ptr<Plan>> p = plan(first, count);
     if (!p.ok()) return p.status();
     const Plan &plan = **p;
     scratch_.resize((plan.read.cells.size() + plan.lost.size()) * E);
@@ -156,7 +176,16 @@ Status ArrayStore::read(uint64_t offset, uint64_t size, uint8_t *out) {
     }
     std::vector<uint8_t *> lost_out;
     for (size_t i = 0; i < plan.lost.size(); ++i) lost_out.push_back(scratch_.data() + (plan.read.cells.size() + i) * E);
-    if (plan.rebuild) plan.rebuild->run(in.data(), lost_out.data(), E);
+    if (plan.rebuild) {
+      if (std::shared_ptr<const jit::Kernel> k = std::atomic_load(&plan.compiled)) {
+        k->fn(in.data(), lost_out.data(), E);
+        ++compiled_rebuilds_;
+      } else {
+        plan.rebuild->run(in.data(), lost_out.data(), E);
+        ++runner_rebuilds_;
+        compile_later(*p);
+      }
+    }
     for (unsigned i = 0; i < count; ++i) {
       const unsigned c = placement_.cell_of[first + i];
       const uint8_t *src;
