@@ -22,11 +22,9 @@ WorkSlots work_slots(const FftStep &step, uint32_t slots) {
   switch (step.kind) {
     case kFftStepFft4:
     case kFftStepIfft4:
-      for (uint32_t j = 0; j < 4; ++j) add(step.a + j * step.dist);
-      break;
     case kFftStepFft8:
     case kFftStepIfft8:
-      for (uint32_t j = 0; j < 8; ++j) add(step.a + j * step.dist);
+      for (uint32_t j = 0, n = fft_step_slots(step.kind); j < n; ++j) add(step.a + j * step.dist);
       break;
     case kFftStepZero:
       add(step.a);

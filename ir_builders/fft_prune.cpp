@@ -41,7 +41,7 @@ Few<FftStep, kFftMaxXorSources> xors(const FftStep &s) {
 // The slots of a two- or three-layer step.
 Few<uint32_t, 8> slots_of(const FftStep &s) {
   Few<uint32_t, 8> out;
-  out.n = s.kind == kFftStepFft8 || s.kind == kFftStepIfft8 ? 8 : 4;
+  out.n = fft_step_slots(s.kind);
   for (unsigned j = 0; j < out.n; ++j) out.x[j] = s.a + j * s.dist;
   return out;
 }

@@ -294,14 +294,19 @@ unsigned fft_xor_sources(const FftStep &step, uint32_t out[kFftMaxXorSources]) {
   return n;
 }
 
+unsigned fft_step_slots(uint32_t kind) {
+  return kind == kFftStepFft4 || kind == kFftStepIfft4 ? 4 : kind == kFftStepFft8 || kind == kFftStepIfft8 ? 8 : 0;
+}
+
 unsigned fft_step_butterflies(uint32_t kind, FftStepButterfly out[12]) {
   // The FFT's order, one group per layer from the widest; the IFFT runs the groups reversed.
   static constexpr FftStepButterfly kFour[4] = {{0, 2, 0}, {1, 3, 0}, {0, 1, 1}, {2, 3, 2}};
   static constexpr FftStepButterfly kEight[12] = {{0, 4, 0}, {1, 5, 0}, {2, 6, 0}, {3, 7, 0},
                                                   {0, 2, 1}, {1, 3, 1}, {4, 6, 2}, {5, 7, 2},
                                                   {0, 1, 3}, {2, 3, 4}, {4, 5, 5}, {6, 7, 6}};
-  const bool four = kind == kFftStepFft4 || kind == kFftStepIfft4;
-  if (!four && kind != kFftStepFft8 && kind != kFftStepIfft8) return 0;
+  const unsigned slots = fft_step_slots(kind);
+  if (!slots) return 0;
+  const bool four = slots == 4;
   const FftStepButterfly *order = four ? kFour : kEight;
   const unsigned n = four ? 4 : 12, group = four ? 2 : 4, groups = n / group;
   const bool fwd = kind == kFftStepFft4 || kind == kFftStepFft8;
@@ -346,12 +351,13 @@ void fuse_xor_steps(std::vector<FftStep> &steps) {
 
 size_t fft_multiplies(const std::vector<FftStep> &steps) {
   size_t n = 0;
-  for (const FftStep &s : steps)
-    n += s.kind == kFftStepFft8 || s.kind == kFftStepIfft8                                                   ? 12
-         : s.kind == kFftStepFft4 || s.kind == kFftStepIfft4                                                 ? 4
+  for (const FftStep &s : steps) {
+    const unsigned slots = fft_step_slots(s.kind);  // a multi-layer step: one multiply per butterfly
+    n += slots ? slots / 2 * unsigned(__builtin_ctz(slots))
          : s.kind == kFftStepMul3 || s.kind == kFftStepMulAdd3                                                ? 3
          : s.kind == kFftStepFft || s.kind == kFftStepIfft || s.kind == kFftStepMul || s.kind == kFftStepMulAdd ? 1
                                                                                                                  : 0;
+  }
   return n;
 }
 
@@ -482,7 +488,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   // one column of each slot at a time through fft_step_butterflies.
   auto emit_layers = [&](FftStepKind k, const char *name) {
     FftStepButterfly bfs[12];
-    const unsigned n = fft_step_butterflies(k, bfs), slots = n == 4 ? 4 : 8, multipliers = n == 4 ? 3 : 7;
+    const unsigned n = fft_step_butterflies(k, bfs), slots = fft_step_slots(k), multipliers = slots - 1;
     const bool fwd = k == kFftStepFft4 || k == kFftStepFft8;
     std::array<llvm::Value *, 8> p;
     std::array<std::array<llvm::Value *, 8>, 7> t;

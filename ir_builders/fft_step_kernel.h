@@ -71,6 +71,10 @@ unsigned fft_xor_sources(const FftStep &step, uint32_t out[kFftMaxXorSources]);
 // `multiplier` (0: table, 1: table0, 2: table1, 3 .. 6: table2 .. table5; see
 // fft_step_multiplier). The one definition the kernel, the pruner and the tests' interpreter
 // share. Returns the count (4, 12; 0 for other kinds).
+// The slots of a two- or three-layer step, ptr[a + j dist] for j below it: 4 (Fft4 / Ifft4),
+// 8 (Fft8 / Ifft8); 0 for other kinds. It has slots / 2 butterflies in each of log2(slots)
+// layers and slots - 1 multipliers.
+unsigned fft_step_slots(uint32_t kind);
 struct FftStepButterfly {
   uint8_t u, v, multiplier;
 };
