@@ -50,17 +50,18 @@ Result<CodeSpec> choose_rs(unsigned k, unsigned m) {
                   name + ": no construction takes it: a Cauchy matrix needs k + m <= " + std::to_string(kMaxShards) +
                       ", rs-fft min(next_pow2(k), next_pow2(m)) + max(k, m) <= 65536");
   const unsigned gf = uint64_t(k) + m <= 256 ? 8 : 16;
-  // Each candidate in its canonical form (what the why names and spec() prints).
-  auto canonical = [](const std::string &text) {
-    Result<CodeSpec> s = CodeSpec::parse(text);
-    return s.ok() ? s->to_string() : text;
-  };
-  const std::string matrix = canonical("rs-cauchy:k=" + std::to_string(k) + ",m=" + std::to_string(m) + ",gf=" +
-                                       std::to_string(gf));
-  const std::string fft = canonical("rs-fft:k=" + std::to_string(k) + ",m=" + std::to_string(m));
   const RsCost mc = matrix_ok ? matrix_cost(k, m, gf) : RsCost{};
   const RsCost fc = fft_ok ? fft_cost(k, m) : RsCost{};
   const bool use_fft = !matrix_ok || (fft_ok && fc.total() < mc.total());
+  // The chosen spec, and both candidates in canonical form (what the why names, spec() prints).
+  Result<CodeSpec> spec = CodeSpec::parse(use_fft ? "rs-fft:k=" + std::to_string(k) + ",m=" + std::to_string(m)
+                                                  : "rs-cauchy:k=" + std::to_string(k) + ",m=" + std::to_string(m) +
+                                                        ",gf=" + std::to_string(gf));
+  if (!spec.ok()) return spec.status();
+  CodeSpec other = *spec;  // the other construction: the same k and m
+  other.family = use_fft ? CodeFamily::kRsCauchy : CodeFamily::kRsFft;
+  other.gf = use_fft ? gf : 16;
+  const std::string fft = (use_fft ? *spec : other).to_string(), matrix = (use_fft ? other : *spec).to_string();
   auto cost_text = [](const std::string &spec, const RsCost &c) {
     return spec + " " + ns(c.total()) + " ns/byte (encode " + ns(c.encode) + " + rebuild of m " + ns(c.decode) + ")";
   };
@@ -71,8 +72,6 @@ Result<CodeSpec> choose_rs(unsigned k, unsigned m) {
   else
     why += use_fft ? "the only construction (k + m > " + std::to_string(kMaxShards) + ")"
                    : "the only construction (past rs-fft's shard limit)";
-  Result<CodeSpec> spec = CodeSpec::parse(use_fft ? fft : matrix);
-  if (!spec.ok()) return spec.status();
   spec->chosen_by = why + "; store the chosen spec with the data";
   return spec;
 }

@@ -147,7 +147,8 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   e->core_tile_ = core_tile_bytes(e->decode_core_.slots);  // the block order and every decode's tiles
   e->core_block_slots_ = l2_block_slots(e->decode_core_.slots, e->core_tile_);
   ir::order_fft_steps_by_block(&e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
-  e->core_blocks_ = ir::fft_step_blocks(e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
+  if (e->core_block_slots_)  // several blocks: kept for the whole-core decodes' segmenting
+    e->core_blocks_ = ir::fft_step_blocks(e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
   e->geometry_ = *codes::fft::geometry(k, m);
   e->core_multiplies_ = ir::fft_multiplies(e->decode_core_.steps);
   e->decode_info_ = e->steps_.info;
