@@ -1,4 +1,4 @@
-// Reed-Solomon over GF(2^16) by the LCH additive FFT: transforms, encode, decode, byte layout.
+// Reed-Solomon over GF(2^16) or GF(2^8) by the LCH additive FFT: transforms, encode, decode, byte layout.
 #include "codes/rs_fft.h"
 
 #include <algorithm>
@@ -18,11 +18,9 @@ size_t next_pow2(size_t x) {
 [[maybe_unused]] bool is_pow2(size_t x) { return x && !(x & (x - 1)); }
 
 // x[t] ^= y[t] * exp(log_s) for t < len.
-void mul_add(uint16_t *x, const uint16_t *y, size_t len, uint16_t log_s) {
-  const uint16_t *lg = log_table();
-  const uint16_t *ex = exp_table();
+void mul_add(const LchField &f, uint16_t *x, const uint16_t *y, size_t len, uint16_t log_s) {
   for (size_t t = 0; t < len; ++t)
-    if (y[t]) x[t] ^= ex[add_mod(lg[y[t]], log_s)];
+    if (y[t]) x[t] ^= f.exp[f.add_mod(f.log[y[t]], log_s)];
 }
 
 void xor_into(uint16_t *x, const uint16_t *y, size_t len) {
@@ -30,27 +28,25 @@ void xor_into(uint16_t *x, const uint16_t *y, size_t len) {
 }
 
 // x[t] = y[t] * exp(log_s).
-void mul_into(uint16_t *x, const uint16_t *y, size_t len, uint16_t log_s) {
-  const uint16_t *lg = log_table();
-  const uint16_t *ex = exp_table();
-  for (size_t t = 0; t < len; ++t) x[t] = y[t] ? ex[add_mod(lg[y[t]], log_s)] : 0;
+void mul_into(const LchField &f, uint16_t *x, const uint16_t *y, size_t len, uint16_t log_s) {
+  for (size_t t = 0; t < len; ++t) x[t] = f.mul_log(y[t], log_s);
 }
 
 void check_transform(const Shards &data, size_t pos, size_t size, size_t truncated,
-                     size_t skew_offset) {
-  (void)data, (void)pos, (void)size, (void)truncated, (void)skew_offset;
+                     size_t skew_offset, const LchField &f) {
+  (void)data, (void)pos, (void)size, (void)truncated, (void)skew_offset, (void)f;
   assert(is_pow2(size) && truncated <= size && pos + size <= data.count());
-  assert(skew_offset % size == 0 && skew_offset + size <= kOrder);
+  assert(skew_offset % size == 0 && skew_offset + size <= f.order);
 }
 
-// Walsh-Hadamard transform mod kModulus, in place, values kept in [0, kModulus).
-void walsh_mod(std::vector<uint32_t> &v) {
+// Walsh-Hadamard transform mod q, in place, values kept in [0, q).
+void walsh_mod(std::vector<uint32_t> &v, uint32_t q) {
   for (size_t dist = 1; dist < v.size(); dist *= 2)
     for (size_t r = 0; r < v.size(); r += 2 * dist)
       for (size_t i = r; i < r + dist; ++i) {
         const uint32_t a = v[i], b = v[i + dist];
-        v[i] = (a + b) % kModulus;
-        v[i + dist] = (a + kModulus - b) % kModulus;
+        v[i] = (a + b) % q;
+        v[i + dist] = (a + q - b) % q;
       }
 }
 
@@ -65,24 +61,26 @@ void Shards::zero(size_t first, size_t last) {
   std::fill(data_.begin() + first * len_, data_.begin() + last * len_, uint16_t(0));
 }
 
-void fft(Shards &data, size_t pos, size_t size, size_t truncated, size_t skew_offset) {
-  check_transform(data, pos, size, truncated, skew_offset);
-  const uint16_t *skew = skew_logs();
+void fft(Shards &data, size_t pos, size_t size, size_t truncated, size_t skew_offset, Gf gf) {
+  const LchField &f = lch_field(gf);
+  check_transform(data, pos, size, truncated, skew_offset, f);
+  const uint16_t *skew = f.skew;
   const size_t len = data.len();
   for (size_t dist = size / 2; dist > 0; dist /= 2)
     for (size_t r = 0; r < truncated; r += 2 * dist) {
       const uint16_t s = skew[skew_offset + r + dist - 1];
       for (size_t i = pos + r; i < pos + r + dist; ++i) {
         uint16_t *a = data[i], *b = data[i + dist];
-        if (s != kModulus) mul_add(a, b, len, s);
+        if (s != f.modulus) mul_add(f, a, b, len, s);
         xor_into(b, a, len);
       }
     }
 }
 
-void ifft(Shards &data, size_t pos, size_t size, size_t truncated, size_t skew_offset) {
-  check_transform(data, pos, size, truncated, skew_offset);
-  const uint16_t *skew = skew_logs();
+void ifft(Shards &data, size_t pos, size_t size, size_t truncated, size_t skew_offset, Gf gf) {
+  const LchField &f = lch_field(gf);
+  check_transform(data, pos, size, truncated, skew_offset, f);
+  const uint16_t *skew = f.skew;
   const size_t len = data.len();
   for (size_t dist = 1; dist < size; dist *= 2)
     for (size_t r = 0; r < truncated; r += 2 * dist) {
@@ -90,7 +88,7 @@ void ifft(Shards &data, size_t pos, size_t size, size_t truncated, size_t skew_o
       for (size_t i = pos + r; i < pos + r + dist; ++i) {
         uint16_t *a = data[i], *b = data[i + dist];
         xor_into(b, a, len);
-        if (s != kModulus) mul_add(a, b, len, s);
+        if (s != f.modulus) mul_add(f, a, b, len, s);
       }
     }
 }
@@ -103,30 +101,48 @@ void formal_derivative(Shards &data, size_t count) {
   }
 }
 
-std::vector<uint16_t> erasure_logs(const std::vector<bool> &erased) {
+std::vector<uint16_t> erasure_logs(const std::vector<bool> &erased, Gf gf) {
+  const LchField &f = lch_field(gf);
   const size_t n = erased.size();
-  assert(is_pow2(n) && n <= kOrder);
+  const uint32_t q = f.modulus;
+  assert(is_pow2(n) && n <= f.order);
   // out = erased (*) L, the XOR convolution with L[x] = log_of(x) (L[0] = 0): out[i] sums
   // log(i ^ e) over erased e, and the e == i term adds 0. Walsh(Walsh(v)) = n v and n is a
-  // power of two, n = 2^R, whose inverse mod 65535 is 2^(16-R) since 2^16 = 1 (mod 65535).
+  // power of two, n = 2^R, whose inverse mod q = 2^b - 1 is 2^(b-R) since 2^b = 1 (mod q).
   std::vector<uint32_t> a(n), l(n);
-  const uint16_t *lg = log_table();
   for (size_t i = 0; i < n; ++i) {
     a[i] = erased[i] ? 1 : 0;
-    l[i] = i ? lg[i] : 0;
+    l[i] = i ? f.log[i] : 0;
   }
-  walsh_mod(a);
-  walsh_mod(l);
-  for (size_t i = 0; i < n; ++i) a[i] = uint32_t(uint64_t(a[i]) * l[i] % kModulus);
-  walsh_mod(a);
-  const uint64_t n_inv = kOrder / n;  // 2^(16-R)
+  walsh_mod(a, q);
+  walsh_mod(l, q);
+  for (size_t i = 0; i < n; ++i) a[i] = uint32_t(uint64_t(a[i]) * l[i] % q);
+  walsh_mod(a, q);
+  const uint64_t n_inv = f.order / n;  // 2^(b-R)
   std::vector<uint16_t> out(n);
-  for (size_t i = 0; i < n; ++i) out[i] = uint16_t(a[i] * n_inv % kModulus);
+  for (size_t i = 0; i < n; ++i) out[i] = uint16_t(a[i] * n_inv % q);
   return out;
 }
 
-Result<Geometry> geometry(unsigned k, unsigned m) {
+Result<Geometry> geometry(unsigned k, unsigned m, Gf gf) {
   const size_t k2 = next_pow2(k), m2 = next_pow2(m);
+  if (gf == Gf::k8) {
+    if (k == 0 || m == 0 || k > 255 || m > 255 || m2 + k > 256)
+      return Status(StatusCode::kInvalidSpec,
+                    "rs-fft gf=8: unsupported k=" + std::to_string(k) + ", m=" + std::to_string(m) +
+                        " (Leopard-RS GF(2^8) needs k, m >= 1 and next_pow2(m) + k <= 256)");
+    Geometry g;
+    g.k = k;
+    g.m = m;
+    g.gf = gf;
+    g.rate = Rate::kHigh;
+    g.chunk = m2;
+    g.original_pos = g.chunk;
+    g.recovery_pos = 0;
+    g.decode_end = g.chunk + k;
+    g.decode_work = next_pow2(g.decode_end);
+    return g;
+  }
   if (k == 0 || m == 0 || k > kModulus || m > kModulus ||
       std::min(k2, m2) + std::max(k, m) > kOrder)
     return Status(StatusCode::kInvalidSpec,
@@ -151,14 +167,21 @@ Result<Geometry> geometry(unsigned k, unsigned m) {
   return g;
 }
 
-Status check_shard_bytes(size_t shard_bytes) {
+Status check_shard_bytes(size_t shard_bytes, Gf gf) {
+  if (gf == Gf::k8 && shard_bytes == 0)
+    return Status(StatusCode::kShardSize, "rs-fft gf=8: shard_bytes = 0 (must be nonzero)");
+  if (gf == Gf::k8) return Status::Ok();
   if (shard_bytes == 0 || shard_bytes % 2 != 0)
     return Status(StatusCode::kShardSize, "rs-fft: shard_bytes = " + std::to_string(shard_bytes) +
                                               " (must be nonzero and even)");
   return Status::Ok();
 }
 
-void unpack_shard(const uint8_t *bytes, size_t shard_bytes, uint16_t *elements) {
+void unpack_shard(const uint8_t *bytes, size_t shard_bytes, uint16_t *elements, Gf gf) {
+  if (gf == Gf::k8) {
+    for (size_t i = 0; i < shard_bytes; ++i) elements[i] = bytes[i];
+    return;
+  }
   const size_t whole = shard_bytes / 64, h = (shard_bytes % 64) / 2;
   for (size_t c = 0; c < whole; ++c)
     for (size_t l = 0; l < 32; ++l)
@@ -167,7 +190,11 @@ void unpack_shard(const uint8_t *bytes, size_t shard_bytes, uint16_t *elements) 
   for (size_t l = 0; l < h; ++l) elements[32 * whole + l] = uint16_t(tail[l] | tail[h + l] << 8);
 }
 
-void pack_shard(const uint16_t *elements, size_t shard_bytes, uint8_t *bytes) {
+void pack_shard(const uint16_t *elements, size_t shard_bytes, uint8_t *bytes, Gf gf) {
+  if (gf == Gf::k8) {
+    for (size_t i = 0; i < shard_bytes; ++i) bytes[i] = uint8_t(elements[i]);
+    return;
+  }
   const size_t whole = shard_bytes / 64, h = (shard_bytes % 64) / 2;
   for (size_t c = 0; c < whole; ++c)
     for (size_t l = 0; l < 32; ++l) {
@@ -182,8 +209,8 @@ void pack_shard(const uint16_t *elements, size_t shard_bytes, uint8_t *bytes) {
 }
 
 Status encode(unsigned k, unsigned m, size_t len, const uint16_t *const *orig,
-              uint16_t *const *recovery) {
-  Result<Geometry> g = geometry(k, m);
+              uint16_t *const *recovery, Gf gf) {
+  Result<Geometry> g = geometry(k, m, gf);
   if (!g.ok()) return g.status();
   if (!orig || !recovery) return Status(StatusCode::kNullPointer, "shard array is null");
   for (unsigned i = 0; i < k; ++i)
@@ -199,21 +226,21 @@ Status encode(unsigned k, unsigned m, size_t len, const uint16_t *const *orig,
       Shards &dst = c0 == 0 ? acc : tmp;
       for (size_t i = 0; i < count; ++i) std::memcpy(dst[i], orig[c0 + i], bytes);
       dst.zero(count, C);
-      ifft(dst, 0, C, count, c0 + C);
+      ifft(dst, 0, C, count, c0 + C, gf);
       if (c0 != 0)
         for (size_t i = 0; i < C; ++i) xor_into(acc[i], tmp[i], len);
     }
-    fft(acc, 0, C, m, 0);
+    fft(acc, 0, C, m, 0, gf);
     for (size_t j = 0; j < m; ++j) std::memcpy(recovery[j], acc[j], bytes);
   } else {
     // recovery chunk c = FFT_{(c+1)C}( IFFT_0(originals, zero-padded to C) ).
     Shards coeff(C, len), tmp(C, len);
     for (size_t i = 0; i < k; ++i) std::memcpy(coeff[i], orig[i], bytes);
-    ifft(coeff, 0, C, k, 0);
+    ifft(coeff, 0, C, k, 0, gf);
     for (size_t c0 = 0; c0 < m; c0 += C) {
       const size_t count = std::min<size_t>(C, m - c0);
       tmp = coeff;
-      fft(tmp, 0, C, count, c0 + C);
+      fft(tmp, 0, C, count, c0 + C, gf);
       for (size_t j = 0; j < count; ++j) std::memcpy(recovery[c0 + j], tmp[j], bytes);
     }
   }
@@ -221,8 +248,9 @@ Status encode(unsigned k, unsigned m, size_t len, const uint16_t *const *orig,
 }
 
 Status decode(unsigned k, unsigned m, size_t len, const uint16_t *const *shards,
-              uint16_t *const *out_originals, uint16_t *const *out_recovery) {
-  Result<Geometry> g = geometry(k, m);
+              uint16_t *const *out_originals, uint16_t *const *out_recovery, Gf gf) {
+  Result<Geometry> g = geometry(k, m, gf);
+  const LchField &f = lch_field(gf);
   if (!g.ok()) return g.status();
   if (!shards || !out_originals) return Status(StatusCode::kNullPointer, "shard array is null");
   size_t present = 0, missing_orig = 0, wanted_rec = 0;
@@ -249,72 +277,72 @@ Status decode(unsigned k, unsigned m, size_t len, const uint16_t *const *shards,
     std::fill(erased.begin() + m, erased.begin() + g->chunk, true);
   else
     std::fill(erased.begin() + g->decode_end, erased.end(), true);
-  const std::vector<uint16_t> lg = erasure_logs(erased);
+  const std::vector<uint16_t> lg = erasure_logs(erased, gf);
 
   // work[x] = locator(x) * value(x) at kept points, 0 elsewhere; then the values of
   // (locator * f)' at every point by IFFT, formal derivative, FFT; at an erased point x,
   // f(x) = (locator * f)'(x) / locator'(x).
   Shards work(n, len);
   for (unsigned s = 0; s < k + m; ++s)
-    if (shards[s]) mul_into(work[pos(s)], shards[s], len, lg[pos(s)]);
-  ifft(work, 0, n, g->decode_end, 0);
+    if (shards[s]) mul_into(f, work[pos(s)], shards[s], len, lg[pos(s)]);
+  ifft(work, 0, n, g->decode_end, 0, gf);
   formal_derivative(work, n);
-  fft(work, 0, n, g->decode_end, 0);
+  fft(work, 0, n, g->decode_end, 0, gf);
   for (unsigned s = 0; s < k + m; ++s) {
     if (shards[s]) continue;
     uint16_t *out = s < k ? out_originals[s] : out_recovery ? out_recovery[s - k] : nullptr;
-    if (out) mul_into(out, work[pos(s)], len, uint16_t(kModulus - lg[pos(s)]));
+    if (out) mul_into(f, out, work[pos(s)], len, uint16_t(f.modulus - lg[pos(s)]));
   }
   return Status::Ok();
 }
 
 Status encode_bytes(unsigned k, unsigned m, size_t shard_bytes, const uint8_t *const *orig,
-                    uint8_t *const *recovery) {
-  Result<Geometry> g = geometry(k, m);
+                    uint8_t *const *recovery, Gf gf) {
+  Result<Geometry> g = geometry(k, m, gf);
   if (!g.ok()) return g.status();
-  ECJIT_RETURN_IF_ERROR(check_shard_bytes(shard_bytes));
+  ECJIT_RETURN_IF_ERROR(check_shard_bytes(shard_bytes, gf));
   if (!orig || !recovery) return Status(StatusCode::kNullPointer, "shard array is null");
   for (unsigned i = 0; i < k; ++i)
     if (!orig[i]) return null_pointer("original", i);
   for (unsigned j = 0; j < m; ++j)
     if (!recovery[j]) return null_pointer("recovery", j);
-  const size_t len = shard_bytes / 2;
+  const size_t len = shard_elements(shard_bytes, gf);
   Shards in(k, len), out(m, len);
   std::vector<const uint16_t *> in_ptrs(k);
   std::vector<uint16_t *> out_ptrs(m);
   for (unsigned i = 0; i < k; ++i) {
-    unpack_shard(orig[i], shard_bytes, in[i]);
+    unpack_shard(orig[i], shard_bytes, in[i], gf);
     in_ptrs[i] = in[i];
   }
   for (unsigned j = 0; j < m; ++j) out_ptrs[j] = out[j];
-  ECJIT_RETURN_IF_ERROR(encode(k, m, len, in_ptrs.data(), out_ptrs.data()));
-  for (unsigned j = 0; j < m; ++j) pack_shard(out[j], shard_bytes, recovery[j]);
+  ECJIT_RETURN_IF_ERROR(encode(k, m, len, in_ptrs.data(), out_ptrs.data(), gf));
+  for (unsigned j = 0; j < m; ++j) pack_shard(out[j], shard_bytes, recovery[j], gf);
   return Status::Ok();
 }
 
 Status decode_bytes(unsigned k, unsigned m, size_t shard_bytes, const uint8_t *const *shards,
-                    uint8_t *const *out_originals, uint8_t *const *out_recovery) {
-  Result<Geometry> g = geometry(k, m);
+                    uint8_t *const *out_originals, uint8_t *const *out_recovery, Gf gf) {
+  Result<Geometry> g = geometry(k, m, gf);
   if (!g.ok()) return g.status();
-  ECJIT_RETURN_IF_ERROR(check_shard_bytes(shard_bytes));
+  ECJIT_RETURN_IF_ERROR(check_shard_bytes(shard_bytes, gf));
   if (!shards || !out_originals) return Status(StatusCode::kNullPointer, "shard array is null");
-  const size_t len = shard_bytes / 2, n = size_t(k) + m;
+  const size_t len = shard_elements(shard_bytes, gf), n = size_t(k) + m;
   // Unpacked copies: present shards in `in`, outputs for missing ones in `out`.
   Shards in(n, len), out(n, len);
   std::vector<const uint16_t *> in_ptrs(n, nullptr);
   std::vector<uint16_t *> out_ptrs(n, nullptr);
   for (size_t s = 0; s < n; ++s) {
     if (shards[s]) {
-      unpack_shard(shards[s], shard_bytes, in[s]);
+      unpack_shard(shards[s], shard_bytes, in[s], gf);
       in_ptrs[s] = in[s];
     } else if (s < k ? out_originals[s] != nullptr : out_recovery && out_recovery[s - k]) {
       out_ptrs[s] = out[s];
     }
   }
   ECJIT_RETURN_IF_ERROR(decode(k, m, len, in_ptrs.data(), out_ptrs.data(),
-                               out_recovery ? out_ptrs.data() + k : nullptr));
+                               out_recovery ? out_ptrs.data() + k : nullptr, gf));
   for (size_t s = 0; s < n; ++s)
-    if (out_ptrs[s]) pack_shard(out[s], shard_bytes, s < k ? out_originals[s] : out_recovery[s - k]);
+    if (out_ptrs[s]) pack_shard(out[s], shard_bytes, s < k ? out_originals[s] : out_recovery[s - k], gf);
   return Status::Ok();
 }
 

@@ -1,4 +1,4 @@
-// GF(2^16) as reed-solomon-simd represents it (Cantor-basis coordinates) and the LCH skew table.
+// The fields of rs-fft: GF(2^16) as reed-solomon-simd represents it, GF(2^8) as Leopard-RS does (Cantor-basis coordinates), and their LCH skew tables.
 #pragma once
 
 #include <array>
@@ -7,6 +7,37 @@
 
 namespace ecjit::codes::fft {
 
+// Which field an rs-fft code runs over: reed-solomon-simd's GF(2^16) (the default, up to 65536
+// points) or Leopard-RS's GF(2^8) (klauspost/reedsolomon's WithLeopardGF, up to 256 points).
+enum class Gf : uint8_t { k16 = 16, k8 = 8 };
+
+// One of those fields, as every transform uses it: elements are `bits`-bit values in
+// Cantor-basis coordinates (below `order`), logarithms in [0, modulus] with the conventions
+// the GF(2^16) functions below document (log[0] == modulus; exp[modulus] == exp[0] == 1; a
+// log of modulus in a butterfly means "skip"), skew the LCH twiddle logs (modulus entries,
+// indexed as skew_logs()). GF(2^8): the field polynomial X^8 + X^4 + X^3 + X^2 + 1 (0x11D),
+// Cantor basis {1, 214, 152, 146, 86, 200, 88, 230} in its polynomial basis (Leopard-RS's
+// ff8). Immutable, built once on first use; thread-safe.
+struct LchField {
+  Gf gf;
+  unsigned bits;
+  uint32_t order;    // 2^bits
+  uint32_t modulus;  // 2^bits - 1
+  const uint16_t *log;
+  const uint16_t *exp;
+  const uint16_t *skew;
+  // (a + b) mod modulus the way the crates add logs (may give modulus for 0).
+  uint16_t add_mod(uint16_t a, uint16_t b) const {
+    const uint32_t s = uint32_t(a) + b;
+    return uint16_t((s + (s >> bits)) & (order - 1));
+  }
+  // a * exp(log_b); 0 when a == 0.
+  uint16_t mul_log(uint16_t a, uint16_t log_b) const { return a ? exp[add_mod(log[a], log_b)] : 0; }
+  uint16_t mul(uint16_t a, uint16_t b) const { return a && b ? exp[add_mod(log[a], log[b])] : 0; }
+};
+const LchField &lch_field(Gf gf);
+
+// ---- GF(2^16), the default field ----
 // Field order and the order of its multiplicative group.
 constexpr unsigned kOrder = 65536;
 constexpr unsigned kModulus = 65535;

@@ -28,7 +28,7 @@ namespace {
 void push_block(Program &p, OpKind kind, size_t pos, size_t r0, size_t dist, size_t truncated,
                 size_t skew_offset) {
   if (r0 >= truncated) return;
-  const uint16_t s = skew_logs()[skew_offset + r0 + dist - 1];
+  const uint16_t s = lch_field(p.gf).skew[skew_offset + r0 + dist - 1];
   for (size_t i = pos + r0; i < pos + r0 + dist; ++i) push(p, kind, i, i + dist, s);
 }
 
@@ -51,7 +51,7 @@ void ifft_depth_first(Program &p, size_t pos, size_t r0, size_t size, size_t tru
 void push_one(Program &p, OpKind kind, size_t pos, size_t i, size_t dist, size_t truncated, size_t skew_offset) {
   const size_t r = i / (2 * dist) * (2 * dist);
   if (r >= truncated) return;
-  p.ops.push_back(Op{kind, skew_logs()[skew_offset + r + dist - 1], uint32_t(pos + i), uint32_t(pos + i + dist)});
+  p.ops.push_back(Op{kind, lch_field(p.gf).skew[skew_offset + r + dist - 1], uint32_t(pos + i), uint32_t(pos + i + dist)});
 }
 
 // Layers hi = 2 lo and lo (FFT: hi first) in groups of four butterflies per 4 lo block.
@@ -108,7 +108,7 @@ void single_layer(Program &p, OpKind kind, size_t pos, size_t dist, size_t trunc
 }  // namespace
 
 void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset, Order order) {
-  assert(skew_offset % size == 0 && skew_offset + size <= kOrder && truncated <= size);
+  assert(skew_offset % size == 0 && skew_offset + size <= lch_field(p.gf).order && truncated <= size);
   if (order == Order::kDepthFirst) return fft_depth_first(p, pos, 0, size, truncated, skew_offset);
   if (order == Order::kRadix4 || order == Order::kRadix8) {
     size_t dist = size / 2;
@@ -123,7 +123,7 @@ void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t sk
 }
 
 void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset, Order order) {
-  assert(skew_offset % size == 0 && skew_offset + size <= kOrder && truncated <= size);
+  assert(skew_offset % size == 0 && skew_offset + size <= lch_field(p.gf).order && truncated <= size);
   if (order == Order::kDepthFirst) return ifft_depth_first(p, pos, 0, size, truncated, skew_offset);
   if (order == Order::kRadix4 || order == Order::kRadix8) {
     size_t dist = 1;
@@ -148,11 +148,12 @@ void append_formal_derivative(Program &p, size_t count) {
       if (!(t & w)) push(p, OpKind::kXor, t, t + w);
 }
 
-Result<Program> encode_program(unsigned k, unsigned m, Order order) {
-  Result<Geometry> g = geometry(k, m);
+Result<Program> encode_program(unsigned k, unsigned m, Order order, Gf gf) {
+  Result<Geometry> g = geometry(k, m, gf);
   if (!g.ok()) return g.status();
   const size_t C = g->chunk;
   Program p;
+  p.gf = gf;
   for (unsigned i = 0; i < k; ++i) p.inputs.push_back({i, i});
   for (unsigned j = 0; j < m; ++j) p.outputs.push_back({k + j, j});
   if (g->rate == Rate::kHigh) {
@@ -181,8 +182,8 @@ Result<Program> encode_program(unsigned k, unsigned m, Order order) {
 }
 
 std::optional<InverseShape> inverse_shape(unsigned k, unsigned m, const std::vector<bool> &available,
-                                          const std::vector<unsigned> &targets) {
-  Result<Geometry> g = geometry(k, m);
+                                          const std::vector<unsigned> &targets, Gf gf) {
+  Result<Geometry> g = geometry(k, m, gf);
   if (!g.ok() || available.size() != size_t(k) + m || targets.empty()) return std::nullopt;
   const size_t C = g->chunk;
   auto all = [&](size_t first, size_t last) {
@@ -210,16 +211,17 @@ std::optional<InverseShape> inverse_shape(unsigned k, unsigned m, const std::vec
 }
 
 std::optional<Program> inverse_decode_program(unsigned k, unsigned m, const std::vector<unsigned> &sources,
-                                              const std::vector<unsigned> &targets, Order order) {
+                                              const std::vector<unsigned> &targets, Order order, Gf gf) {
   std::vector<bool> read(size_t(k) + m, false);
   for (unsigned s : sources) {
     if (s >= k + m) return std::nullopt;
     read[s] = true;
   }
-  const std::optional<InverseShape> shape = inverse_shape(k, m, read, targets);
+  const std::optional<InverseShape> shape = inverse_shape(k, m, read, targets, gf);
   if (!shape) return std::nullopt;
-  const size_t C = geometry(k, m)->chunk;
+  const size_t C = geometry(k, m, gf)->chunk;
   Program p;
+  p.gf = gf;
   if (shape->rate == Rate::kHigh) {
     const size_t lost = shape->chunk_point;  // first original of chunk L
     size_t last = 0;                         // 1 + the highest target's index in chunk L
@@ -277,10 +279,10 @@ std::optional<Program> inverse_decode_program(unsigned k, unsigned m, const std:
 }
 
 std::optional<std::vector<unsigned>> inverse_decode_sources(unsigned k, unsigned m, const std::vector<bool> &present,
-                                                            const std::vector<unsigned> &targets) {
-  const std::optional<InverseShape> shape = inverse_shape(k, m, present, targets);
+                                                            const std::vector<unsigned> &targets, Gf gf) {
+  const std::optional<InverseShape> shape = inverse_shape(k, m, present, targets, gf);
   if (!shape) return std::nullopt;
-  const size_t C = geometry(k, m)->chunk;
+  const size_t C = geometry(k, m, gf)->chunk;
   std::vector<unsigned> sources;
   auto add = [&](size_t first, size_t last) {
     for (size_t s = first; s < last; ++s) sources.push_back(unsigned(s));
@@ -301,10 +303,10 @@ std::optional<std::vector<unsigned>> inverse_decode_sources(unsigned k, unsigned
 }
 
 std::optional<InverseReads> inverse_decode_reads(unsigned k, unsigned m, const std::vector<bool> &present,
-                                                 const std::vector<unsigned> &targets) {
-  if (std::optional<std::vector<unsigned>> direct = inverse_decode_sources(k, m, present, targets))
+                                                 const std::vector<unsigned> &targets, Gf gf) {
+  if (std::optional<std::vector<unsigned>> direct = inverse_decode_sources(k, m, present, targets, gf))
     return InverseReads{std::move(*direct), {}, targets};
-  Result<Geometry> g = geometry(k, m);
+  Result<Geometry> g = geometry(k, m, gf);
   if (!g.ok() || present.size() != size_t(k) + m || targets.empty()) return std::nullopt;
   const bool high = g->rate == Rate::kHigh;
   const size_t C = g->chunk;
@@ -333,7 +335,7 @@ std::optional<InverseReads> inverse_decode_reads(unsigned k, unsigned m, const s
   for (unsigned t : targets)
     if (!read_in_full(t)) r.targets.push_back(t);
   if (r.first.empty() || r.targets.empty()) return std::nullopt;
-  const std::optional<InverseShape> shape = inverse_shape(k, m, available, r.targets);
+  const std::optional<InverseShape> shape = inverse_shape(k, m, available, r.targets, gf);
   if (!shape) return std::nullopt;
   // What the inverse reads of the present shards, then the others up to k.
   std::vector<bool> taken(size_t(k) + m, false);
@@ -356,8 +358,8 @@ std::optional<InverseReads> inverse_decode_reads(unsigned k, unsigned m, const s
   return r;
 }
 
-Result<std::vector<uint16_t>> locator_logs(unsigned k, unsigned m, const std::vector<bool> &present) {
-  Result<Geometry> g = geometry(k, m);
+Result<std::vector<uint16_t>> locator_logs(unsigned k, unsigned m, const std::vector<bool> &present, Gf gf) {
+  Result<Geometry> g = geometry(k, m, gf);
   if (!g.ok()) return g.status();
   if (present.size() != size_t(k) + m)
     return Status(StatusCode::kShardCount, "rs-fft: present has " +
@@ -376,15 +378,16 @@ Result<std::vector<uint16_t>> locator_logs(unsigned k, unsigned m, const std::ve
     std::fill(erased.begin() + m, erased.begin() + g->chunk, true);
   else
     std::fill(erased.begin() + g->decode_end, erased.end(), true);
-  return erasure_logs(erased);
+  return erasure_logs(erased, gf);
 }
 
 Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &present,
-                               bool restore_recovery) {
-  Result<std::vector<uint16_t>> logs = locator_logs(k, m, present);
+                               bool restore_recovery, Gf gf) {
+  Result<std::vector<uint16_t>> logs = locator_logs(k, m, present, gf);
   if (!logs.ok()) return logs.status();
-  const Geometry g = *geometry(k, m);
+  const Geometry g = *geometry(k, m, gf);
   Program p;
+  p.gf = gf;
   std::vector<uint32_t> wanted;  // shard ids to restore, originals first
   for (unsigned s = 0; s < k + m; ++s)
     if (!present[s] && (s < k || restore_recovery)) wanted.push_back(s);
@@ -409,7 +412,7 @@ Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &
   append_formal_derivative(p, n);
   append_fft(p, 0, n, g.decode_end, 0);
   for (uint32_t s : wanted) {
-    push(p, OpKind::kMulLog, pos(s), 0, uint16_t(kModulus - lg[pos(s)]));
+    push(p, OpKind::kMulLog, pos(s), 0, uint16_t(lch_field(gf).modulus - lg[pos(s)]));
     p.outputs.push_back({s, uint32_t(pos(s))});
   }
   return p;
@@ -417,8 +420,8 @@ Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &
 
 Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::vector<bool> &present,
                                             const std::vector<unsigned> &sources,
-                                            const std::vector<unsigned> &targets) {
-  Result<std::vector<uint16_t>> logs = locator_logs(k, m, present);
+                                            const std::vector<unsigned> &targets, Gf gf) {
+  Result<std::vector<uint16_t>> logs = locator_logs(k, m, present, gf);
   if (!logs.ok()) return logs.status();
   for (unsigned s : sources)
     if (s >= k + m || !present[s])
@@ -426,10 +429,12 @@ Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::v
   for (unsigned t : targets)
     if (t >= k + m || present[t])
       return Status(StatusCode::kInvalidArgument, "rs-fft decode_matrix: target " + std::to_string(t) + " is not missing");
-  const Geometry g = *geometry(k, m);
+  const Geometry g = *geometry(k, m, gf);
+  const LchField &f = lch_field(gf);
   const size_t n = g.decode_work;
   auto point = [&](unsigned s) { return s < k ? g.original_pos + s : g.recovery_pos + (s - k); };
   Program core;
+  core.gf = gf;
   core.work_count = uint32_t(n);
   append_ifft(core, 0, n, g.decode_end, 0);
   append_formal_derivative(core, n);
@@ -437,8 +442,7 @@ Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::v
   std::vector<uint16_t> out(targets.size() * sources.size()), v(n);
   // The multiplies inline on the tables (a first reconstruct of a new erasure set waits for
   // |targets| passes of about 2 n log n of them: 1024:1024, 16 lost, ~0.4 M).
-  const uint16_t *const L = log_table(), *const E = exp_table();
-  auto times = [L, E](uint16_t a, uint16_t log) { return a ? E[add_mod(L[a], log)] : uint16_t(0); };
+  auto times = [&f](uint16_t a, uint16_t log) { return f.mul_log(a, log); };
   for (size_t t = 0; t < targets.size(); ++t) {
     std::fill(v.begin(), v.end(), uint16_t(0));
     v[point(targets[t])] = 1;
@@ -451,10 +455,10 @@ Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::v
       switch (op.kind) {
         case OpKind::kFft:  // a ^= s b; b ^= a   ->   a ^= b; b ^= s a
           a ^= b;
-          if (op.log != kModulus) b ^= times(a, op.log);
+          if (op.log != f.modulus) b ^= times(a, op.log);
           break;
         case OpKind::kIfft:  // b ^= a; a ^= s b   ->   b ^= s a; a ^= b
-          if (op.log != kModulus) b ^= times(a, op.log);
+          if (op.log != f.modulus) b ^= times(a, op.log);
           a ^= b;
           break;
         case OpKind::kXor:  // a ^= b   ->   b ^= a
@@ -464,7 +468,7 @@ Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::v
           assert(false && "the decode core holds butterflies and XORs only");
       }
     }
-    const uint16_t post = uint16_t(kModulus - (*logs)[point(targets[t])]);
+    const uint16_t post = uint16_t(f.modulus - (*logs)[point(targets[t])]);
     for (size_t i = 0; i < sources.size(); ++i) {
       const size_t x = point(sources[i]);
       out[t * sources.size() + i] = times(times(v[x], (*logs)[x]), post);
@@ -474,7 +478,11 @@ Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::v
 }
 
 void run_program(const Program &p, size_t len, const uint16_t *const *in, uint16_t *const *out) {
-  std::vector<uint16_t> work(size_t(p.work_count) * len, uint16_t(0xA5A5));
+  const LchField &f = lch_field(p.gf);
+  const uint16_t kModulus = uint16_t(f.modulus);
+  auto mul_log = [&f](uint16_t a, uint16_t log) { return f.mul_log(a, log); };
+  // Poison below the field's order, so that garbage read stays a field element.
+  std::vector<uint16_t> work(size_t(p.work_count) * len, uint16_t(0xA5A5 & (f.order - 1)));
   auto shard = [&](uint32_t slot) { return work.data() + size_t(slot) * len; };
   for (const Binding &b : p.inputs) std::copy(in[b.shard], in[b.shard] + len, shard(b.slot));
   for (const Op &op : p.ops) {

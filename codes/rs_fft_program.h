@@ -47,6 +47,7 @@ struct Binding {
 };
 
 struct Program {
+  Gf gf = Gf::k16;  // the field of its logs (append_fft / append_ifft read its twiddles)
   uint32_t work_count = 0;
   std::vector<Binding> inputs;
   std::vector<Binding> outputs;
@@ -82,7 +83,7 @@ void append_formal_derivative(Program &p, size_t count);
 
 // Encode: inputs are originals 0 .. k-1, outputs recovery 0 .. m-1 (shard ids k .. k+m-1).
 // Errors: kInvalidSpec.
-Result<Program> encode_program(unsigned k, unsigned m, Order order = Order::kLayers);
+Result<Program> encode_program(unsigned k, unsigned m, Order order = Order::kLayers, Gf gf = Gf::k16);
 
 // Decode for one erasure pattern: present has k + m entries (originals then recovery).
 // Inputs are the present shards; outputs are the missing originals, then, when
@@ -91,7 +92,7 @@ Result<Program> encode_program(unsigned k, unsigned m, Order order = Order::kLay
 // recovery wanted gives a program with no ops. Errors: kInvalidSpec, kShardCount (present
 // has the wrong size), kTooManyErasures (fewer than k present).
 Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &present,
-                               bool restore_recovery = false);
+                               bool restore_recovery = false, Gf gf = Gf::k16);
 
 // A decode that inverts the encoder's transforms where the shards read allow it, instead of
 // the erasure-locator core (IFFT, derivative and FFT on all decode_work points: about three
@@ -105,7 +106,8 @@ Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &
 //    chunk; their IFFT is the code's polynomial, and each target chunk its FFT there.
 // nullopt for every other shape (those decode through decode_program's core).
 std::optional<Program> inverse_decode_program(unsigned k, unsigned m, const std::vector<unsigned> &sources,
-                                              const std::vector<unsigned> &targets, Order order = Order::kLayers);
+                                              const std::vector<unsigned> &targets, Order order = Order::kLayers,
+                                              Gf gf = Gf::k16);
 
 // Which inverted-encoder decode the shards at hand allow (the shapes inverse_decode_program
 // takes), or nullopt: `available` has k + m entries, `targets` are shard ids. The one place
@@ -117,7 +119,7 @@ struct InverseShape {
   size_t chunk_point = 0;
 };
 std::optional<InverseShape> inverse_shape(unsigned k, unsigned m, const std::vector<bool> &available,
-                                          const std::vector<unsigned> &targets);
+                                          const std::vector<unsigned> &targets, Gf gf = Gf::k16);
 
 // Sources (k shards, ascending) for which inverse_decode_program restores `targets` (missing
 // shards) given `present` (k + m entries): at the high rate every recovery shard and the
@@ -125,7 +127,7 @@ std::optional<InverseShape> inverse_shape(unsigned k, unsigned m, const std::vec
 // else (k == C) the first whole recovery chunk present. nullopt when no k shards present
 // allow it (then the first k present decode through the core, or as a matrix).
 std::optional<std::vector<unsigned>> inverse_decode_sources(unsigned k, unsigned m, const std::vector<bool> &present,
-                                                            const std::vector<unsigned> &targets);
+                                                            const std::vector<unsigned> &targets, Gf gf = Gf::k16);
 
 // A decode by the inverted encoder where some shards it reads are missing too: those are
 // restored first from `sources` (decode_matrix: |first| x k multiplies per element), then
@@ -145,14 +147,14 @@ struct InverseReads {
 // and the targets left recovery shards. sources: the present shards the inverse reads, then other present shards in index
 // order up to k. nullopt where neither holds or the targets left are none (a matrix alone).
 std::optional<InverseReads> inverse_decode_reads(unsigned k, unsigned m, const std::vector<bool> &present,
-                                                 const std::vector<unsigned> &targets);
+                                                 const std::vector<unsigned> &targets, Gf gf = Gf::k16);
 
 // The erasure-locator logs of one pattern on the decode_work points (rs_fft.h's Geometry):
 // a present shard's point is multiplied by exp(logs[x]) before the IFFT, every other point
 // is zero; a restored point is multiplied by exp(kModulus - logs[x]) after the FFT. What
 // decode_program bakes in, for decoders that take the multipliers at run time. Errors as
 // decode_program's.
-Result<std::vector<uint16_t>> locator_logs(unsigned k, unsigned m, const std::vector<bool> &present);
+Result<std::vector<uint16_t>> locator_logs(unsigned k, unsigned m, const std::vector<bool> &present, Gf gf = Gf::k16);
 
 // The decode of one erasure pattern as a matrix: restored shard targets[t] = XOR over i of
 // out[t * sources.size() + i] * shard sources[i] (elements of the crate's field), where
@@ -164,7 +166,7 @@ Result<std::vector<uint16_t>> locator_logs(unsigned k, unsigned m, const std::ve
 // Errors as locator_logs's; kInvalidArgument when a target is present or a source missing.
 Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::vector<bool> &present,
                                             const std::vector<unsigned> &sources,
-                                            const std::vector<unsigned> &targets);
+                                            const std::vector<unsigned> &targets, Gf gf = Gf::k16);
 
 // Runs p on shards of len elements: in[id] are read for the input bindings, out[id] written
 // for the output bindings (both arrays indexed by shard id, k + m entries; the pointers

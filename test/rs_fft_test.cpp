@@ -65,11 +65,11 @@ std::vector<uint8_t *> ptrs(std::vector<Bytes> &v) {
   return p;
 }
 
-std::vector<Bytes> encode(unsigned k, unsigned m, const std::vector<Bytes> &orig) {
+std::vector<Bytes> encode(unsigned k, unsigned m, const std::vector<Bytes> &orig, fft::Gf gf = fft::Gf::k16) {
   const size_t bytes = orig[0].size();
   std::vector<Bytes> rec(m, Bytes(bytes));
   auto op = ptrs(rec);
-  auto st = fft::encode_bytes(k, m, bytes, cptrs(orig).data(), op.data());
+  auto st = fft::encode_bytes(k, m, bytes, cptrs(orig).data(), op.data(), gf);
   EXPECT_TRUE(st.ok()) << st.to_string();
   return rec;
 }
@@ -77,14 +77,14 @@ std::vector<Bytes> encode(unsigned k, unsigned m, const std::vector<Bytes> &orig
 // Decodes with the shards where keep[s] is set; checks every original and recovery shard.
 void check_decode(unsigned k, unsigned m, const std::vector<Bytes> &orig,
                   const std::vector<Bytes> &rec, const std::vector<bool> &keep,
-                  const std::string &what) {
+                  const std::string &what, fft::Gf gf = fft::Gf::k16) {
   const size_t bytes = orig[0].size();
   std::vector<const uint8_t *> in(k + m, nullptr);
   std::vector<Bytes> out_o(k, Bytes(bytes, 0xEE)), out_r(m, Bytes(bytes, 0xEE));
   for (unsigned s = 0; s < k + m; ++s)
     if (keep[s]) in[s] = s < k ? orig[s].data() : rec[s - k].data();
   auto oo = ptrs(out_o), orr = ptrs(out_r);
-  auto st = fft::decode_bytes(k, m, bytes, in.data(), oo.data(), orr.data());
+  auto st = fft::decode_bytes(k, m, bytes, in.data(), oo.data(), orr.data(), gf);
   ASSERT_TRUE(st.ok()) << what << ": " << st.to_string();
   for (unsigned s = 0; s < k + m; ++s) {
     if (keep[s]) continue;
@@ -189,10 +189,11 @@ TEST(RsFftField, SkewTableIsNormalisedSubspacePolynomials) {
 
 // ---------------------------------------------------------------- transforms
 
-fft::Shards random_shards(std::mt19937_64 &rng, size_t count, size_t len) {
+fft::Shards random_shards(std::mt19937_64 &rng, size_t count, size_t len, fft::Gf gf = fft::Gf::k16) {
   fft::Shards s(count, len);
+  const uint16_t mask = gf == fft::Gf::k8 ? 0xFF : 0xFFFF;
   for (size_t i = 0; i < count; ++i)
-    for (size_t t = 0; t < len; ++t) s[i][t] = uint16_t(rng());
+    for (size_t t = 0; t < len; ++t) s[i][t] = uint16_t(rng()) & mask;
   return s;
 }
 
@@ -415,11 +416,11 @@ TEST(RsFftRoundTrip, EveryErasureSetOfSmallCodes) {
     }
 }
 
-void random_round_trips(unsigned k, unsigned m, size_t bytes, int trials, uint64_t seed) {
+void random_round_trips(unsigned k, unsigned m, size_t bytes, int trials, uint64_t seed, fft::Gf gf = fft::Gf::k16) {
   std::mt19937_64 rng(seed);
   std::vector<Bytes> orig;
   for (unsigned i = 0; i < k; ++i) orig.push_back(random_bytes(rng, bytes));
-  const auto rec = encode(k, m, orig);
+  const auto rec = encode(k, m, orig, gf);
   std::vector<unsigned> ids(k + m);
   for (unsigned s = 0; s < k + m; ++s) ids[s] = s;
   for (int t = 0; t < trials; ++t) {
@@ -428,7 +429,7 @@ void random_round_trips(unsigned k, unsigned m, size_t bytes, int trials, uint64
     std::vector<bool> keep(k + m, true);
     for (unsigned i = 0; i < lost; ++i) keep[ids[i]] = false;
     check_decode(k, m, orig, rec, keep,
-                 std::to_string(k) + ":" + std::to_string(m) + " trial " + std::to_string(t));
+                 std::to_string(k) + ":" + std::to_string(m) + " trial " + std::to_string(t), gf);
     if (testing::Test::HasFatalFailure()) return;
   }
 }
@@ -452,17 +453,17 @@ TEST(RsFftRoundTrip, OneOriginalIsRepeated) {
 
 // ---------------------------------------------------------------- program view
 
-void check_programs(unsigned k, unsigned m, size_t len, uint64_t seed) {
+void check_programs(unsigned k, unsigned m, size_t len, uint64_t seed, fft::Gf gf = fft::Gf::k16) {
   std::mt19937_64 rng(seed);
-  fft::Shards orig = random_shards(rng, k, len), rec(m, len), ran(k + m, len);
+  fft::Shards orig = random_shards(rng, k, len, gf), rec(m, len), ran(k + m, len);
   std::vector<const uint16_t *> in(k + m, nullptr);
   std::vector<uint16_t *> out(k + m), rp(m);
   for (unsigned s = 0; s < k + m; ++s) out[s] = ran[s];
   for (unsigned i = 0; i < k; ++i) in[i] = orig[i];
   for (unsigned j = 0; j < m; ++j) rp[j] = rec[j];
-  ASSERT_TRUE(fft::encode(k, m, len, in.data(), rp.data()).ok());
+  ASSERT_TRUE(fft::encode(k, m, len, in.data(), rp.data(), gf).ok());
   for (fft::Order order : {fft::Order::kLayers, fft::Order::kDepthFirst, fft::Order::kRadix4, fft::Order::kRadix8}) {
-    auto ep = fft::encode_program(k, m, order);
+    auto ep = fft::encode_program(k, m, order, gf);
     ASSERT_TRUE(ep.ok());
     fft::run_program(*ep, len, in.data(), out.data());
     for (unsigned j = 0; j < m; ++j)
@@ -479,7 +480,7 @@ void check_programs(unsigned k, unsigned m, size_t len, uint64_t seed) {
   for (int t = 0; t < 4; ++t) {
     std::vector<bool> present(k + m, true);
     for (unsigned e = 0; e < m; ++e) present[rng() % (k + m)] = false;
-    auto dp = fft::decode_program(k, m, present, true);
+    auto dp = fft::decode_program(k, m, present, true, gf);
     ASSERT_TRUE(dp.ok()) << dp.status().to_string();
     std::vector<const uint16_t *> din(k + m, nullptr);
     for (unsigned s = 0; s < k + m; ++s)
@@ -789,13 +790,137 @@ TEST(RsFftMatrix, LinearAndMds) {
     }
 }
 
+// ---------------------------------------------------------------- GF(2^8) (Leopard-RS)
+
+TEST(RsFft8, FieldIsLeopardsCantorBasisAndTables) {
+  const fft::LchField &f = fft::lch_field(fft::Gf::k8);
+  ASSERT_EQ(f.bits, 8u);
+  ASSERT_EQ(f.modulus, 255u);
+  // An independent GF(2^8) over 0x11D (codes/gf.h) and the basis change of Leopard's ff8.
+  const ecjit::codes::Field g = *ecjit::codes::Field::make(8, 0x11D);
+  const uint16_t basis[8] = {1, 214, 152, 146, 86, 200, 88, 230};
+  for (unsigned i = 1; i < 8; ++i) EXPECT_EQ(g.mul(basis[i], basis[i]) ^ basis[i], basis[i - 1]) << i;
+  std::vector<uint16_t> phi(256, 0), phi_inv(256, 0);
+  for (unsigned e = 1; e < 256; ++e) phi[e] = uint16_t(phi[e & (e - 1)] ^ basis[__builtin_ctz(e)]);
+  for (unsigned e = 0; e < 256; ++e) phi_inv[phi[e]] = uint16_t(e);
+  for (unsigned a = 0; a < 256; ++a)
+    for (unsigned b = 0; b < 256; b += 7)
+      ASSERT_EQ(f.mul(uint16_t(a), uint16_t(b)), phi_inv[g.mul(phi[a], phi[b])]) << a << " " << b;
+  // Logs to the base phi^-1(X): exp(1) is the element X.
+  EXPECT_EQ(phi[f.exp[1]], 2u);
+  for (unsigned a = 1; a < 256; ++a) ASSERT_EQ(f.exp[f.log[a]], a);
+  // add_mod keeps logs below 2^8 and mod 255.
+  for (unsigned a = 0; a <= 255; ++a)
+    for (unsigned b = 0; b <= 255; b += 5) ASSERT_EQ(f.add_mod(uint16_t(a), uint16_t(b)) % 255, (a + b) % 255);
+  // Twiddles: log of shat_j(x) at x = i + 1 - 2^j, by the definition over this field.
+  for (unsigned i = 0; i < 255; ++i) {
+    const unsigned j = unsigned(__builtin_ctz(i + 1)), x = i + 1 - (1u << j);
+    auto s = [&](unsigned y) {  // s_j(y) = prod over w < 2^j of (y + w)
+      uint16_t p = 1;
+      for (unsigned w = 0; w < (1u << j); ++w) p = f.mul(p, uint16_t(y ^ w));
+      return p;
+    };
+    const uint16_t v = s(x), norm = s(1u << j);
+    const uint16_t want = v ? f.log[f.mul(v, f.exp[255 - f.log[norm]])] : uint16_t(255);
+    ASSERT_EQ(f.skew[i], want) << i;
+  }
+}
+
+TEST(RsFft8, GeometryIsTheHighRateWithinTheField) {
+  struct Case { unsigned k, m; bool ok; };
+  const Case cases[] = {{1, 1, true},   {3, 5, true},   {10, 4, true},   {128, 128, true}, {192, 64, true},
+                        {255, 1, true}, {1, 128, true}, {190, 50, true}, {6, 250, false},  {200, 57, false},
+                        {129, 128, false}, {256, 1, false}, {0, 1, false}, {1, 0, false}};
+  for (const Case &c : cases) {
+    auto g = fft::geometry(c.k, c.m, fft::Gf::k8);
+    ASSERT_EQ(g.ok(), c.ok) << c.k << ":" << c.m;
+    if (!c.ok) {
+      EXPECT_EQ(g.status().code(), StatusCode::kInvalidSpec);
+      EXPECT_NE(g.status().message().find("next_pow2(m) + k <= 256"), std::string::npos) << g.status().message();
+      continue;
+    }
+    EXPECT_EQ(g->rate, fft::Rate::kHigh) << c.k << ":" << c.m;
+    EXPECT_EQ(g->gf, fft::Gf::k8);
+    EXPECT_LE(g->decode_work, 256u);
+  }
+  // Any nonzero length; elements are the bytes in order.
+  EXPECT_TRUE(fft::check_shard_bytes(1, fft::Gf::k8).ok());
+  EXPECT_TRUE(fft::check_shard_bytes(63, fft::Gf::k8).ok());
+  EXPECT_EQ(fft::check_shard_bytes(0, fft::Gf::k8).code(), StatusCode::kShardSize);
+  Bytes b = {1, 2, 250};
+  std::vector<uint16_t> e(3);
+  fft::unpack_shard(b.data(), 3, e.data(), fft::Gf::k8);
+  EXPECT_EQ(e, (std::vector<uint16_t>{1, 2, 250}));
+}
+
+TEST(RsFft8, EveryErasureSetOfSmallCodes) {
+  std::mt19937_64 rng(8);
+  for (unsigned k = 1; k <= 7; ++k)
+    for (unsigned m = 1; m <= 7; ++m) {
+      const size_t bytes = 61 + (k + m) % 5;
+      std::vector<Bytes> orig;
+      for (unsigned i = 0; i < k; ++i) orig.push_back(random_bytes(rng, bytes));
+      const auto rec = encode(k, m, orig, fft::Gf::k8);
+      const unsigned n = k + m;
+      for (uint32_t mask = 0; mask < (1u << n); ++mask) {
+        if (unsigned(__builtin_popcount(mask)) > m) continue;
+        std::vector<bool> keep(n);
+        for (unsigned s = 0; s < n; ++s) keep[s] = !(mask >> s & 1);
+        check_decode(k, m, orig, rec, keep, std::to_string(k) + ":" + std::to_string(m) + " gf=8 lost mask " +
+                                                std::to_string(mask), fft::Gf::k8);
+        if (HasFatalFailure()) return;
+      }
+    }
+}
+
+TEST(RsFft8, RandomErasuresWideCodesAndPrograms) {
+  random_round_trips(128, 128, 64, 4, 20, fft::Gf::k8);
+  random_round_trips(190, 50, 70, 4, 21, fft::Gf::k8);
+  random_round_trips(1, 128, 64, 3, 22, fft::Gf::k8);
+  random_round_trips(250, 4, 65, 4, 23, fft::Gf::k8);
+  random_round_trips(20, 100, 64, 4, 24, fft::Gf::k8);
+  uint64_t seed = 300;
+  for (auto km : {std::array<unsigned, 2>{1, 1}, {3, 5}, {5, 3}, {10, 4}, {100, 20}, {20, 100}, {128, 128}})
+    check_programs(km[0], km[1], 7, seed++, fft::Gf::k8);
+}
+
+// decode_matrix over GF(2^8): the rows times the shards read give the lost shards.
+TEST(RsFft8, DecodeMatrixEqualsTheTransforms) {
+  const fft::LchField &f = fft::lch_field(fft::Gf::k8);
+  std::mt19937_64 rng(78);
+  for (auto km : {std::array<unsigned, 2>{2, 2}, {10, 4}, {32, 32}, {100, 20}}) {
+    const unsigned k = km[0], m = km[1], n = k + m;
+    const size_t len = 5;
+    fft::Shards orig = random_shards(rng, k, len, fft::Gf::k8), rec(m, len);
+    std::vector<const uint16_t *> in(n);
+    std::vector<uint16_t *> rp(m);
+    for (unsigned i = 0; i < k; ++i) in[i] = orig[i];
+    for (unsigned j = 0; j < m; ++j) rp[j] = rec[j], in[k + j] = rec[j];
+    ASSERT_TRUE(fft::encode(k, m, len, in.data(), rp.data(), fft::Gf::k8).ok());
+    for (int trial = 0; trial < 5; ++trial) {
+      std::vector<bool> present(n, true);
+      for (unsigned e = 0; e < 1 + rng() % m; ++e) present[rng() % n] = false;
+      std::vector<unsigned> sources, targets;
+      for (unsigned s = 0; s < n; ++s) (present[s] ? sources : targets).push_back(s);
+      auto mat = fft::decode_matrix(k, m, present, sources, targets, fft::Gf::k8);
+      ASSERT_TRUE(mat.ok()) << mat.status().to_string();
+      for (size_t t = 0; t < targets.size(); ++t)
+        for (size_t e = 0; e < len; ++e) {
+          uint16_t acc = 0;
+          for (size_t i = 0; i < sources.size(); ++i) acc ^= f.mul((*mat)[t * sources.size() + i], in[sources[i]][e]);
+          ASSERT_EQ(acc, in[targets[t]][e]) << k << ":" << m << " target " << targets[t];
+        }
+    }
+  }
+}
+
 // ---------------------------------------------------------------- reed-solomon-simd
 
-// test/data/rs_fft_kat.txt (format in its header): our recovery shards equal the crate's, and
-// the crate's shards (printed in full for small cases) decode with us.
-TEST(RsFftCompat, KnownAnswersOfReedSolomonSimd) {
-  std::ifstream f(ECJIT_RS_FFT_KAT);
-  ASSERT_TRUE(f.good()) << "cannot read " << ECJIT_RS_FFT_KAT;
+// A known-answer file (format in its header): our recovery shards equal the other codec's,
+// and its shards (printed in full for small cases) decode with us.
+void check_known_answers(const char *path, fft::Gf gf, unsigned min_cases, unsigned min_full) {
+  std::ifstream f(path);
+  ASSERT_TRUE(f.good()) << "cannot read " << path;
   std::string line, word;
   uint64_t seed = 0;
   unsigned k = 0, m = 0, cases = 0, full = 0;
@@ -812,7 +937,7 @@ TEST(RsFftCompat, KnownAnswersOfReedSolomonSimd) {
     } else if (word == "case") {
       in >> k >> m >> bytes;
       orig = kat_originals(seed, k, m, bytes);
-      ours = encode(k, m, orig);
+      ours = encode(k, m, orig, gf);
       theirs.assign(m, Bytes());
       ++cases;
     } else if (word == "orig") {
@@ -842,16 +967,23 @@ TEST(RsFftCompat, KnownAnswersOfReedSolomonSimd) {
       if (!theirs.empty() && !theirs[0].empty()) rec = theirs, ++full;
       std::vector<bool> keep(k + m, true);
       for (unsigned i = 0; i < std::min(k, m); ++i) keep[i] = false;
-      check_decode(k, m, orig, rec, keep, "KAT case " + std::to_string(k) + ":" + std::to_string(m));
+      check_decode(k, m, orig, rec, keep, "KAT case " + std::to_string(k) + ":" + std::to_string(m), gf);
     } else {
       FAIL() << "bad KAT line: " << line;
     }
   }
-  EXPECT_GE(cases, 50u);
-  EXPECT_GE(full, 10u);
+  EXPECT_GE(cases, min_cases);
+  EXPECT_GE(full, min_full);
 }
 
-// Live differential run against bench/rs_simd (see bench/rs_simd/README.md).
+// test/data/rs_fft_kat.txt: reed-solomon-simd's GF(2^16) code.
+TEST(RsFftCompat, KnownAnswersOfReedSolomonSimd) { check_known_answers(ECJIT_RS_FFT_KAT, fft::Gf::k16, 50, 10); }
+
+// test/data/rs_fft8_kat.txt: klauspost/reedsolomon's Leopard GF(2^8) code (bench/leopard8).
+TEST(RsFftCompat, KnownAnswersOfKlauspostLeopard8) { check_known_answers(ECJIT_RS_FFT8_KAT, fft::Gf::k8, 45, 12); }
+
+// Live differential run against bench/rs_simd (see bench/rs_simd/README.md): runs an oracle
+// binary (rs_simd or leopard8, the same protocol) on `input`.
 std::string rs_simd_run(const std::string &bin, const std::string &args, const Bytes &input) {
   const std::string dir = testing::TempDir();
   const std::string in = dir + "rs_fft_in.bin", out = dir + "rs_fft_out.bin";
@@ -910,6 +1042,58 @@ TEST(RsFftCompat, LiveDifferentialAgainstReedSolomonSimd) {
     const std::string restored = rs_simd_run(bin, "decode " + std::to_string(k) + " " +
                                                       std::to_string(m) + " " + std::to_string(bytes), input);
     ASSERT_EQ(restored, std::string(expect.begin(), expect.end())) << what << ": crate decode";
+  }
+}
+
+// Live differential run against bench/leopard8 (klauspost/reedsolomon's Leopard GF(2^8)).
+TEST(RsFftCompat, LiveDifferentialAgainstKlauspostLeopard8) {
+  const char *bin = std::getenv("ECJIT_LEOPARD8_BIN");
+  if (!bin || !*bin)
+    GTEST_SKIP() << "set ECJIT_LEOPARD8_BIN to the binary that bench/leopard8/build.sh prints "
+                    "(bench/leopard8/leopard8) to run the live differential test";
+  std::mt19937_64 rng(18);
+  std::vector<std::array<unsigned, 3>> cases = {{128, 128, 64}, {255, 1, 64}, {1, 128, 128}, {190, 50, 192}};
+  for (int t = 0; t < 16; ++t) {
+    const unsigned m = 1 + unsigned(rng() % 128);
+    unsigned C = 1;
+    while (C < m) C <<= 1;
+    const unsigned k = 1 + unsigned(rng() % (256 - C));
+    cases.push_back({k, m, 64 * (1 + unsigned(rng() % 4))});
+  }
+  for (auto [k, m, bytes] : cases) {
+    const std::string what = std::to_string(k) + ":" + std::to_string(m) + " x " + std::to_string(bytes) + " gf=8";
+    std::vector<Bytes> orig;
+    Bytes all;
+    for (unsigned i = 0; i < k; ++i) {
+      orig.push_back(random_bytes(rng, bytes));
+      all.insert(all.end(), orig.back().begin(), orig.back().end());
+    }
+    const auto ours = encode(k, m, orig, fft::Gf::k8);
+    const std::string dims = std::to_string(k) + " " + std::to_string(m) + " " + std::to_string(bytes);
+    const std::string got = rs_simd_run(bin, "encode " + dims, all);
+    ASSERT_EQ(got.size(), size_t(m) * bytes) << what << ": " << got.substr(0, 200);
+    std::vector<Bytes> theirs;
+    for (unsigned j = 0; j < m; ++j) {
+      theirs.emplace_back(got.begin() + j * bytes, got.begin() + (j + 1) * bytes);
+      ASSERT_EQ(theirs[j], ours[j]) << what << ": recovery " << j;
+    }
+    // Lose min(k, m) random shards; we decode klauspost's shards, klauspost decodes ours.
+    std::vector<unsigned> ids(k + m);
+    for (unsigned s = 0; s < k + m; ++s) ids[s] = s;
+    std::shuffle(ids.begin(), ids.end(), rng);
+    std::vector<bool> keep(k + m, true);
+    for (unsigned i = 0; i < std::min(k, m); ++i) keep[ids[i]] = false;
+    check_decode(k, m, orig, theirs, keep, what, fft::Gf::k8);
+    Bytes input;
+    for (unsigned s = 0; s < k + m; ++s) input.push_back(keep[s] ? 1 : 0);
+    Bytes expect;
+    for (unsigned s = 0; s < k + m; ++s) {
+      const Bytes &b = s < k ? orig[s] : ours[s - k];
+      if (keep[s]) input.insert(input.end(), b.begin(), b.end());
+      else if (s < k) expect.insert(expect.end(), b.begin(), b.end());
+    }
+    const std::string restored = rs_simd_run(bin, "decode " + dims, input);
+    ASSERT_EQ(restored, std::string(expect.begin(), expect.end())) << what << ": klauspost decode";
   }
 }
 
