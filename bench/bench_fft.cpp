@@ -1,7 +1,12 @@
 // bench_fft: rs-fft encode and decode through ecjit's Codec against reed-solomon-simd (bench/rs_simd) in one run.
 //
 //   bench_fft [--cases 32:32:4K,32:32:64K,...] [--seconds 1] [--crate PATH] [--reps 3] [--lost N]
-//             [--mixed | --recovery-lost R|half | --random-loss] [--random-sets N]
+//             [--mixed | --recovery-lost R|half | --random-loss] [--random-sets N] [--gf 8] [--matrix]
+//
+// --gf 8: rs-fft:...,gf=8 (Leopard-RS's GF(2^8), k + next_pow2(m) <= 256) against klauspost's
+// leopard8 (bench/leopard8, the same `bench` protocol; --crate or ECJIT_LEOPARD8_BIN).
+// --matrix: also ecjit's rs-cauchy:k=,m=,gf=8 (GF(2^16) past 256 shards) on the same calls and
+// erasure set, the construction `rs:` weighs the FFT against.
 //
 // Per case k:m:shard_bytes, one thread: ecjit codec() time (cold: no disk cache), encode GB/s,
 // decode GB/s losing min(m, k, N) originals (default N: all m) and rebuilding them from
@@ -107,13 +112,17 @@ int main(int argc, char **argv) {
   unsigned mixed = 0;  // recovery shards lost in place of originals
   int random_sets = 0;
   bool random_loss = false;  // ecjit loses a seeded random set of shards instead
-  std::string crate = std::getenv("ECJIT_RS_SIMD_BIN") ? std::getenv("ECJIT_RS_SIMD_BIN") : "";
+  std::string crate;
+  bool crate_given = false, matrix = false;
+  unsigned gf = 16;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
     if (a == "--cases") cases_text = value();
     else if (a == "--seconds") seconds = std::atof(value().c_str());
-    else if (a == "--crate") crate = value();
+    else if (a == "--crate") crate = value(), crate_given = true;
+    else if (a == "--gf") gf = unsigned(std::atoi(value().c_str()));
+    else if (a == "--matrix") matrix = true;
     else if (a == "--reps") reps = std::max(1, std::atoi(value().c_str()));
     else if (a == "--lost") lost_max = unsigned(std::max(1, std::atoi(value().c_str())));
     else if (a == "--mixed") mixed = 1;
@@ -126,10 +135,17 @@ int main(int argc, char **argv) {
     else {
       std::fprintf(stderr,
                    "usage: bench_fft [--cases K:M:BYTES,...] [--seconds S] [--crate PATH] [--reps N] [--lost N]\n"
-                   "                 [--mixed | --recovery-lost R|half | --random-loss] [--random-sets N]\n");
+                   "                 [--mixed | --recovery-lost R|half | --random-loss] [--random-sets N]\n"
+                   "                 [--gf 8] [--matrix]\n");
       return a == "--help" ? 0 : 2;
     }
   }
+  if (gf != 8 && gf != 16) {
+    std::fprintf(stderr, "bench_fft: --gf %u: rs-fft runs over GF(2^16) (16) or GF(2^8) (8)\n", gf);
+    return 2;
+  }
+  const char *env = std::getenv(gf == 8 ? "ECJIT_LEOPARD8_BIN" : "ECJIT_RS_SIMD_BIN");
+  if (!crate_given && env) crate = env;
   ecjit::JitOptions o;
   o.disk_cache = false;
   auto jit = ecjit::Jit::create(o);
@@ -137,7 +153,9 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "bench_fft: %s\n", jit.status().to_string().c_str());
     return 1;
   }
-  std::printf("rs-fft, one thread, GB = 1e9 B of k x shard input per call; decode: min(m, k%s) originals lost%s\n",
+  std::printf("rs-fft%s, one thread, GB = 1e9 B of k x shard input per call; baseline %s; decode: min(m, k%s) "
+              "originals lost%s\n",
+              gf == 8 ? " gf=8" : "", gf == 8 ? "klauspost leopard8" : "reed-solomon-simd",
               lost_max == ~0u ? "" : (", " + std::to_string(lost_max)).c_str(),
               random_loss    ? " (ecjit: as many, a seeded random set anywhere instead)"
               : mixed == kHalf ? " (ecjit: the last half of them recovery 0 .. lost/2 - 1 instead)"
@@ -148,7 +166,8 @@ int main(int argc, char **argv) {
               "dec GB/s", "crate", "ratio", "encoder / decoder");
   for (const Case &c : parse_cases(cases_text)) {
     const unsigned n = c.k + c.m;
-    const std::string spec = "rs-fft:k=" + std::to_string(c.k) + ",m=" + std::to_string(c.m);
+    const std::string spec =
+        "rs-fft:k=" + std::to_string(c.k) + ",m=" + std::to_string(c.m) + (gf == 8 ? ",gf=8" : "");
     const auto t0 = Clock::now();
     auto codec = (*jit)->codec(spec);
     const double codec_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -199,6 +218,23 @@ int main(int argc, char **argv) {
     std::printf("%-18s %9.1f %9.3f %9s %7s %9.3f %9s %7s  %s / %s\n", name, codec_ms, me, crate_e, ratio_e, md,
                 crate_d, ratio_d, (*codec)->encoder_info().strategy.c_str(),
                 (*codec)->decoder_info(present).why.c_str());
+    if (matrix) {  // the Cauchy matrix code of the same (k, m), the same calls and set
+      const std::string mspec = "rs-cauchy:k=" + std::to_string(c.k) + ",m=" + std::to_string(c.m) +
+                                (n <= 256 ? ",gf=8" : ",gf=16");
+      auto mc = (*jit)->codec(mspec);
+      if (!mc.ok()) {
+        std::printf("%-18s %s: %s\n", name, mspec.c_str(), mc.status().to_string().c_str());
+      } else {
+        std::vector<double> me2, md2;
+        for (int r = 0; r < reps; ++r) {
+          me2.push_back(rate(seconds, size_t(c.k) * c.bytes, [&] { (void)(*mc)->encode(data, parity, c.bytes); }));
+          md2.push_back(rate(seconds, size_t(c.k) * c.bytes, [&] { (void)(*mc)->reconstruct_data(p, present, c.bytes); }));
+        }
+        std::printf("%-18s %9s %9.3f %9s %7s %9.3f %9s %7s  %s (fft / matrix: encode %.2fx, decode %.2fx)\n", "",
+                    "matrix", median(me2), "", "", median(md2), "", "", mspec.c_str(), me / median(me2),
+                    md / median(md2));
+      }
+    }
     if (random_sets > 0) {
       std::vector<double> first, again;
       std::vector<unsigned> ids(n);

@@ -31,8 +31,8 @@ struct FamilyRules {
 };
 const FamilyRules kRsFftRules = {
     "k, m, gf",
-    " (rs-fft's field is fixed: reed-solomon-simd's GF(2^16) in Cantor-basis coordinates, so no "
-    "poly= and no a=)",
+    " (rs-fft's fields are fixed: reed-solomon-simd's GF(2^16) or, with gf=8, Leopard-RS's GF(2^8), "
+    "both in Cantor-basis coordinates, so no poly= and no a=)",
     16, check_rs_fft};
 
 struct FamilyRow {
@@ -66,15 +66,26 @@ uint64_t next_pow2(uint64_t x) {
   return p;
 }
 
-// rs-fft: GF(2^16) only, the crate's field (no poly, no matrix), and the crate's shard rule.
+// rs-fft: GF(2^16) (the crate's field, default) or GF(2^8) (Leopard-RS's, gf=8), no poly, no
+// matrix, and the field's shard rule.
 Status check_rs_fft(CodeSpec &s) {
-  if (s.gf != 16)
+  if (s.gf != 16 && s.gf != 8)
     return bad("gf=" + std::to_string(s.gf) +
-               ": rs-fft is reed-solomon-simd's GF(2^16) code; GF(2^8) is not available, nor any "
-               "field but GF(2^16) (give gf=16 or leave gf= out)");
+               ": rs-fft runs over reed-solomon-simd's GF(2^16) (gf=16, the default) or Leopard-RS's GF(2^8) "
+               "(gf=8, k + next_pow2(m) <= 256); no other field");
   if (s.poly != 0)
-    return bad("rs-fft's field is fixed (reed-solomon-simd's GF(2^16), Cantor basis): poly= is not accepted");
+    return bad("rs-fft's fields are fixed (reed-solomon-simd's GF(2^16), Leopard-RS's GF(2^8), Cantor bases): "
+               "poly= is not accepted");
   if (!s.matrix.empty()) return bad("a= (matrix entries) is only valid for the matrix family");
+  if (s.gf == 8) {
+    Result<codes::fft::Geometry> g = codes::fft::geometry(s.k, s.m, codes::fft::Gf::k8);
+    if (!g.ok())
+      return bad("rs-fft:k=" + std::to_string(s.k) + ",m=" + std::to_string(s.m) +
+                 ",gf=8 is past Leopard-RS's GF(2^8) limit: k + next_pow2(m) = " +
+                 std::to_string(uint64_t(s.k) + next_pow2(s.m)) +
+                 " > 256 (its points are the field's 256 elements; gf=16 takes up to 65536)");
+    return Status::Ok();
+  }
   if (!codes::fft::geometry(s.k, s.m).ok()) {
     const uint64_t used = std::min(next_pow2(s.k), next_pow2(s.m)) + std::max(s.k, s.m);
     return bad("rs-fft:k=" + std::to_string(s.k) + ",m=" + std::to_string(s.m) +

@@ -39,8 +39,8 @@ bool fft_whole_column_vectors(const TargetInfo &target) {
          has_feature(target, "avx512bw");
 }
 
-ColumnEmitter::ColumnEmitter(llvm::IRBuilderBase &b, FftShuffle shuffle, bool whole_columns)
-    : b_(b), shuffle_(shuffle), whole_(whole_columns && shuffle == FftShuffle::kGfni) {
+ColumnEmitter::ColumnEmitter(llvm::IRBuilderBase &b, FftShuffle shuffle, bool whole_columns, codes::fft::Gf gf)
+    : b_(b), shuffle_(shuffle), whole_(whole_columns && shuffle == FftShuffle::kGfni), gf8_(gf == codes::fft::Gf::k8) {
   column_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), kFftColumn);
   plane_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), kFftPlane);
   half_ty_ = llvm::FixedVectorType::get(b.getInt8Ty(), 16);
@@ -84,6 +84,17 @@ std::array<llvm::Value *, 8> ColumnEmitter::whole_column_tables(const std::array
 }
 
 Planes ColumnEmitter::mul(Planes x, const std::array<llvm::Value *, 8> &t) {
+  if (gf8_) {  // every byte on its own: one matrix (or two nibble tables) for all of them
+    if (whole_) return {b_.CreateIntrinsic(llvm::Intrinsic::x86_vgf2p8affineqb_512, {}, {x.lo, t[0], b_.getInt8(0)}), nullptr};
+    auto one = [&](llvm::Value *v) -> llvm::Value * {
+      if (shuffle_ == FftShuffle::kGfni)
+        return b_.CreateIntrinsic(llvm::Intrinsic::x86_vgf2p8affineqb_256, {}, {v, t[0], b_.getInt8(0)});
+      llvm::Value *f = llvm::ConstantInt::get(plane_ty_, 0x0F);
+      llvm::Value *four = llvm::ConstantInt::get(plane_ty_, 4);
+      return b_.CreateXor(lookup(t[0], b_.CreateAnd(v, f)), lookup(t[1], b_.CreateLShr(v, four)));
+    };
+    return {one(x.lo), one(x.hi)};
+  }
   if (whole_) {
     auto affine = [&](llvm::Value *v, llvm::Value *a) {
       return b_.CreateIntrinsic(llvm::Intrinsic::x86_vgf2p8affineqb_512, {}, {v, a, b_.getInt8(0)});
@@ -116,8 +127,17 @@ Planes ColumnEmitter::mul(Planes x, const std::array<llvm::Value *, 8> &t) {
 
 std::array<llvm::Value *, 8> ColumnEmitter::constant_tables(uint16_t log) {
   std::array<uint8_t, kFftMulTableBytes> bytes;
-  fft_mul_tables(log, bytes.data());
+  fft_mul_tables(log, bytes.data(), gf8_ ? codes::fft::Gf::k8 : codes::fft::Gf::k16);
   std::array<llvm::Value *, 8> t{};
+  if (gf8_ && shuffle_ == FftShuffle::kGfni) {  // A_00 over every qword of a plane or column
+    uint64_t a = 0;
+    for (unsigned i = 0; i < 8; ++i) a |= uint64_t(bytes[kFftGfniOffset + i]) << (8 * i);
+    const std::array<uint64_t, kFftColumn / 8> splat = {a, a, a, a, a, a, a, a};
+    t[0] = b_.CreateBitCast(
+        llvm::ConstantDataVector::get(b_.getContext(), llvm::ArrayRef<uint64_t>(splat.data(), whole_ ? 8 : 4)),
+        whole_ ? column_ty_ : plane_ty_);
+    return t;
+  }
   if (whole_) {
     std::array<llvm::Value *, 4> blocks;
     for (unsigned q = 0; q < 4; ++q) {
@@ -144,6 +164,12 @@ std::array<llvm::Value *, 8> ColumnEmitter::constant_tables(uint16_t log) {
 
 std::array<llvm::Value *, 8> ColumnEmitter::load_tables(llvm::Value *address) {
   std::array<llvm::Value *, 8> t{};
+  if (gf8_ && shuffle_ == FftShuffle::kGfni) {
+    llvm::Value *a = b_.CreateAlignedLoad(
+        b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), address, kFftGfniOffset), llvm::Align(1));
+    t[0] = b_.CreateBitCast(b_.CreateVectorSplat((whole_ ? kFftColumn : kFftPlane) / 8, a), whole_ ? column_ty_ : plane_ty_);
+    return t;
+  }
   if (shuffle_ == FftShuffle::kGfni) {
     auto *quads = llvm::FixedVectorType::get(b_.getInt64Ty(), kFftPlane / 8);
     std::array<llvm::Value *, 4> blocks;

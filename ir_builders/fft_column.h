@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "codes/rs_fft_field.h"
 #include "ir_builders/target_info.h"
 
 namespace llvm {
@@ -16,7 +17,7 @@ class Value;
 namespace ecjit::ir {
 
 // A column is 64 bytes of a shard: the low bytes of 32 GF(2^16) elements, then their high
-// bytes (codes/rs_fft.h's layout).
+// bytes (codes/rs_fft.h's layout); over GF(2^8), 64 elements of a byte each.
 constexpr unsigned kFftColumn = 64;
 constexpr unsigned kFftPlane = 32;
 
@@ -43,7 +44,9 @@ struct Planes {
 class ColumnEmitter {
  public:
   // whole_columns (kGfni only, fft_whole_column_vectors): Planes hold one 512-bit column.
-  ColumnEmitter(llvm::IRBuilderBase &b, FftShuffle shuffle, bool whole_columns = false);
+  // gf: the field of the multipliers (GF(2^8): the planes are two halves of 32 elements).
+  ColumnEmitter(llvm::IRBuilderBase &b, FftShuffle shuffle, bool whole_columns = false,
+                codes::fft::Gf gf = codes::fft::Gf::k16);
   llvm::Type *plane_type() const { return plane_ty_; }
   llvm::Type *table_type() const { return half_ty_; }  // <16 x i8>: one nibble table
   Planes zero() const;
@@ -55,7 +58,8 @@ class ColumnEmitter {
   // four bit-matrices A_00, A_01, A_10, A_11 splat over a plane, four affine transforms
   // (lo' = A_00 lo + A_01 hi, hi' = A_10 lo + A_11 hi); whole columns: entry 0 is
   // [A_00 | A_11] and entry 1 [A_01 | A_10], x times entry 0 plus x with its halves swapped
-  // times entry 1.
+  // times entry 1. GF(2^8): two lookups per plane (T_lo[0] on the low nibbles, T_lo[1] on the
+  // high), or one affine transform by A_00 splat over the plane (the whole column).
   Planes mul(Planes x, const std::array<llvm::Value *, 8> &tables);
   // The tables of a compile-time constant given by its log (codes::fft), as constants.
   std::array<llvm::Value *, 8> constant_tables(uint16_t log);
@@ -71,6 +75,7 @@ class ColumnEmitter {
   llvm::IRBuilderBase &b_;
   FftShuffle shuffle_;
   bool whole_ = false;
+  bool gf8_ = false;
   llvm::Type *column_ty_ = nullptr;  // <64 x i8>
   llvm::Type *plane_ty_ = nullptr;
   llvm::Type *half_ty_ = nullptr;

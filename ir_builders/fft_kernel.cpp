@@ -2,6 +2,7 @@
 #include "ir_builders/fft_kernel.h"
 
 #include <array>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -50,7 +51,7 @@ void run_ops(ColumnEmitter &e, const fft::Program &p, std::vector<Planes> &slot,
       case fft::OpKind::kFft: {
         Planes &a = get(op.a);
         Planes &c = get(op.b);
-        if (op.log != fft::kModulus) a = e.xor_(a, e.mul(c, e.constant_tables(op.log)));
+        if (op.log != fft::lch_field(p.gf).modulus) a = e.xor_(a, e.mul(c, e.constant_tables(op.log)));
         c = e.xor_(c, a);
         break;
       }
@@ -58,7 +59,7 @@ void run_ops(ColumnEmitter &e, const fft::Program &p, std::vector<Planes> &slot,
         Planes &a = get(op.a);
         Planes &c = get(op.b);
         c = e.xor_(c, a);
-        if (op.log != fft::kModulus) a = e.xor_(a, e.mul(c, e.constant_tables(op.log)));
+        if (op.log != fft::lch_field(p.gf).modulus) a = e.xor_(a, e.mul(c, e.constant_tables(op.log)));
         break;
       }
       case fft::OpKind::kXor:
@@ -93,9 +94,25 @@ std::vector<int64_t> last_touch(const fft::Program &p) {
 
 }  // namespace
 
-void fft_mul_tables(uint16_t log, uint8_t *out) {
+void fft_mul_tables(uint16_t log, uint8_t *out, fft::Gf gf) {
   // x -> c x is linear: the images of the 16 bits give every table entry by XOR (a matrix
   // decode of a new erasure set makes thousands of these: 16 field multiplies each, not 80).
+  if (gf == fft::Gf::k8) {
+    const fft::LchField &f = fft::lch_field(gf);
+    uint64_t images[8];
+    for (unsigned b = 0; b < 8; ++b) images[b] = f.mul_log(uint16_t(1u << b), log);
+    std::memset(out, 0, kFftMulTableBytes);
+    for (unsigned q = 0; q < 2; ++q)
+      for (unsigned v = 0; v < 16; ++v) {
+        uint8_t p = 0;
+        for (unsigned bit = 0; bit < 4; ++bit)
+          if (v >> bit & 1) p ^= uint8_t(images[4 * q + bit]);
+        out[16 * q + v] = p;
+      }
+    const uint64_t a = codes::gfni_block_of_map(images, 0, 0);
+    for (unsigned t = 0; t < 8; ++t) out[kFftGfniOffset + t] = uint8_t(a >> (8 * t));
+    return;
+  }
   uint64_t images[16];
   for (unsigned b = 0; b < 16; ++b) images[b] = fft::mul_log(uint16_t(1u << b), log);
   for (unsigned q = 0; q < 4; ++q) {
@@ -132,11 +149,12 @@ const char *fft_multiply_name(const TargetInfo &target) {
 
 size_t fft_kernel_slots(const FftKernelDesc &desc) {
   if (desc.kind == FftKernelDesc::Kind::kSteps) return 1;
-  Result<fft::Geometry> g = fft::geometry(desc.k, desc.m);
+  Result<fft::Geometry> g = fft::geometry(desc.k, desc.m, desc.gf);
   if (!g.ok()) return 0;
   if (desc.kind == FftKernelDesc::Kind::kDecode) return g->decode_work;
   if (desc.kind == FftKernelDesc::Kind::kInverse) {
-    std::optional<fft::Program> p = fft::inverse_decode_program(desc.k, desc.m, desc.sources, desc.targets);
+    std::optional<fft::Program> p =
+        fft::inverse_decode_program(desc.k, desc.m, desc.sources, desc.targets, fft::Order::kLayers, desc.gf);
     return p ? p->work_count : 0;
   }
   const size_t count = g->rate == fft::Rate::kHigh ? desc.k : desc.m;
@@ -146,22 +164,23 @@ size_t fft_kernel_slots(const FftKernelDesc &desc) {
 llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext &ctx,
                                                                const FftKernelDesc &desc,
                                                                const TargetInfo &target) {
-  if (desc.kind == FftKernelDesc::Kind::kSteps) return build_fft_step_kernel(ctx, desc.symbol, target);
+  if (desc.kind == FftKernelDesc::Kind::kSteps) return build_fft_step_kernel(ctx, desc.symbol, target, desc.gf);
   if (desc.symbol.empty()) return make_error("empty symbol name");
   const FftShuffle shuffle = fft_shuffle_for(target);
   if (shuffle == FftShuffle::kNone)
     return make_error(fft_unsupported_message(target));
-  Result<fft::Geometry> geo = fft::geometry(desc.k, desc.m);
+  Result<fft::Geometry> geo = fft::geometry(desc.k, desc.m, desc.gf);
   if (!geo.ok()) return make_error(geo.status().message());
   const fft::Geometry &g = *geo;
   const bool decode = desc.kind == FftKernelDesc::Kind::kDecode;
 
   // The program on work slots, and which slot each shard pointer reads or writes.
   fft::Program prog;
+  prog.gf = desc.gf;
   std::vector<int64_t> in_slot, out_slot;  // per pointer index: its work slot
   if (desc.kind == FftKernelDesc::Kind::kInverse) {
     std::optional<fft::Program> p =
-        fft::inverse_decode_program(desc.k, desc.m, desc.sources, desc.targets, fft::Order::kDepthFirst);
+        fft::inverse_decode_program(desc.k, desc.m, desc.sources, desc.targets, fft::Order::kDepthFirst, desc.gf);
     if (!p) return make_error("the encoder's transforms cannot be inverted for these sources and targets");
     prog = std::move(*p);
     // Pointer i reads shard sources[i], pointer t writes shard targets[t].
@@ -175,7 +194,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
         if (bd.shard == t) out_slot.push_back(bd.slot);
     if (out_slot.size() != desc.targets.size()) return make_error("inverse: a target has no output");
   } else if (!decode) {
-    Result<fft::Program> p = fft::encode_program(desc.k, desc.m, fft::Order::kDepthFirst);
+    Result<fft::Program> p = fft::encode_program(desc.k, desc.m, fft::Order::kDepthFirst, desc.gf);
     if (!p.ok()) return make_error(p.status().message());
     prog = std::move(*p);
     in_slot.assign(desc.k, -1);
@@ -239,7 +258,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
   b.SetInsertPoint(body);
   llvm::PHINode *off = b.CreatePHI(size_ty, 2, "off");
   off->addIncoming(size(0), entry);
-  ColumnEmitter e(b, shuffle, fft_whole_column_vectors(target));
+  ColumnEmitter e(b, shuffle, fft_whole_column_vectors(target), desc.gf);
   auto at = [&](llvm::Value *base) { return b.CreateInBoundsGEP(b.getInt8Ty(), base, off); };
   auto runtime_tables = [&](uint64_t index) {
     return e.load_tables(b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), fn->getArg(2), index * kFftMulTableBytes));

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "codes/rs_fft_field.h"
 #include "ir_builders/target_info.h"
 
 namespace llvm {
@@ -30,6 +31,7 @@ struct FftKernelDesc {
   unsigned m = 0;
   std::string symbol;
   std::vector<unsigned> sources, targets;  // kInverse: shards read (in[]) and rebuilt (out[])
+  codes::fft::Gf gf = codes::fft::Gf::k16;  // the code's field (kSteps: the step kernel's)
 };
 
 // Bytes of one run-time multiplier (a constant c of the crate's GF(2^16)), one layout for
@@ -41,8 +43,9 @@ constexpr size_t kFftMulTableBytes = 160;
 constexpr size_t kFftGfniOffset = 128;
 
 // The tables of c = exp(log) (codes::fft), written to out[0 .. kFftMulTableBytes).
-// log == codes::fft::kModulus is c = 1. Pure; thread-safe.
-void fft_mul_tables(uint16_t log, uint8_t *out);
+// log == the field's modulus is c = 1. GF(2^8): T_lo[0] (c * v), T_lo[1] (c * (v << 4)) and
+// the one matrix A_00 in their places, every other byte 0. Pure; thread-safe.
+void fft_mul_tables(uint16_t log, uint8_t *out, codes::fft::Gf gf = codes::fft::Gf::k16);
 
 // Whether build_fft_kernel serves `target`: GFNI with AVX2, or a 16-entry byte shuffle (x86
 // SSSE3 / AVX2 / AVX-512BW, AArch64 NEON), and little-endian.

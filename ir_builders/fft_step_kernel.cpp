@@ -48,13 +48,13 @@ class ScheduleWriter {
     if (fresh) {
       s_.tables.resize(s_.tables.size() + kFftMulTableBytes);
       s_.table_logs.push_back(log);
-      fft_mul_tables(log, s_.tables.data() + s_.tables.size() - kFftMulTableBytes);
+      fft_mul_tables(log, s_.tables.data() + s_.tables.size() - kFftMulTableBytes, s_.gf);
     }
     return it->second;
   }
   void step(FftStepKind kind, uint32_t a, uint32_t b = 0, uint32_t t = 0) { s_.steps.push_back({kind, a, b, t}); }
   // The table of a field element c (0 included).
-  uint32_t element(uint16_t c) { return c ? table(fft::log_of(c)) : zero_table(); }
+  uint32_t element(uint16_t c) { return c ? table(fft::lch_field(s_.gf).log[c]) : zero_table(); }
   uint32_t zero_table() {
     if (zero_ < 0 && shared_) {
       missing_ = true;
@@ -67,7 +67,7 @@ class ScheduleWriter {
     }
     return uint32_t(zero_);
   }
-  // The ops of a program on work slots (a twiddle of kModulus: the multiply is skipped).
+  // The ops of a program on work slots (a twiddle of the field's modulus: the multiply is skipped).
   // Four butterflies in codes::fft::Order::kRadix4's pattern become one two-layer step.
   void ops(const fft::Program &p) {
     for (size_t i = 0; i < p.ops.size(); ++i) {
@@ -87,8 +87,8 @@ class ScheduleWriter {
 
  private:
   // A butterfly's multiplier: its twiddle, or the zero table where the butterfly skips the
-  // multiply (log kModulus): adding 0 * b is the skip.
-  uint32_t twiddle(uint16_t log) { return log != fft::kModulus ? table(log) : zero_table(); }
+  // multiply (log = the modulus): adding 0 * b is the skip.
+  uint32_t twiddle(uint16_t log) { return log != fft::lch_field(s_.gf).modulus ? table(log) : zero_table(); }
   // Butterflies in codes::fft::Order::kRadix8's pattern (twelve) or kRadix4's (four), as
   // fft_step_butterflies lays out a step of kind k: one three- or two-layer step.
   bool fuse(const fft::Op *o, FftStepKind k) {
@@ -121,7 +121,7 @@ class ScheduleWriter {
     switch (op.kind) {
         case fft::OpKind::kFft:
         case fft::OpKind::kIfft:
-          if (op.log == fft::kModulus) step(kFftStepXor, op.b, op.a);
+          if (op.log == fft::lch_field(s_.gf).modulus) step(kFftStepXor, op.b, op.a);
           else step(op.kind == fft::OpKind::kFft ? kFftStepFft : kFftStepIfft, op.a, op.b, table(op.log));
           break;
         case fft::OpKind::kXor:
@@ -149,6 +149,7 @@ fft::Order step_order(bool radix8) { return radix8 ? fft::Order::kRadix8 : fft::
 
 fft::Program decode_core_program(const fft::Geometry &g, bool radix8) {
   fft::Program core;
+  core.gf = g.gf;
   core.work_count = uint32_t(g.decode_work);
   fft::append_ifft(core, 0, g.decode_work, g.decode_end, 0, step_order(radix8));
   fft::append_formal_derivative(core, g.decode_work);
@@ -165,6 +166,7 @@ llvm::Error make_error(const std::string &msg) {
 // With `shared`, its tables (nullopt when one is missing there).
 std::optional<FftSchedule> program_schedule(const fft::Program &p, const FftSchedule *shared = nullptr) {
   FftSchedule s;
+  s.gf = p.gf;
   s.slots = p.work_count;
   s.slot_shard.assign(s.slots, -1);
   for (const fft::Binding &bd : p.outputs) s.slot_shard[bd.slot] = int32_t(bd.shard);
@@ -187,24 +189,25 @@ uint32_t FftSchedule::scratch_slots() const {
 
 bool fft_radix8_steps(const TargetInfo &target) { return fft_whole_column_vectors(target); }
 
-Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused, bool radix8) {
-  Result<fft::Program> p = fft::encode_program(k, m, fused ? step_order(radix8) : fft::Order::kLayers);
+Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused, bool radix8, fft::Gf gf) {
+  Result<fft::Program> p = fft::encode_program(k, m, fused ? step_order(radix8) : fft::Order::kLayers, gf);
   if (!p.ok()) return p.status();
   return *program_schedule(*p);
 }
 
 std::optional<FftSchedule> fft_inverse_decode_schedule(unsigned k, unsigned m, const std::vector<unsigned> &sources,
                                                        const std::vector<unsigned> &targets,
-                                                       const FftSchedule *encoder, bool radix8) {
-  std::optional<fft::Program> p = fft::inverse_decode_program(k, m, sources, targets, step_order(radix8));
+                                                       const FftSchedule *encoder, bool radix8, fft::Gf gf) {
+  std::optional<fft::Program> p = fft::inverse_decode_program(k, m, sources, targets, step_order(radix8), gf);
   if (!p) return std::nullopt;
   return program_schedule(*p, encoder);
 }
 
-Result<FftSchedule> fft_decode_core(unsigned k, unsigned m, bool radix8) {
-  Result<fft::Geometry> g = fft::geometry(k, m);
+Result<FftSchedule> fft_decode_core(unsigned k, unsigned m, bool radix8, fft::Gf gf) {
+  Result<fft::Geometry> g = fft::geometry(k, m, gf);
   if (!g.ok()) return g.status();
   FftSchedule s;
+  s.gf = gf;
   s.slots = uint32_t(g->decode_work);
   s.slot_shard.assign(s.slots, -1);
   ScheduleWriter(s).ops(decode_core_program(*g, radix8));
@@ -212,16 +215,17 @@ Result<FftSchedule> fft_decode_core(unsigned k, unsigned m, bool radix8) {
 }
 
 Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vector<bool> &present,
-                                        const std::vector<bool> &wanted, bool radix8) {
-  Result<std::vector<uint16_t>> logs = fft::locator_logs(k, m, present);
+                                        const std::vector<bool> &wanted, bool radix8, fft::Gf gf) {
+  Result<std::vector<uint16_t>> logs = fft::locator_logs(k, m, present, gf);
   if (!logs.ok()) return logs.status();
   if (wanted.size() != size_t(k) + m)
     return Status(StatusCode::kShardCount, "rs-fft decode: wanted has " + std::to_string(wanted.size()) +
                                                " entries, need k + m = " + std::to_string(k + m));
-  const fft::Geometry g = *fft::geometry(k, m);
+  const fft::Geometry g = *fft::geometry(k, m, gf);
   const size_t n = g.decode_work;
   auto point = [&](unsigned s) { return uint32_t(s < k ? g.original_pos + s : g.recovery_pos + (s - k)); };
   FftSchedule s;
+  s.gf = gf;
   s.slots = uint32_t(n);
   s.slot_shard.assign(n, -1);
   std::vector<int64_t> holds(n, -1);
@@ -241,14 +245,15 @@ Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vecto
   for (unsigned sh = 0; sh < k + m; ++sh)
     if (wanted[sh]) {
       const uint32_t x = point(sh);
-      w.step(kFftStepMul, x, x, w.table(uint16_t(fft::kModulus - (*logs)[x])));
+      w.step(kFftStepMul, x, x, w.table(uint16_t(fft::lch_field(gf).modulus - (*logs)[x])));
     }
   return s;
 }
 
 FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::vector<unsigned> &sources,
-                                const std::vector<unsigned> &targets) {
+                                const std::vector<unsigned> &targets, fft::Gf gf) {
   FftSchedule s;
+  s.gf = gf;
   s.slots = uint32_t(targets.size());
   for (unsigned t : targets) s.slot_shard.push_back(int32_t(t));
   s.steps.reserve(coeffs.size());
@@ -363,7 +368,7 @@ size_t fft_multiplies(const std::vector<FftStep> &steps) {
 
 llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMContext &ctx,
                                                                     const std::string &symbol,
-                                                                    const TargetInfo &target) {
+                                                                    const TargetInfo &target, fft::Gf gf) {
   if (symbol.empty()) return make_error("empty symbol name");
   const FftShuffle shuffle = fft_shuffle_for(target);
   if (shuffle == FftShuffle::kNone)
@@ -410,7 +415,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   llvm::Value *pb = pointer(field(2, "b"));
   llvm::Value *tab = b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(3, "t"), size(kFftMulTableBytes)));
   llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 18);
-  ColumnEmitter e(b, shuffle, fft_whole_column_vectors(target));
+  ColumnEmitter e(b, shuffle, fft_whole_column_vectors(target), gf);
 
   // Steps that read a shard (a decode's first multiplies, an encode's copies) read it tile
   // after tile: the same column of the next tile, B + bytes, is asked for ahead (Zen 5,

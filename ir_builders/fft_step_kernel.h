@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "codes/rs_fft_field.h"
 #include "ecjit/status.h"
 #include "ir_builders/target_info.h"
 
@@ -93,6 +94,7 @@ void fuse_xor_steps(std::vector<FftStep> &steps);
 // tile; pointer slots + s is the tile of shard s (originals 0 .. k-1, recovery k .. k+m-1),
 // read only. The steps never read a work slot before writing it.
 struct FftSchedule {
+  codes::fft::Gf gf = codes::fft::Gf::k16;  // the field of its multipliers (and its step kernel's)
   std::vector<FftStep> steps;
   std::vector<uint8_t> tables;       // multipliers, kFftMulTableBytes each
   // Per table, the log of its multiplier (codes::fft; kZeroTable: the zero table): lets a
@@ -114,20 +116,23 @@ bool fft_radix8_steps(const TargetInfo &target);
 // fused: butterflies in codes::fft::Order::kRadix4 (kRadix8 with radix8) and fused in fours
 // (two-layer steps; twelves: three-layer steps); false: one step per butterfly (layer by
 // layer), for comparison.
-Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused = true, bool radix8 = false);
+Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused = true, bool radix8 = false,
+                                        codes::fft::Gf gf = codes::fft::Gf::k16);
 
 // The part of every decode of (k, m) that no erasure pattern changes: the IFFT, the formal
 // derivative and the FFT on the decode_work points (work slots 0 .. n-1, all scratch). A
 // decode is: point x = its shard times exp(logs[x]) where a shard is read, else 0; these
 // steps; a restored shard = point x times exp(kModulus - logs[x]) (codes::fft::locator_logs).
 // Errors: kInvalidSpec.
-Result<FftSchedule> fft_decode_core(unsigned k, unsigned m, bool radix8 = false);
+Result<FftSchedule> fft_decode_core(unsigned k, unsigned m, bool radix8 = false,
+                                    codes::fft::Gf gf = codes::fft::Gf::k16);
 
 // Decode of one erasure pattern (present: k + m entries): writes every shard s with
 // wanted[s] (k + m entries; each must be missing). Errors: kInvalidSpec, kShardCount,
 // kTooManyErasures (codes::fft::locator_logs), kInvalidArgument (a wanted shard present).
 Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vector<bool> &present,
-                                        const std::vector<bool> &wanted, bool radix8 = false);
+                                        const std::vector<bool> &wanted, bool radix8 = false,
+                                        codes::fft::Gf gf = codes::fft::Gf::k16);
 
 // The decode of `targets` from `sources` by the encoder's transforms inverted
 // (codes::fft::inverse_decode_program, two-layer steps) on the pointers of
@@ -138,14 +143,15 @@ Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vecto
 // a twiddle were missing there.
 std::optional<FftSchedule> fft_inverse_decode_schedule(unsigned k, unsigned m, const std::vector<unsigned> &sources,
                                                        const std::vector<unsigned> &targets,
-                                                       const FftSchedule *encoder = nullptr, bool radix8 = false);
+                                                       const FftSchedule *encoder = nullptr, bool radix8 = false,
+                                                       codes::fft::Gf gf = codes::fft::Gf::k16);
 
 // A decode as a matrix (codes::fft::decode_matrix: coeffs[t * sources + i], elements of the
 // crate's field): work slot t is target t (slot_shard), pointer slots + s shard s; per
 // target the sources three to a step (kFftStepMul3, then kFftStepMulAdd3; one or two left
 // over as kFftStepMul / MulAdd).
 FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::vector<unsigned> &sources,
-                                const std::vector<unsigned> &targets);
+                                const std::vector<unsigned> &targets, codes::fft::Gf gf = codes::fft::Gf::k16);
 
 // Constant multiplies a schedule performs per element (a two-layer step: four; three-layer:
 // twelve; XORs, copies and zeros: none), to choose between the transforms and a matrix.
@@ -156,10 +162,12 @@ size_t fft_multiplies(const std::vector<FftStep> &steps);
 //                 const uint8_t *tables, size_t bytes)
 // running the steps in order, each as a loop over the tile's 64-byte columns with its
 // multiplier's tables held in registers (fft_column.h's lookups). Nothing is specialised on
-// the code: one kernel serves every (k, m) and every erasure pattern.
+// the code: one kernel per field (`gf`: how it multiplies) serves every (k, m) and every
+// erasure pattern of it.
 // Errors (llvm::Error): a target without a 16-entry byte shuffle, empty symbol, verifier.
 llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMContext &ctx,
                                                                     const std::string &symbol,
-                                                                    const TargetInfo &target);
+                                                                    const TargetInfo &target,
+                                                                    codes::fft::Gf gf = codes::fft::Gf::k16);
 
 }  // namespace ecjit::ir

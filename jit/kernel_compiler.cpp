@@ -140,8 +140,8 @@ std::string list(const std::vector<unsigned> &v) {
   return s;
 }
 
-// The key of an rs-fft kernel: target, opt level, kind, k and m (the code is fixed by them),
-// and an inverse's sources and targets.
+// The key of an rs-fft kernel: target, opt level, kind, field, k and m (the code is fixed by
+// them), and an inverse's sources and targets.
 std::string fft_cache_key(const CompileRequest &req) {
   const ir::FftKernelDesc &d = *req.fft_kernel;
   return DiskCache::build_identity() + "|" + req.target.triple + "|" + req.target.cpu + "|" +
@@ -149,7 +149,7 @@ std::string fft_cache_key(const CompileRequest &req) {
          std::to_string(int(req.opt)) + (d.kind == ir::FftKernelDesc::Kind::kDecode  ? "|dec"
           : d.kind == ir::FftKernelDesc::Kind::kSteps ? "|steps"
           : d.kind == ir::FftKernelDesc::Kind::kInverse ? "|inv"
-                                                       : "|enc") + "|k" +
+                                                       : "|enc") + "|gf" + std::to_string(int(d.gf)) + "|k" +
          std::to_string(d.k) + "|m" + std::to_string(d.m) + "|" + d.symbol +
          (d.kind == ir::FftKernelDesc::Kind::kInverse ? "|s" + list(d.sources) + "|t" + list(d.targets) : "");
 }

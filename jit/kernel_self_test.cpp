@@ -130,6 +130,7 @@ bool xor_kernel_matches_desc(const CompiledKernel &kernel, const ir::XorKernelDe
 
 bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDesc &desc) {
   namespace fft = codes::fft;
+  const fft::Gf gf = desc.gf;
   if (desc.kind == ir::FftKernelDesc::Kind::kSteps) {  // encode and one decode of 5:3
     const unsigned k = 5, m = 3;
     const size_t len = 128;
@@ -141,12 +142,12 @@ bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDe
     std::vector<uint8_t *> rec;
     for (unsigned i = 0; i < k; ++i) orig.push_back(want[i].data());
     for (unsigned j = 0; j < m; ++j) rec.push_back(want[k + j].data());
-    if (!fft::encode_bytes(k, m, len, orig.data(), rec.data()).ok()) return false;
+    if (!fft::encode_bytes(k, m, len, orig.data(), rec.data(), gf).ok()) return false;
     got = want;
     // Two- and three-layer steps both (the runtime builds the latter where they pay).
     for (bool radix8 : {false, true}) {
       for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].end(), 0x5a);
-      Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m, true, radix8);
+      Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m, true, radix8, gf);
       if (!enc.ok()) return false;
       run_fft_schedule(kernel.address(), *enc, got, len);
       if (got != want) return false;
@@ -156,14 +157,14 @@ bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDe
         wanted[s] = true;
         std::fill(got[s].begin(), got[s].end(), 0xa5);
       }
-      Result<ir::FftSchedule> dec = ir::fft_decode_schedule(k, m, present, wanted, radix8);
+      Result<ir::FftSchedule> dec = ir::fft_decode_schedule(k, m, present, wanted, radix8, gf);
       if (!dec.ok()) return false;
       run_fft_schedule(kernel.address(), *dec, got, len);
       if (got != want) return false;
     }
     return true;
   }
-  Result<fft::Geometry> g = fft::geometry(desc.k, desc.m);
+  Result<fft::Geometry> g = fft::geometry(desc.k, desc.m, gf);
   if (!g.ok()) return false;
   const unsigned k = desc.k, m = desc.m, n = k + m;
   const size_t len = 128;  // two columns
@@ -175,7 +176,7 @@ bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDe
   std::vector<uint8_t *> rec(m);
   for (unsigned i = 0; i < k; ++i) orig[i] = shard[i].data();
   for (unsigned j = 0; j < m; ++j) rec[j] = shard[k + j].data();
-  if (!fft::encode_bytes(k, m, len, orig.data(), rec.data()).ok()) return false;
+  if (!fft::encode_bytes(k, m, len, orig.data(), rec.data(), gf).ok()) return false;
   std::vector<std::vector<uint8_t>> got(n, std::vector<uint8_t>(len, 0x5a));
   if (desc.kind == ir::FftKernelDesc::Kind::kInverse) {  // its targets from its sources
     std::vector<const uint8_t *> in;
@@ -204,7 +205,7 @@ bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDe
   // Decode: the first m shards (originals first) lost, every one restored.
   std::vector<bool> present(n, true);
   for (unsigned s = 0; s < m; ++s) present[s] = false;
-  Result<std::vector<uint16_t>> logs = fft::locator_logs(k, m, present);
+  Result<std::vector<uint16_t>> logs = fft::locator_logs(k, m, present, gf);
   if (!logs.ok()) return false;
   const size_t points = g->decode_work;
   std::vector<uint8_t> tables(2 * points * ir::kFftMulTableBytes, 0);
@@ -214,10 +215,11 @@ bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDe
     const size_t x = s < k ? g->original_pos + s : g->recovery_pos + (s - k);
     if (present[s]) {
       in[x] = shard[s].data();
-      ir::fft_mul_tables((*logs)[x], tables.data() + x * ir::kFftMulTableBytes);
+      ir::fft_mul_tables((*logs)[x], tables.data() + x * ir::kFftMulTableBytes, gf);
     } else {
       out[x] = got[s].data();
-      ir::fft_mul_tables(uint16_t(fft::kModulus - (*logs)[x]), tables.data() + (points + x) * ir::kFftMulTableBytes);
+      ir::fft_mul_tables(uint16_t(fft::lch_field(gf).modulus - (*logs)[x]),
+                         tables.data() + (points + x) * ir::kFftMulTableBytes, gf);
     }
   }
   call_fft_decode(kernel.address(), in.data(), out.data(), tables.data(), len);

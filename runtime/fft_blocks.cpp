@@ -27,11 +27,9 @@ Shards &scratch(size_t count, size_t len) {
   return s;
 }
 
-// d[t] = d[t] * exp(log) (codes::fft::mul_log on every element).
-void mul_in_place(uint16_t *d, size_t len, uint16_t log) {
-  const uint16_t *lg = codes::fft::log_table();
-  const uint16_t *ex = codes::fft::exp_table();
-  for (size_t t = 0; t < len; ++t) d[t] = d[t] ? ex[codes::fft::add_mod(lg[d[t]], log)] : 0;
+// d[t] = d[t] * exp(log) (the field's mul_log on every element).
+void mul_in_place(const codes::fft::LchField &f, uint16_t *d, size_t len, uint16_t log) {
+  for (size_t t = 0; t < len; ++t) d[t] = f.mul_log(d[t], log);
 }
 
 void xor_into(uint16_t *x, const uint16_t *y, size_t len) {
@@ -47,43 +45,44 @@ void for_blocks(size_t len, size_t block, Fn &&fn) {
 
 // codes::fft::encode's algorithm on one block of b bytes at `off`.
 void encode_block(const Geometry &g, const uint8_t *const *in, uint8_t *const *out, size_t off, size_t b) {
-  const size_t L = b / 2, C = g.chunk, k = g.k, m = g.m;
+  const size_t L = codes::fft::shard_elements(b, g.gf), C = g.chunk, k = g.k, m = g.m;
   if (g.rate == Rate::kHigh) {
     // recovery = FFT_0( XOR over chunks c of IFFT_{(c+1)C}(originals cC .. cC+C-1) ): chunk 0
     // accumulates in slots [0, C), later chunks pass through slots [C, 2C).
     Shards &w = scratch(k > C ? 2 * C : C, L);
     for (size_t c0 = 0; c0 < k; c0 += C) {
       const size_t count = std::min(C, k - c0), base = c0 ? C : 0;
-      for (size_t i = 0; i < count; ++i) codes::fft::unpack_shard(in[c0 + i] + off, b, w[base + i]);
+      for (size_t i = 0; i < count; ++i) codes::fft::unpack_shard(in[c0 + i] + off, b, w[base + i], g.gf);
       w.zero(base + count, base + C);
-      codes::fft::ifft(w, base, C, count, c0 + C);
+      codes::fft::ifft(w, base, C, count, c0 + C, g.gf);
       if (base)
         for (size_t i = 0; i < C; ++i) xor_into(w[i], w[C + i], L);
     }
-    codes::fft::fft(w, 0, C, m, 0);
-    for (size_t j = 0; j < m; ++j) codes::fft::pack_shard(w[j], b, out[j] + off);
+    codes::fft::fft(w, 0, C, m, 0, g.gf);
+    for (size_t j = 0; j < m; ++j) codes::fft::pack_shard(w[j], b, out[j] + off, g.gf);
     return;
   }
   // Low rate: the originals' coefficients (IFFT at points 0 .. C-1) evaluated at each
   // recovery chunk's points; all but the last chunk work on a copy in slots [C, 2C).
   Shards &w = scratch(m > C ? 2 * C : C, L);
-  for (size_t i = 0; i < k; ++i) codes::fft::unpack_shard(in[i] + off, b, w[i]);
+  for (size_t i = 0; i < k; ++i) codes::fft::unpack_shard(in[i] + off, b, w[i], g.gf);
   w.zero(k, C);
-  codes::fft::ifft(w, 0, C, k, 0);
+  codes::fft::ifft(w, 0, C, k, 0, g.gf);
   for (size_t c0 = 0; c0 < m; c0 += C) {
     const size_t count = std::min(C, m - c0);
     const bool last = c0 + C >= m;
     const size_t pos = last ? 0 : C;
     if (!last) std::memcpy(w[C], w[0], C * L * sizeof(uint16_t));  // slots are contiguous
-    codes::fft::fft(w, pos, C, count, c0 + C);
-    for (size_t j = 0; j < count; ++j) codes::fft::pack_shard(w[pos + j], b, out[c0 + j] + off);
+    codes::fft::fft(w, pos, C, count, c0 + C, g.gf);
+    for (size_t j = 0; j < count; ++j) codes::fft::pack_shard(w[pos + j], b, out[c0 + j] + off, g.gf);
   }
 }
 
 // codes::fft::decode's algorithm on one block, with the plan's locator.
 void decode_block(const Geometry &g, const FftDecodePlan &plan, const uint8_t *const *src,
                   const unsigned *targets, uint8_t *const *dst, size_t n_targets, size_t off, size_t b) {
-  const size_t n = g.decode_work, L = b / 2;
+  const codes::fft::LchField &f = codes::fft::lch_field(g.gf);
+  const size_t n = g.decode_work, L = codes::fft::shard_elements(b, g.gf);
   Shards &w = scratch(n, L);
   // work[x] = locator(x) * value(x) at the sources' points, 0 elsewhere; then the values of
   // (locator * f)' by IFFT, formal derivative, FFT; f(x) = (locator * f)'(x) / locator'(x).
@@ -91,16 +90,16 @@ void decode_block(const Geometry &g, const FftDecodePlan &plan, const uint8_t *c
     if (!plan.holds[x]) w.zero(x, x + 1);
   for (size_t i = 0; i < plan.sources.size(); ++i) {
     const size_t x = plan.points[i];
-    codes::fft::unpack_shard(src[i] + off, b, w[x]);
-    mul_in_place(w[x], L, plan.logs[x]);
+    codes::fft::unpack_shard(src[i] + off, b, w[x], g.gf);
+    mul_in_place(f, w[x], L, plan.logs[x]);
   }
-  codes::fft::ifft(w, 0, n, g.decode_end, 0);
+  codes::fft::ifft(w, 0, n, g.decode_end, 0, g.gf);
   codes::fft::formal_derivative(w, n);
-  codes::fft::fft(w, 0, n, g.decode_end, 0);
+  codes::fft::fft(w, 0, n, g.decode_end, 0, g.gf);
   for (size_t t = 0; t < n_targets; ++t) {
     const size_t x = fft_point(g, targets[t]);
-    mul_in_place(w[x], L, uint16_t(codes::fft::kModulus - plan.logs[x]));
-    codes::fft::pack_shard(w[x], b, dst[t] + off);
+    mul_in_place(f, w[x], L, uint16_t(f.modulus - plan.logs[x]));
+    codes::fft::pack_shard(w[x], b, dst[t] + off, g.gf);
   }
 }
 
@@ -128,7 +127,7 @@ FftDecodePlan plan_fft_decode(const Geometry &g, std::vector<unsigned> sources) 
     std::fill(erased.begin() + g.m, erased.begin() + g.chunk, true);
   else
     std::fill(erased.begin() + g.decode_end, erased.end(), true);
-  plan.logs = codes::fft::erasure_logs(erased);
+  plan.logs = codes::fft::erasure_logs(erased, g.gf);
   return plan;
 }
 

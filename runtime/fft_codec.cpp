@@ -29,6 +29,8 @@ Result<CodeSpec> checked_spec(const CodeSpec &spec) {
   return checked;
 }
 
+codes::fft::Gf field_of(const CodeSpec &spec) { return spec.gf == 8 ? codes::fft::Gf::k8 : codes::fft::Gf::k16; }
+
 }  // namespace
 
 size_t FftCodec::SetKeyHash::operator()(const SetKey &k) const {
@@ -47,7 +49,7 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
   FftKernels kernels;
   // The JIT kernels of whole chunks (runtime/fft_engine.h). A target without them (no 16-entry
   // byte shuffle) keeps the scalar path; a failed compile is an error like any codec's.
-  Result<std::shared_ptr<const FftEngine>> engine = FftEngine::make(*jit, checked->k, checked->m);
+  Result<std::shared_ptr<const FftEngine>> engine = FftEngine::make(*jit, checked->k, checked->m, field_of(*checked));
   if (engine.ok()) {
     std::shared_ptr<const FftEngine> e = *engine;
     kernels.encode = [e](const uint8_t *const *in, uint8_t *const *out, size_t len) { e->encode(in, out, len); };
@@ -69,7 +71,7 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
                                                  FftKernels kernels) {
   Result<CodeSpec> checked = checked_spec(spec);
   if (!checked.ok()) return checked.status();
-  Result<codes::fft::Geometry> g = codes::fft::geometry(checked->k, checked->m);
+  Result<codes::fft::Geometry> g = codes::fft::geometry(checked->k, checked->m, field_of(*checked));
   if (!g.ok()) return g.status();
   const size_t n = g->decode_work;
   const size_t plan_bytes = 3 * n + 8 * size_t(checked->k) +
@@ -83,10 +85,12 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
 }
 
 Status FftCodec::check_len(const char *what, size_t len) const {
-  if (!codes::fft::check_shard_bytes(len).ok())
+  if (!codes::fft::check_shard_bytes(len, geometry_.gf).ok())
     return Status(StatusCode::kShardSize,
                   std::string(what) + ": len = " + num(len) + ": " + spec_.to_string() +
-                      " shards hold 16-bit elements, so len must be nonzero and even (reed-solomon-simd's rule)");
+                      (geometry_.gf == codes::fft::Gf::k8
+                           ? " shards must hold at least one byte"
+                           : " shards hold 16-bit elements, so len must be nonzero and even (reed-solomon-simd's rule)"));
   return Status::Ok();
 }
 
@@ -150,7 +154,9 @@ KernelInfo FftCodec::scalar_info(const char *op) const {
   i.vector_bits = 64;
   const bool decode = std::string(op) == "decode";
   const size_t block = fft_block_bytes(decode ? geometry_.decode_work : 2 * geometry_.chunk);
-  i.why = std::string("scalar reference (codes/rs_fft.h: reed-solomon-simd's additive FFT) on column blocks of ") +
+  i.why = std::string("scalar reference (codes/rs_fft.h: ") +
+          (geometry_.gf == codes::fft::Gf::k8 ? "Leopard-RS's GF(2^8)" : "reed-solomon-simd's GF(2^16)") +
+          " additive FFT) on column blocks of " +
           num(block) + " bytes per shard" +
           (decode ? "; erasure-locator logs planned once per erasure set" : "") +
           "; no JIT kernel for rs-fft on this Jit";
@@ -173,8 +179,11 @@ Result<std::shared_ptr<const FftDecodePlan>> FftCodec::plan(const std::vector<un
       const size_t n = geometry_.decode_work;
       p->tables.assign(2 * n * ir::kFftMulTableBytes, 0);
       for (size_t x = 0; x < n; ++x) {
-        if (p->holds[x]) ir::fft_mul_tables(p->logs[x], &p->tables[x * ir::kFftMulTableBytes]);
-        else ir::fft_mul_tables(uint16_t(codes::fft::kModulus - p->logs[x]), &p->tables[(n + x) * ir::kFftMulTableBytes]);
+        const codes::fft::Gf gf = geometry_.gf;
+        if (p->holds[x]) ir::fft_mul_tables(p->logs[x], &p->tables[x * ir::kFftMulTableBytes], gf);
+        else
+          ir::fft_mul_tables(uint16_t(codes::fft::lch_field(gf).modulus - p->logs[x]),
+                             &p->tables[(n + x) * ir::kFftMulTableBytes], gf);
       }
     }
     return std::shared_ptr<const FftDecodePlan>(std::move(p));
@@ -240,7 +249,8 @@ Status FftCodec::rebuild(const char *what, Span<uint8_t *const> shards, const st
   // Other k present shards where those let the encoder's transforms be inverted (about an
   // encode's work, after restoring what it reads that is missing: runtime/fft_engine.h); the
   // engine still takes a matrix or the decode core where they are cheaper.
-  if (std::optional<codes::fft::InverseReads> inv = codes::fft::inverse_decode_reads(k, spec_.m, present, targets))
+  if (std::optional<codes::fft::InverseReads> inv =
+          codes::fft::inverse_decode_reads(k, spec_.m, present, targets, geometry_.gf))
     sources = std::move(inv->sources);
   Result<std::shared_ptr<const FftDecodePlan>> p = plan(sources);
   if (!p.ok()) return p.status();

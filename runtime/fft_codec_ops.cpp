@@ -44,7 +44,8 @@ Result<ShardSet> FftCodec::minimum_to_decode(const ShardSet &wanted, const Shard
   std::vector<unsigned> missing;
   for (unsigned s : wanted.to_vector())
     if (!present[s]) missing.push_back(s);
-  if (std::optional<codes::fft::InverseReads> inv = codes::fft::inverse_decode_reads(k, spec_.m, present, missing)) {
+  if (std::optional<codes::fft::InverseReads> inv =
+          codes::fft::inverse_decode_reads(k, spec_.m, present, missing, geometry_.gf)) {
     ShardSet with = result;
     for (unsigned s : inv->sources) with.insert(s);
     if (with.size() <= std::max(k, result.size())) return with;
@@ -187,8 +188,8 @@ const std::vector<uint64_t> &FftCodec::parity_matrix() const {
       if (g.rate == codes::fft::Rate::kHigh) {  // e_j's chunk, interpolated, then FFT_0
         const size_t c0 = j / C * C;
         w[j - c0][0] = 1;
-        codes::fft::ifft(w, 0, C, std::min<size_t>(C, k - c0), c0 + C);
-        codes::fft::fft(w, 0, C, m, 0);
+        codes::fft::ifft(w, 0, C, std::min<size_t>(C, k - c0), c0 + C, g.gf);
+        codes::fft::fft(w, 0, C, m, 0, g.gf);
         for (unsigned r = 0; r < m; ++r) a[size_t(r) * k + j] = w[r][0];
         continue;
       }

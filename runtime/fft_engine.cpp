@@ -99,10 +99,10 @@ uint32_t l2_block_slots(uint32_t slots, size_t tile) {
 // schedule; null where codes::fft::decode_matrix refuses (not for a valid plan).
 std::shared_ptr<const ir::FftSchedule> matrix_decode(unsigned k, unsigned m, const std::vector<bool> &present,
                                                      const std::vector<unsigned> &sources,
-                                                     const std::vector<unsigned> &targets) {
-  Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k, m, present, sources, targets);
+                                                     const std::vector<unsigned> &targets, codes::fft::Gf gf) {
+  Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k, m, present, sources, targets, gf);
   if (!coeffs.ok()) return nullptr;
-  return std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, sources, targets));
+  return std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, sources, targets, gf));
 }
 
 #if defined(__clang__)
@@ -123,25 +123,27 @@ void call_kernel(KernelFn fn, const uint8_t *const *in, uint8_t *const *out, siz
 
 }  // namespace
 
-Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned k, unsigned m) {
+Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned k, unsigned m, codes::fft::Gf gf) {
   std::shared_ptr<FftEngine> e(new FftEngine());
   e->jit_ = &jit;
   e->k_ = k;
   e->m_ = m;
-  Result<Kernel> steps = jit.fft_kernel({ir::FftKernelDesc::Kind::kSteps, 0, 0, "ecjit_fft_steps", {}, {}});
+  const bool gf8 = gf == codes::fft::Gf::k8;
+  const std::string prefix = gf8 ? "ecjit_fft8_" : "ecjit_fft_";  // one kernel set per field
+  Result<Kernel> steps = jit.fft_kernel({ir::FftKernelDesc::Kind::kSteps, 0, 0, prefix + "steps", {}, {}, gf});
   if (!steps.ok()) return steps.status();
   e->steps_ = std::move(*steps);
   e->step_fn_ = reinterpret_cast<StepFn>(e->steps_.address);
   // Three-layer steps where the step kernel holds eight slots and seven multipliers in
   // registers (whole-column AVX-512): a third fewer tile loads and stores in the transforms.
   e->radix8_ = ir::fft_radix8_steps(jit.target_info());
-  Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m, true, e->radix8_);
+  Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m, true, e->radix8_, gf);
   if (!enc.ok()) return enc.status();
   e->encode_schedule_ = std::move(*enc);
   ir::order_fft_steps_by_block(&e->encode_schedule_.steps, e->encode_schedule_.slots,
                                l2_block_slots(e->encode_schedule_.slots, tile_bytes(e->encode_schedule_.slots)));
   e->encode_multiplies_ = ir::fft_multiplies(e->encode_schedule_.steps);
-  Result<ir::FftSchedule> core = ir::fft_decode_core(k, m, e->radix8_);
+  Result<ir::FftSchedule> core = ir::fft_decode_core(k, m, e->radix8_, gf);
   if (!core.ok()) return core.status();
   e->decode_core_ = std::move(*core);
   e->core_tile_ = core_tile_bytes(e->decode_core_.slots);  // the block order and every decode's tiles
@@ -149,7 +151,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   ir::order_fft_steps_by_block(&e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
   if (e->core_block_slots_)  // several blocks: kept for the whole-core decodes' segmenting
     e->core_blocks_ = ir::fft_step_blocks(e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
-  e->geometry_ = *codes::fft::geometry(k, m);
+  e->geometry_ = *codes::fft::geometry(k, m, gf);
   e->core_multiplies_ = ir::fft_multiplies(e->decode_core_.steps);
   e->decode_info_ = e->steps_.info;
   const std::string multiplies = e->steps_.info.why;  // "multiplies by gfni" / "... split-table"
@@ -161,7 +163,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
                         " work slots, more than the " + std::to_string(kFftUnrolledEncodeSlots) + " unrolled), " +
                         multiplies;
   const ir::FftKernelDesc unrolled{ir::FftKernelDesc::Kind::kEncode, k, m,
-                                   "ecjit_fft_encode__k" + std::to_string(k) + "_m" + std::to_string(m), {}, {}};
+                                   prefix + "encode__k" + std::to_string(k) + "_m" + std::to_string(m), {}, {}, gf};
   if (ir::fft_kernel_slots(unrolled) <= kFftUnrolledEncodeSlots) {
     Result<Kernel> u = jit.fft_kernel(unrolled);
     if (!u.ok()) return u.status();
@@ -233,17 +235,18 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
   // not run anyway.
   if (d->matrix_cost > std::min(encode_multiplies_, d->transform_cost)) {
     const std::optional<codes::fft::InverseReads> reads =
-        codes::fft::inverse_decode_reads(k_, m_, present, targets);
+        codes::fft::inverse_decode_reads(k_, m_, present, targets, geometry_.gf);
     const size_t first_cost = reads ? reads->first.size() * plan.sources.size() : 0;
     std::optional<ir::FftSchedule> inv;
     if (reads && reads->sources == plan.sources && first_cost < d->transform_cost) {
       std::vector<unsigned> read = plan.sources;  // with the shards restored first
       read.insert(read.end(), reads->first.begin(), reads->first.end());
       // Its steps index the encoder's tables (the same twiddles): an entry holds its steps only.
-      inv = ir::fft_inverse_decode_schedule(k_, m_, read, reads->targets, &encode_schedule_, radix8_);
+      inv = ir::fft_inverse_decode_schedule(k_, m_, read, reads->targets, &encode_schedule_, radix8_, geometry_.gf);
     }
     std::shared_ptr<const ir::FftSchedule> first;
-    if (inv && !reads->first.empty() && !(first = matrix_decode(k_, m_, present, plan.sources, reads->first)))
+    if (inv && !reads->first.empty() &&
+        !(first = matrix_decode(k_, m_, present, plan.sources, reads->first, geometry_.gf)))
       inv.reset();  // cannot fail for a valid plan; else the others serve
     if (inv) {
       ir::order_fft_steps_by_block(&inv->steps, inv->slots, l2_block_slots(inv->slots, tile_bytes(inv->slots)));
@@ -256,9 +259,10 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
         if (d->unrolled_asked) {
           // Its unrolled kernel on the background thread; the step kernel serves meanwhile.
           ir::FftKernelDesc desc{ir::FftKernelDesc::Kind::kInverse, k_, m_,
-                                 "ecjit_fft_inverse__k" + std::to_string(k_) + "_m" + std::to_string(m_) + "_" +
+                                 std::string(geometry_.gf == codes::fft::Gf::k8 ? "ecjit_fft8_" : "ecjit_fft_") +
+                                     "inverse__k" + std::to_string(k_) + "_m" + std::to_string(m_) + "_" +
                                      jit::decoder_op(targets, plan.sources),
-                                 plan.sources, targets};
+                                 plan.sources, targets, geometry_.gf};
           std::weak_ptr<FftTargetDecode> entry = d;
           JitImpl *jit = jit_;
           (void)jit_->submit_background(
@@ -278,8 +282,8 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
                            double(targets.size()) * double(core_multiplies_) * kFftMatrixNsPerCoreMultiply;
     const double core_ns = double(d->transform_cost) * double(len / 64) * kFftCoreNsPerColumnMultiply;
     // Null only where decode_matrix refuses (not for a valid plan): the transforms serve.
-    auto make = [k = k_, m = m_, present, sources = plan.sources, targets] {
-      return matrix_decode(k, m, present, sources, targets);
+    auto make = [k = k_, m = m_, gf = geometry_.gf, present, sources = plan.sources, targets] {
+      return matrix_decode(k, m, present, sources, targets, gf);
     };
     if (len > 0 && make_ns > core_ns) {
       std::weak_ptr<FftTargetDecode> entry = d;

@@ -45,7 +45,9 @@ class FftEngine {
  public:
   // Compiles or fetches the kernels (codec() time). Errors: kUnsupported (no byte shuffle on
   // the target), kJitFailure, kInvalidSpec.
-  static Result<std::shared_ptr<const FftEngine>> make(JitImpl &jit, unsigned k, unsigned m);
+  // gf: the code's field (its own step kernel: one per field and Jit).
+  static Result<std::shared_ptr<const FftEngine>> make(JitImpl &jit, unsigned k, unsigned m,
+                                                       codes::fft::Gf gf = codes::fft::Gf::k16);
 
   // in: the k originals, out: the m recovery shards, len a multiple of 64.
   void encode(const uint8_t *const *in, uint8_t *const *out, size_t len) const;

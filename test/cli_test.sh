@@ -187,7 +187,18 @@ if ! "$ECJIT" demo --spec rs-fft:k=8,m=4 --size 4K --seconds 0.05 | grep -q "^OK
   echo "FAIL: ecjit demo --spec rs-fft:k=8,m=4 does not end with OK"
   fails=$((fails + 1))
 fi
-expect_error "GF(2^8) is not available" demo --spec rs-fft:k=8,m=4,gf=8
+expect_error "past Leopard-RS's GF(2^8) limit" demo --spec rs-fft:k=200,m=57,gf=8
+# rs-fft over GF(2^8) (Leopard-RS / klauspost's leopard8): the demo, any shard length, and its
+# kernels' assembly (one affine transform per multiply with GFNI, two lookups without).
+if ! "$ECJIT" demo --spec rs-fft:k=32,m=32,gf=8 --size 4097 --seconds 0.05 | grep -q "^OK"; then
+  echo "FAIL: ecjit demo --spec rs-fft:k=32,m=32,gf=8 does not end with OK"
+  fails=$((fails + 1))
+fi
+fft8_asm=$("$ECJIT" asm --spec rs-fft:k=8,m=4,gf=8 --target x86_64-v3+gfni --op steps)
+if ! grep -q "ecjit_fft8_steps" <<<"$fft8_asm" || ! grep -q "vgf2p8affineqb" <<<"$fft8_asm"; then
+  echo "FAIL: ecjit asm --spec rs-fft:k=8,m=4,gf=8 --op steps is not the GF(2^8) step kernel"
+  fails=$((fails + 1))
+fi
 expect_error "is not a multiple of 2 bytes" demo --spec rs-fft:k=8,m=4 --size 1001
 fft_gfni_asm=$("$ECJIT" asm --spec rs-fft:k=8,m=4 --target x86_64-v3+gfni --op steps)
 fft_avx2_asm=$("$ECJIT" asm --spec rs-fft:k=8,m=4 --target x86_64-v3)

@@ -58,7 +58,9 @@ struct Stripe {
   std::vector<std::vector<uint8_t>> want;
   std::vector<uint8_t *> ptrs;
 
-  Stripe(unsigned k_, unsigned m_, size_t len_, uint64_t seed) : k(k_), m(m_), len(len_) {
+  Stripe(unsigned k_, unsigned m_, size_t len_, uint64_t seed,
+         ecjit::codes::fft::Gf gf = ecjit::codes::fft::Gf::k16)
+      : k(k_), m(m_), len(len_) {
     std::mt19937_64 rng(seed);
     want.assign(k + m, std::vector<uint8_t>(len));
     for (unsigned s = 0; s < k + m; ++s) {
@@ -71,7 +73,7 @@ struct Stripe {
     std::vector<uint8_t *> p(m);
     for (unsigned s = 0; s < k; ++s) d[s] = want[s].data();
     for (unsigned j = 0; j < m; ++j) p[j] = want[k + j].data();
-    EXPECT_TRUE(ecjit::codes::fft::encode_bytes(k, m, len, d.data(), p.data()).ok());
+    EXPECT_TRUE(ecjit::codes::fft::encode_bytes(k, m, len, d.data(), p.data(), gf).ok());
     restore();
   }
   void restore() {
@@ -703,20 +705,146 @@ TEST(FftCodec, BadInputs) {
 }
 
 TEST(FftCodec, BadSpecs) {
-  EXPECT_EQ(jit().codec("rs-fft:k=4,m=2,gf=8").status().code(), StatusCode::kInvalidSpec);
+  EXPECT_EQ(jit().codec("rs-fft:k=4,m=2,gf=32").status().code(), StatusCode::kInvalidSpec);
+  // GF(2^8): its 256 points bound k + next_pow2(m), and the message says so.
+  auto past = jit().codec("rs-fft:k=200,m=57,gf=8");
+  EXPECT_EQ(past.status().code(), StatusCode::kInvalidSpec);
+  EXPECT_NE(past.status().message().find("k + next_pow2(m) = 264 > 256"), std::string::npos) << past.status().message();
+  EXPECT_EQ(jit().codec("rs-fft:k=6,m=250,gf=8").status().code(), StatusCode::kInvalidSpec);
   EXPECT_EQ(jit().codec("rs-fft:k=32769,m=32768").status().code(), StatusCode::kInvalidSpec);
   EXPECT_EQ(jit().codec("rs-fft:k=4,m=2,poly=0x1002d").status().code(), StatusCode::kInvalidSpec);
   ecjit::CodeSpec hand;  // assembled by hand, not parsed: re-validated
   hand.family = ecjit::CodeFamily::kRsFft;
   hand.k = 4;
   hand.m = 2;
-  hand.gf = 8;
+  hand.gf = 12;
   EXPECT_EQ(jit().codec(hand).status().code(), StatusCode::kInvalidSpec);
+  hand.gf = 8;
+  auto c8 = jit().codec(hand);
+  ASSERT_TRUE(c8.ok()) << c8.status().to_string();
+  EXPECT_EQ((*c8)->spec().to_string(), "rs-fft:k=4,m=2,gf=8");
+  EXPECT_EQ((*c8)->symbol_bytes(), 1u);
   hand.gf = 16;
   auto c = jit().codec(hand);
   ASSERT_TRUE(c.ok()) << c.status().to_string();
   EXPECT_EQ((*c)->spec().to_string(), "rs-fft:k=4,m=2,gf=16");
   EXPECT_EQ((*c)->symbol_bytes(), 2u);
+}
+
+// ---- GF(2^8): Leopard-RS's field (klauspost's leopard8), the same engine and kernels ----
+
+namespace fft8 {
+using ecjit::codes::fft::Gf;
+std::string spec8(unsigned k, unsigned m) { return spec_of(k, m) + ",gf=8"; }
+std::shared_ptr<const Codec> codec8(unsigned k, unsigned m, Jit &on = jit()) {
+  auto c = on.codec(spec8(k, m));
+  EXPECT_TRUE(c.ok()) << spec8(k, m) << ": " << c.status().to_string();
+  return c.ok() ? *c : nullptr;
+}
+}  // namespace fft8
+
+// Encode equals the reference at every length (a byte an element: odd ones too), one chunk
+// and several, the widest (128:128) and k + next_pow2(m) = 256 exactly.
+TEST(FftCodec8, EncodeEqualsReference) {
+  using namespace fft8;
+  for (auto [k, m] : {std::pair{4u, 2u}, {2u, 4u}, {5u, 6u}, {10u, 4u}, {32u, 32u}, {100u, 20u}, {20u, 100u},
+                      {128u, 128u}, {192u, 64u}, {1u, 128u}, {250u, 4u}}) {
+    auto codec = codec8(k, m);
+    ASSERT_TRUE(codec);
+    EXPECT_EQ(codec->symbol_bytes(), 1u);
+    for (size_t len : {size_t(1), size_t(63), size_t(64), size_t(65), size_t(4095), size_t(4160), size_t(65537)}) {
+      Stripe st(k, m, len, 1000 * k + m + len, Gf::k8);
+      for (unsigned j = 0; j < m; ++j) st.spoil(k + j);
+      ASSERT_TRUE(codec->encode(st.data(), st.parity(), len).ok()) << spec8(k, m) << " len " << len;
+      for (unsigned j = 0; j < m; ++j) ASSERT_TRUE(st.equal(k + j)) << spec8(k, m) << " len " << len << " recovery " << j;
+    }
+  }
+}
+
+TEST(FftCodec8, ReconstructEveryErasureSet) {
+  using namespace fft8;
+  for (auto [k, m] : {std::pair{3u, 4u}, {4u, 3u}, {5u, 2u}}) {
+    auto codec = codec8(k, m);
+    ASSERT_TRUE(codec);
+    const unsigned n = k + m;
+    Stripe st(k, m, 131, k, Gf::k8);
+    for (unsigned mask = 0; mask < (1u << n); ++mask) {
+      if (unsigned(__builtin_popcount(mask)) > m) continue;
+      std::vector<bool> present(n);
+      for (unsigned s = 0; s < n; ++s) {
+        present[s] = !(mask >> s & 1);
+        if (!present[s]) st.spoil(s);
+      }
+      ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok()) << spec8(k, m) << " mask " << mask;
+      for (unsigned s = 0; s < n; ++s) ASSERT_TRUE(st.equal(s)) << spec8(k, m) << " mask " << mask << " shard " << s;
+    }
+  }
+}
+
+// Random sets on wide codes, through every decode the engine has: m lost (the core), one lost
+// (a matrix), a whole chunk of originals (the encoder inverted, its unrolled kernel once
+// compiled), at lengths with tiles and a tail.
+TEST(FftCodec8, ReconstructRandomSetsAndChunks) {
+  using namespace fft8;
+  std::mt19937_64 rng(88);
+  auto j = make_jit();
+  ASSERT_TRUE(j);
+  for (auto [k, m] : {std::pair{32u, 32u}, {128u, 128u}, {190u, 50u}, {20u, 100u}, {10u, 4u}}) {
+    auto codec = codec8(k, m, *j);
+    ASSERT_TRUE(codec);
+    const unsigned n = k + m;
+    for (size_t len : {size_t(4096 + 7), size_t(70000)}) {
+      Stripe st(k, m, len, n + len, Gf::k8);
+      for (int trial = 0; trial < 5; ++trial) {
+        std::vector<unsigned> order(n);
+        for (unsigned s = 0; s < n; ++s) order[s] = s;
+        std::shuffle(order.begin(), order.end(), rng);
+        std::vector<bool> present(n, true);
+        if (trial == 4) {  // originals of the first chunk (all of it where m is its size), recovery present
+          for (unsigned s = 0; s < std::min(m, k); ++s) present[s] = false, st.spoil(s);
+        } else {
+          const unsigned lost = trial == 0 ? m : trial == 1 ? 1 : 1 + unsigned(rng() % m);
+          for (unsigned i = 0; i < lost; ++i) present[order[i]] = false, st.spoil(order[i]);
+        }
+        ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok()) << spec8(k, m);
+        for (unsigned s = 0; s < n; ++s)
+          ASSERT_TRUE(st.equal(s)) << spec8(k, m) << " len " << len << " trial " << trial << " shard " << s;
+        if (trial == 4) {  // again, once the background thread had its chance
+          j->wait_for_tuning();
+          for (unsigned s = 0; s < n; ++s)
+            if (!present[s]) st.spoil(s);
+          ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok()) << spec8(k, m);
+          for (unsigned s = 0; s < n; ++s) ASSERT_TRUE(st.equal(s)) << spec8(k, m) << " after tuning, shard " << s;
+        }
+      }
+    }
+  }
+}
+
+// Two threads splitting whole chunks plus a tail; the GF(2^16) codec of the same (k, m) is a
+// different code (different parity), so the field is not silently dropped anywhere.
+TEST(FftCodec8, ThreadsGiveTheSameBytesAndTheFieldMatters) {
+  using namespace fft8;
+  auto two = make_jit(2);
+  ASSERT_TRUE(two);
+  auto codec = codec8(8, 4, *two);
+  ASSERT_TRUE(codec);
+  Stripe st(8, 4, 3 * 4096 + 67, 9, Gf::k8);
+  for (unsigned j = 0; j < 4; ++j) st.spoil(8 + j);
+  ASSERT_TRUE(codec->encode(st.data(), st.parity(), st.len).ok());
+  for (unsigned j = 0; j < 4; ++j) EXPECT_TRUE(st.equal(8 + j));
+  std::vector<bool> present(12, true);
+  for (unsigned s : {0u, 5u, 9u}) present[s] = false, st.spoil(s);
+  ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok());
+  for (unsigned s = 0; s < 12; ++s) EXPECT_TRUE(st.equal(s)) << s;
+  auto wide = codec_of(8, 4, *two);
+  ASSERT_TRUE(wide);
+  const size_t even = 4096;
+  Stripe other(8, 4, even, 9, Gf::k8);
+  ASSERT_TRUE(wide->encode(other.data(), other.parity(), even).ok());
+  EXPECT_FALSE(other.equal(8)) << "GF(2^16) parity equals GF(2^8)'s";
+  const std::string why = codec->encoder_info().why;
+  EXPECT_NE(codec->encoder_info().symbol.find("fft8"), std::string::npos) << codec->encoder_info().symbol;
 }
 
 // ---- The seam: plain twins of the kernel ABI (FftEncodeFn, FftDecodeFn) behind FftCodec ----
@@ -818,8 +946,12 @@ TEST(FftCodec, CApi) {
   ecjit_jit *j = nullptr;
   ASSERT_EQ(ecjit_jit_create(&opt, &j), ECJIT_OK);
   ecjit_codec *c = nullptr;
-  EXPECT_EQ(ecjit_codec_create(j, "rs-fft:k=4,m=2,gf=8", &c), ECJIT_INVALID_SPEC);
-  EXPECT_NE(std::string(ecjit_last_error()).find("GF(2^8) is not available"), std::string::npos);
+  EXPECT_EQ(ecjit_codec_create(j, "rs-fft:k=200,m=57,gf=8", &c), ECJIT_INVALID_SPEC);
+  EXPECT_NE(std::string(ecjit_last_error()).find("Leopard-RS's GF(2^8) limit"), std::string::npos) << ecjit_last_error();
+  ASSERT_EQ(ecjit_codec_create(j, "rs-fft:k=4,m=2,gf=8", &c), ECJIT_OK);
+  EXPECT_EQ(ecjit_codec_symbol_bytes(c), 1u);
+  ecjit_codec_destroy(c);
+  c = nullptr;
   ASSERT_EQ(ecjit_codec_create(j, "rs-fft:k=5,m=3", &c), ECJIT_OK);
   EXPECT_EQ(ecjit_codec_k(c), 5u);
   EXPECT_EQ(ecjit_codec_symbol_bytes(c), 2u);

@@ -10,6 +10,7 @@
 
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_program.h"
+#include "ir_builders/fft_column.h"
 #include "ir_builders/fft_kernel.h"
 #include "ir_builders/fft_step_kernel.h"
 #include "jit/kernel_compiler.h"
@@ -541,6 +542,150 @@ TEST(FftKernelTargets, CompileForNeonAndSse) {
     }
   }
 }
+
+}  // namespace
+}  // namespace ecjit
+
+namespace ecjit {
+namespace {
+
+// ---- GF(2^8) (Leopard-RS's field, rs-fft:...,gf=8): the same kernels multiplying bytes ----
+
+// k + m shards of len bytes, the recovery shards the GF(2^8) reference encode of the originals.
+std::vector<std::vector<uint8_t>> encoded8(std::mt19937_64 &rng, unsigned k, unsigned m, size_t len) {
+  auto s = random_shards(rng, k + m, len);
+  std::vector<const uint8_t *> orig;
+  std::vector<uint8_t *> rec;
+  for (unsigned i = 0; i < k; ++i) orig.push_back(s[i].data());
+  for (unsigned j = 0; j < m; ++j) rec.push_back(s[k + j].data());
+  EXPECT_TRUE(fft::encode_bytes(k, m, len, orig.data(), rec.data(), fft::Gf::k8).ok());
+  return s;
+}
+
+// The GF(2^8) step kernel and unrolled kernels of one target: split tables or GFNI on 256-bit
+// planes (host-avx2, host-avx512f: as the machine has GFNI) and whole 512-bit columns (host,
+// where the machine has AVX-512BW and GFNI).
+class FftSteps8 : public testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    init_session();
+    auto info = test::resolve_target(GetParam());
+    if (!info) GTEST_SKIP() << GetParam() << ": " << err_text(info.takeError());
+    target_ = *info;
+    if (!ir::fft_kernel_supported(target_)) GTEST_SKIP() << GetParam() << ": no byte shuffle";
+    ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0, "fft8_steps_" + std::to_string(counter_++), {}, {},
+                        fft::Gf::k8};
+    auto k = jit::jit_kernel(*session(), jit::fft_compile_request(d, target_, jit::OptLevel::kO3));
+    ASSERT_TRUE(bool(k)) << err_text(k.takeError());
+    kernel_ = std::move(*k);
+    EXPECT_TRUE(jit::fft_kernel_matches_desc(*kernel_, d));
+  }
+  void run(const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len, size_t tile,
+           const uint8_t *tables = nullptr) {
+    std::vector<std::vector<uint8_t>> scratch(s.slots, std::vector<uint8_t>(tile));
+    std::vector<uint8_t *> ptr(s.slots + shards.size());
+    for (size_t off = 0; off < len; off += tile) {
+      for (uint32_t x = 0; x < s.slots; ++x)
+        ptr[x] = s.slot_shard[x] >= 0 ? shards[size_t(s.slot_shard[x])].data() + off : scratch[x].data();
+      for (size_t i = 0; i < shards.size(); ++i) ptr[s.slots + i] = shards[i].data() + off;
+      call_steps(*kernel_, ptr.data(), s, std::min(tile, len - off), tables ? tables : s.tables.data());
+    }
+  }
+  ir::TargetInfo target_;
+  std::unique_ptr<jit::CompiledKernel> kernel_;
+  static inline int counter_ = 0;
+};
+
+// Encode, the decode core with random losses, a matrix decode and the inverted encoder on the
+// encoder's tables: every schedule kind the runtime builds, two- and three-layer steps.
+TEST_P(FftSteps8, EverySchedulekindMatchesTheReference) {
+  // host: whole 512-bit columns where the machine has AVX-512BW; host-avx512f (no BW) and
+  // host-avx2: 256-bit planes.
+  EXPECT_EQ(ir::fft_whole_column_vectors(target_), GetParam() == "host" && __builtin_cpu_supports("avx512bw"))
+      << GetParam();
+  std::mt19937_64 rng(0x8f8);
+  const unsigned sizes[][2] = {{1, 1}, {3, 5}, {10, 4}, {32, 32}, {100, 20}, {20, 100}, {128, 128}, {190, 50}};
+  for (bool radix8 : {false, true})
+    for (auto &sz : sizes) {
+      const unsigned k = sz[0], m = sz[1], n = k + m;
+      const size_t len = 64 * 6, tile = 128;
+      const std::string what = std::to_string(k) + ":" + std::to_string(m) + (radix8 ? " radix8" : "");
+      const auto want = encoded8(rng, k, m, len);
+      auto got = want;
+      for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].end(), 0xEE);
+      auto enc = ir::fft_encode_schedule(k, m, true, radix8, fft::Gf::k8);
+      ASSERT_TRUE(enc.ok()) << enc.status().to_string();
+      run(*enc, got, len, tile);
+      ASSERT_EQ(got, want) << what << " encode";
+      for (int trial = 0; trial < 3; ++trial) {
+        std::vector<bool> present(n, true), wanted(n, false);
+        const unsigned lost = trial == 0 ? m : 1 + unsigned(rng() % m);
+        for (unsigned e = 0; e < lost; ++e) present[rng() % n] = false;
+        std::vector<unsigned> sources, targets;
+        for (unsigned s = 0; s < n; ++s) {
+          wanted[s] = !present[s];
+          (present[s] ? sources : targets).push_back(s);
+          if (wanted[s]) std::fill(got[s].begin(), got[s].end(), 0xA5);
+        }
+        auto dec = ir::fft_decode_schedule(k, m, present, wanted, radix8, fft::Gf::k8);
+        ASSERT_TRUE(dec.ok()) << dec.status().to_string();
+        run(*dec, got, len, tile);
+        ASSERT_EQ(got, want) << what << " core trial " << trial;
+        auto coeffs = fft::decode_matrix(k, m, present, sources, targets, fft::Gf::k8);
+        ASSERT_TRUE(coeffs.ok()) << coeffs.status().to_string();
+        for (unsigned t : targets) std::fill(got[t].begin(), got[t].end(), 0x3C);
+        run(ir::fft_matrix_schedule(*coeffs, sources, targets, fft::Gf::k8), got, len, tile);
+        ASSERT_EQ(got, want) << what << " matrix trial " << trial;
+      }
+      // The first chunk of originals lost (where it is whole): the encoder inverted.
+      const size_t C = fft::geometry(k, m, fft::Gf::k8)->chunk;
+      if (C > k) continue;
+      std::vector<bool> present(n, true);
+      std::vector<unsigned> targets;
+      for (unsigned s = 0; s < C; ++s) present[s] = false, targets.push_back(s);
+      auto sources = fft::inverse_decode_sources(k, m, present, targets, fft::Gf::k8);
+      if (!sources) continue;
+      auto inv = ir::fft_inverse_decode_schedule(k, m, *sources, targets, &*enc, radix8, fft::Gf::k8);
+      ASSERT_TRUE(inv) << what;
+      for (unsigned t : targets) std::fill(got[t].begin(), got[t].end(), 0x5A);
+      run(*inv, got, len, tile, enc->tables.data());
+      ASSERT_EQ(got, want) << what << " inverse";
+    }
+}
+
+// The unrolled kernels (encoder, decode core, an inverse) pass the self-test the disk cache
+// applies, which runs them against codes::fft's GF(2^8) reference.
+TEST_P(FftSteps8, UnrolledKernelsMatchTheReference) {
+  for (auto [k, m] : {std::pair{10u, 4u}, std::pair{3u, 5u}, std::pair{8u, 8u}})
+    for (auto kind : {ir::FftKernelDesc::Kind::kEncode, ir::FftKernelDesc::Kind::kDecode,
+                      ir::FftKernelDesc::Kind::kInverse}) {
+      ir::FftKernelDesc d{kind, k, m, "fft8_unrolled_" + std::to_string(counter_++), {}, {}, fft::Gf::k8};
+      if (kind == ir::FftKernelDesc::Kind::kInverse) {
+        const size_t C = fft::geometry(k, m, fft::Gf::k8)->chunk;
+        if (C > k) continue;
+        std::vector<bool> present(k + m, true);
+        for (unsigned s = 0; s < C; ++s) present[s] = false, d.targets.push_back(s);
+        auto sources = fft::inverse_decode_sources(k, m, present, d.targets, fft::Gf::k8);
+        ASSERT_TRUE(sources) << k << ":" << m;
+        d.sources = *sources;
+      }
+      auto kernel = jit::jit_kernel(*session(), jit::fft_compile_request(d, target_, jit::OptLevel::kO3));
+      ASSERT_TRUE(bool(kernel)) << err_text(kernel.takeError());
+      EXPECT_TRUE(jit::fft_kernel_matches_desc(**kernel, d)) << k << ":" << m << " kind " << int(kind);
+      // The GF(2^16) self-test rejects it: the check tells the fields apart.
+      ir::FftKernelDesc other = d;
+      other.gf = fft::Gf::k16;
+      EXPECT_FALSE(jit::fft_kernel_matches_desc(**kernel, other)) << k << ":" << m << " kind " << int(kind);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, FftSteps8, testing::Values("host", "host-avx2", "host-avx512f"),
+                         [](const testing::TestParamInfo<std::string> &i) {
+                           std::string s = i.param;
+                           for (char &c : s)
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return s;
+                         });
 
 }  // namespace
 }  // namespace ecjit

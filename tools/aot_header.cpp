@@ -244,10 +244,17 @@ std::string aot_fft_header_text(const FftAotContents &c) {
   line(" *   target    " + c.target_text + " (" + c.target_details + ")");
   line(" *   strategy  fft (multiplies by " + c.multiplies + "), " + c.opt);
   line(" *");
-  line(" * Reed-Solomon by the additive FFT over GF(2^16), byte for byte reed-solomon-simd 3.x: shards");
-  line(" * 0.." + std::to_string(c.k - 1) + " hold original data, " + std::to_string(c.k) + ".." +
-       std::to_string(c.k + c.m - 1) + " recovery. Each 64-byte column of a shard is 32 field");
-  line(" * elements, their low bytes then their high bytes (the crate's layout). Besides the");
+  if (c.gf8) {
+    line(" * Reed-Solomon by the additive FFT over GF(2^8), byte for byte Leopard-RS / klauspost's");
+    line(" * leopard8 (reedsolomon.WithLeopardGF): shards 0.." + std::to_string(c.k - 1) + " hold original data, " +
+         std::to_string(c.k) + ".." + std::to_string(c.k + c.m - 1) + " recovery. Each byte of a shard is");
+    line(" * one field element. Besides the");
+  } else {
+    line(" * Reed-Solomon by the additive FFT over GF(2^16), byte for byte reed-solomon-simd 3.x: shards");
+    line(" * 0.." + std::to_string(c.k - 1) + " hold original data, " + std::to_string(c.k) + ".." +
+         std::to_string(c.k + c.m - 1) + " recovery. Each 64-byte column of a shard is 32 field");
+    line(" * elements, their low bytes then their high bytes (the crate's layout). Besides the");
+  }
   line(" * encoder this object decodes the erasure sets fixed at build time (--decoders), each by");
   line(" * the encoder's transforms inverted; any other set decodes with ecjit's Jit::codec() or");
   line(" * the crate on a host.");

@@ -61,6 +61,7 @@ std::string aot_xor_header_text(const XorAotContents &c);
 // 64-byte columns of the crate's layout.
 struct FftAotContents {
   unsigned k = 0, m = 0;
+  bool gf8 = false;  // Leopard-RS's GF(2^8) (klauspost's leopard8) instead of reed-solomon-simd's GF(2^16)
   std::string spec;
   std::string prefix;
   std::string target_text;

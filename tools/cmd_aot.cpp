@@ -348,7 +348,7 @@ int cmd_aot(int argc, char **argv) {
       return usage_error(def.name, error);
   } else if (fft) {
     const unsigned k = enc->spec.k, m = enc->spec.m;
-    FftAotContents contents{k, m, spec, prefix, target, target_details,
+    FftAotContents contents{k, m, enc->req.fft_kernel->gf == codes::fft::Gf::k8, spec, prefix, target, target_details,
                             ir::fft_multiply_name(enc->req.target), opt_level_name(enc->req.opt),
                             enc->req.symbol(), {}};
     for (const std::vector<unsigned> &erased : sets) {
@@ -363,17 +363,19 @@ int cmd_aot(int argc, char **argv) {
       // The decode of a fixed set with no erasure-locator transform on the board: the
       // encoder's transforms inverted, the sets that allow it (codes/rs_fft_program.h).
       const std::optional<std::vector<unsigned>> sources =
-          erased.size() <= m ? codes::fft::inverse_decode_sources(k, m, present, erased) : std::nullopt;
+          erased.size() <= m ? codes::fft::inverse_decode_sources(k, m, present, erased, enc->req.fft_kernel->gf)
+                             : std::nullopt;
       if (!sources)
         return usage_error(
             def.name, "--decoders: erasure set {" + join_indices(erased) + "}: an rs-fft decoder ahead of time "
                       "inverts the encoder, which needs every recovery shard and the lost originals inside one "
-                      "whole chunk of " + std::to_string(codes::fft::geometry(k, m)->chunk) +
+                      "whole chunk of " + std::to_string(codes::fft::geometry(k, m, enc->req.fft_kernel->gf)->chunk) +
                       " originals (high rate, m a power of two), or every original or one whole recovery chunk "
                       "present (low rate); other sets decode with Jit::codec() or reed-solomon-simd on a host");
       jit::CompileRequest req = enc->req;
       ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kInverse, k, m,
-                          ir::kernel_symbol(jit::decoder_op(erased, *sources), spec, target), *sources, erased};
+                          ir::kernel_symbol(jit::decoder_op(erased, *sources), spec, target), *sources, erased,
+                          enc->req.fft_kernel->gf};
       req.desc.symbol = d.symbol;
       req.fft_kernel = std::make_shared<const ir::FftKernelDesc>(std::move(d));
       contents.decoders.push_back({erased, *sources, req.desc.symbol});

@@ -117,18 +117,20 @@ Result<ReferenceCode> reference_code(const std::string &text) {
   if (!spec.ok()) return spec.status();
   ReferenceCode r;
   if (spec->family == CodeFamily::kRsFft) {  // not a matrix code: codes/rs_fft.h is its reference
-    Result<codes::fft::Geometry> g = codes::fft::geometry(spec->k, spec->m);
+    const codes::fft::Gf gf = spec->gf == 8 ? codes::fft::Gf::k8 : codes::fft::Gf::k16;
+    Result<codes::fft::Geometry> g = codes::fft::geometry(spec->k, spec->m, gf);
     if (!g.ok()) return g.status();
     const unsigned k = spec->k, m = spec->m;
     r.spec = *spec;
     r.k = k;
     r.m = m;
-    r.unit = 2;
-    r.shape = std::string("reed-solomon-simd's GF(2^16), ") +
-              (g->rate == codes::fft::Rate::kHigh ? "high" : "low") +
-              " rate; 64-byte chunks of 32 low then 32 high bytes";
-    r.encode = [k, m](const uint8_t *const *d, uint8_t *const *p, size_t len) {
-      return codes::fft::encode_bytes(k, m, len, d, p);
+    r.unit = gf == codes::fft::Gf::k8 ? 1 : 2;
+    r.shape = gf == codes::fft::Gf::k8 ? std::string("Leopard-RS's GF(2^8) (klauspost's leopard8), high rate; a byte an element")
+                                       : std::string("reed-solomon-simd's GF(2^16), ") +
+                                             (g->rate == codes::fft::Rate::kHigh ? "high" : "low") +
+                                             " rate; 64-byte chunks of 32 low then 32 high bytes";
+    r.encode = [k, m, gf](const uint8_t *const *d, uint8_t *const *p, size_t len) {
+      return codes::fft::encode_bytes(k, m, len, d, p, gf);
     };
   } else if (spec->bitmatrix()) {
     Result<codes::BitMatrixCode> code = codes::build_bitmatrix_code(*spec);

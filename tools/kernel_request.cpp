@@ -250,9 +250,10 @@ std::optional<KernelRequest> make_fft_request(const Args &args, const CodeSpec &
     return std::nullopt;
   }
   const std::string op = args.get("op", "encode");
-  ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kEncode, spec.k, spec.m, "", {}, {}};
+  const codes::fft::Gf gf = spec.gf == 8 ? codes::fft::Gf::k8 : codes::fft::Gf::k16;
+  ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kEncode, spec.k, spec.m, "", {}, {}, gf};
   if (op == "decode") d.kind = ir::FftKernelDesc::Kind::kDecode;
-  else if (op == "steps") d = {ir::FftKernelDesc::Kind::kSteps, 0, 0, "", {}, {}};
+  else if (op == "steps") d = {ir::FftKernelDesc::Kind::kSteps, 0, 0, "", {}, {}, gf};
   else if (op != "encode") {
     *error = "--op '" + op + "' is not encode, decode or steps for rs-fft";
     return std::nullopt;
@@ -265,8 +266,10 @@ std::optional<KernelRequest> make_fft_request(const Args &args, const CodeSpec &
              "`ecjit asm --op steps` prints it)";
     return std::nullopt;
   }
-  const std::string name = op == "steps" ? "ecjit_fft_steps" : "ecjit_fft_" + op + "__k" + std::to_string(spec.k) +
-                                                                 "_m" + std::to_string(spec.m);
+  // The runtime's names (runtime/fft_engine.cpp): ecjit_fft8_ for GF(2^8).
+  const std::string prefix = gf == codes::fft::Gf::k8 ? "ecjit_fft8_" : "ecjit_fft_";
+  const std::string name = op == "steps" ? prefix + "steps"
+                                         : prefix + op + "__k" + std::to_string(spec.k) + "_m" + std::to_string(spec.m);
   d.symbol = name;
   jit::CompileRequest req = jit::fft_compile_request(d, target->info, opt);
   return KernelRequest{spec, std::nullopt, std::nullopt, std::nullopt, "", op == "decode" ? "decode_core" : op,

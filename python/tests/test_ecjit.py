@@ -518,8 +518,26 @@ def test_rs_fft_errors():
         codec.encode(rand_shards(3, 3, seed=1))
     assert e.value.status == "shard-size"
     with pytest.raises(ecjit.Error) as e:
-        ecjit.Codec("rs-fft:k=3,m=2,gf=8")
-    assert e.value.status == "invalid-spec" and "GF(2^8) is not available" in str(e.value)
+        ecjit.Codec("rs-fft:k=200,m=57,gf=8")
+    assert e.value.status == "invalid-spec" and "Leopard-RS's GF(2^8) limit" in str(e.value)
+
+
+def test_rs_fft_gf8_any_length_round_trip():
+    # Leopard-RS's GF(2^8) (klauspost's leopard8): a byte an element, so odd lengths too.
+    codec = ecjit.Codec("rs-fft:k=5,m=3,gf=8")
+    assert codec.spec == "rs-fft:k=5,m=3,gf=8"
+    data = rand_shards(5, 333, seed=4)
+    parity = codec.encode(data)
+    assert len(parity) == 3 and all(len(p) == 333 for p in parity)
+    original = list(data) + [bytes(p) for p in parity]
+    shards = [bytearray(s) for s in original]
+    for s in (0, 4, 6):
+        shards[s][:] = b"\xee" * 333
+    assert codec.reconstruct(shards, [s not in (0, 4, 6) for s in range(8)]) is None
+    assert [bytes(s) for s in shards] == original
+    # GF(2^16) is another code: the same originals (even length) give other parity.
+    even = rand_shards(5, 64, seed=5)
+    assert [bytes(p) for p in codec.encode(even)] != [bytes(p) for p in ecjit.Codec("rs-fft:k=5,m=3").encode(even)]
 
 
 # ---- errors ----
