@@ -2,6 +2,7 @@
 #include "ir_builders/fft_prune.h"
 
 #include <algorithm>
+#include <cassert>
 #include <array>
 
 namespace ecjit::ir {
@@ -149,6 +150,7 @@ class ZeroPass {
       case kFftStepIfft4:
       case kFftStepFft8:
       case kFftStepIfft8: {
+        assert(s.b == 0 && "decode cores read their slots, never shards (fold_input_copies)");
         const Few<uint32_t, 8> x = slots_of(s);
         const size_t zeros = size_t(std::count_if(x.begin(), x.end(), z));
         if (zeros == x.n) return;

@@ -11,6 +11,7 @@
 #include "codes/rs_fft_program.h"
 #include "ir_builders/fft_column.h"
 #include "ir_builders/fft_kernel.h"
+#include "ir_builders/fft_order.h"
 #include "ir_builders/kernel_abi.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -147,6 +148,43 @@ class ScheduleWriter {
 
 fft::Order step_order(bool radix8) { return radix8 ? fft::Order::kRadix8 : fft::Order::kRadix4; }
 
+// A program's inputs are copied into their slots before its transforms, a load and a store
+// per column that the first transform step then loads again (Zen 5, GF(2^8) 32:32 at 4 KiB
+// shards: a quarter of the encode). Where a two- or three-layer step is the first to touch each
+// of its slots since those were copied from shards at the step's own stride, it reads the
+// shards (FftStep::b) and the copies go.
+void fold_input_copies(FftSchedule &s) {
+  std::vector<int64_t> copied(s.slots, -1);  // the copy into a slot not touched since
+  std::vector<bool> drop(s.steps.size(), false);
+  bool any = false;
+  for (size_t i = 0; i < s.steps.size(); ++i) {
+    FftStep &st = s.steps[i];
+    const unsigned n = fft_step_slots(st.kind);
+    if (n && st.b == 0) {
+      bool fold = true;
+      uint32_t base = 0;
+      for (unsigned j = 0; j < n && fold; ++j) {
+        const int64_t c = copied[st.a + j * st.dist];
+        if (c < 0) fold = false;
+        else if (j == 0) base = s.steps[size_t(c)].b;
+        else fold = s.steps[size_t(c)].b == base + j * st.dist;
+      }
+      if (fold) {
+        st.b = base;
+        for (unsigned j = 0; j < n; ++j) drop[size_t(copied[st.a + j * st.dist])] = true;
+        any = true;
+      }
+    }
+    for (uint32_t x : fft_step_work_slots(st, s.slots)) copied[x] = -1;
+    if (st.kind == kFftStepCopy && st.a < s.slots && st.b >= s.slots) copied[st.a] = int64_t(i);
+  }
+  if (!any) return;
+  size_t out = 0;
+  for (size_t i = 0; i < s.steps.size(); ++i)
+    if (!drop[i]) s.steps[out++] = s.steps[i];
+  s.steps.resize(out);
+}
+
 fft::Program decode_core_program(const fft::Geometry &g, bool radix8) {
   fft::Program core;
   core.gf = g.gf;
@@ -176,6 +214,7 @@ std::optional<FftSchedule> program_schedule(const fft::Program &p, const FftSche
   for (const fft::Binding &bd : p.inputs) w->step(kFftStepCopy, bd.slot, s.slots + bd.shard);
   w->ops(p);
   if (w->missing()) return std::nullopt;
+  fold_input_copies(s);
   return s;
 }
 
@@ -430,21 +469,27 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
 
   // One kind: `setup` in its own block (pointers, multiplier tables), then a loop over the
   // tile's columns running `body` at byte offset off (straight-line code: no blocks of its own).
-  auto emit_kind = [&](uint32_t k, const std::string &name, const std::function<void()> &setup,
-                       const std::function<void(llvm::Value *)> &body) {
-    llvm::BasicBlock *pre = block(name + ".pre");
+  // The loop over the tile's columns from the block `from` (the insertion point, left
+  // unterminated), running `body` at byte offset off.
+  auto emit_loop = [&](const std::string &name, const std::function<void(llvm::Value *)> &body) {
+    llvm::BasicBlock *from = b.GetInsertBlock();
     llvm::BasicBlock *loop = block(name);
-    sw->addCase(b.getInt32(k), pre);
-    b.SetInsertPoint(pre);
-    setup();
     b.CreateBr(loop);
     b.SetInsertPoint(loop);
     llvm::PHINode *off = b.CreatePHI(size_ty, 2, "off");
-    off->addIncoming(size(0), pre);
+    off->addIncoming(size(0), from);
     body(off);
     llvm::Value *noff = b.CreateAdd(off, size(kFftColumn), "off.next", true, true);
     off->addIncoming(noff, loop);
     mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(noff, size(kFftColumn - 1)), bytes), loop, next));
+  };
+  auto emit_kind = [&](uint32_t k, const std::string &name, const std::function<void()> &setup,
+                       const std::function<void(llvm::Value *)> &body) {
+    llvm::BasicBlock *pre = block(name + ".pre");
+    sw->addCase(b.getInt32(k), pre);
+    b.SetInsertPoint(pre);
+    setup();
+    emit_loop(name, body);
   };
   auto at = [&](llvm::Value *p, llvm::Value *off) { return b.CreateInBoundsGEP(b.getInt8Ty(), p, off); };
   auto tables_at = [&](unsigned f) {
@@ -490,27 +535,22 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   });
 
   // Two or three layers on four or eight slots: pointers a + j dist, the step's multipliers,
-  // one column of each slot at a time through fft_step_butterflies.
+  // one column of each slot at a time through fft_step_butterflies. Two loops: in place, and
+  // (b != 0) loading from ptr[b + j dist], whose sixteen pointers the in-place loop would
+  // otherwise carry too (x86's GPRs: a spill per column).
   auto emit_layers = [&](FftStepKind k, const char *name) {
     FftStepButterfly bfs[12];
     const unsigned n = fft_step_butterflies(k, bfs), slots = fft_step_slots(k), multipliers = slots - 1;
     const bool fwd = k == kFftStepFft4 || k == kFftStepFft8;
-    std::array<llvm::Value *, 8> p;
+    std::array<llvm::Value *, 8> p, q;  // stored to; loaded from (p in place)
     std::array<std::array<llvm::Value *, 8>, 7> t;
-    emit_kind(k, name, [&] {
-      llvm::Value *a = field(1, "a"), *dist = field(4, "dist");
-      for (unsigned j = 0; j < slots; ++j) p[j] = pointer(b.CreateAdd(a, b.CreateMul(dist, size(j))));
-      const unsigned words[7] = {offsetof(FftStep, table) / 4,  offsetof(FftStep, table0) / 4,
-                                 offsetof(FftStep, table1) / 4, offsetof(FftStep, table2) / 4,
-                                 offsetof(FftStep, table3) / 4, offsetof(FftStep, table4) / 4,
-                                 offsetof(FftStep, table5) / 4};
-      for (unsigned j = 0; j < multipliers; ++j) t[j] = tables_at(words[j]);
-    }, [&](llvm::Value *off) {
+    llvm::Value *a = nullptr, *dist = nullptr;
+    auto body = [&](llvm::Value *off) {
       std::array<llvm::Value *, 8> col;
       std::array<Planes, 8> x;
       for (unsigned j = 0; j < slots; ++j) {
         col[j] = at(p[j], off);
-        x[j] = e.load(col[j]);
+        x[j] = e.load(at(q[j], off));
       }
       for (unsigned i = 0; i < n; ++i) {
         Planes &u = x[bfs[i].u], &v = x[bfs[i].v];
@@ -524,7 +564,25 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
         }
       }
       for (unsigned j = 0; j < slots; ++j) e.store(x[j], col[j]);
-    });
+    };
+    emit_kind(k, name, [&] {
+      a = field(1, "a"), dist = field(4, "dist");
+      for (unsigned j = 0; j < slots; ++j) p[j] = pointer(b.CreateAdd(a, b.CreateMul(dist, size(j))));
+      const unsigned words[7] = {offsetof(FftStep, table) / 4,  offsetof(FftStep, table0) / 4,
+                                 offsetof(FftStep, table1) / 4, offsetof(FftStep, table2) / 4,
+                                 offsetof(FftStep, table3) / 4, offsetof(FftStep, table4) / 4,
+                                 offsetof(FftStep, table5) / 4};
+      for (unsigned j = 0; j < multipliers; ++j) t[j] = tables_at(words[j]);
+      llvm::Value *from = field(2, "b");
+      llvm::BasicBlock *sourced = block(std::string(name) + ".from.pre");
+      llvm::BasicBlock *in_place = block(std::string(name) + ".inplace.pre");
+      b.CreateCondBr(b.CreateICmpEQ(from, size(0)), in_place, sourced);
+      b.SetInsertPoint(sourced);
+      for (unsigned j = 0; j < slots; ++j) q[j] = pointer(b.CreateAdd(from, b.CreateMul(dist, size(j))));
+      emit_loop(std::string(name) + ".from", body);
+      b.SetInsertPoint(in_place);
+      q = p;
+    }, body);
   };
   emit_layers(kFftStepFft4, "fft4");
   emit_layers(kFftStepIfft4, "ifft4");

@@ -29,7 +29,10 @@ enum FftStepKind : uint32_t {
   kFftStepCopy = 3,  // A = B
   kFftStepZero = 4,  // A = 0
   kFftStepMul = 5,   // A = B * T   (A may be B)
-  // Two layers on four slots X_j = ptr[a + j dist] (T2 = table, T0 = table0, T1 = table1):
+  // Two layers on four slots X_j = ptr[a + j dist] (T2 = table, T0 = table0, T1 = table1).
+  // In these and the three-layer kinds a nonzero b is where the inputs are read: X_j is
+  // loaded from ptr[b + j dist] (shards, read only) and the results stored to ptr[a + j dist],
+  // a slot's copy from its shard folded into the first step that reads it (fold_input_copies):
   kFftStepFft4 = 6,   // FFT butterflies (X0,X2) (X1,X3) by T2, then (X0,X1) by T0, (X2,X3) by T1
   kFftStepIfft4 = 7,  // IFFT butterflies (X0,X1) by T0, (X2,X3) by T1, then (X0,X2) (X1,X3) by T2
   kFftStepMulAdd = 8, // A ^= B * T

@@ -51,7 +51,7 @@ TEST(FftOrder, BlockOrderComputesTheSameValues) {
       ASSERT_TRUE(s.ok()) << s.status().to_string();
       size_t pointers = 0;  // every pointer a step names
       for (const FftStep &st : s->steps)
-        pointers = std::max<size_t>(pointers, 1 + std::max(st.a + 7 * st.dist, st.b));
+        pointers = std::max<size_t>(pointers, 1 + std::max(st.a + 7 * st.dist, st.b + (ir::fft_step_slots(st.kind) ? 7 * st.dist : 0)));
       for (uint32_t block = 4; block < s->slots; block *= 4) {
         std::vector<FftStep> ordered = s->steps;
         ir::order_fft_steps_by_block(&ordered, s->slots, block);

@@ -67,6 +67,8 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
       case ir::kFftStepIfft8: {
         ir::FftStepButterfly bfs[12];
         const unsigned n = ir::fft_step_butterflies(s.kind, bfs);
+        if (s.b)  // inputs read from ptr[b + j dist]
+          for (unsigned j = 0, slots = ir::fft_step_slots(s.kind); j < slots; ++j) v[s.a + j * s.dist] = v[s.b + j * s.dist];
         const bool fwd = s.kind == ir::kFftStepFft4 || s.kind == ir::kFftStepFft8;
         for (unsigned i = 0; i < n; ++i) {
           const uint32_t u = s.a + bfs[i].u * s.dist, w = s.a + bfs[i].v * s.dist;
