@@ -119,6 +119,11 @@ std::vector<Case> cases() {
   v.push_back({"x86_64-v3+gfni", "rs-fft:k=10,m=4", "0,1,2,3;5,6", Runner::kNative, "auto", "gfni"});
   v.push_back({"aarch64", "rs-fft:k=6,m=9", "6,7,14", Runner::kAArch64});
   v.push_back({"aarch64", "rs-fft:k=16,m=16", "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15;3,9", Runner::kAArch64});
+  // rs-fft over GF(2^8) (Leopard-RS / klauspost's leopard8): two nibble lookups per multiply
+  // on NEON and AVX2, one affine transform with GFNI.
+  v.push_back({"aarch64", "rs-fft:k=12,m=4,gf=8", "0,1,2,3;4,5,6,7", Runner::kAArch64});
+  v.push_back({"x86_64-v3", "rs-fft:k=10,m=4,gf=8", "0,1,2,3;5,6", Runner::kNative, "auto", "avx2"});
+  v.push_back({"x86_64-v3+gfni", "rs-fft:k=10,m=4,gf=8", "0,1,2,3;5,6", Runner::kNative, "auto", "gfni"});
   return v;
 }
 
@@ -203,12 +208,13 @@ struct RefCode {
   std::optional<codes::LinearCode> code;
   std::optional<codes::BitMatrixCode> bits;
   bool fft = false;  // rs-fft: codes::fft's reference encoder (decoders restore its shards)
+  codes::fft::Gf gf = codes::fft::Gf::k16;
   unsigned k = 0, m = 0;
   unsigned n() const { return k + m; }
   void encode(const uint8_t *const *data, uint8_t *const *parity, size_t len) const {
     if (code) (void)codes::ref_encode(*code, data, parity, len);
     else if (bits) (void)codes::ref_bitmatrix_encode(*bits, data, parity, len);
-    else (void)codes::fft::encode_bytes(k, m, len, data, parity);
+    else (void)codes::fft::encode_bytes(k, m, len, data, parity, gf);
   }
 };
 
@@ -218,6 +224,7 @@ RefCode ref_code(const std::string &spec) {
   EXPECT_TRUE(parsed.ok()) << spec;
   if (parsed->family == CodeFamily::kRsFft) {
     r.fft = true;
+    r.gf = parsed->gf == 8 ? codes::fft::Gf::k8 : codes::fft::Gf::k16;
     r.k = parsed->k;
     r.m = parsed->m;
   } else if (parsed->bitmatrix()) {
