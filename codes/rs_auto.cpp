@@ -37,7 +37,7 @@ RsCost fft_cost(unsigned k, unsigned m) {
   const double layers = double(chunks + 1) * double(P) * log2_at_least_1(P) / k;
   const uint64_t N = next_pow2(uint64_t(k) + m);
   const double core = double(N) * log2_at_least_1(N) / k;
-  return {layers / 140.0, core / 70.0};
+  return {layers / 170.0, core / 70.0};
 }
 
 Result<CodeSpec> choose_rs(unsigned k, unsigned m) {
@@ -50,17 +50,21 @@ Result<CodeSpec> choose_rs(unsigned k, unsigned m) {
                   name + ": no construction takes it: a Cauchy matrix needs k + m <= " + std::to_string(kMaxShards) +
                       ", rs-fft min(next_pow2(k), next_pow2(m)) + max(k, m) <= 65536");
   const unsigned gf = uint64_t(k) + m <= 256 ? 8 : 16;
+  // The FFT over Leopard-RS's GF(2^8) where its 256 points take the code (as fast or faster
+  // than GF(2^16) at every measured point: docs/performance.md), else reed-solomon-simd's.
+  const unsigned fft_gf = fft_ok && fft::geometry(k, m, fft::Gf::k8).ok() ? 8 : 16;
   const RsCost mc = matrix_ok ? matrix_cost(k, m, gf) : RsCost{};
   const RsCost fc = fft_ok ? fft_cost(k, m) : RsCost{};
   const bool use_fft = !matrix_ok || (fft_ok && fc.total() < mc.total());
   // The chosen spec, and both candidates in canonical form (what the why names, spec() prints).
-  Result<CodeSpec> spec = CodeSpec::parse(use_fft ? "rs-fft:k=" + std::to_string(k) + ",m=" + std::to_string(m)
+  Result<CodeSpec> spec = CodeSpec::parse(use_fft ? "rs-fft:k=" + std::to_string(k) + ",m=" + std::to_string(m) +
+                                                        ",gf=" + std::to_string(fft_gf)
                                                   : "rs-cauchy:k=" + std::to_string(k) + ",m=" + std::to_string(m) +
                                                         ",gf=" + std::to_string(gf));
   if (!spec.ok()) return spec.status();
   CodeSpec other = *spec;  // the other construction: the same k and m
   other.family = use_fft ? CodeFamily::kRsCauchy : CodeFamily::kRsFft;
-  other.gf = use_fft ? gf : 16;
+  other.gf = use_fft ? gf : fft_gf;
   const std::string fft = (use_fft ? *spec : other).to_string(), matrix = (use_fft ? other : *spec).to_string();
   auto cost_text = [](const std::string &spec, const RsCost &c) {
     return spec + " " + ns(c.total()) + " ns/byte (encode " + ns(c.encode) + " + rebuild of m " + ns(c.decode) + ")";

@@ -132,10 +132,11 @@ INSTANTIATE_TEST_SUITE_P(All, FftEncode, ::testing::ValuesIn(encode_cases()), []
 TEST(FftCodec, RsSpecGetsTheChosenConstruction) {
   auto chosen = jit().codec("rs:k=32,m=32");
   ASSERT_TRUE(chosen.ok()) << chosen.status().to_string();
-  EXPECT_EQ((*chosen)->spec().to_string(), "rs-fft:k=32,m=32,gf=16");
+  // Leopard-RS's GF(2^8) where its points take the code (klauspost's leopard8 parity).
+  EXPECT_EQ((*chosen)->spec().to_string(), "rs-fft:k=32,m=32,gf=8");
   const std::string why = (*chosen)->encoder_info().why;
-  EXPECT_EQ(why.find("rs:k=32,m=32 chose rs-fft:k=32,m=32,gf=16 by the cost model"), 0u) << why;
-  Stripe st(32, 32, 4096, 77);
+  EXPECT_EQ(why.find("rs:k=32,m=32 chose rs-fft:k=32,m=32,gf=8 by the cost model"), 0u) << why;
+  Stripe st(32, 32, 4096, 77, ecjit::codes::fft::Gf::k8);
   for (unsigned j = 0; j < 32; ++j) st.spoil(32 + j);
   ASSERT_TRUE((*chosen)->encode(st.data(), st.parity(), 4096).ok());
   for (unsigned j = 0; j < 32; ++j) EXPECT_TRUE(st.equal(32 + j)) << "recovery shard " << j;
@@ -145,6 +146,10 @@ TEST(FftCodec, RsSpecGetsTheChosenConstruction) {
   for (unsigned s = 0; s < 64; ++s) EXPECT_TRUE(st.equal(s)) << "shard " << s;
   // The named spec's codec carries no choice.
   EXPECT_EQ(codec_of(32, 32)->encoder_info().why.find("cost model"), std::string::npos);
+  // Past GF(2^8)'s points: reed-solomon-simd's GF(2^16).
+  auto wide = jit().codec("rs:k=300,m=100");
+  ASSERT_TRUE(wide.ok()) << wide.status().to_string();
+  EXPECT_EQ((*wide)->spec().to_string(), "rs-fft:k=300,m=100,gf=16");
   auto narrow = jit().codec("rs:k=10,m=4");
   ASSERT_TRUE(narrow.ok()) << narrow.status().to_string();
   EXPECT_EQ((*narrow)->spec().to_string(), "rs-cauchy:k=10,m=4,gf=8");

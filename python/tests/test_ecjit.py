@@ -502,7 +502,8 @@ def test_rs_fft_round_trip_and_generator():
 
 def test_rs_spec_names_the_construction_it_chose():
     # rs:k=,m= (codes/rs_auto.h): the cost model's choice; spec names it, to store with the data.
-    assert ecjit.Codec("rs:k=32,m=32").spec == "rs-fft:k=32,m=32,gf=16"
+    assert ecjit.Codec("rs:k=32,m=32").spec == "rs-fft:k=32,m=32,gf=8"
+    assert ecjit.Codec("rs:k=300,m=100").spec == "rs-fft:k=300,m=100,gf=16"
     assert ecjit.Codec("rs:k=10,m=4").spec == "rs-cauchy:k=10,m=4,gf=8"
     with pytest.raises(ecjit.Error) as e:
         ecjit.Codec("rs:k=10,m=4,gf=8")
