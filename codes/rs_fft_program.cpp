@@ -107,15 +107,44 @@ void single_layer(Program &p, OpKind kind, size_t pos, size_t dist, size_t trunc
 
 }  // namespace
 
+// The layers of a transform of `size` points, grouped for kRadix4 / kRadix8 from the lowest
+// layer (half-width 1) up: sizes 3 (kRadix8), 2 and 1. Both transforms use the same groups, the
+// IFFT from the bottom, the FFT from the top. kRadix8: threes, then one two (layers = 2 mod 3)
+// or two twos (1 mod 3), so that the top group is never a single layer: an encode's last IFFT
+// pass and first FFT pass then run on the same slots (the whole-column kernel runs them as
+// one). kRadix4: twos, then a single top layer when their number is odd (its kernels do not
+// pair passes; a bottom group of two keeps the copies of the inputs folded into it).
+std::vector<unsigned> layer_groups(size_t size, Order order) {
+  unsigned layers = 0;
+  while ((size_t(1) << layers) < size) ++layers;
+  std::vector<unsigned> g;
+  if (order == Order::kRadix8) {
+    unsigned threes = layers / 3, twos = 0;
+    if (layers % 3 == 2) twos = 1;
+    else if (layers % 3 == 1 && threes > 0) --threes, twos = 2;
+    g.assign(threes, 3);
+    g.insert(g.end(), twos, 2);
+    if (layers == 1) g.push_back(1);
+    return g;
+  }
+  g.assign(layers / 2, 2);
+  if (layers % 2) g.push_back(1);
+  return g;
+}
+
 void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset, Order order) {
   assert(skew_offset % size == 0 && skew_offset + size <= lch_field(p.gf).order && truncated <= size);
   if (order == Order::kDepthFirst) return fft_depth_first(p, pos, 0, size, truncated, skew_offset);
   if (order == Order::kRadix4 || order == Order::kRadix8) {
-    size_t dist = size / 2;
-    if (order == Order::kRadix8)
-      for (; dist >= 4; dist /= 8) radix8_triple(p, OpKind::kFft, pos, size, dist / 4, truncated, skew_offset);
-    for (; dist >= 2; dist /= 4) radix4_pair(p, OpKind::kFft, pos, size, dist / 2, truncated, skew_offset);
-    if (dist == 1) single_layer(p, OpKind::kFft, pos, 1, truncated, skew_offset);
+    const std::vector<unsigned> groups = layer_groups(size, order);
+    size_t top = size / 2;  // the half-width of the group's top layer
+    for (size_t j = groups.size(); j-- > 0;) {
+      const unsigned g = groups[j];
+      if (g == 3) radix8_triple(p, OpKind::kFft, pos, size, top / 4, truncated, skew_offset);
+      else if (g == 2) radix4_pair(p, OpKind::kFft, pos, size, top / 2, truncated, skew_offset);
+      else single_layer(p, OpKind::kFft, pos, top, truncated, skew_offset);
+      top >>= g;
+    }
     return;
   }
   for (size_t dist = size / 2; dist > 0; dist /= 2)
@@ -126,11 +155,13 @@ void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t s
   assert(skew_offset % size == 0 && skew_offset + size <= lch_field(p.gf).order && truncated <= size);
   if (order == Order::kDepthFirst) return ifft_depth_first(p, pos, 0, size, truncated, skew_offset);
   if (order == Order::kRadix4 || order == Order::kRadix8) {
-    size_t dist = 1;
-    if (order == Order::kRadix8)
-      for (; 4 * dist < size; dist *= 8) radix8_triple(p, OpKind::kIfft, pos, size, dist, truncated, skew_offset);
-    for (; 2 * dist < size; dist *= 4) radix4_pair(p, OpKind::kIfft, pos, size, dist, truncated, skew_offset);
-    if (dist < size) single_layer(p, OpKind::kIfft, pos, dist, truncated, skew_offset);
+    size_t low = 1;  // the half-width of the group's lowest layer
+    for (unsigned g : layer_groups(size, order)) {
+      if (g == 3) radix8_triple(p, OpKind::kIfft, pos, size, low, truncated, skew_offset);
+      else if (g == 2) radix4_pair(p, OpKind::kIfft, pos, size, low, truncated, skew_offset);
+      else single_layer(p, OpKind::kIfft, pos, low, truncated, skew_offset);
+      low <<= g;
+    }
     return;
   }
   for (size_t dist = 1; dist < size; dist *= 2)

@@ -63,12 +63,15 @@ struct Program {
 // and each i of its first d, the four butterflies of slots i, i+d, i+2d, i+3d in a row (FFT:
 // (i, i+2d) (i+d, i+3d) (i, i+d) (i+2d, i+3d); IFFT: (i, i+d) (i+2d, i+3d) (i, i+2d)
 // (i+d, i+3d)), so that a code generator can run each four as one step on four slots.
-// kRadix8: layers in threes (FFT: dist 4d, 2d, d; IFFT: d, 2d, 4d; one or two layers left
-// over in kRadix4's way), and within a three, for each block of 8d points and each i of its
-// first d, the twelve butterflies of slots i + j d (j = 0..7) in a row (FFT: (j, j+4) for j =
-// 0..3, then (0,2) (1,3) (4,6) (5,7), then (0,1) (2,3) (4,5) (6,7); IFFT: those three groups in
-// the reverse order), so that a code generator can run each twelve as one step on eight slots.
-// All orders compute the same thing.
+// kRadix8: layers in threes (FFT: dist 4d, 2d, d; IFFT: d, 2d, 4d; the layers past the last
+// whole three as one pair on top, or as two pairs when one layer is left over), and within a
+// three, for each block of 8d points and each i of its first d, the twelve butterflies of
+// slots i + j d (j = 0..7) in a row (FFT: (j, j+4) for j = 0..3, then (0,2) (1,3) (4,6) (5,7),
+// then (0,1) (2,3) (4,5) (6,7); IFFT: those three groups in the reverse order), so that a code
+// generator can run each twelve as one step on eight slots. kRadix4 and kRadix8 group the
+// layers of both transforms alike, the IFFT from the bottom and the FFT from the top, so that
+// (kRadix8) an IFFT's last group and an FFT's first are on the same slots. All orders compute
+// the same thing.
 enum class Order : uint8_t { kLayers, kDepthFirst, kRadix4, kRadix8 };
 
 // Append the butterflies of fft / ifft (rs_fft.h, same arguments, `pos` a work slot): kFft /

@@ -185,6 +185,44 @@ void fold_input_copies(FftSchedule &s) {
   s.steps.resize(out);
 }
 
+// An encode of one chunk ends its IFFT and begins its FFT with a pass over the same slot groups
+// (append_ifft and append_fft group the layers alike): each FFT step of that pass moves right
+// after the IFFT step of its slots where no step between touches them, and the kernel runs the
+// two in one pass over the tile (fft_step_kernel.h). Nothing else changes: the records keep
+// their meaning, so every other reader of a schedule sees two steps.
+void pair_transforms(FftSchedule &s) {
+  std::vector<int64_t> last(s.slots, -1);  // the last step touching a slot
+  std::vector<int64_t> partner(s.steps.size(), -1);
+  std::vector<bool> moved(s.steps.size(), false);
+  bool any = false;
+  for (size_t i = 0; i < s.steps.size(); ++i) {
+    const FftStep &st = s.steps[i];
+    const bool fwd4 = st.kind == kFftStepFft4, fwd8 = st.kind == kFftStepFft8;
+    if ((fwd4 || fwd8) && st.b == 0) {
+      const int64_t h = last[st.a];
+      if (h >= 0 && partner[size_t(h)] < 0) {
+        const FftStep &hs = s.steps[size_t(h)];
+        bool pair = hs.kind == (fwd4 ? kFftStepIfft4 : kFftStepIfft8) && hs.a == st.a && hs.dist == st.dist;
+        for (unsigned j = 1; j < fft_step_slots(st.kind) && pair; ++j) pair = last[st.a + j * st.dist] == h;
+        if (pair) {
+          partner[size_t(h)] = int64_t(i);
+          moved[i] = any = true;
+        }
+      }
+    }
+    for (uint32_t x : fft_step_work_slots(st, s.slots)) last[x] = int64_t(i);
+  }
+  if (!any) return;
+  std::vector<FftStep> out;
+  out.reserve(s.steps.size());
+  for (size_t i = 0; i < s.steps.size(); ++i) {
+    if (moved[i]) continue;
+    out.push_back(s.steps[i]);
+    if (partner[i] >= 0) out.push_back(s.steps[size_t(partner[i])]);
+  }
+  s.steps = std::move(out);
+}
+
 fft::Program decode_core_program(const fft::Geometry &g, bool radix8) {
   fft::Program core;
   core.gf = g.gf;
@@ -215,6 +253,7 @@ std::optional<FftSchedule> program_schedule(const fft::Program &p, const FftSche
   w->ops(p);
   if (w->missing()) return std::nullopt;
   fold_input_copies(s);
+  pair_transforms(s);
   return s;
 }
 
@@ -433,17 +472,20 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   llvm::BasicBlock *entry = block("entry");
   llvm::BasicBlock *head = block("step");
   llvm::BasicBlock *next = block("step.next");
+  llvm::BasicBlock *next2 = block("step.next2");  // after an IFFT step run together with the next record's FFT
   llvm::BasicBlock *done = block("done");
   b.SetInsertPoint(entry);
   b.CreateCondBr(b.CreateOr(b.CreateICmpEQ(count, size(0)), b.CreateICmpULT(bytes, size(kFftColumn))), done, head);
 
   b.SetInsertPoint(head);
-  llvm::PHINode *i = b.CreatePHI(size_ty, 2, "i");
+  llvm::PHINode *i = b.CreatePHI(size_ty, 3, "i");
   i->addIncoming(size(0), entry);
   llvm::Value *rec = b.CreateInBoundsGEP(b.getInt8Ty(), steps, b.CreateMul(i, size(sizeof(FftStep))));
-  auto field = [&](unsigned idx, const char *name) {
-    llvm::Value *v = b.CreateAlignedLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), rec, 4 * idx),
-                                         llvm::Align(4), name);
+  // Field idx (in 32-bit words) of this step's record, or (record 1) of the next one.
+  auto field = [&](unsigned idx, const char *name, unsigned record = 0) {
+    llvm::Value *v = b.CreateAlignedLoad(
+        b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), rec, record * sizeof(FftStep) + 4 * idx),
+        llvm::Align(4), name);
     return b.CreateZExt(v, size_ty);
   };
   llvm::Value *kind = b.CreateTrunc(field(0, "kind"), b.getInt32Ty());
@@ -471,7 +513,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   // tile's columns running `body` at byte offset off (straight-line code: no blocks of its own).
   // The loop over the tile's columns from the block `from` (the insertion point, left
   // unterminated), running `body` at byte offset off.
-  auto emit_loop = [&](const std::string &name, const std::function<void(llvm::Value *)> &body) {
+  auto emit_loop = [&](const std::string &name, const std::function<void(llvm::Value *)> &body,
+                       llvm::BasicBlock *exit = nullptr) {
     llvm::BasicBlock *from = b.GetInsertBlock();
     llvm::BasicBlock *loop = block(name);
     b.CreateBr(loop);
@@ -481,7 +524,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
     body(off);
     llvm::Value *noff = b.CreateAdd(off, size(kFftColumn), "off.next", true, true);
     off->addIncoming(noff, loop);
-    mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(noff, size(kFftColumn - 1)), bytes), loop, next));
+    mark_loop_as_final(
+        b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(noff, size(kFftColumn - 1)), bytes), loop, exit ? exit : next));
   };
   auto emit_kind = [&](uint32_t k, const std::string &name, const std::function<void()> &setup,
                        const std::function<void(llvm::Value *)> &body) {
@@ -489,7 +533,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
     sw->addCase(b.getInt32(k), pre);
     b.SetInsertPoint(pre);
     setup();
-    emit_loop(name, body);
+    if (body) emit_loop(name, body);  // else setup made its loops
   };
   auto at = [&](llvm::Value *p, llvm::Value *off) { return b.CreateInBoundsGEP(b.getInt8Ty(), p, off); };
   auto tables_at = [&](unsigned f) {
@@ -537,41 +581,77 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   // Two or three layers on four or eight slots: pointers a + j dist, the step's multipliers,
   // one column of each slot at a time through fft_step_butterflies. Two loops: in place, and
   // (b != 0) loading from ptr[b + j dist], whose sixteen pointers the in-place loop would
-  // otherwise carry too (x86's GPRs: a spill per column).
+  // otherwise carry too (x86's GPRs: a spill per column). An IFFT step whose next record is
+  // the FFT step of the same slots (pair_transforms puts an encode's two top passes so) runs
+  // both in one pass where the target holds both steps' multipliers in registers (whole
+  // columns: 8 slots and 14 multipliers of 32 zmm), then skips that record.
+  const bool pairs = fft_whole_column_vectors(target);
+  const unsigned words[7] = {offsetof(FftStep, table) / 4,  offsetof(FftStep, table0) / 4,
+                             offsetof(FftStep, table1) / 4, offsetof(FftStep, table2) / 4,
+                             offsetof(FftStep, table3) / 4, offsetof(FftStep, table4) / 4,
+                             offsetof(FftStep, table5) / 4};
   auto emit_layers = [&](FftStepKind k, const char *name) {
-    FftStepButterfly bfs[12];
+    FftStepButterfly bfs[12], fwd_bfs[12];
     const unsigned n = fft_step_butterflies(k, bfs), slots = fft_step_slots(k), multipliers = slots - 1;
     const bool fwd = k == kFftStepFft4 || k == kFftStepFft8;
+    const FftStepKind partner = k == kFftStepIfft4 ? kFftStepFft4 : kFftStepFft8;  // for an IFFT kind
+    fft_step_butterflies(partner, fwd_bfs);
+    const bool may_pair = pairs && !fwd;
     std::array<llvm::Value *, 8> p, q;  // stored to; loaded from (p in place)
-    std::array<std::array<llvm::Value *, 8>, 7> t;
+    std::array<std::array<llvm::Value *, 8>, 7> t, t2;  // t2: the paired FFT step's
     llvm::Value *a = nullptr, *dist = nullptr;
-    auto body = [&](llvm::Value *off) {
-      std::array<llvm::Value *, 8> col;
-      std::array<Planes, 8> x;
-      for (unsigned j = 0; j < slots; ++j) {
-        col[j] = at(p[j], off);
-        x[j] = e.load(at(q[j], off));
-      }
+    // Butterflies in place on x: A ^= B T; B ^= A (FFT) or B ^= A; A ^= B T (IFFT).
+    auto run = [&](std::array<Planes, 8> &x, const FftStepButterfly *order, bool forward,
+                   const std::array<std::array<llvm::Value *, 8>, 7> &tt) {
       for (unsigned i = 0; i < n; ++i) {
-        Planes &u = x[bfs[i].u], &v = x[bfs[i].v];
-        const std::array<llvm::Value *, 8> &tt = t[bfs[i].multiplier];
-        if (fwd) {  // A ^= B T; B ^= A
-          u = e.xor_(u, e.mul(v, tt));
+        Planes &u = x[order[i].u], &v = x[order[i].v];
+        const std::array<llvm::Value *, 8> &m = tt[order[i].multiplier];
+        if (forward) {
+          u = e.xor_(u, e.mul(v, m));
           v = e.xor_(v, u);
-        } else {  // B ^= A; A ^= B T
+        } else {
           v = e.xor_(v, u);
-          u = e.xor_(u, e.mul(v, tt));
+          u = e.xor_(u, e.mul(v, m));
         }
       }
-      for (unsigned j = 0; j < slots; ++j) e.store(x[j], col[j]);
+    };
+    auto body_of = [&](bool paired) {
+      return [&, paired](llvm::Value *off) {
+        std::array<llvm::Value *, 8> col;
+        std::array<Planes, 8> x;
+        for (unsigned j = 0; j < slots; ++j) {
+          col[j] = at(p[j], off);
+          x[j] = e.load(at(q[j], off));
+        }
+        run(x, bfs, fwd, t);
+        if (paired) run(x, fwd_bfs, true, t2);
+        for (unsigned j = 0; j < slots; ++j) e.store(x[j], col[j]);
+      };
+    };
+    // The loops of one source (q set): the step alone, and where it may pair, a check of the
+    // next record and the pair's loop.
+    auto loops = [&](const std::string &tag) {
+      if (!may_pair) return emit_loop(name + tag, body_of(false));
+      llvm::BasicBlock *peek = block(name + tag + ".peek");
+      llvm::BasicBlock *alone = block(name + tag + ".alone");
+      llvm::BasicBlock *both = block(name + tag + ".pair.pre");
+      b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(i, size(1)), count), peek, alone);
+      b.SetInsertPoint(peek);
+      llvm::Value *same = b.CreateAnd(
+          b.CreateAnd(b.CreateICmpEQ(field(0, "kind2", 1), size(partner)), b.CreateICmpEQ(field(1, "a2", 1), a)),
+          b.CreateAnd(b.CreateICmpEQ(field(4, "dist2", 1), dist), b.CreateICmpEQ(field(2, "b2", 1), size(0))));
+      b.CreateCondBr(same, both, alone);
+      b.SetInsertPoint(both);
+      for (unsigned j = 0; j < multipliers; ++j)
+        t2[j] = e.load_tables(b.CreateInBoundsGEP(
+            b.getInt8Ty(), tables, b.CreateMul(field(words[j], "t2", 1), size(kFftMulTableBytes))));
+      emit_loop(name + tag + ".pair", body_of(true), next2);
+      b.SetInsertPoint(alone);
+      emit_loop(name + tag, body_of(false));
     };
     emit_kind(k, name, [&] {
       a = field(1, "a"), dist = field(4, "dist");
       for (unsigned j = 0; j < slots; ++j) p[j] = pointer(b.CreateAdd(a, b.CreateMul(dist, size(j))));
-      const unsigned words[7] = {offsetof(FftStep, table) / 4,  offsetof(FftStep, table0) / 4,
-                                 offsetof(FftStep, table1) / 4, offsetof(FftStep, table2) / 4,
-                                 offsetof(FftStep, table3) / 4, offsetof(FftStep, table4) / 4,
-                                 offsetof(FftStep, table5) / 4};
       for (unsigned j = 0; j < multipliers; ++j) t[j] = tables_at(words[j]);
       llvm::Value *from = field(2, "b");
       llvm::BasicBlock *sourced = block(std::string(name) + ".from.pre");
@@ -579,10 +659,11 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
       b.CreateCondBr(b.CreateICmpEQ(from, size(0)), in_place, sourced);
       b.SetInsertPoint(sourced);
       for (unsigned j = 0; j < slots; ++j) q[j] = pointer(b.CreateAdd(from, b.CreateMul(dist, size(j))));
-      emit_loop(std::string(name) + ".from", body);
+      loops(".from");
       b.SetInsertPoint(in_place);
       q = p;
-    }, body);
+      loops("");
+    }, nullptr);
   };
   emit_layers(kFftStepFft4, "fft4");
   emit_layers(kFftStepIfft4, "ifft4");
@@ -624,6 +705,10 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   llvm::Value *inext = b.CreateAdd(i, size(1), "i.next", true, true);
   i->addIncoming(inext, next);
   mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(inext, count), head, done));
+  b.SetInsertPoint(next2);
+  llvm::Value *inext2 = b.CreateAdd(i, size(2), "i.next2", true, true);
+  i->addIncoming(inext2, next2);
+  mark_loop_as_final(b.CreateCondBr(b.CreateICmpULT(inext2, count), head, done));
   b.SetInsertPoint(done);
   b.CreateRetVoid();
   if (llvm::Error err = verify_kernel_module(*mod, "build_fft_step_kernel")) return std::move(err);

@@ -474,10 +474,11 @@ TEST(FftSchedule, ButterfliesAreFusedInPairsOfLayers) {
     EXPECT_GT(count(*enc, ir::kFftStepIfft4), 0) << k << ":" << m;
     EXPECT_GT(count(*core, ir::kFftStepFft4), 0) << k << ":" << m;
     if (k == 32 && m == 32) {  // no truncation: every butterfly of a pair of layers is fused
-      // Two 32-point transforms: 2 pairs of layers x 8 groups each, and one odd layer of 16
-      // butterflies each (the FFT's first block there skips its multiply: a XOR step).
+      // Two 32-point transforms: 2 pairs of layers x 8 groups each, and one odd top layer of
+      // 16 butterflies each: the IFFT's multiply, the FFT's one block at point 0 is XORs.
       EXPECT_EQ(count(*enc, ir::kFftStepFft4) + count(*enc, ir::kFftStepIfft4), 32);
-      EXPECT_EQ(count(*enc, ir::kFftStepFft) + count(*enc, ir::kFftStepIfft), 31);
+      EXPECT_EQ(count(*enc, ir::kFftStepIfft), 16);
+      EXPECT_EQ(count(*enc, ir::kFftStepFft), 0);
     }
   }
 }
@@ -501,6 +502,39 @@ TEST(FftSchedule, ButterfliesAreFusedInThreesOfLayers) {
   ASSERT_TRUE(core.ok());
   EXPECT_GT(count(*core, ir::kFftStepFft8), 0);
   EXPECT_GT(count(*core, ir::kFftStepIfft8), 0);
+}
+
+// A one-chunk encode's last IFFT pass and first FFT pass cover the same slot groups (the
+// transforms group their layers alike, never a single layer on top), and pair_transforms puts
+// each group's FFT step right after its IFFT step, where the kernel runs them as one pass;
+// the first IFFT pass reads the originals from the shards (no copies). Both steps stay in the
+// schedule, so every interpreter still sees two.
+TEST(FftSchedule, EncodeTopPassesArePairedOnTheSameSlots) {
+  struct Case { unsigned k, m; bool radix8; uint32_t ifft, fft; size_t pairs; };
+  const Case cases[] = {
+      {32, 32, true, ir::kFftStepIfft4, ir::kFftStepFft4, 8},     // layers 3 + 2: a pair on top
+      {64, 64, true, ir::kFftStepIfft8, ir::kFftStepFft8, 8},     // 3 + 3
+      {128, 128, true, ir::kFftStepIfft4, ir::kFftStepFft4, 32},  // 3 + 2 + 2, not 3 + 3 + 1
+      {16, 16, true, ir::kFftStepIfft4, ir::kFftStepFft4, 4},     // 2 + 2, not 3 + 1
+      {10, 8, true, ir::kFftStepIfft8, ir::kFftStepFft8, 1},      // two chunks: the last IFFT is chunk 1's
+  };
+  for (const Case &c : cases) {
+    auto enc = ir::fft_encode_schedule(c.k, c.m, true, c.radix8);
+    ASSERT_TRUE(enc.ok());
+    size_t pairs = 0, copies = 0;
+    for (size_t i = 0; i + 1 < enc->steps.size(); ++i) {
+      const ir::FftStep &h = enc->steps[i], &t = enc->steps[i + 1];
+      pairs += h.kind == c.ifft && t.kind == c.fft && h.a == t.a && h.dist == t.dist && t.b == 0;
+    }
+    for (const ir::FftStep &st : enc->steps) copies += st.kind == ir::kFftStepCopy;
+    const std::string what = std::to_string(c.k) + ":" + std::to_string(c.m) + (c.radix8 ? " radix8" : " radix4");
+    if (c.k == 10) {  // chunk 1 is XORed into chunk 0 before the FFT: nothing to pair
+      EXPECT_EQ(pairs, 0u) << what;
+      continue;
+    }
+    EXPECT_EQ(pairs, c.pairs) << what;
+    EXPECT_EQ(copies, 0u) << what;
+  }
 }
 
 TEST(FftSchedule, BadPatternsAreRejected) {
