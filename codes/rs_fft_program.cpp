@@ -107,61 +107,68 @@ void single_layer(Program &p, OpKind kind, size_t pos, size_t dist, size_t trunc
 
 }  // namespace
 
-// The layers of a transform of `size` points, grouped for kRadix4 / kRadix8 from the lowest
-// layer (half-width 1) up: sizes 3 (kRadix8), 2 and 1. Both transforms use the same groups, the
-// IFFT from the bottom, the FFT from the top. kRadix8: threes, then one two (layers = 2 mod 3)
-// or two twos (1 mod 3), so that the top group is never a single layer: an encode's last IFFT
-// pass and first FFT pass then run on the same slots (the whole-column kernel runs them as
-// one). kRadix4: twos, then a single top layer when their number is odd (its kernels do not
-// pair passes; a bottom group of two keeps the copies of the inputs folded into it).
-std::vector<unsigned> layer_groups(size_t size, Order order) {
+// The layers of a transform of `size` points for Order::kRadix8 with mirrored groups (see
+// append_fft), from the lowest layer (half-width 1) up: threes, then one pair (layers = 2 mod
+// 3) or two pairs (1 mod 3), so that the top group is never a single layer.
+std::vector<unsigned> mirrored_groups(size_t size) {
   unsigned layers = 0;
   while ((size_t(1) << layers) < size) ++layers;
-  std::vector<unsigned> g;
-  if (order == Order::kRadix8) {
-    unsigned threes = layers / 3, twos = 0;
-    if (layers % 3 == 2) twos = 1;
-    else if (layers % 3 == 1 && threes > 0) --threes, twos = 2;
-    g.assign(threes, 3);
-    g.insert(g.end(), twos, 2);
-    if (layers == 1) g.push_back(1);
-    return g;
-  }
-  g.assign(layers / 2, 2);
-  if (layers % 2) g.push_back(1);
+  unsigned threes = layers / 3, twos = 0;
+  if (layers % 3 == 2) twos = 1;
+  else if (layers % 3 == 1 && threes > 0) --threes, twos = 2;
+  std::vector<unsigned> g(threes, 3);
+  g.insert(g.end(), twos, 2);
+  if (layers == 1) g.push_back(1);
   return g;
 }
 
-void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset, Order order) {
+void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset, Order order,
+                bool mirrored) {
   assert(skew_offset % size == 0 && skew_offset + size <= lch_field(p.gf).order && truncated <= size);
   if (order == Order::kDepthFirst) return fft_depth_first(p, pos, 0, size, truncated, skew_offset);
-  if (order == Order::kRadix4 || order == Order::kRadix8) {
-    const std::vector<unsigned> groups = layer_groups(size, order);
+  if (order == Order::kRadix8 && mirrored) {
+    const std::vector<unsigned> groups = mirrored_groups(size);
     size_t top = size / 2;  // the half-width of the group's top layer
     for (size_t j = groups.size(); j-- > 0;) {
-      const unsigned g = groups[j];
-      if (g == 3) radix8_triple(p, OpKind::kFft, pos, size, top / 4, truncated, skew_offset);
-      else if (g == 2) radix4_pair(p, OpKind::kFft, pos, size, top / 2, truncated, skew_offset);
+      if (groups[j] == 3) radix8_triple(p, OpKind::kFft, pos, size, top / 4, truncated, skew_offset);
+      else if (groups[j] == 2) radix4_pair(p, OpKind::kFft, pos, size, top / 2, truncated, skew_offset);
       else single_layer(p, OpKind::kFft, pos, top, truncated, skew_offset);
-      top >>= g;
+      top >>= groups[j];
     }
+    return;
+  }
+  if (order == Order::kRadix4 || order == Order::kRadix8) {
+    size_t dist = size / 2;
+    if (order == Order::kRadix8)
+      for (; dist >= 4; dist /= 8) radix8_triple(p, OpKind::kFft, pos, size, dist / 4, truncated, skew_offset);
+    for (; dist >= 2; dist /= 4) radix4_pair(p, OpKind::kFft, pos, size, dist / 2, truncated, skew_offset);
+    if (dist == 1) single_layer(p, OpKind::kFft, pos, 1, truncated, skew_offset);
     return;
   }
   for (size_t dist = size / 2; dist > 0; dist /= 2)
     for (size_t r = 0; r < truncated; r += 2 * dist) push_block(p, OpKind::kFft, pos, r, dist, truncated, skew_offset);
 }
 
-void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset, Order order) {
+void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset, Order order,
+                 bool mirrored) {
   assert(skew_offset % size == 0 && skew_offset + size <= lch_field(p.gf).order && truncated <= size);
   if (order == Order::kDepthFirst) return ifft_depth_first(p, pos, 0, size, truncated, skew_offset);
-  if (order == Order::kRadix4 || order == Order::kRadix8) {
+  if (order == Order::kRadix8 && mirrored) {
     size_t low = 1;  // the half-width of the group's lowest layer
-    for (unsigned g : layer_groups(size, order)) {
+    for (unsigned g : mirrored_groups(size)) {
       if (g == 3) radix8_triple(p, OpKind::kIfft, pos, size, low, truncated, skew_offset);
       else if (g == 2) radix4_pair(p, OpKind::kIfft, pos, size, low, truncated, skew_offset);
       else single_layer(p, OpKind::kIfft, pos, low, truncated, skew_offset);
       low <<= g;
     }
+    return;
+  }
+  if (order == Order::kRadix4 || order == Order::kRadix8) {
+    size_t dist = 1;
+    if (order == Order::kRadix8)
+      for (; 4 * dist < size; dist *= 8) radix8_triple(p, OpKind::kIfft, pos, size, dist, truncated, skew_offset);
+    for (; 2 * dist < size; dist *= 4) radix4_pair(p, OpKind::kIfft, pos, size, dist, truncated, skew_offset);
+    if (dist < size) single_layer(p, OpKind::kIfft, pos, dist, truncated, skew_offset);
     return;
   }
   for (size_t dist = 1; dist < size; dist *= 2)
@@ -189,25 +196,27 @@ Result<Program> encode_program(unsigned k, unsigned m, Order order, Gf gf) {
   for (unsigned j = 0; j < m; ++j) p.outputs.push_back({k + j, j});
   if (g->rate == Rate::kHigh) {
     // Chunks of C originals at slots c0 ..; each is interpolated at points c0 + C .. and
-    // XORed into chunk 0, whose FFT at points 0 .. m-1 gives the recovery shards.
+    // XORed into chunk 0, whose FFT at points 0 .. m-1 gives the recovery shards. One chunk:
+    // the IFFT and the FFT on the same slots, their layers grouped alike (mirrored).
     p.work_count = uint32_t((k + C - 1) / C * C);
+    const bool one = k <= C;
     for (size_t c0 = 0; c0 < k; c0 += C) {
       const size_t count = std::min<size_t>(C, k - c0);
       zero_range(p, c0 + count, c0 + C);
-      append_ifft(p, c0, C, count, c0 + C, order);
+      append_ifft(p, c0, C, count, c0 + C, order, one);
       if (c0 != 0)
         for (size_t i = 0; i < C; ++i) push(p, OpKind::kXor, i, c0 + i);
     }
-    append_fft(p, 0, C, m, 0, order);
+    append_fft(p, 0, C, m, 0, order, one);
   } else {
     // The originals' coefficients (IFFT at points 0 .. C-1) copied to every recovery chunk,
     // each evaluated at its points c0 + C ...
     p.work_count = uint32_t((m + C - 1) / C * C);
     zero_range(p, k, C);
-    append_ifft(p, 0, C, k, 0, order);
+    append_ifft(p, 0, C, k, 0, order, m <= C);
     for (size_t c0 = C; c0 < m; c0 += C)
       for (size_t i = 0; i < C; ++i) push(p, OpKind::kCopy, c0 + i, i);
-    for (size_t c0 = 0; c0 < m; c0 += C) append_fft(p, c0, C, std::min<size_t>(C, m - c0), c0 + C, order);
+    for (size_t c0 = 0; c0 < m; c0 += C) append_fft(p, c0, C, std::min<size_t>(C, m - c0), c0 + C, order, m <= C);
   }
   return p;
 }
@@ -268,14 +277,14 @@ std::optional<Program> inverse_decode_program(unsigned k, unsigned m, const std:
         others.push_back({c0, base});
         base += C;
       }
-    append_ifft(p, 0, C, C, 0, order);
+    append_ifft(p, 0, C, C, 0, order, others.empty());  // alone: IFFT and FFT on the same slots
     for (const auto &[c0, slot] : others) {
       const size_t count = std::min<size_t>(C, k - c0);
       zero_range(p, slot + count, slot + C);
       append_ifft(p, slot, C, count, c0 + C, order);
       for (size_t i = 0; i < C; ++i) push(p, OpKind::kXor, i, slot + i);
     }
-    append_fft(p, 0, C, last, lost + C, order);
+    append_fft(p, 0, C, last, lost + C, order, others.empty());
     for (unsigned t : targets) p.outputs.push_back({t, uint32_t(t - lost)});
     return p;
   }
@@ -296,10 +305,11 @@ std::optional<Program> inverse_decode_program(unsigned k, unsigned m, const std:
   for (size_t i = 0; i < count; ++i)
     p.inputs.push_back({uint32_t(from == 0 ? i : k + (from - C) + i), uint32_t(i)});
   zero_range(p, count, C);
-  append_ifft(p, 0, C, count, from, order);
+  append_ifft(p, 0, C, count, from, order, chunks.size() == 1);
   for (size_t q = 1; q < chunks.size(); ++q)
     for (size_t i = 0; i < C; ++i) push(p, OpKind::kCopy, q * C + i, i);
-  for (size_t q = 0; q < chunks.size(); ++q) append_fft(p, q * C, C, chunks[q].second, chunks[q].first, order);
+  for (size_t q = 0; q < chunks.size(); ++q)
+    append_fft(p, q * C, C, chunks[q].second, chunks[q].first, order, chunks.size() == 1);
   for (unsigned t : targets) {
     const size_t at = point(t) / C * C;
     const size_t q = size_t(std::find_if(chunks.begin(), chunks.end(), [&](const auto &c) { return c.first == at; }) -

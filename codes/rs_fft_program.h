@@ -63,23 +63,24 @@ struct Program {
 // and each i of its first d, the four butterflies of slots i, i+d, i+2d, i+3d in a row (FFT:
 // (i, i+2d) (i+d, i+3d) (i, i+d) (i+2d, i+3d); IFFT: (i, i+d) (i+2d, i+3d) (i, i+2d)
 // (i+d, i+3d)), so that a code generator can run each four as one step on four slots.
-// kRadix8: layers in threes (FFT: dist 4d, 2d, d; IFFT: d, 2d, 4d; the layers past the last
-// whole three as one pair on top, or as two pairs when one layer is left over), and within a
-// three, for each block of 8d points and each i of its first d, the twelve butterflies of
+// kRadix8: layers in threes (FFT: dist 4d, 2d, d; IFFT: d, 2d, 4d; one or two layers left
+// over in kRadix4's way, or grouped as append_fft's `mirrored` says), and within a three, for each block of 8d points and each i of its first d, the twelve butterflies of
 // slots i + j d (j = 0..7) in a row (FFT: (j, j+4) for j = 0..3, then (0,2) (1,3) (4,6) (5,7),
 // then (0,1) (2,3) (4,5) (6,7); IFFT: those three groups in the reverse order), so that a code
-// generator can run each twelve as one step on eight slots. kRadix4 and kRadix8 group the
-// layers of both transforms alike, the IFFT from the bottom and the FFT from the top, so that
-// (kRadix8) an IFFT's last group and an FFT's first are on the same slots. All orders compute
-// the same thing.
+// generator can run each twelve as one step on eight slots. All orders compute the same thing.
 enum class Order : uint8_t { kLayers, kDepthFirst, kRadix4, kRadix8 };
 
 // Append the butterflies of fft / ifft (rs_fft.h, same arguments, `pos` a work slot): kFft /
-// kIfft ops with the twiddle log, in `order`.
+// kIfft ops with the twiddle log, in `order`. mirrored (kRadix8 only): both transforms group
+// their layers alike - threes from the bottom, then one or two pairs on top, never a single
+// layer there - the IFFT from the bottom and the FFT from the top, so that an IFFT's last
+// group and an FFT's first are on the same slots (a one-chunk encode: a kernel can run the
+// two as one pass). Otherwise the FFT takes its threes from the top (what truncated FFTs,
+// the decode core's, prune best).
 void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset,
-                Order order = Order::kLayers);
+                Order order = Order::kLayers, bool mirrored = false);
 void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset,
-                 Order order = Order::kLayers);
+                 Order order = Order::kLayers, bool mirrored = false);
 // Append formal_derivative over work slots [0, count) as kXor ops, grouped by the slot they
 // write (rising slots; the same sums as rs_fft.h's block order).
 void append_formal_derivative(Program &p, size_t count);
