@@ -126,32 +126,23 @@ std::vector<uint16_t> erasure_logs(const std::vector<bool> &erased, Gf gf) {
 
 Result<Geometry> geometry(unsigned k, unsigned m, Gf gf) {
   const size_t k2 = next_pow2(k), m2 = next_pow2(m);
-  if (gf == Gf::k8) {
-    if (k == 0 || m == 0 || k > 255 || m > 255 || m2 + k > 256)
-      return Status(StatusCode::kInvalidSpec,
-                    "rs-fft gf=8: unsupported k=" + std::to_string(k) + ", m=" + std::to_string(m) +
-                        " (Leopard-RS GF(2^8) needs k, m >= 1 and next_pow2(m) + k <= 256)");
-    Geometry g;
-    g.k = k;
-    g.m = m;
-    g.gf = gf;
-    g.rate = Rate::kHigh;
-    g.chunk = m2;
-    g.original_pos = g.chunk;
-    g.recovery_pos = 0;
-    g.decode_end = g.chunk + k;
-    g.decode_work = next_pow2(g.decode_end);
-    return g;
-  }
-  if (k == 0 || m == 0 || k > kModulus || m > kModulus ||
-      std::min(k2, m2) + std::max(k, m) > kOrder)
+  if (gf == Gf::k8 && (k == 0 || m == 0 || k > 255 || m > 255 || m2 + k > 256))
+    return Status(StatusCode::kInvalidSpec,
+                  "rs-fft gf=8: unsupported k=" + std::to_string(k) + ", m=" + std::to_string(m) +
+                      " (Leopard-RS GF(2^8) needs k, m >= 1 and next_pow2(m) + k <= 256)");
+  if (gf == Gf::k16 && (k == 0 || m == 0 || k > kModulus || m > kModulus || std::min(k2, m2) + std::max(k, m) > kOrder))
     return Status(StatusCode::kInvalidSpec,
                   "rs-fft: unsupported k=" + std::to_string(k) + ", m=" + std::to_string(m) +
                       " (need k, m >= 1 and min(next_pow2(k), next_pow2(m)) + max(k, m) <= 65536)");
   Geometry g;
   g.k = k;
   g.m = m;
-  g.rate = k2 < m2 ? Rate::kLow : k2 > m2 ? Rate::kHigh : (k <= m ? Rate::kHigh : Rate::kLow);
+  g.gf = gf;
+  // Leopard-RS (GF(2^8)) has the high rate only; reed-solomon-simd's DefaultRate picks.
+  g.rate = gf == Gf::k8 ? Rate::kHigh
+           : k2 < m2    ? Rate::kLow
+           : k2 > m2    ? Rate::kHigh
+                        : (k <= m ? Rate::kHigh : Rate::kLow);
   if (g.rate == Rate::kHigh) {
     g.chunk = m2;
     g.original_pos = g.chunk;

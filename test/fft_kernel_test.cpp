@@ -239,6 +239,21 @@ void call_steps(const jit::CompiledKernel &k, uint8_t *const *ptr, const ir::Fft
   reinterpret_cast<StepFn>(k.address())(ptr, s.steps.data(), s.steps.size(), tables, bytes);
 }
 
+// Runs `s` with `kernel` over shards of len bytes in tiles of `tile` bytes (whole columns
+// only), with `tables` (null: its own), as the runtime does.
+void run_tiles(const jit::CompiledKernel &kernel, const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards,
+               size_t len, size_t tile, const uint8_t *tables = nullptr) {
+  std::vector<std::vector<uint8_t>> scratch(s.slots, std::vector<uint8_t>(tile));
+  std::vector<uint8_t *> ptr(s.slots + shards.size());
+  const size_t whole = len / 64 * 64;
+  for (size_t off = 0; off < whole; off += tile) {
+    for (uint32_t x = 0; x < s.slots; ++x)
+      ptr[x] = s.slot_shard[x] >= 0 ? shards[size_t(s.slot_shard[x])].data() + off : scratch[x].data();
+    for (size_t i = 0; i < shards.size(); ++i) ptr[s.slots + i] = shards[i].data() + off;
+    call_steps(kernel, ptr.data(), s, std::min(tile, whole - off), tables ? tables : s.tables.data());
+  }
+}
+
 // The schedule executor: one kernel for every (k, m), run tile by tile as the runtime does.
 class FftSteps : public testing::TestWithParam<std::string> {
  protected:
@@ -254,19 +269,9 @@ class FftSteps : public testing::TestWithParam<std::string> {
     kernel_ = std::move(*k);
     EXPECT_TRUE(jit::fft_kernel_matches_desc(*kernel_, d));
   }
-  // Runs `s` over shards of len bytes in tiles of `tile` bytes (whole columns only), with
-  // `tables` (null: its own).
   void run(const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len, size_t tile,
            const uint8_t *tables = nullptr) {
-    std::vector<std::vector<uint8_t>> scratch(s.slots, std::vector<uint8_t>(tile));
-    std::vector<uint8_t *> ptr(s.slots + shards.size());
-    const size_t whole = len / 64 * 64;
-    for (size_t off = 0; off < whole; off += tile) {
-      for (uint32_t x = 0; x < s.slots; ++x)
-        ptr[x] = s.slot_shard[x] >= 0 ? shards[size_t(s.slot_shard[x])].data() + off : scratch[x].data();
-      for (size_t i = 0; i < shards.size(); ++i) ptr[s.slots + i] = shards[i].data() + off;
-      call_steps(*kernel_, ptr.data(), s, std::min(tile, whole - off), tables ? tables : s.tables.data());
-    }
+    run_tiles(*kernel_, s, shards, len, tile, tables);
   }
   ir::TargetInfo target_;
   std::unique_ptr<jit::CompiledKernel> kernel_;
@@ -615,14 +620,7 @@ class FftSteps8 : public testing::TestWithParam<std::string> {
   }
   void run(const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len, size_t tile,
            const uint8_t *tables = nullptr) {
-    std::vector<std::vector<uint8_t>> scratch(s.slots, std::vector<uint8_t>(tile));
-    std::vector<uint8_t *> ptr(s.slots + shards.size());
-    for (size_t off = 0; off < len; off += tile) {
-      for (uint32_t x = 0; x < s.slots; ++x)
-        ptr[x] = s.slot_shard[x] >= 0 ? shards[size_t(s.slot_shard[x])].data() + off : scratch[x].data();
-      for (size_t i = 0; i < shards.size(); ++i) ptr[s.slots + i] = shards[i].data() + off;
-      call_steps(*kernel_, ptr.data(), s, std::min(tile, len - off), tables ? tables : s.tables.data());
-    }
+    run_tiles(*kernel_, s, shards, len, tile, tables);
   }
   ir::TargetInfo target_;
   std::unique_ptr<jit::CompiledKernel> kernel_;

@@ -994,6 +994,48 @@ std::string rs_simd_run(const std::string &bin, const std::string &args, const B
   return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
 
+// Each case (k, m, shard bytes): random originals encoded by us and by the oracle `bin` (the
+// same recovery shards), min(k, m) random shards lost, we decode the oracle's shards and the
+// oracle decodes ours.
+void check_live_differential(const std::string &bin, const std::vector<std::array<unsigned, 3>> &cases,
+                             std::mt19937_64 &rng, fft::Gf gf) {
+  for (auto [k, m, bytes] : cases) {
+    const std::string what = std::to_string(k) + ":" + std::to_string(m) + " x " + std::to_string(bytes) +
+                             (gf == fft::Gf::k8 ? " gf=8" : "");
+    std::vector<Bytes> orig;
+    Bytes all;
+    for (unsigned i = 0; i < k; ++i) {
+      orig.push_back(random_bytes(rng, bytes));
+      all.insert(all.end(), orig.back().begin(), orig.back().end());
+    }
+    const auto ours = encode(k, m, orig, gf);
+    const std::string dims = std::to_string(k) + " " + std::to_string(m) + " " + std::to_string(bytes);
+    const std::string got = rs_simd_run(bin, "encode " + dims, all);
+    ASSERT_EQ(got.size(), size_t(m) * bytes) << what << ": " << got.substr(0, 200);
+    std::vector<Bytes> theirs;
+    for (unsigned j = 0; j < m; ++j) {
+      theirs.emplace_back(got.begin() + j * bytes, got.begin() + (j + 1) * bytes);
+      ASSERT_EQ(theirs[j], ours[j]) << what << ": recovery " << j;
+    }
+    std::vector<unsigned> ids(k + m);
+    for (unsigned s = 0; s < k + m; ++s) ids[s] = s;
+    std::shuffle(ids.begin(), ids.end(), rng);
+    std::vector<bool> keep(k + m, true);
+    for (unsigned i = 0; i < std::min(k, m); ++i) keep[ids[i]] = false;
+    check_decode(k, m, orig, theirs, keep, what, gf);
+    Bytes input;
+    for (unsigned s = 0; s < k + m; ++s) input.push_back(keep[s] ? 1 : 0);
+    Bytes expect;
+    for (unsigned s = 0; s < k + m; ++s) {
+      const Bytes &b = s < k ? orig[s] : ours[s - k];
+      if (keep[s]) input.insert(input.end(), b.begin(), b.end());
+      else if (s < k) expect.insert(expect.end(), b.begin(), b.end());
+    }
+    const std::string restored = rs_simd_run(bin, "decode " + dims, input);
+    ASSERT_EQ(restored, std::string(expect.begin(), expect.end())) << what << ": the oracle's decode";
+  }
+}
+
 TEST(RsFftCompat, LiveDifferentialAgainstReedSolomonSimd) {
   const char *bin = std::getenv("ECJIT_RS_SIMD_BIN");
   if (!bin || !*bin)
@@ -1007,42 +1049,7 @@ TEST(RsFftCompat, LiveDifferentialAgainstReedSolomonSimd) {
     unsigned k = 1 + unsigned(rng() % 3000), m = 1 + unsigned(rng() % 3000);
     cases.push_back({k, m, 2 * (1 + unsigned(rng() % 100))});
   }
-  for (auto [k, m, bytes] : cases) {
-    const std::string what = std::to_string(k) + ":" + std::to_string(m) + " x " + std::to_string(bytes);
-    std::vector<Bytes> orig;
-    Bytes all;
-    for (unsigned i = 0; i < k; ++i) {
-      orig.push_back(random_bytes(rng, bytes));
-      all.insert(all.end(), orig.back().begin(), orig.back().end());
-    }
-    const auto ours = encode(k, m, orig);
-    const std::string got = rs_simd_run(bin, "encode " + std::to_string(k) + " " +
-                                                 std::to_string(m) + " " + std::to_string(bytes), all);
-    ASSERT_EQ(got.size(), size_t(m) * bytes) << what << ": " << got.substr(0, 200);
-    std::vector<Bytes> theirs;
-    for (unsigned j = 0; j < m; ++j) {
-      theirs.emplace_back(got.begin() + j * bytes, got.begin() + (j + 1) * bytes);
-      ASSERT_EQ(theirs[j], ours[j]) << what << ": recovery " << j;
-    }
-    // Lose min(k, m) random shards; we decode the crate's shards, the crate decodes ours.
-    std::vector<unsigned> ids(k + m);
-    for (unsigned s = 0; s < k + m; ++s) ids[s] = s;
-    std::shuffle(ids.begin(), ids.end(), rng);
-    std::vector<bool> keep(k + m, true);
-    for (unsigned i = 0; i < std::min(k, m); ++i) keep[ids[i]] = false;
-    check_decode(k, m, orig, theirs, keep, what);
-    Bytes input;
-    for (unsigned s = 0; s < k + m; ++s) input.push_back(keep[s] ? 1 : 0);
-    Bytes expect;
-    for (unsigned s = 0; s < k + m; ++s) {
-      const Bytes &b = s < k ? orig[s] : ours[s - k];
-      if (keep[s]) input.insert(input.end(), b.begin(), b.end());
-      else if (s < k) expect.insert(expect.end(), b.begin(), b.end());
-    }
-    const std::string restored = rs_simd_run(bin, "decode " + std::to_string(k) + " " +
-                                                      std::to_string(m) + " " + std::to_string(bytes), input);
-    ASSERT_EQ(restored, std::string(expect.begin(), expect.end())) << what << ": crate decode";
-  }
+  check_live_differential(bin, cases, rng, fft::Gf::k16);
 }
 
 // Live differential run against bench/leopard8 (klauspost/reedsolomon's Leopard GF(2^8)).
@@ -1060,41 +1067,7 @@ TEST(RsFftCompat, LiveDifferentialAgainstKlauspostLeopard8) {
     const unsigned k = 1 + unsigned(rng() % (256 - C));
     cases.push_back({k, m, 64 * (1 + unsigned(rng() % 4))});
   }
-  for (auto [k, m, bytes] : cases) {
-    const std::string what = std::to_string(k) + ":" + std::to_string(m) + " x " + std::to_string(bytes) + " gf=8";
-    std::vector<Bytes> orig;
-    Bytes all;
-    for (unsigned i = 0; i < k; ++i) {
-      orig.push_back(random_bytes(rng, bytes));
-      all.insert(all.end(), orig.back().begin(), orig.back().end());
-    }
-    const auto ours = encode(k, m, orig, fft::Gf::k8);
-    const std::string dims = std::to_string(k) + " " + std::to_string(m) + " " + std::to_string(bytes);
-    const std::string got = rs_simd_run(bin, "encode " + dims, all);
-    ASSERT_EQ(got.size(), size_t(m) * bytes) << what << ": " << got.substr(0, 200);
-    std::vector<Bytes> theirs;
-    for (unsigned j = 0; j < m; ++j) {
-      theirs.emplace_back(got.begin() + j * bytes, got.begin() + (j + 1) * bytes);
-      ASSERT_EQ(theirs[j], ours[j]) << what << ": recovery " << j;
-    }
-    // Lose min(k, m) random shards; we decode klauspost's shards, klauspost decodes ours.
-    std::vector<unsigned> ids(k + m);
-    for (unsigned s = 0; s < k + m; ++s) ids[s] = s;
-    std::shuffle(ids.begin(), ids.end(), rng);
-    std::vector<bool> keep(k + m, true);
-    for (unsigned i = 0; i < std::min(k, m); ++i) keep[ids[i]] = false;
-    check_decode(k, m, orig, theirs, keep, what, fft::Gf::k8);
-    Bytes input;
-    for (unsigned s = 0; s < k + m; ++s) input.push_back(keep[s] ? 1 : 0);
-    Bytes expect;
-    for (unsigned s = 0; s < k + m; ++s) {
-      const Bytes &b = s < k ? orig[s] : ours[s - k];
-      if (keep[s]) input.insert(input.end(), b.begin(), b.end());
-      else if (s < k) expect.insert(expect.end(), b.begin(), b.end());
-    }
-    const std::string restored = rs_simd_run(bin, "decode " + dims, input);
-    ASSERT_EQ(restored, std::string(expect.begin(), expect.end())) << what << ": klauspost decode";
-  }
+  check_live_differential(bin, cases, rng, fft::Gf::k8);
 }
 
 }  // namespace
