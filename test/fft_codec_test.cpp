@@ -156,6 +156,17 @@ TEST(FftCodec, RsSpecGetsTheChosenConstruction) {
   EXPECT_NE((*narrow)->encoder_info().why.find("chose rs-cauchy:k=10,m=4,gf=8"), std::string::npos);
 }
 
+// 8:4's encode and a rebuild of shards 0, 5, 9 through `codec` give st's bytes.
+void check_encode_and_rebuild_8_4(const Codec &codec, Stripe &st) {
+  for (unsigned j = 0; j < 4; ++j) st.spoil(8 + j);
+  ASSERT_TRUE(codec.encode(st.data(), st.parity(), st.len).ok());
+  for (unsigned j = 0; j < 4; ++j) EXPECT_TRUE(st.equal(8 + j));
+  std::vector<bool> present(12, true);
+  for (unsigned s : {0u, 5u, 9u}) present[s] = false, st.spoil(s);
+  ASSERT_TRUE(codec.reconstruct(st.ptrs, present, st.len).ok());
+  for (unsigned s = 0; s < 12; ++s) EXPECT_TRUE(st.equal(s)) << s;
+}
+
 // Split over two threads (pieces of whole chunks) plus the partial chunk: the same bytes.
 TEST(FftCodec, ThreadsGiveTheSameBytes) {
   auto two = make_jit(2);
@@ -163,15 +174,9 @@ TEST(FftCodec, ThreadsGiveTheSameBytes) {
   auto codec = codec_of(8, 4, *two);
   ASSERT_TRUE(codec);
   Stripe st(8, 4, 3 * 4096 + 66, 7);
-  for (unsigned j = 0; j < 4; ++j) st.spoil(8 + j);
-  ASSERT_TRUE(codec->encode(st.data(), st.parity(), st.len).ok());
-  for (unsigned j = 0; j < 4; ++j) EXPECT_TRUE(st.equal(8 + j));
-  std::vector<bool> present(12, true);
-  for (unsigned s : {0u, 5u, 9u}) present[s] = false, st.spoil(s);
-  ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok());
-  for (unsigned s = 0; s < 12; ++s) EXPECT_TRUE(st.equal(s)) << s;
+  check_encode_and_rebuild_8_4(*codec, st);
   // A whole chunk of originals (4..7) with every recovery shard: the inverted encoder, split.
-  std::fill(present.begin(), present.end(), true);
+  std::vector<bool> present(12, true);
   for (unsigned s = 4; s < 8; ++s) present[s] = false, st.spoil(s);
   const std::string why = codec->decoder_info(present).why;
   if (codec->decoder_info(present).vector_bits != 64) EXPECT_NE(why.find("inverted"), std::string::npos) << why;
@@ -831,13 +836,7 @@ TEST(FftCodec8, ThreadsGiveTheSameBytesAndTheFieldMatters) {
   auto codec = codec8(8, 4, *two);
   ASSERT_TRUE(codec);
   Stripe st(8, 4, 3 * 4096 + 67, 9, Gf::k8);
-  for (unsigned j = 0; j < 4; ++j) st.spoil(8 + j);
-  ASSERT_TRUE(codec->encode(st.data(), st.parity(), st.len).ok());
-  for (unsigned j = 0; j < 4; ++j) EXPECT_TRUE(st.equal(8 + j));
-  std::vector<bool> present(12, true);
-  for (unsigned s : {0u, 5u, 9u}) present[s] = false, st.spoil(s);
-  ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok());
-  for (unsigned s = 0; s < 12; ++s) EXPECT_TRUE(st.equal(s)) << s;
+  check_encode_and_rebuild_8_4(*codec, st);
   auto wide = codec_of(8, 4, *two);
   ASSERT_TRUE(wide);
   const size_t even = 4096;

@@ -254,16 +254,20 @@ void run_tiles(const jit::CompiledKernel &kernel, const ir::FftSchedule &s, std:
   }
 }
 
-// The schedule executor: one kernel for every (k, m), run tile by tile as the runtime does.
-class FftSteps : public testing::TestWithParam<std::string> {
+// The schedule executor of field G: one kernel for every (k, m), run tile by tile as the
+// runtime does, on the target the parameter names (skipped where it has no byte shuffle).
+template <fft::Gf G>
+class FftStepsOf : public testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     init_session();
-    auto info = test::resolve_target(GetParam());
-    ASSERT_TRUE(bool(info)) << err_text(info.takeError());
+    auto info = test::resolve_target(GetParam());  // host-avx512f: not on every machine
+    if (!info) GTEST_SKIP() << GetParam() << ": " << err_text(info.takeError());
     target_ = *info;
     if (!ir::fft_kernel_supported(target_)) GTEST_SKIP() << GetParam() << ": no byte shuffle";
-    ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0, "fft_steps_" + std::to_string(counter_++), {}, {}};
+    ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0,
+                        std::string(G == fft::Gf::k8 ? "fft8" : "fft") + "_steps_" + std::to_string(counter_++), {},
+                        {}, G};
     auto k = jit::jit_kernel(*session(), jit::fft_compile_request(d, target_, jit::OptLevel::kO3));
     ASSERT_TRUE(bool(k)) << err_text(k.takeError());
     kernel_ = std::move(*k);
@@ -277,6 +281,7 @@ class FftSteps : public testing::TestWithParam<std::string> {
   std::unique_ptr<jit::CompiledKernel> kernel_;
   static inline int counter_ = 0;
 };
+class FftSteps : public FftStepsOf<fft::Gf::k16> {};
 
 // Two-layer and three-layer steps (radix8) both, on this machine's kernel and the AVX2 one.
 TEST_P(FftSteps, EncodeAndDecodeMatchReferenceAtEverySize) {
@@ -603,29 +608,7 @@ std::vector<std::vector<uint8_t>> encoded8(std::mt19937_64 &rng, unsigned k, uns
 // The GF(2^8) step kernel and unrolled kernels of one target: split tables or GFNI on 256-bit
 // planes (host-avx2, host-avx512f: as the machine has GFNI) and whole 512-bit columns (host,
 // where the machine has AVX-512BW and GFNI).
-class FftSteps8 : public testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    init_session();
-    auto info = test::resolve_target(GetParam());
-    if (!info) GTEST_SKIP() << GetParam() << ": " << err_text(info.takeError());
-    target_ = *info;
-    if (!ir::fft_kernel_supported(target_)) GTEST_SKIP() << GetParam() << ": no byte shuffle";
-    ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0, "fft8_steps_" + std::to_string(counter_++), {}, {},
-                        fft::Gf::k8};
-    auto k = jit::jit_kernel(*session(), jit::fft_compile_request(d, target_, jit::OptLevel::kO3));
-    ASSERT_TRUE(bool(k)) << err_text(k.takeError());
-    kernel_ = std::move(*k);
-    EXPECT_TRUE(jit::fft_kernel_matches_desc(*kernel_, d));
-  }
-  void run(const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len, size_t tile,
-           const uint8_t *tables = nullptr) {
-    run_tiles(*kernel_, s, shards, len, tile, tables);
-  }
-  ir::TargetInfo target_;
-  std::unique_ptr<jit::CompiledKernel> kernel_;
-  static inline int counter_ = 0;
-};
+class FftSteps8 : public FftStepsOf<fft::Gf::k8> {};
 
 // Encode, the decode core with random losses, a matrix decode and the inverted encoder on the
 // encoder's tables: every schedule kind the runtime builds, two- and three-layer steps.
