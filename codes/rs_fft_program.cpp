@@ -107,12 +107,18 @@ void single_layer(Program &p, OpKind kind, size_t pos, size_t dist, size_t trunc
 
 }  // namespace
 
-// The layers of a transform of `size` points for Order::kRadix8 with mirrored groups (see
-// append_fft), from the lowest layer (half-width 1) up: threes, then one pair (layers = 2 mod
-// 3) or two pairs (1 mod 3), so that the top group is never a single layer.
-std::vector<unsigned> mirrored_groups(size_t size) {
+// The layers of a transform of `size` points in mirrored groups (see append_fft), from the
+// lowest layer (half-width 1) up, so that the top group is never a single layer: kRadix8
+// threes, then one pair (layers = 2 mod 3) or two pairs (1 mod 3); kRadix4 an odd layer
+// alone at the bottom, then pairs.
+std::vector<unsigned> mirrored_groups(size_t size, Order order) {
   unsigned layers = 0;
   while ((size_t(1) << layers) < size) ++layers;
+  if (order == Order::kRadix4) {
+    std::vector<unsigned> g(layers % 2, 1);
+    g.insert(g.end(), layers / 2, 2);
+    return g;
+  }
   unsigned threes = layers / 3, twos = 0;
   if (layers % 3 == 2) twos = 1;
   else if (layers % 3 == 1 && threes > 0) --threes, twos = 2;
@@ -126,8 +132,8 @@ void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t sk
                 bool mirrored) {
   assert(skew_offset % size == 0 && skew_offset + size <= lch_field(p.gf).order && truncated <= size);
   if (order == Order::kDepthFirst) return fft_depth_first(p, pos, 0, size, truncated, skew_offset);
-  if (order == Order::kRadix8 && mirrored) {
-    const std::vector<unsigned> groups = mirrored_groups(size);
+  if ((order == Order::kRadix8 || order == Order::kRadix4) && mirrored) {
+    const std::vector<unsigned> groups = mirrored_groups(size, order);
     size_t top = size / 2;  // the half-width of the group's top layer
     for (size_t j = groups.size(); j-- > 0;) {
       if (groups[j] == 3) radix8_triple(p, OpKind::kFft, pos, size, top / 4, truncated, skew_offset);
@@ -153,9 +159,9 @@ void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t s
                  bool mirrored) {
   assert(skew_offset % size == 0 && skew_offset + size <= lch_field(p.gf).order && truncated <= size);
   if (order == Order::kDepthFirst) return ifft_depth_first(p, pos, 0, size, truncated, skew_offset);
-  if (order == Order::kRadix8 && mirrored) {
+  if ((order == Order::kRadix8 || order == Order::kRadix4) && mirrored) {
     size_t low = 1;  // the half-width of the group's lowest layer
-    for (unsigned g : mirrored_groups(size)) {
+    for (unsigned g : mirrored_groups(size, order)) {
       if (g == 3) radix8_triple(p, OpKind::kIfft, pos, size, low, truncated, skew_offset);
       else if (g == 2) radix4_pair(p, OpKind::kIfft, pos, size, low, truncated, skew_offset);
       else single_layer(p, OpKind::kIfft, pos, low, truncated, skew_offset);
@@ -196,18 +202,22 @@ Result<Program> encode_program(unsigned k, unsigned m, Order order, Gf gf) {
   for (unsigned j = 0; j < m; ++j) p.outputs.push_back({k + j, j});
   if (g->rate == Rate::kHigh) {
     // Chunks of C originals at slots c0 ..; each is interpolated at points c0 + C .. and
-    // XORed into chunk 0, whose FFT at points 0 .. m-1 gives the recovery shards. One chunk:
-    // the IFFT and the FFT on the same slots, their layers grouped alike (mirrored).
+    // XORed into chunk 0, whose FFT at points 0 .. m-1 gives the recovery shards. The IFFTs
+    // end on a group of layers (mirrored: a kernel's last pass can XOR into chunk 0); with one
+    // chunk the FFT's layers are grouped alike, its first pass on the IFFT's last slots.
     p.work_count = uint32_t((k + C - 1) / C * C);
     const bool one = k <= C;
+    // kRadix4's mirrored IFFT starts with a single layer, which no input copy folds into:
+    // worth it only where the chunks' XORs fold into their last pass.
+    const bool mirror_ifft = order == Order::kRadix8 || !one;
     for (size_t c0 = 0; c0 < k; c0 += C) {
       const size_t count = std::min<size_t>(C, k - c0);
       zero_range(p, c0 + count, c0 + C);
-      append_ifft(p, c0, C, count, c0 + C, order, one);
+      append_ifft(p, c0, C, count, c0 + C, order, mirror_ifft);  // a group of layers on top
       if (c0 != 0)
         for (size_t i = 0; i < C; ++i) push(p, OpKind::kXor, i, c0 + i);
     }
-    append_fft(p, 0, C, m, 0, order, one);
+    append_fft(p, 0, C, m, 0, order, one && order == Order::kRadix8);
   } else {
     // The originals' coefficients (IFFT at points 0 .. C-1) copied to every recovery chunk,
     // each evaluated at its points c0 + C ...

@@ -71,12 +71,13 @@ struct Program {
 enum class Order : uint8_t { kLayers, kDepthFirst, kRadix4, kRadix8 };
 
 // Append the butterflies of fft / ifft (rs_fft.h, same arguments, `pos` a work slot): kFft /
-// kIfft ops with the twiddle log, in `order`. mirrored (kRadix8 only): both transforms group
-// their layers alike - threes from the bottom, then one or two pairs on top, never a single
-// layer there - the IFFT from the bottom and the FFT from the top, so that an IFFT's last
-// group and an FFT's first are on the same slots (a one-chunk encode: a kernel can run the
-// two as one pass). Otherwise the FFT takes its threes from the top (what truncated FFTs,
-// the decode core's, prune best).
+// kIfft ops with the twiddle log, in `order`. mirrored (kRadix4 / kRadix8): both transforms
+// group their layers alike with a group of two or three on top, never a single layer there
+// (kRadix8: threes from the bottom, then one or two pairs; kRadix4: an odd layer at the
+// bottom, then pairs), the IFFT from the bottom and the FFT from the top, so that an IFFT's
+// last pass can XOR into an accumulator and its last group and an FFT's first are on the same
+// slots (a one-chunk encode: a kernel can run the two as one pass). Otherwise the FFT takes
+// its threes from the top (what truncated FFTs, the decode core's, prune best).
 void append_fft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset,
                 Order order = Order::kLayers, bool mirrored = false);
 void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t skew_offset,

@@ -7,10 +7,11 @@ namespace ecjit::ir {
 
 namespace {
 
-// The work slots of a step, at most eight (a three-layer step), without an allocation.
+// The work slots of a step, at most sixteen (a three-layer step XORing into another eight),
+// without an allocation.
 struct WorkSlots {
   uint32_t n = 0;
-  uint32_t x[8];
+  uint32_t x[16];
 };
 static_assert(1 + kFftMaxXorSources <= 8, "an XOR step's slots fit WorkSlots");
 
@@ -24,7 +25,10 @@ WorkSlots work_slots(const FftStep &step, uint32_t slots) {
     case kFftStepIfft4:
     case kFftStepFft8:
     case kFftStepIfft8:
-      for (uint32_t j = 0, n = fft_step_slots(step.kind); j < n; ++j) add(step.a + j * step.dist);
+      for (uint32_t j = 0, n = fft_step_slots(step.kind); j < n; ++j) {
+        add(step.a + j * step.dist);
+        if (step.into) add(step.into - 1 + j * step.dist);
+      }
       break;
     case kFftStepZero:
       add(step.a);

@@ -2,7 +2,6 @@
 #include "ir_builders/fft_prune.h"
 
 #include <algorithm>
-#include <cassert>
 #include <array>
 
 namespace ecjit::ir {
@@ -150,7 +149,15 @@ class ZeroPass {
       case kFftStepIfft4:
       case kFftStepFft8:
       case kFftStepIfft8: {
-        assert(s.b == 0 && "decode cores read their slots, never shards (fold_input_copies)");
+        if (s.b || s.into) {  // reads shards or XORs elsewhere (an encode's, not a core's): as it is
+          for (uint32_t j = 0, n = fft_step_slots(s.kind); j < n; ++j) {
+            store_zero((s.b ? s.b : s.a) + j * s.dist);
+            if (s.into) store_zero(s.into - 1 + j * s.dist);
+            else zero_[s.a + j * s.dist] = false;
+          }
+          out.push_back(s);
+          return;
+        }
         const Few<uint32_t, 8> x = slots_of(s);
         const size_t zeros = size_t(std::count_if(x.begin(), x.end(), z));
         if (zeros == x.n) return;
@@ -252,6 +259,14 @@ class LivePass {
       case kFftStepIfft4:
       case kFftStepFft8:
       case kFftStepIfft8: {
+        if (s.b || s.into) {  // as it is: everything it reads is live (more than needed: safe)
+          for (uint32_t j = 0, n = fft_step_slots(s.kind); j < n; ++j) {
+            live_[(s.b ? s.b : s.a) + j * s.dist] = true;
+            if (s.into) live_[s.into - 1 + j * s.dist] = true;
+          }
+          rev.push_back(s);
+          return;
+        }
         const Few<uint32_t, 8> x = slots_of(s);
         const size_t lives = size_t(std::count_if(x.begin(), x.end(), l));
         if (lives == 0) return;

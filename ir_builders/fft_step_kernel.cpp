@@ -1,6 +1,7 @@
 // build_fft_step_kernel: a step loop with a tile loop per step kind; rs-fft encode / decode schedules as its data.
 #include "ir_builders/fft_step_kernel.h"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <functional>
@@ -185,6 +186,51 @@ void fold_input_copies(FftSchedule &s) {
   s.steps.resize(out);
 }
 
+// A multi-chunk encode interpolates each chunk in slots of its own and then XORs them into
+// chunk 0's, a pass of XOR steps per chunk. Where a two- or three-layer step writes slots whose
+// only later use is one XOR each into slots at the step's own stride, with nothing touching
+// those between, the step XORs its results there itself (FftStep::into) and the XOR steps go
+// (a load and a store per slot and column, and a pass over the tile, fewer).
+void fold_xor_into(FftSchedule &s) {
+  std::vector<std::vector<uint32_t>> touches(s.slots);  // per slot, the steps touching it, rising
+  for (size_t i = 0; i < s.steps.size(); ++i)
+    for (uint32_t x : fft_step_work_slots(s.steps[i], s.slots)) touches[x].push_back(uint32_t(i));
+  auto next_touch = [&](uint32_t x, size_t after) -> int64_t {
+    auto it = std::upper_bound(touches[x].begin(), touches[x].end(), uint32_t(after));
+    return it == touches[x].end() ? -1 : int64_t(*it);
+  };
+  std::vector<bool> drop(s.steps.size(), false);
+  bool any = false;
+  for (size_t w = 0; w < s.steps.size(); ++w) {
+    FftStep &st = s.steps[w];
+    const unsigned n = fft_step_slots(st.kind);
+    if (!n || st.into) continue;
+    uint32_t base = 0;
+    std::array<int64_t, 8> xors{};
+    bool fold = true;
+    for (unsigned j = 0; j < n && fold; ++j) {
+      const uint32_t x = st.a + j * st.dist;
+      const int64_t c = next_touch(x, w);
+      fold = c >= 0 && s.steps[size_t(c)].kind == kFftStepXor && s.steps[size_t(c)].b == x &&
+             s.steps[size_t(c)].a < s.slots && next_touch(x, size_t(c)) < 0;
+      if (!fold) break;
+      const uint32_t t = s.steps[size_t(c)].a;
+      if (j == 0) base = t;
+      fold = t == base + j * st.dist && next_touch(t, w) == c;  // the accumulator untouched between
+      xors[j] = c;
+    }
+    if (!fold) continue;
+    st.into = base + 1;
+    for (unsigned j = 0; j < n; ++j) drop[size_t(xors[j])] = true;
+    any = true;
+  }
+  if (!any) return;
+  size_t out = 0;
+  for (size_t i = 0; i < s.steps.size(); ++i)
+    if (!drop[i]) s.steps[out++] = s.steps[i];
+  s.steps.resize(out);
+}
+
 // An encode of one chunk ends its IFFT and begins its FFT with a pass over the same slot groups
 // (append_ifft and append_fft group the layers alike): each FFT step of that pass moves right
 // after the IFFT step of its slots where no step between touches them, and the kernel runs the
@@ -202,7 +248,8 @@ void pair_transforms(FftSchedule &s) {
       const int64_t h = last[st.a];
       if (h >= 0 && partner[size_t(h)] < 0) {
         const FftStep &hs = s.steps[size_t(h)];
-        bool pair = hs.kind == (fwd4 ? kFftStepIfft4 : kFftStepIfft8) && hs.a == st.a && hs.dist == st.dist;
+        bool pair = hs.kind == (fwd4 ? kFftStepIfft4 : kFftStepIfft8) && hs.a == st.a && hs.dist == st.dist &&
+                    hs.into == 0;
         for (unsigned j = 1; j < fft_step_slots(st.kind) && pair; ++j) pair = last[st.a + j * st.dist] == h;
         if (pair) {
           partner[size_t(h)] = int64_t(i);
@@ -253,6 +300,7 @@ std::optional<FftSchedule> program_schedule(const fft::Program &p, const FftSche
   w->ops(p);
   if (w->missing()) return std::nullopt;
   fold_input_copies(s);
+  fold_xor_into(s);
   pair_transforms(s);
   return s;
 }
@@ -597,7 +645,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
     const FftStepKind partner = k == kFftStepIfft4 ? kFftStepFft4 : kFftStepFft8;  // for an IFFT kind
     fft_step_butterflies(partner, fwd_bfs);
     const bool may_pair = pairs && !fwd;
-    std::array<llvm::Value *, 8> p, q;  // stored to; loaded from (p in place)
+    std::array<llvm::Value *, 8> p, q, r;  // stored to; loaded from (p in place); XORed into
+    constexpr unsigned words_into = offsetof(FftStep, into) / 4;
     std::array<std::array<llvm::Value *, 8>, 7> t, t2;  // t2: the paired FFT step's
     llvm::Value *a = nullptr, *dist = nullptr;
     // Butterflies in place on x: A ^= B T; B ^= A (FFT) or B ^= A; A ^= B T (IFFT).
@@ -631,6 +680,24 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
     // The loops of one source (q set): the step alone, and where it may pair, a check of the
     // next record and the pair's loop.
     auto loops = [&](const std::string &tag) {
+      // into != 0: the results XORed into ptr[into - 1 + j dist].
+      llvm::BasicBlock *acc = block(name + tag + ".into.pre");
+      llvm::BasicBlock *store = block(name + tag + ".store");
+      llvm::Value *into = field(words_into, "into");
+      b.CreateCondBr(b.CreateICmpEQ(into, size(0)), store, acc);
+      b.SetInsertPoint(acc);
+      llvm::Value *first = b.CreateSub(into, size(1));
+      for (unsigned j = 0; j < slots; ++j) r[j] = pointer(b.CreateAdd(first, b.CreateMul(dist, size(j))));
+      emit_loop(name + tag + ".into", [&](llvm::Value *off) {
+        std::array<Planes, 8> x;
+        for (unsigned j = 0; j < slots; ++j) x[j] = e.load(at(q[j], off));
+        run(x, bfs, fwd, t);
+        for (unsigned j = 0; j < slots; ++j) {
+          llvm::Value *col = at(r[j], off);
+          e.store(e.xor_(e.load(col), x[j]), col);
+        }
+      });
+      b.SetInsertPoint(store);
       if (!may_pair) return emit_loop(name + tag, body_of(false));
       llvm::BasicBlock *peek = block(name + tag + ".peek");
       llvm::BasicBlock *alone = block(name + tag + ".alone");

@@ -65,6 +65,10 @@ struct FftStep {
   uint32_t b2 = 0;      // kFftStepMul3 / MulAdd3 / XorN (N >= 3): B2's pointer
   // kFftStepFft8 / Ifft8: the multipliers of the lowest layer's four blocks (T2 .. T5).
   uint32_t table2 = 0, table3 = 0, table4 = 0, table5 = 0;
+  // Two- and three-layer kinds: 0, or 1 + the first of the slots the results are XORed into
+  // (ptr[into - 1 + j dist] ^= X_j; ptr[a + j dist] keep their inputs), an IFFT's XOR into an
+  // accumulator folded into it (fold_xor_into).
+  uint32_t into = 0;
 };
 
 // The sources of an XOR step (kFftStepXor, Xor2 .. Xor6) in order; 0 for other kinds.

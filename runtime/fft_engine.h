@@ -31,7 +31,7 @@ constexpr double kFftMatrixNsPerCoefficient = 300, kFftMatrixNsPerCoreMultiply =
                  kFftCoreNsPerColumnMultiply = 2;
 
 // Decode cores of at most this many steps are pruned per erasure set and target set
-// (ir::prune_fft_steps, kept with the plan: sizeof(ir::FftStep), 48 bytes, a step); larger
+// (ir::prune_fft_steps, kept with the plan: sizeof(ir::FftStep), 56 bytes, a step); larger
 // ones run whole.
 constexpr size_t kFftPruneMaxSteps = size_t(1) << 16;
 

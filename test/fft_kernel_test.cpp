@@ -6,10 +6,12 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_program.h"
+#include "fft_step_interpreter.h"
 #include "ir_builders/fft_column.h"
 #include "ir_builders/fft_kernel.h"
 #include "ir_builders/fft_step_kernel.h"
@@ -543,6 +545,47 @@ TEST(FftSchedule, EncodeTopPassesArePairedOnTheSameSlots) {
     }
     EXPECT_EQ(pairs, c.pairs) << what;
     EXPECT_EQ(copies, 0u) << what;
+  }
+}
+
+// A multi-chunk encode's whole chunks end their IFFTs XORing into chunk 0 (FftStep::into), so
+// no XOR step is left but a partial last chunk's, on two- and three-layer steps alike; the interpreter gives the same
+// values as the schedule with the folds undone (every into step's results stored in its own
+// slots and XORed by single steps), and only chunk 0's slots feed the FFT.
+TEST(FftSchedule, MultiChunkEncodesXorIntoChunkZeroInTheirLastPass) {
+  for (auto [k, m, radix8] : {std::tuple{100u, 28u, true}, {100u, 28u, false}, {1000u, 24u, true}, {50u, 3u, true},
+                              {10u, 4u, true}}) {
+    auto enc = ir::fft_encode_schedule(k, m, true, radix8);
+    ASSERT_TRUE(enc.ok());
+    const std::string what = std::to_string(k) + ":" + std::to_string(m) + (radix8 ? " radix8" : " radix4");
+    const size_t C = fft::geometry(k, m)->chunk, partial = k / C * C;  // the partial chunk's first slot
+    size_t into = 0, xors = 0;  // xors: XOR steps from a whole chunk's slots into chunk 0's
+    std::vector<ir::FftStep> undone;
+    for (const ir::FftStep &st : enc->steps) {
+      xors += st.kind == ir::kFftStepXor && st.a < C && st.b >= C && st.b < partial;
+      if (!st.into) {
+        undone.push_back(st);
+        continue;
+      }
+      ++into;
+      ir::FftStep own = st;
+      own.into = 0;
+      undone.push_back(own);
+      for (unsigned j = 0; j < ir::fft_step_slots(st.kind); ++j)
+        undone.push_back({ir::kFftStepXor, st.into - 1 + j * st.dist, st.a + j * st.dist, 0});
+    }
+    EXPECT_GE(into, k / C - 1) << what;  // at least a step per whole chunk past the first
+    // (A partial last chunk's truncated IFFT keeps single butterflies on top, and its XORs.)
+    EXPECT_EQ(xors, 0u) << what;
+    size_t pointers = enc->slots + k + m;
+    std::vector<uint16_t> a(pointers), b;
+    std::mt19937_64 rng(k);
+    for (auto &e : a) e = uint16_t(rng());
+    b = a;
+    test::fft_run_steps(enc->steps, enc->tables, a);
+    test::fft_run_steps(undone, enc->tables, b);
+    for (uint32_t x = 0; x < enc->slots; ++x)
+      if (enc->slot_shard[x] >= 0) ASSERT_EQ(a[x], b[x]) << what << " output slot " << x;
   }
 }
 

@@ -65,16 +65,27 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
       case ir::kFftStepIfft4:
       case ir::kFftStepFft8:
       case ir::kFftStepIfft8: {
+        // X_j from ptr[b + j dist] (b != 0) or the slots; results to the slots, or XORed into
+        // ptr[into - 1 + j dist] (the slots then keep their values).
         ir::FftStepButterfly bfs[12];
-        const unsigned n = ir::fft_step_butterflies(s.kind, bfs);
-        if (s.b)  // inputs read from ptr[b + j dist]
-          for (unsigned j = 0, slots = ir::fft_step_slots(s.kind); j < slots; ++j) v[s.a + j * s.dist] = v[s.b + j * s.dist];
+        const unsigned n = ir::fft_step_butterflies(s.kind, bfs), slots = ir::fft_step_slots(s.kind);
         const bool fwd = s.kind == ir::kFftStepFft4 || s.kind == ir::kFftStepFft8;
+        uint16_t x[8];
+        for (unsigned j = 0; j < slots; ++j) x[j] = v[(s.b ? s.b : s.a) + j * s.dist];
         for (unsigned i = 0; i < n; ++i) {
-          const uint32_t u = s.a + bfs[i].u * s.dist, w = s.a + bfs[i].v * s.dist;
-          const uint32_t t = ir::fft_step_multiplier(s, bfs[i].multiplier);
-          if (fwd) fft_bf(u, w, t);
-          else ifft_bf(u, w, t);
+          uint16_t &u = x[bfs[i].u], &w = x[bfs[i].v];
+          const uint8_t *t = T(ir::fft_step_multiplier(s, bfs[i].multiplier));
+          if (fwd) {
+            u ^= fft_table_mul(t, w);
+            w ^= u;
+          } else {
+            w ^= u;
+            u ^= fft_table_mul(t, w);
+          }
+        }
+        for (unsigned j = 0; j < slots; ++j) {
+          if (s.into) v[s.into - 1 + j * s.dist] ^= x[j];
+          else v[s.a + j * s.dist] = x[j];
         }
         break;
       }
