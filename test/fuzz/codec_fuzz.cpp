@@ -25,16 +25,21 @@ struct Compiled {
   std::unique_ptr<ecjit::codes::LinearCode> code;
   std::unique_ptr<ecjit::codes::BitMatrixCode> bits;
   unsigned fft_k = 0, fft_m = 0;
+  ecjit::codes::fft::Gf fft_gf = ecjit::codes::fft::Gf::k16;
   std::shared_ptr<const ecjit::Codec> codec;
   ecjit::Status ref_encode(const uint8_t *const *in, uint8_t *const *out, size_t len) const {
-    if (fft_k) return ecjit::codes::fft::encode_bytes(fft_k, fft_m, len, in, out);
+    if (fft_k) return ecjit::codes::fft::encode_bytes(fft_k, fft_m, len, in, out, fft_gf);
     return code ? ecjit::codes::ref_encode(*code, in, out, len) : ecjit::codes::ref_bitmatrix_encode(*bits, in, out, len);
   }
-  size_t unit() const { return fft_k ? 2 : code ? code->field.bytes() : bits->block_bytes(); }
+  size_t unit() const {
+    if (fft_k) return fft_gf == ecjit::codes::fft::Gf::k8 ? 1 : 2;
+    return code ? code->field.bytes() : bits->block_bytes();
+  }
 };
 
 const char *const kTiers[] = {"host", "host-avx2", "host-sse2"};
-// rs-fft last: neither a bit-matrix nor an array code, k and m its own (below).
+// rs-fft last: neither a bit-matrix nor an array code, k and m its own (below), GF(2^16) or
+// GF(2^8).
 const char *const kFamilies[] = {"rs-vand",     "rs-cauchy",   "jerasure-vand", "matrix",
                                   "cauchy-good", "cauchy-orig", "evenodd",       "rdp",
                                   "star",        "rs-fft"};
@@ -65,6 +70,7 @@ Compiled *get(const std::string &spec, unsigned tier) {
   if (parsed->family == ecjit::CodeFamily::kRsFft) {
     c->fft_k = parsed->k;
     c->fft_m = parsed->m;
+    c->fft_gf = parsed->gf == 8 ? ecjit::codes::fft::Gf::k8 : ecjit::codes::fft::Gf::k16;
   } else if (parsed->bitmatrix()) {
     auto bits = ecjit::codes::build_bitmatrix_code(*parsed);
     if (!bits.ok()) return nullptr;
@@ -113,6 +119,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     spec += ",w=" + std::to_string(xor_w) + ",packet=" + std::to_string(xor_packet);
   else if (!fft_code)
     spec += ",gf=" + std::to_string(gf == 64 && std::string(family) == "jerasure-vand" ? 32 : gf);
+  else if (gf == 8 || gf == 32)  // rs-fft over Leopard-RS's GF(2^8) for half the draws
+    spec += ",gf=8";
   if (std::string(family) == "matrix") {
     spec += ",a=";
     for (unsigned i = 0; i < k * m; ++i) {
