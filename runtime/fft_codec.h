@@ -46,10 +46,11 @@ struct FftKernels {
 };
 
 // rs-fft:k=,m= (CodeFamily::kRsFft), byte-identical to codes::fft::encode_bytes /
-// decode_bytes and so to reed-solomon-simd 3.x. Immutable and thread-safe like every Codec;
-// the Codec contracts hold with these differences:
-//  - len (bytes per shard) must be nonzero and even (codes::fft::check_shard_bytes):
-//    kShardSize otherwise, also for len == 0, which other codecs accept as a no-op.
+// decode_bytes and so to reed-solomon-simd 3.x (gf=8: Leopard-RS / klauspost's leopard8).
+// Immutable and thread-safe like every Codec; the Codec contracts hold with these differences:
+//  - len (bytes per shard) must be nonzero, and even over GF(2^16)
+//    (codes::fft::check_shard_bytes): kShardSize otherwise, also for len == 0, which other
+//    codecs accept as a no-op.
 //  - Whole 64-byte chunks run on the JIT kernels of FftKernels when the Jit has them, else
 //    on the scalar reference in column blocks (at most ~kFftScratchBytes of scratch per
 //    thread, which the thread keeps for later calls); a final partial chunk always runs on

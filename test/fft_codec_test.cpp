@@ -847,6 +847,28 @@ TEST(FftCodec8, ThreadsGiveTheSameBytesAndTheFieldMatters) {
   EXPECT_NE(codec->encoder_info().symbol.find("fft8"), std::string::npos) << codec->encoder_info().symbol;
 }
 
+// parity_matrix() over GF(2^8): the encode of each unit vector, one byte an element.
+TEST(FftCodec8, ParityMatrixIsEncodeOfUnitVectors) {
+  using namespace fft8;
+  for (auto [k, m] : {std::pair{10u, 4u}, {3u, 5u}, {32u, 32u}}) {
+    auto codec = codec8(k, m);
+    ASSERT_TRUE(codec);
+    const std::vector<uint64_t> &a = codec->parity_matrix();
+    ASSERT_EQ(a.size(), size_t(k) * m) << spec8(k, m);
+    std::vector<std::vector<uint8_t>> in(k, std::vector<uint8_t>(1)), out(m, std::vector<uint8_t>(1));
+    std::vector<const uint8_t *> ip;
+    std::vector<uint8_t *> op;
+    for (auto &v : in) ip.push_back(v.data());
+    for (auto &v : out) op.push_back(v.data());
+    for (unsigned j = 0; j < k; ++j) {
+      for (unsigned i = 0; i < k; ++i) in[i][0] = uint8_t(i == j);
+      ASSERT_TRUE(ecjit::codes::fft::encode_bytes(k, m, 1, ip.data(), op.data(), Gf::k8).ok());
+      for (unsigned r = 0; r < m; ++r)
+        ASSERT_EQ(a[size_t(r) * k + j], uint64_t(out[r][0])) << spec8(k, m) << " row " << r << " col " << j;
+    }
+  }
+}
+
 // ---- The seam: plain twins of the kernel ABI (FftEncodeFn, FftDecodeFn) behind FftCodec ----
 
 struct Twins {

@@ -57,7 +57,7 @@ struct KernelCacheStats {
 constexpr unsigned kMaxSignatureComponents = 16;
 
 // Shards: k data shards (indices 0..k-1) and m parity shards (k..k+m-1), each `len` bytes,
-// len a multiple of symbol_bytes() (rs-fft: nonzero and even; its differences from the
+// len a multiple of symbol_bytes() (rs-fft: nonzero, and even over GF(2^16); its differences from the
 // contracts below: docs/operations.md). The caller owns every buffer; a Codec never allocates
 // shard memory. Obtained from Jit::codec(); safe to share and call from many threads.
 // With JitOptions::threads != 1, calls on large shards are split across the Jit's threads
@@ -76,9 +76,9 @@ class Codec {
   // The m x k parity matrix, row-major (parity i = sum_j a[i*k + j] * data j); for a
   // bit-matrix code (spec().bitmatrix()) the (m w) x (k w) bit-matrix of 0 / 1 entries.
   // rs-fft (CodeFamily::kRsFft): the m x k generator in reed-solomon-simd's representation
-  // (Cantor-basis GF(2^16); column j = encode of the unit vector e_j, element 1 being the
-  // value 0x0001), computed once on first call when k * m <= 65536; an empty vector for
-  // larger codes. Thread-safe; the reference stays valid as long as the codec.
+  // (Cantor-basis GF(2^16), or Leopard-RS's GF(2^8) with gf=8; column j = encode of the unit
+  // vector e_j, element 1 being the value 0x0001), computed once on first call when
+  // k * m <= 65536; an empty vector for larger codes. Thread-safe; the reference stays valid as long as the codec.
   virtual const std::vector<uint64_t> &parity_matrix() const = 0;
   // The encoder running now: under strategy "auto" the static choice until the background
   // tuner swaps in its winner (JitOptions::tune_in_background, Jit::wait_for_tuning).
