@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir_builders/fft_step_kernel.h"
 #include "ir_builders/lowering.h"
 #include "jit/background_tuner.h"
 #include "jit/disk_cache.h"
@@ -444,7 +445,8 @@ Result<Kernel> KernelService::fft_kernel(const ir::FftKernelDesc &desc) {
   k.info.why = std::string("multiplies by ") + ir::fft_multiply_name(target_);
   if (desc.kind == ir::FftKernelDesc::Kind::kEncode || desc.kind == ir::FftKernelDesc::Kind::kInverse)
     k.fn = reinterpret_cast<KernelFn>(k.address);
-  k.info.vector_bits = target_.vector_bits >= 256 ? 256 : 128;
+  // Whole 64-byte columns in one register where three-layer steps run (AVX-512), else planes.
+  k.info.vector_bits = ir::fft_radix8_steps(target_) ? 512 : target_.vector_bits >= 256 ? 256 : 128;
   return k;
 }
 
