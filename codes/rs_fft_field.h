@@ -10,6 +10,8 @@ namespace ecjit::codes::fft {
 // Which field an rs-fft code runs over: reed-solomon-simd's GF(2^16) (the default, up to 65536
 // points) or Leopard-RS's GF(2^8) (klauspost/reedsolomon's WithLeopardGF, up to 256 points).
 enum class Gf : uint8_t { k16 = 16, k8 = 8 };
+// The field of a spec's gf= (CodeSpec::gf of an rs-fft code: 8 or 16).
+inline Gf gf_of_bits(unsigned bits) { return bits == 8 ? Gf::k8 : Gf::k16; }
 
 // One of those fields, as every transform uses it: elements are `bits`-bit values in
 // Cantor-basis coordinates (below `order`), logarithms in [0, modulus] with the conventions

@@ -493,7 +493,6 @@ Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::v
   std::vector<uint16_t> out(targets.size() * sources.size()), v(n);
   // The multiplies inline on the tables (a first reconstruct of a new erasure set waits for
   // |targets| passes of about 2 n log n of them: 1024:1024, 16 lost, ~0.4 M).
-  auto times = [&f](uint16_t a, uint16_t log) { return f.mul_log(a, log); };
   for (size_t t = 0; t < targets.size(); ++t) {
     std::fill(v.begin(), v.end(), uint16_t(0));
     v[point(targets[t])] = 1;
@@ -506,10 +505,10 @@ Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::v
       switch (op.kind) {
         case OpKind::kFft:  // a ^= s b; b ^= a   ->   a ^= b; b ^= s a
           a ^= b;
-          if (op.log != f.modulus) b ^= times(a, op.log);
+          if (op.log != f.modulus) b ^= f.mul_log(a, op.log);
           break;
         case OpKind::kIfft:  // b ^= a; a ^= s b   ->   b ^= s a; a ^= b
-          if (op.log != f.modulus) b ^= times(a, op.log);
+          if (op.log != f.modulus) b ^= f.mul_log(a, op.log);
           a ^= b;
           break;
         case OpKind::kXor:  // a ^= b   ->   b ^= a
@@ -522,7 +521,7 @@ Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::v
     const uint16_t post = uint16_t(f.modulus - (*logs)[point(targets[t])]);
     for (size_t i = 0; i < sources.size(); ++i) {
       const size_t x = point(sources[i]);
-      out[t * sources.size() + i] = times(times(v[x], (*logs)[x]), post);
+      out[t * sources.size() + i] = f.mul_log(f.mul_log(v[x], (*logs)[x]), post);
     }
   }
   return out;
@@ -530,8 +529,6 @@ Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::v
 
 void run_program(const Program &p, size_t len, const uint16_t *const *in, uint16_t *const *out) {
   const LchField &f = lch_field(p.gf);
-  const uint16_t kModulus = uint16_t(f.modulus);
-  auto mul_log = [&f](uint16_t a, uint16_t log) { return f.mul_log(a, log); };
   // Poison below the field's order, so that garbage read stays a field element.
   std::vector<uint16_t> work(size_t(p.work_count) * len, uint16_t(0xA5A5 & (f.order - 1)));
   auto shard = [&](uint32_t slot) { return work.data() + size_t(slot) * len; };
@@ -541,14 +538,14 @@ void run_program(const Program &p, size_t len, const uint16_t *const *in, uint16
     switch (op.kind) {
       case OpKind::kFft:
         for (size_t t = 0; t < len; ++t) {
-          if (op.log != kModulus) a[t] ^= mul_log(b[t], op.log);
+          if (op.log != f.modulus) a[t] ^= f.mul_log(b[t], op.log);
           b[t] ^= a[t];
         }
         break;
       case OpKind::kIfft:
         for (size_t t = 0; t < len; ++t) {
           b[t] ^= a[t];
-          if (op.log != kModulus) a[t] ^= mul_log(b[t], op.log);
+          if (op.log != f.modulus) a[t] ^= f.mul_log(b[t], op.log);
         }
         break;
       case OpKind::kXor:
@@ -561,7 +558,7 @@ void run_program(const Program &p, size_t len, const uint16_t *const *in, uint16
         std::fill(a, a + len, uint16_t(0));
         break;
       case OpKind::kMulLog:
-        for (size_t t = 0; t < len; ++t) a[t] = mul_log(a[t], op.log);
+        for (size_t t = 0; t < len; ++t) a[t] = f.mul_log(a[t], op.log);
         break;
     }
   }

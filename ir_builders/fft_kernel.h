@@ -58,6 +58,12 @@ const char *fft_multiply_name(const TargetInfo &target);
 // work_count), decode the decode_work points. 0 for unsupported (k, m).
 size_t fft_kernel_slots(const FftKernelDesc &desc);
 
+// The prefix of the symbols of a field's rs-fft kernels, the runtime's and the tools' alike
+// (one kernel set per field): "ecjit_fft_" (GF(2^16)), "ecjit_fft8_" (GF(2^8)).
+inline const char *fft_symbol_prefix(codes::fft::Gf gf) {
+  return gf == codes::fft::Gf::k8 ? "ecjit_fft8_" : "ecjit_fft_";
+}
+
 // kSteps: build_fft_step_kernel(ctx, desc.symbol, target). Otherwise emits, for len a
 // multiple of 64 (a trailing partial column is left untouched):
 //   encode:  void <symbol>(const uint8_t *const *in, uint8_t *const *out, size_t len)

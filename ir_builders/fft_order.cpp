@@ -5,18 +5,10 @@
 
 namespace ecjit::ir {
 
-namespace {
+static_assert(1 + kFftMaxXorSources <= 16, "an XOR step's slots fit FftWorkSlots");
 
-// The work slots of a step, at most sixteen (a three-layer step XORing into another eight),
-// without an allocation.
-struct WorkSlots {
-  uint32_t n = 0;
-  uint32_t x[16];
-};
-static_assert(1 + kFftMaxXorSources <= 8, "an XOR step's slots fit WorkSlots");
-
-WorkSlots work_slots(const FftStep &step, uint32_t slots) {
-  WorkSlots w;
+FftWorkSlots fft_step_work_slots(const FftStep &step, uint32_t slots) {
+  FftWorkSlots w;
   auto add = [&](uint32_t p) {
     if (p < slots) w.x[w.n++] = p;
   };
@@ -58,20 +50,13 @@ WorkSlots work_slots(const FftStep &step, uint32_t slots) {
   return w;
 }
 
-}  // namespace
-
-std::vector<uint32_t> fft_step_work_slots(const FftStep &step, uint32_t slots) {
-  const WorkSlots w = work_slots(step, slots);
-  return std::vector<uint32_t>(w.x, w.x + w.n);
-}
-
 namespace {
 
 constexpr uint32_t kGlobal = kFftBlockSpans, kBarrier = kFftBlockNone;
 
 // A step's block: kBarrier with no work slot, kGlobal when its slots span blocks.
 uint32_t step_block(const FftStep &step, uint32_t slots, uint32_t block_slots) {
-  const WorkSlots p = work_slots(step, slots);
+  const FftWorkSlots p = fft_step_work_slots(step, slots);
   if (p.n == 0) return kBarrier;
   const uint32_t b = p.x[0] / block_slots;
   for (uint32_t j = 1; j < p.n; ++j)
@@ -113,9 +98,9 @@ struct Components {
 void order_fft_steps_by_block(std::vector<FftStep> *steps, uint32_t slots, uint32_t block_slots) {
   if (block_slots == 0 || block_slots >= slots) return;
   std::vector<uint32_t> block(steps->size());
-  std::vector<WorkSlots> work(steps->size());
+  std::vector<FftWorkSlots> work(steps->size());
   for (size_t i = 0; i < steps->size(); ++i) {
-    work[i] = work_slots((*steps)[i], slots);
+    work[i] = fft_step_work_slots((*steps)[i], slots);
     block[i] = step_block((*steps)[i], slots, block_slots);  // no work slot: no step of a schedule, kept in place
   }
   std::vector<size_t> order(steps->size());
@@ -146,7 +131,7 @@ void order_fft_steps_by_block(std::vector<FftStep> *steps, uint32_t slots, uint3
     }
     size_t end = begin;
     for (; end < order.size() && block[end] == kGlobal; ++end) {
-      const WorkSlots &p = work[end];
+      const FftWorkSlots &p = work[end];
       bool fits = true;
       for (uint32_t j = 1; j < p.n && fits; ++j) fits = c.join(p.x[0], p.x[j], block_slots);
       if (!fits) break;

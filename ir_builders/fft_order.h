@@ -9,8 +9,17 @@
 namespace ecjit::ir {
 
 // The work slots a step writes or reads (pointers below `slots`; pointers at or above
-// `slots` are read-only shards and never conflict).
-std::vector<uint32_t> fft_step_work_slots(const FftStep &step, uint32_t slots);
+// `slots` are read-only shards and never conflict): at most sixteen (a three-layer step
+// XORing into eight more), held in place - the schedule passes ask for every step's on an
+// erasure set's first call.
+struct FftWorkSlots {
+  uint32_t n = 0;
+  uint32_t x[16];
+  const uint32_t *begin() const { return x; }
+  const uint32_t *end() const { return x + n; }
+  bool empty() const { return n == 0; }
+};
+FftWorkSlots fft_step_work_slots(const FftStep &step, uint32_t slots);
 
 // Reorders `steps` (one schedule on `slots` work slots) for locality: work slot p is in block
 // p / block_slots; a step is local when its work slots are all in one block. Each maximal run

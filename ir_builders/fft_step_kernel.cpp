@@ -149,6 +149,14 @@ class ScheduleWriter {
 
 fft::Order step_order(bool radix8) { return radix8 ? fft::Order::kRadix8 : fft::Order::kRadix4; }
 
+// The steps not marked in `drop`, in order.
+void erase_marked(std::vector<FftStep> &steps, const std::vector<bool> &drop) {
+  size_t out = 0;
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (!drop[i]) steps[out++] = steps[i];
+  steps.resize(out);
+}
+
 // A program's inputs are copied into their slots before its transforms, a load and a store
 // per column that the first transform step then loads again (Zen 5, GF(2^8) 32:32 at 4 KiB
 // shards: a quarter of the encode). Where a two- or three-layer step is the first to touch each
@@ -157,7 +165,6 @@ fft::Order step_order(bool radix8) { return radix8 ? fft::Order::kRadix8 : fft::
 void fold_input_copies(FftSchedule &s) {
   std::vector<int64_t> copied(s.slots, -1);  // the copy into a slot not touched since
   std::vector<bool> drop(s.steps.size(), false);
-  bool any = false;
   for (size_t i = 0; i < s.steps.size(); ++i) {
     FftStep &st = s.steps[i];
     const unsigned n = fft_step_slots(st.kind);
@@ -173,62 +180,55 @@ void fold_input_copies(FftSchedule &s) {
       if (fold) {
         st.b = base;
         for (unsigned j = 0; j < n; ++j) drop[size_t(copied[st.a + j * st.dist])] = true;
-        any = true;
       }
     }
     for (uint32_t x : fft_step_work_slots(st, s.slots)) copied[x] = -1;
     if (st.kind == kFftStepCopy && st.a < s.slots && st.b >= s.slots) copied[st.a] = int64_t(i);
   }
-  if (!any) return;
-  size_t out = 0;
-  for (size_t i = 0; i < s.steps.size(); ++i)
-    if (!drop[i]) s.steps[out++] = s.steps[i];
-  s.steps.resize(out);
+  erase_marked(s.steps, drop);
 }
 
 // A multi-chunk encode interpolates each chunk in slots of its own and then XORs them into
 // chunk 0's, a pass of XOR steps per chunk. Where a two- or three-layer step writes slots whose
 // only later use is one XOR each into slots at the step's own stride, with nothing touching
 // those between, the step XORs its results there itself (FftStep::into) and the XOR steps go
-// (a load and a store per slot and column, and a pass over the tile, fewer).
+// (a load and a store per slot and column, and a pass over the tile, fewer). One pass forward
+// with the last step touching each slot so far, after one finding the last step of all.
 void fold_xor_into(FftSchedule &s) {
-  std::vector<std::vector<uint32_t>> touches(s.slots);  // per slot, the steps touching it, rising
-  for (size_t i = 0; i < s.steps.size(); ++i)
-    for (uint32_t x : fft_step_work_slots(s.steps[i], s.slots)) touches[x].push_back(uint32_t(i));
-  auto next_touch = [&](uint32_t x, size_t after) -> int64_t {
-    auto it = std::upper_bound(touches[x].begin(), touches[x].end(), uint32_t(after));
-    return it == touches[x].end() ? -1 : int64_t(*it);
-  };
-  std::vector<bool> drop(s.steps.size(), false);
-  bool any = false;
-  for (size_t w = 0; w < s.steps.size(); ++w) {
-    FftStep &st = s.steps[w];
-    const unsigned n = fft_step_slots(st.kind);
-    if (!n || st.into) continue;
-    uint32_t base = 0;
-    std::array<int64_t, 8> xors{};
-    bool fold = true;
-    for (unsigned j = 0; j < n && fold; ++j) {
-      const uint32_t x = st.a + j * st.dist;
-      const int64_t c = next_touch(x, w);
-      fold = c >= 0 && s.steps[size_t(c)].kind == kFftStepXor && s.steps[size_t(c)].b == x &&
-             s.steps[size_t(c)].a < s.slots && next_touch(x, size_t(c)) < 0;
-      if (!fold) break;
-      const uint32_t t = s.steps[size_t(c)].a;
-      if (j == 0) base = t;
-      fold = t == base + j * st.dist && next_touch(t, w) == c;  // the accumulator untouched between
-      xors[j] = c;
+  const size_t steps = s.steps.size();
+  std::vector<int64_t> final_touch(s.slots, -1), last(s.slots, -1);
+  for (size_t i = 0; i < steps; ++i)
+    for (uint32_t x : fft_step_work_slots(s.steps[i], s.slots)) final_touch[x] = int64_t(i);
+  // Per two- or three-layer step, its slots' XORs met so far (slot j's at matched[8 w + j])
+  // and the accumulator's first slot; -1: not (or no longer) foldable.
+  std::vector<int64_t> matched(8 * steps, -1);
+  std::vector<int64_t> base(steps, -1);
+  std::vector<uint8_t> count(steps, 0);
+  for (size_t c = 0; c < steps; ++c) {
+    const FftStep &x = s.steps[c];
+    if (x.kind == kFftStepXor && x.a < s.slots && x.b < s.slots) {
+      const int64_t w = last[x.b];  // the step that wrote the XOR's source
+      const FftStep *ws = w >= 0 ? &s.steps[size_t(w)] : nullptr;
+      const unsigned n = ws ? fft_step_slots(ws->kind) : 0;
+      const uint32_t j = n && x.b >= ws->a ? (x.b - ws->a) / ws->dist : 8;
+      if (n && !ws->into && j < n && ws->a + j * ws->dist == x.b && matched[8 * size_t(w) + j] < 0 &&
+          final_touch[x.b] == int64_t(c) && last[x.a] < w &&  // source dead after; accumulator untouched since w
+          (base[size_t(w)] < 0 ? x.a >= j * ws->dist : base[size_t(w)] + int64_t(j * ws->dist) == int64_t(x.a))) {
+        base[size_t(w)] = int64_t(x.a) - int64_t(j * ws->dist);
+        matched[8 * size_t(w) + j] = int64_t(c);
+        ++count[size_t(w)];
+      }
     }
-    if (!fold) continue;
-    st.into = base + 1;
-    for (unsigned j = 0; j < n; ++j) drop[size_t(xors[j])] = true;
-    any = true;
+    for (uint32_t y : fft_step_work_slots(x, s.slots)) last[y] = int64_t(c);
   }
-  if (!any) return;
-  size_t out = 0;
-  for (size_t i = 0; i < s.steps.size(); ++i)
-    if (!drop[i]) s.steps[out++] = s.steps[i];
-  s.steps.resize(out);
+  std::vector<bool> drop(steps, false);
+  for (size_t w = 0; w < steps; ++w) {
+    const unsigned n = fft_step_slots(s.steps[w].kind);
+    if (!n || count[w] != n) continue;
+    s.steps[w].into = uint32_t(base[w]) + 1;
+    for (unsigned j = 0; j < n; ++j) drop[size_t(matched[8 * w + j])] = true;
+  }
+  erase_marked(s.steps, drop);
 }
 
 // An encode of one chunk ends its IFFT and begins its FFT with a pass over the same slot groups

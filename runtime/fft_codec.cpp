@@ -29,8 +29,6 @@ Result<CodeSpec> checked_spec(const CodeSpec &spec) {
   return checked;
 }
 
-codes::fft::Gf field_of(const CodeSpec &spec) { return spec.gf == 8 ? codes::fft::Gf::k8 : codes::fft::Gf::k16; }
-
 }  // namespace
 
 size_t FftCodec::SetKeyHash::operator()(const SetKey &k) const {
@@ -49,7 +47,7 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
   FftKernels kernels;
   // The JIT kernels of whole chunks (runtime/fft_engine.h). A target without them (no 16-entry
   // byte shuffle) keeps the scalar path; a failed compile is an error like any codec's.
-  Result<std::shared_ptr<const FftEngine>> engine = FftEngine::make(*jit, checked->k, checked->m, field_of(*checked));
+  Result<std::shared_ptr<const FftEngine>> engine = FftEngine::make(*jit, checked->k, checked->m, codes::fft::gf_of_bits(checked->gf));
   if (engine.ok()) {
     std::shared_ptr<const FftEngine> e = *engine;
     kernels.encode = [e](const uint8_t *const *in, uint8_t *const *out, size_t len) { e->encode(in, out, len); };
@@ -71,7 +69,7 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
                                                  FftKernels kernels) {
   Result<CodeSpec> checked = checked_spec(spec);
   if (!checked.ok()) return checked.status();
-  Result<codes::fft::Geometry> g = codes::fft::geometry(checked->k, checked->m, field_of(*checked));
+  Result<codes::fft::Geometry> g = codes::fft::geometry(checked->k, checked->m, codes::fft::gf_of_bits(checked->gf));
   if (!g.ok()) return g.status();
   const size_t n = g->decode_work;
   const size_t plan_bytes = 3 * n + 8 * size_t(checked->k) +

@@ -128,8 +128,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   e->jit_ = &jit;
   e->k_ = k;
   e->m_ = m;
-  const bool gf8 = gf == codes::fft::Gf::k8;
-  const std::string prefix = gf8 ? "ecjit_fft8_" : "ecjit_fft_";  // one kernel set per field
+  const std::string prefix = ir::fft_symbol_prefix(gf);
   Result<Kernel> steps = jit.fft_kernel({ir::FftKernelDesc::Kind::kSteps, 0, 0, prefix + "steps", {}, {}, gf});
   if (!steps.ok()) return steps.status();
   e->steps_ = std::move(*steps);
@@ -259,7 +258,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
         if (d->unrolled_asked) {
           // Its unrolled kernel on the background thread; the step kernel serves meanwhile.
           ir::FftKernelDesc desc{ir::FftKernelDesc::Kind::kInverse, k_, m_,
-                                 std::string(geometry_.gf == codes::fft::Gf::k8 ? "ecjit_fft8_" : "ecjit_fft_") +
+                                 std::string(ir::fft_symbol_prefix(geometry_.gf)) +
                                      "inverse__k" + std::to_string(k_) + "_m" + std::to_string(m_) + "_" +
                                      jit::decoder_op(targets, plan.sources),
                                  plan.sources, targets, geometry_.gf};

@@ -608,24 +608,31 @@ TEST(FftCodec, UpdateAndEncodePartialAreEncode) {
 
 // Column j of the generator = the reference's encode of the unit vector e_j (element 1 is
 // the value 0x0001: bytes 01 00 in a 2-byte shard).
+// codec's parity_matrix() is the reference encode of each unit vector: one element per shard
+// (2 bytes in the crate's layout over GF(2^16), 1 byte over GF(2^8)).
+void check_parity_matrix(const Codec &codec, unsigned k, unsigned m, ecjit::codes::fft::Gf gf, const std::string &name) {
+  const std::vector<uint64_t> &a = codec.parity_matrix();
+  ASSERT_EQ(a.size(), size_t(k) * m) << name;
+  const size_t bytes = gf == ecjit::codes::fft::Gf::k8 ? 1 : 2;
+  std::vector<std::vector<uint8_t>> in(k, std::vector<uint8_t>(bytes)), out(m, std::vector<uint8_t>(bytes));
+  std::vector<const uint8_t *> ip;
+  std::vector<uint8_t *> op;
+  for (auto &v : in) ip.push_back(v.data());
+  for (auto &v : out) op.push_back(v.data());
+  for (unsigned j = 0; j < k; ++j) {
+    for (unsigned i = 0; i < k; ++i) std::fill(in[i].begin(), in[i].end(), 0), in[i][0] = uint8_t(i == j);
+    ASSERT_TRUE(ecjit::codes::fft::encode_bytes(k, m, bytes, ip.data(), op.data(), gf).ok());
+    for (unsigned r = 0; r < m; ++r)
+      ASSERT_EQ(a[size_t(r) * k + j], uint64_t(out[r][0] | (bytes == 2 ? out[r][1] << 8 : 0)))
+          << name << " row " << r << " col " << j;
+  }
+}
+
 TEST(FftCodec, ParityMatrixIsEncodeOfUnitVectors) {
   for (auto [k, m] : {std::pair{4u, 2u}, {2u, 4u}, {5u, 6u}, {6u, 5u}, {32u, 32u}, {100u, 20u}, {20u, 100u}}) {
     auto codec = codec_of(k, m);
     ASSERT_TRUE(codec);
-    const std::vector<uint64_t> &a = codec->parity_matrix();
-    ASSERT_EQ(a.size(), size_t(k) * m) << spec_of(k, m);
-    std::vector<std::vector<uint8_t>> in(k, std::vector<uint8_t>(2)), out(m, std::vector<uint8_t>(2));
-    std::vector<const uint8_t *> ip;
-    std::vector<uint8_t *> op;
-    for (auto &v : in) ip.push_back(v.data());
-    for (auto &v : out) op.push_back(v.data());
-    for (unsigned j = 0; j < k; ++j) {
-      for (unsigned i = 0; i < k; ++i) in[i][0] = uint8_t(i == j), in[i][1] = 0;
-      ASSERT_TRUE(ecjit::codes::fft::encode_bytes(k, m, 2, ip.data(), op.data()).ok());
-      for (unsigned r = 0; r < m; ++r)
-        ASSERT_EQ(a[size_t(r) * k + j], uint64_t(out[r][0] | out[r][1] << 8))
-            << spec_of(k, m) << " row " << r << " col " << j;
-    }
+    check_parity_matrix(*codec, k, m, ecjit::codes::fft::Gf::k16, spec_of(k, m));
   }
   auto edge = codec_of(256, 256);  // k * m = 65536: still built
   ASSERT_TRUE(edge);
@@ -853,19 +860,7 @@ TEST(FftCodec8, ParityMatrixIsEncodeOfUnitVectors) {
   for (auto [k, m] : {std::pair{10u, 4u}, {3u, 5u}, {32u, 32u}}) {
     auto codec = codec8(k, m);
     ASSERT_TRUE(codec);
-    const std::vector<uint64_t> &a = codec->parity_matrix();
-    ASSERT_EQ(a.size(), size_t(k) * m) << spec8(k, m);
-    std::vector<std::vector<uint8_t>> in(k, std::vector<uint8_t>(1)), out(m, std::vector<uint8_t>(1));
-    std::vector<const uint8_t *> ip;
-    std::vector<uint8_t *> op;
-    for (auto &v : in) ip.push_back(v.data());
-    for (auto &v : out) op.push_back(v.data());
-    for (unsigned j = 0; j < k; ++j) {
-      for (unsigned i = 0; i < k; ++i) in[i][0] = uint8_t(i == j);
-      ASSERT_TRUE(ecjit::codes::fft::encode_bytes(k, m, 1, ip.data(), op.data(), Gf::k8).ok());
-      for (unsigned r = 0; r < m; ++r)
-        ASSERT_EQ(a[size_t(r) * k + j], uint64_t(out[r][0])) << spec8(k, m) << " row " << r << " col " << j;
-    }
+    check_parity_matrix(*codec, k, m, Gf::k8, spec8(k, m));
   }
 }
 

@@ -25,9 +25,9 @@ size_t block_switches(const std::vector<FftStep> &steps, uint32_t slots, uint32_
   size_t switches = 0;
   int64_t last = -1;
   for (const FftStep &s : steps) {
-    const std::vector<uint32_t> p = ir::fft_step_work_slots(s, slots);
+    const ir::FftWorkSlots p = ir::fft_step_work_slots(s, slots);
     if (p.empty()) continue;
-    const uint32_t b = p[0] / block;
+    const uint32_t b = p.x[0] / block;
     if (!std::all_of(p.begin(), p.end(), [&](uint32_t x) { return x / block == b; })) {
       last = -1;
       continue;

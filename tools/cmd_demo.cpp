@@ -117,7 +117,7 @@ Result<ReferenceCode> reference_code(const std::string &text) {
   if (!spec.ok()) return spec.status();
   ReferenceCode r;
   if (spec->family == CodeFamily::kRsFft) {  // not a matrix code: codes/rs_fft.h is its reference
-    const codes::fft::Gf gf = spec->gf == 8 ? codes::fft::Gf::k8 : codes::fft::Gf::k16;
+    const codes::fft::Gf gf = codes::fft::gf_of_bits(spec->gf);
     Result<codes::fft::Geometry> g = codes::fft::geometry(spec->k, spec->m, gf);
     if (!g.ok()) return g.status();
     const unsigned k = spec->k, m = spec->m;

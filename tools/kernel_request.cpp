@@ -250,7 +250,7 @@ std::optional<KernelRequest> make_fft_request(const Args &args, const CodeSpec &
     return std::nullopt;
   }
   const std::string op = args.get("op", "encode");
-  const codes::fft::Gf gf = spec.gf == 8 ? codes::fft::Gf::k8 : codes::fft::Gf::k16;
+  const codes::fft::Gf gf = codes::fft::gf_of_bits(spec.gf);
   ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kEncode, spec.k, spec.m, "", {}, {}, gf};
   if (op == "decode") d.kind = ir::FftKernelDesc::Kind::kDecode;
   else if (op == "steps") d = {ir::FftKernelDesc::Kind::kSteps, 0, 0, "", {}, {}, gf};
@@ -266,8 +266,7 @@ std::optional<KernelRequest> make_fft_request(const Args &args, const CodeSpec &
              "`ecjit asm --op steps` prints it)";
     return std::nullopt;
   }
-  // The runtime's names (runtime/fft_engine.cpp): ecjit_fft8_ for GF(2^8).
-  const std::string prefix = gf == codes::fft::Gf::k8 ? "ecjit_fft8_" : "ecjit_fft_";
+  const std::string prefix = ir::fft_symbol_prefix(gf);  // the runtime's names
   const std::string name = op == "steps" ? prefix + "steps"
                                          : prefix + op + "__k" + std::to_string(spec.k) + "_m" + std::to_string(spec.m);
   d.symbol = name;

@@ -224,7 +224,7 @@ RefCode ref_code(const std::string &spec) {
   EXPECT_TRUE(parsed.ok()) << spec;
   if (parsed->family == CodeFamily::kRsFft) {
     r.fft = true;
-    r.gf = parsed->gf == 8 ? codes::fft::Gf::k8 : codes::fft::Gf::k16;
+    r.gf = codes::fft::gf_of_bits(parsed->gf);
     r.k = parsed->k;
     r.m = parsed->m;
   } else if (parsed->bitmatrix()) {

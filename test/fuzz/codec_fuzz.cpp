@@ -70,7 +70,7 @@ Compiled *get(const std::string &spec, unsigned tier) {
   if (parsed->family == ecjit::CodeFamily::kRsFft) {
     c->fft_k = parsed->k;
     c->fft_m = parsed->m;
-    c->fft_gf = parsed->gf == 8 ? ecjit::codes::fft::Gf::k8 : ecjit::codes::fft::Gf::k16;
+    c->fft_gf = ecjit::codes::fft::gf_of_bits(parsed->gf);
   } else if (parsed->bitmatrix()) {
     auto bits = ecjit::codes::build_bitmatrix_code(*parsed);
     if (!bits.ok()) return nullptr;
