@@ -17,6 +17,8 @@ FftWorkSlots fft_step_work_slots(const FftStep &step, uint32_t slots) {
     case kFftStepIfft4:
     case kFftStepFft8:
     case kFftStepIfft8:
+    case kFftStepFft4D:  // its own slots only (fft_order.h)
+    case kFftStepFft8D:
       for (uint32_t j = 0, n = fft_step_slots(step.kind); j < n; ++j) {
         add(step.a + j * step.dist);
         if (step.into) add(step.into - 1 + j * step.dist);
@@ -54,8 +56,11 @@ namespace {
 
 constexpr uint32_t kGlobal = kFftBlockSpans, kBarrier = kFftBlockNone;
 
-// A step's block: kBarrier with no work slot, kGlobal when its slots span blocks.
+// A step's block: kBarrier with no work slot, or where nothing may move past it (a
+// derivative-fused step reads other groups, which must not have run yet), kGlobal when its
+// slots span blocks.
 uint32_t step_block(const FftStep &step, uint32_t slots, uint32_t block_slots) {
+  if (step.kind == kFftStepFft4D || step.kind == kFftStepFft8D) return kBarrier;
   const FftWorkSlots p = fft_step_work_slots(step, slots);
   if (p.n == 0) return kBarrier;
   const uint32_t b = p.x[0] / block_slots;

@@ -11,7 +11,9 @@ namespace ecjit::ir {
 // The work slots a step writes or reads (pointers below `slots`; pointers at or above
 // `slots` are read-only shards and never conflict): at most sixteen (a three-layer step
 // XORing into eight more), held in place - the schedule passes ask for every step's on an
-// erasure set's first call.
+// erasure set's first call. A derivative-fused step (kFftStepFft4D / Fft8D) lists its own
+// slots only: the other groups it reads (fft_derivative_groups) are up to 112 slots more, and
+// the passes here move no step past it (its block is kFftBlockNone).
 struct FftWorkSlots {
   uint32_t n = 0;
   uint32_t x[16];
@@ -55,7 +57,7 @@ std::vector<FftSegment> order_fft_ends_by_block(std::vector<FftStep> *pre, const
                                                 const std::vector<uint32_t> *core_blocks = nullptr);
 
 // Each step's block (its work slots / block_slots), kFftBlockSpans where its slots span blocks,
-// kFftBlockNone where it has no work slot.
+// kFftBlockNone where it has no work slot or is derivative-fused (nothing moves past it).
 constexpr uint32_t kFftBlockSpans = UINT32_MAX, kFftBlockNone = UINT32_MAX - 1;
 std::vector<uint32_t> fft_step_blocks(const std::vector<FftStep> &steps, uint32_t slots, uint32_t block_slots);
 

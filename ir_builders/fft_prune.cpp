@@ -46,6 +46,16 @@ Few<uint32_t, 8> slots_of(const FftStep &s) {
   return out;
 }
 
+// The slots a derivative-fused step reads besides its own (fft_derivative_groups' groups).
+Few<uint32_t, 8 * kFftMaxDerivativeGroups> derivative_reads(const FftStep &s) {
+  Few<uint32_t, 8 * kFftMaxDerivativeGroups> out;
+  uint32_t g[kFftMaxDerivativeGroups];
+  const unsigned groups = fft_derivative_groups(s, g), per = fft_step_slots(s.kind);
+  for (unsigned i = 0; i < groups; ++i)
+    for (unsigned j = 0; j < per; ++j) out.x[out.n++] = g[i] + j * s.dist;
+  return out;
+}
+
 // What a step costs per column, in tile loads and stores, plus half a unit per multiply (on
 // the whole-column kernels a multiply is two affine transforms; the loads and stores of L2
 // tiles are what the steps wait for).
@@ -144,6 +154,12 @@ class ZeroPass {
       case kFftStepXor5:
       case kFftStepXor6:
         for (const FftStep &x : xors(s)) run(x, out);
+        return;
+      case kFftStepFft4D:
+      case kFftStepFft8D:  // kept whole: everything it reads stored, its slots written
+        for (uint32_t p : derivative_reads(s)) store_zero(p);
+        for (uint32_t p : slots_of(s)) store_zero(p);
+        out.push_back(s);
         return;
       case kFftStepFft4:
       case kFftStepIfft4:
@@ -253,6 +269,15 @@ class LivePass {
       case kFftStepXor6: {
         const Few<FftStep, kFftMaxXorSources> x = xors(s);
         for (unsigned j = x.n; j-- > 0;) run(x.x[j], rev);
+        return;
+      }
+      case kFftStepFft4D:
+      case kFftStepFft8D: {  // gone where none of its slots is read later, else whole
+        const Few<uint32_t, 8> x = slots_of(s);
+        if (std::none_of(x.begin(), x.end(), l)) return;
+        for (uint32_t p : x) live_[p] = true;
+        for (uint32_t p : derivative_reads(s)) live_[p] = true;
+        rev.push_back(s);
         return;
       }
       case kFftStepFft4:

@@ -70,8 +70,11 @@ class ScheduleWriter {
     return uint32_t(zero_);
   }
   // The ops of a program on work slots (a twiddle of the field's modulus: the multiply is skipped).
-  // Four butterflies in codes::fft::Order::kRadix4's pattern become one two-layer step.
+  // Four butterflies in codes::fft::Order::kRadix4's pattern become one two-layer step. Runs of
+  // XORs fuse among the steps appended here only (a run across calls could straddle steps
+  // inserted between them later: the decode core's derivative).
   void ops(const fft::Program &p) {
+    const size_t begin = s_.steps.size();
     for (size_t i = 0; i < p.ops.size(); ++i) {
       const bool fwd = p.ops[i].kind == fft::OpKind::kFft;
       if (i + 11 < p.ops.size() && fuse(&p.ops[i], fwd ? kFftStepFft8 : kFftStepIfft8)) {
@@ -84,7 +87,10 @@ class ScheduleWriter {
       }
       one(p.ops[i]);
     }
-    fuse_xor_steps(s_.steps);
+    std::vector<FftStep> added(s_.steps.begin() + long(begin), s_.steps.end());
+    fuse_xor_steps(added);
+    s_.steps.resize(begin);
+    s_.steps.insert(s_.steps.end(), added.begin(), added.end());
   }
 
  private:
@@ -270,14 +276,51 @@ void pair_transforms(FftSchedule &s) {
   s.steps = std::move(out);
 }
 
-fft::Program decode_core_program(const fft::Geometry &g, bool radix8) {
-  fft::Program core;
-  core.gf = g.gf;
-  core.work_count = uint32_t(g.decode_work);
-  fft::append_ifft(core, 0, g.decode_work, g.decode_end, 0, step_order(radix8));
-  fft::append_formal_derivative(core, g.decode_work);
-  fft::append_fft(core, 0, g.decode_work, g.decode_end, 0, step_order(radix8));
-  return core;
+// Where steps [first, ...) begin with the FFT's whole first pass over all `slots` work slots -
+// one in-place two- or three-layer step per a < dist, in rising a, dist x its slot count =
+// slots (the top layers, none truncated) - those steps become derivative-fused
+// (kFftStepFft4D / Fft8D) and the formal derivative needs no steps of its own: each step reads
+// the groups of higher a, which no step before it in the pass has written. Returns whether it
+// did. (Zen 5, 32:32 losing 32 at random: the derivative's XOR steps were a quarter of the
+// decode, a load and a store of every slot and ~3 source loads each per column.)
+bool fold_derivative(std::vector<FftStep> &steps, size_t first, uint32_t slots) {
+  if (first >= steps.size()) return false;
+  const FftStep &top = steps[first];
+  const unsigned per = fft_step_slots(top.kind);
+  if ((top.kind != kFftStepFft4 && top.kind != kFftStepFft8) || size_t(top.dist) * per != slots ||
+      steps.size() - first < top.dist)
+    return false;
+  for (uint32_t a = 0; a < top.dist; ++a) {
+    const FftStep &st = steps[first + a];
+    if (st.kind != top.kind || st.a != a || st.dist != top.dist || st.b || st.into) return false;
+  }
+  const uint32_t fused = top.kind == kFftStepFft4 ? kFftStepFft4D : kFftStepFft8D, dist = top.dist;
+  for (uint32_t a = 0; a < dist; ++a) steps[first + a].kind = fused;
+  return true;
+}
+
+// The decode core's steps (fft_decode_core) appended to s through its writer w: IFFT, formal
+// derivative (folded into the FFT's first pass where fold_derivative can, else XOR steps), FFT.
+void append_decode_core(ScheduleWriter &w, FftSchedule &s, const fft::Geometry &g, bool radix8) {
+  const uint32_t n = uint32_t(g.decode_work);
+  auto program = [&] {
+    fft::Program p;
+    p.gf = g.gf;
+    p.work_count = n;
+    return p;
+  };
+  fft::Program ifft = program(), fwd = program(), derivative = program();
+  fft::append_ifft(ifft, 0, n, g.decode_end, 0, step_order(radix8));
+  fft::append_fft(fwd, 0, n, g.decode_end, 0, step_order(radix8));
+  w.ops(ifft);
+  const size_t first = s.steps.size();
+  w.ops(fwd);
+  if (fold_derivative(s.steps, first, n)) return;
+  fft::append_formal_derivative(derivative, n);
+  FftSchedule xors;  // XOR steps only: no tables
+  xors.gf = g.gf;
+  ScheduleWriter(xors).ops(derivative);
+  s.steps.insert(s.steps.begin() + long(first), xors.steps.begin(), xors.steps.end());
 }
 
 llvm::Error make_error(const std::string &msg) {
@@ -336,7 +379,8 @@ Result<FftSchedule> fft_decode_core(unsigned k, unsigned m, bool radix8, fft::Gf
   s.gf = gf;
   s.slots = uint32_t(g->decode_work);
   s.slot_shard.assign(s.slots, -1);
-  ScheduleWriter(s).ops(decode_core_program(*g, radix8));
+  ScheduleWriter w(s);
+  append_decode_core(w, s, *g, radix8);
   return s;
 }
 
@@ -367,7 +411,7 @@ Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vecto
     if (holds[x] >= 0) w.step(kFftStepMul, x, s.slots + uint32_t(holds[x]), w.table((*logs)[x]));
     else w.step(kFftStepZero, x);
   }
-  w.ops(decode_core_program(g, radix8));
+  append_decode_core(w, s, g, radix8);
   for (unsigned sh = 0; sh < k + m; ++sh)
     if (wanted[sh]) {
       const uint32_t x = point(sh);
@@ -426,7 +470,23 @@ unsigned fft_xor_sources(const FftStep &step, uint32_t out[kFftMaxXorSources]) {
 }
 
 unsigned fft_step_slots(uint32_t kind) {
-  return kind == kFftStepFft4 || kind == kFftStepIfft4 ? 4 : kind == kFftStepFft8 || kind == kFftStepIfft8 ? 8 : 0;
+  switch (kind) {
+    case kFftStepFft4:
+    case kFftStepIfft4:
+    case kFftStepFft4D: return 4;
+    case kFftStepFft8:
+    case kFftStepIfft8:
+    case kFftStepFft8D: return 8;
+    default: return 0;
+  }
+}
+
+unsigned fft_derivative_groups(const FftStep &step, uint32_t out[kFftMaxDerivativeGroups]) {
+  if (step.kind != kFftStepFft4D && step.kind != kFftStepFft8D) return 0;
+  unsigned n = 0;
+  for (uint32_t bit = 1; bit < step.dist && n < kFftMaxDerivativeGroups; bit <<= 1)
+    if (!(step.a & bit)) out[n++] = step.a + bit;
+  return n;
 }
 
 unsigned fft_step_butterflies(uint32_t kind, FftStepButterfly out[12]) {
@@ -440,7 +500,7 @@ unsigned fft_step_butterflies(uint32_t kind, FftStepButterfly out[12]) {
   const bool four = slots == 4;
   const FftStepButterfly *order = four ? kFour : kEight;
   const unsigned n = four ? 4 : 12, group = four ? 2 : 4, groups = n / group;
-  const bool fwd = kind == kFftStepFft4 || kind == kFftStepFft8;
+  const bool fwd = kind != kFftStepIfft4 && kind != kFftStepIfft8;
   for (unsigned g = 0; g < groups; ++g)
     for (unsigned j = 0; j < group; ++j) out[g * group + j] = order[(fwd ? g : groups - 1 - g) * group + j];
   return n;
@@ -523,6 +583,10 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   llvm::BasicBlock *next2 = block("step.next2");  // after an IFFT step run together with the next record's FFT
   llvm::BasicBlock *done = block("done");
   b.SetInsertPoint(entry);
+  // The other groups a derivative-fused step reads (kFftStepFft4D / Fft8D), gathered once per
+  // step: per group (fft_derivative_groups) the offset of its first slot from the step's, then
+  // its eight pointers.
+  llvm::Value *groups_ptrs = b.CreateAlloca(size_ty, size(9 * kFftMaxDerivativeGroups), "groups");
   b.CreateCondBr(b.CreateOr(b.CreateICmpEQ(count, size(0)), b.CreateICmpULT(bytes, size(kFftColumn))), done, head);
 
   b.SetInsertPoint(head);
@@ -543,7 +607,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   llvm::Value *pa = pointer(field(1, "a"));
   llvm::Value *pb = pointer(field(2, "b"));
   llvm::Value *tab = b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(3, "t"), size(kFftMulTableBytes)));
-  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 18);
+  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 20);
   ColumnEmitter e(b, shuffle, fft_whole_column_vectors(target), gf);
 
   // Steps that read a shard (a decode's first multiplies, an encode's copies) read it tile
@@ -569,9 +633,9 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
     b.SetInsertPoint(loop);
     llvm::PHINode *off = b.CreatePHI(size_ty, 2, "off");
     off->addIncoming(size(0), from);
-    body(off);
+    body(off);  // may end in a block of its own (the latch)
     llvm::Value *noff = b.CreateAdd(off, size(kFftColumn), "off.next", true, true);
-    off->addIncoming(noff, loop);
+    off->addIncoming(noff, b.GetInsertBlock());
     mark_loop_as_final(
         b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(noff, size(kFftColumn - 1)), bytes), loop, exit ? exit : next));
   };
@@ -732,6 +796,151 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
       loops("");
     }, nullptr);
   };
+  // Derivative-fused FFT steps: the slots' derivative (in-group sums in registers, then the
+  // other groups' columns, a loop over the groups gathered in the step's set-up), then the
+  // FFT butterflies; in place. Where every group lies at one distance from the step's slots
+  // in memory (a decode core's scratch tiles: FftEngine keeps them evenly spaced), a group
+  // costs one offset and its columns' loads per column; else its eight pointers too.
+  auto emit_derivative_layers = [&](FftStepKind k, const char *name) {
+    FftStepButterfly bfs[12];
+    const unsigned n = fft_step_butterflies(k, bfs), slots = fft_step_slots(k), multipliers = slots - 1;
+    std::array<llvm::Value *, 8> p;
+    std::array<std::array<llvm::Value *, 8>, 7> t;
+    llvm::Value *groups = nullptr;  // the count gathered
+    const std::string tag(name);
+    auto address = [&](llvm::Value *q) { return b.CreatePtrToInt(q, size_ty); };
+    // One column: load, derivative, butterflies, store. even: the groups by offset.
+    auto body_of = [&](bool even) {
+      return [&, even](llvm::Value *off) {
+        std::array<Planes, 8> x, y;
+        for (unsigned j = 0; j < slots; ++j) x[j] = e.load(at(p[j], off));
+        for (unsigned j = 0; j < slots; ++j) {
+          y[j] = x[j];
+          for (unsigned c = 1; c < slots; c <<= 1)
+            if (!(j & c)) y[j] = e.xor_(y[j], x[j | c]);
+        }
+        llvm::BasicBlock *head_block = b.GetInsertBlock();
+        llvm::BasicBlock *loop = block(tag + (even ? ".even" : ".ptrs") + ".xor");
+        llvm::BasicBlock *after = block(tag + (even ? ".even" : ".ptrs") + ".bf");
+        b.CreateCondBr(b.CreateICmpEQ(groups, size(0)), after, loop);
+        b.SetInsertPoint(loop);
+        llvm::PHINode *gi = b.CreatePHI(size_ty, 2, "g");
+        gi->addIncoming(size(0), head_block);
+        std::array<std::array<llvm::PHINode *, 2>, 8> acc{};
+        std::array<Planes, 8> sum, upd;
+        for (unsigned j = 0; j < slots; ++j) {
+          acc[j][0] = b.CreatePHI(y[j].lo->getType(), 2);
+          acc[j][0]->addIncoming(y[j].lo, head_block);
+          sum[j].lo = acc[j][0];
+          if (y[j].hi) {
+            acc[j][1] = b.CreatePHI(y[j].hi->getType(), 2);
+            acc[j][1]->addIncoming(y[j].hi, head_block);
+            sum[j].hi = acc[j][1];
+          }
+        }
+        llvm::Value *row = b.CreateMul(gi, size(9));  // a group's record: its offset, then 8 pointers
+        llvm::Value *delta = even ? b.CreateAlignedLoad(size_ty, b.CreateInBoundsGEP(size_ty, groups_ptrs, row),
+                                                        ptr_align)
+                                  : nullptr;
+        for (unsigned j = 0; j < slots; ++j) {
+          llvm::Value *src =
+              even ? at(p[j], b.CreateAdd(off, delta))
+                   : at(b.CreateAlignedLoad(ptr, b.CreateInBoundsGEP(ptr, groups_ptrs, b.CreateAdd(row, size(1 + j))),
+                                            ptr_align),
+                        off);
+          upd[j] = e.xor_(sum[j], e.load(src));
+        }
+        llvm::Value *gnext = b.CreateAdd(gi, size(1));
+        gi->addIncoming(gnext, loop);
+        for (unsigned j = 0; j < slots; ++j) {
+          acc[j][0]->addIncoming(upd[j].lo, loop);
+          if (acc[j][1]) acc[j][1]->addIncoming(upd[j].hi, loop);
+        }
+        b.CreateCondBr(b.CreateICmpULT(gnext, groups), loop, after);
+        b.SetInsertPoint(after);
+        for (unsigned j = 0; j < slots; ++j) {
+          llvm::PHINode *lo = b.CreatePHI(y[j].lo->getType(), 2);
+          lo->addIncoming(y[j].lo, head_block);
+          lo->addIncoming(upd[j].lo, loop);
+          x[j] = {lo, nullptr};
+          if (y[j].hi) {
+            llvm::PHINode *hi = b.CreatePHI(y[j].hi->getType(), 2);
+            hi->addIncoming(y[j].hi, head_block);
+            hi->addIncoming(upd[j].hi, loop);
+            x[j].hi = hi;
+          }
+        }
+        for (unsigned i = 0; i < n; ++i) {
+          Planes &u = x[bfs[i].u], &v = x[bfs[i].v];
+          u = e.xor_(u, e.mul(v, t[bfs[i].multiplier]));
+          v = e.xor_(v, u);
+        }
+        for (unsigned j = 0; j < slots; ++j) e.store(x[j], at(p[j], off));
+      };
+    };
+    emit_kind(k, name, [&] {
+      llvm::Value *a = field(1, "a"), *dist = field(4, "dist");
+      for (unsigned j = 0; j < slots; ++j) p[j] = pointer(b.CreateAdd(a, b.CreateMul(dist, size(j))));
+      for (unsigned j = 0; j < multipliers; ++j) t[j] = tables_at(words[j]);
+      // for (bit = 1; bit < dist; bit <<= 1) if (!(a & bit)) gather group a + bit: its eight
+      // pointers, the offset of its first from p[0], and whether the others share it.
+      llvm::BasicBlock *from = b.GetInsertBlock();
+      llvm::BasicBlock *scan = block(tag + ".groups");
+      llvm::BasicBlock *add = block(tag + ".groups.add");
+      llvm::BasicBlock *step = block(tag + ".groups.next");
+      llvm::BasicBlock *ready = block(tag + ".groups.done");
+      b.CreateCondBr(b.CreateICmpULT(size(1), dist), scan, ready);
+      b.SetInsertPoint(scan);
+      llvm::PHINode *bit = b.CreatePHI(size_ty, 2, "bit");
+      llvm::PHINode *got = b.CreatePHI(size_ty, 2, "got");
+      llvm::PHINode *even = b.CreatePHI(b.getInt1Ty(), 2, "even");
+      bit->addIncoming(size(1), from);
+      got->addIncoming(size(0), from);
+      even->addIncoming(b.getTrue(), from);
+      b.CreateCondBr(b.CreateICmpEQ(b.CreateAnd(a, bit), size(0)), add, step);
+      b.SetInsertPoint(add);
+      llvm::Value *g = b.CreateAdd(a, bit), *row = b.CreateMul(got, size(9)), *d0 = nullptr, *same = even;
+      for (unsigned j = 0; j < slots; ++j) {
+        llvm::Value *q = pointer(b.CreateAdd(g, b.CreateMul(dist, size(j))));
+        b.CreateAlignedStore(q, b.CreateInBoundsGEP(ptr, groups_ptrs, b.CreateAdd(row, size(1 + j))), ptr_align);
+        llvm::Value *d = b.CreateSub(address(q), address(p[j]));
+        if (j == 0) d0 = d;
+        else same = b.CreateAnd(same, b.CreateICmpEQ(d, d0));
+      }
+      b.CreateAlignedStore(d0, b.CreateInBoundsGEP(size_ty, groups_ptrs, row), ptr_align);
+      llvm::Value *got_add = b.CreateAdd(got, size(1));
+      b.CreateBr(step);
+      b.SetInsertPoint(step);
+      llvm::PHINode *got_next = b.CreatePHI(size_ty, 2, "got.next");
+      llvm::PHINode *even_next = b.CreatePHI(b.getInt1Ty(), 2, "even.next");
+      got_next->addIncoming(got, scan);
+      got_next->addIncoming(got_add, add);
+      even_next->addIncoming(even, scan);
+      even_next->addIncoming(same, add);
+      llvm::Value *bit_next = b.CreateShl(bit, size(1));
+      bit->addIncoming(bit_next, step);
+      got->addIncoming(got_next, step);
+      even->addIncoming(even_next, step);
+      b.CreateCondBr(b.CreateICmpULT(bit_next, dist), scan, ready);
+      b.SetInsertPoint(ready);
+      llvm::PHINode *total = b.CreatePHI(size_ty, 2, "groups.count");
+      total->addIncoming(size(0), from);
+      total->addIncoming(got_next, step);
+      llvm::PHINode *all_even = b.CreatePHI(b.getInt1Ty(), 2, "groups.even");
+      all_even->addIncoming(b.getTrue(), from);
+      all_even->addIncoming(even_next, step);
+      groups = total;
+      llvm::BasicBlock *by_offset = block(tag + ".even.pre");
+      llvm::BasicBlock *by_pointer = block(tag + ".ptrs.pre");
+      b.CreateCondBr(all_even, by_offset, by_pointer);
+      b.SetInsertPoint(by_offset);
+      emit_loop(tag + ".even", body_of(true));
+      b.SetInsertPoint(by_pointer);
+      emit_loop(tag + ".ptrs", body_of(false));
+    }, nullptr);
+  };
+  emit_derivative_layers(kFftStepFft4D, "fft4d");
+  emit_derivative_layers(kFftStepFft8D, "fft8d");
   emit_layers(kFftStepFft4, "fft4");
   emit_layers(kFftStepIfft4, "ifft4");
   emit_layers(kFftStepFft8, "fft8");

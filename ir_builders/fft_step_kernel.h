@@ -52,6 +52,15 @@ enum FftStepKind : uint32_t {
   kFftStepFft8 = 16,   // FFT butterflies (X_j, X_j+4) by T, then (X0,X2) (X1,X3) by T0, (X4,X6)
                        // (X5,X7) by T1, then (X0,X1) by T2, (X2,X3) T3, (X4,X5) T4, (X6,X7) T5
   kFftStepIfft8 = 17,  // IFFT butterflies: the three groups of kFftStepFft8 in the reverse order
+  // The decode core's formal derivative run inside the FFT's first pass (fold_derivative): on
+  // the slots X_j = ptr[a + j dist] of a core of n = slots x dist work slots, a < dist, each X_j
+  // first becomes its derivative D(X)_j = X_j ^ XOR of X at every slot index with one more bit
+  // set (codes/rs_fft.h: formal_derivative, all sums of values before it): X_{j | 2^c} for the
+  // bits c of j that are clear (read in registers), and ptr[a + 2^b + j dist] for the bits b of a
+  // below dist that are clear (fft_derivative_groups: other groups of the pass, which must not
+  // have run yet); then the butterflies of kFftStepFft4 / kFftStepFft8. No b, no into.
+  kFftStepFft4D = 18,
+  kFftStepFft8D = 19,
 };
 constexpr unsigned kFftMaxXorSources = 6;
 struct FftStep {
@@ -90,6 +99,12 @@ unsigned fft_step_butterflies(uint32_t kind, FftStepButterfly out[12]);
 uint32_t fft_step_multiplier(const FftStep &step, unsigned multiplier);
 uint32_t &fft_step_multiplier(FftStep &step, unsigned multiplier);
 
+// The first slots of the other groups a derivative-fused step (kFftStepFft4D / Fft8D) reads:
+// a + 2^b for each bit b of a that is clear, 2^b < dist, rising (at most 14: dist <= 2^14).
+// Their slots are those plus j dist, j below the step's slot count. 0 for other kinds.
+constexpr unsigned kFftMaxDerivativeGroups = 14;
+unsigned fft_derivative_groups(const FftStep &step, uint32_t out[kFftMaxDerivativeGroups]);
+
 // Runs of consecutive kFftStepXor steps into one slot (from other slots) become kFftStepXor2
 // .. Xor6 steps, as few as take the run, of near-equal sizes (so no single XOR is left beside
 // them): the same values with the slot loaded and stored once per step instead of once per
@@ -127,7 +142,9 @@ Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused = tru
                                         codes::fft::Gf gf = codes::fft::Gf::k16);
 
 // The part of every decode of (k, m) that no erasure pattern changes: the IFFT, the formal
-// derivative and the FFT on the decode_work points (work slots 0 .. n-1, all scratch). A
+// derivative and the FFT on the decode_work points (work slots 0 .. n-1, all scratch). Where
+// the FFT's first pass is whole steps over every slot (no truncation in its layers: decode_end
+// = n), the derivative runs inside them (kFftStepFft4D / Fft8D); else as XOR steps between. A
 // decode is: point x = its shard times exp(logs[x]) where a shard is read, else 0; these
 // steps; a restored shard = point x times exp(kModulus - logs[x]) (codes::fft::locator_logs).
 // Errors: kInvalidSpec.

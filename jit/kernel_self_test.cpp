@@ -48,10 +48,13 @@ void call_fft_steps(void *fn, uint8_t *const *ptr, const ir::FftSchedule &s, siz
 }  // namespace
 
 void run_fft_schedule(void *fn, const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len) {
-  std::vector<std::vector<uint8_t>> scratch(s.slots, std::vector<uint8_t>(len));
+  // Scratch tiles evenly spaced, as the runtime's decode core has them (derivative-fused steps
+  // whose groups are all scratch take their offset loop; those with an output slot, the other).
+  const size_t stride = len + 64;
+  std::vector<uint8_t> scratch(s.slots * stride);
   std::vector<uint8_t *> ptr;
   for (uint32_t x = 0; x < s.slots; ++x)
-    ptr.push_back(s.slot_shard[x] >= 0 ? shards[size_t(s.slot_shard[x])].data() : scratch[x].data());
+    ptr.push_back(s.slot_shard[x] >= 0 ? shards[size_t(s.slot_shard[x])].data() : scratch.data() + x * stride);
   for (auto &v : shards) ptr.push_back(v.data());
   call_fft_steps(fn, ptr.data(), s, len);
 }
@@ -128,40 +131,54 @@ bool xor_kernel_matches_desc(const CompiledKernel &kernel, const ir::XorKernelDe
   return out == want;
 }
 
+namespace {
+
+// The step kernel on rs-fft (k, m)'s encode and one decode, two- and three-layer steps both,
+// against codes::fft's reference (fft_kernel_matches_desc).
+bool fft_steps_match(const CompiledKernel &kernel, unsigned k, unsigned m, codes::fft::Gf gf) {
+  namespace fft = codes::fft;
+  const size_t len = 128;
+  std::mt19937_64 rng(0x57e95);
+  std::vector<std::vector<uint8_t>> want(k + m, std::vector<uint8_t>(len)), got;
+  for (unsigned i = 0; i < k; ++i)
+    for (auto &b : want[i]) b = uint8_t(rng());
+  std::vector<const uint8_t *> orig;
+  std::vector<uint8_t *> rec;
+  for (unsigned i = 0; i < k; ++i) orig.push_back(want[i].data());
+  for (unsigned j = 0; j < m; ++j) rec.push_back(want[k + j].data());
+  if (!fft::encode_bytes(k, m, len, orig.data(), rec.data(), gf).ok()) return false;
+  got = want;
+  // Two- and three-layer steps both (the runtime builds the latter where they pay).
+  for (bool radix8 : {false, true}) {
+    for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].end(), 0x5a);
+    Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m, true, radix8, gf);
+    if (!enc.ok()) return false;
+    run_fft_schedule(kernel.address(), *enc, got, len);
+    if (got != want) return false;
+    std::vector<bool> present(k + m, true), wanted(k + m, false);
+    for (unsigned s : {0u, 3u, 6u}) {
+      present[s] = false;
+      wanted[s] = true;
+      std::fill(got[s].begin(), got[s].end(), 0xa5);
+    }
+    Result<ir::FftSchedule> dec = ir::fft_decode_schedule(k, m, present, wanted, radix8, gf);
+    if (!dec.ok()) return false;
+    run_fft_schedule(kernel.address(), *dec, got, len);
+    if (got != want) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDesc &desc) {
   namespace fft = codes::fft;
   const fft::Gf gf = desc.gf;
-  if (desc.kind == ir::FftKernelDesc::Kind::kSteps) {  // encode and one decode of 5:3
-    const unsigned k = 5, m = 3;
-    const size_t len = 128;
-    std::mt19937_64 rng(0x57e95);
-    std::vector<std::vector<uint8_t>> want(k + m, std::vector<uint8_t>(len)), got;
-    for (unsigned i = 0; i < k; ++i)
-      for (auto &b : want[i]) b = uint8_t(rng());
-    std::vector<const uint8_t *> orig;
-    std::vector<uint8_t *> rec;
-    for (unsigned i = 0; i < k; ++i) orig.push_back(want[i].data());
-    for (unsigned j = 0; j < m; ++j) rec.push_back(want[k + j].data());
-    if (!fft::encode_bytes(k, m, len, orig.data(), rec.data(), gf).ok()) return false;
-    got = want;
-    // Two- and three-layer steps both (the runtime builds the latter where they pay).
-    for (bool radix8 : {false, true}) {
-      for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].end(), 0x5a);
-      Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m, true, radix8, gf);
-      if (!enc.ok()) return false;
-      run_fft_schedule(kernel.address(), *enc, got, len);
-      if (got != want) return false;
-      std::vector<bool> present(k + m, true), wanted(k + m, false);
-      for (unsigned s : {0u, 3u, 6u}) {
-        present[s] = false;
-        wanted[s] = true;
-        std::fill(got[s].begin(), got[s].end(), 0xa5);
-      }
-      Result<ir::FftSchedule> dec = ir::fft_decode_schedule(k, m, present, wanted, radix8, gf);
-      if (!dec.ok()) return false;
-      run_fft_schedule(kernel.address(), *dec, got, len);
-      if (got != want) return false;
-    }
+  if (desc.kind == ir::FftKernelDesc::Kind::kSteps) {
+    // Encode and one decode of 5:3 and 8:8 (a core whose derivative runs in its FFT's first
+    // pass: kFftStepFft4D and Fft8D steps).
+    for (auto [k, m] : {std::pair{5u, 3u}, std::pair{8u, 8u}})
+      if (!fft_steps_match(kernel, k, m, gf)) return false;
     return true;
   }
   Result<fft::Geometry> g = fft::geometry(desc.k, desc.m, gf);

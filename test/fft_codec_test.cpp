@@ -199,11 +199,12 @@ TEST(FftCodec, WiderThanOtherFamilies) {
   EXPECT_TRUE(codec->parity_matrix().empty());  // k * m > 65536
 }
 
-// The widest high-rate code: its decode core (~120,000 steps) is past the pruning limit and
-// runs whole; every original lost and restored from one column of recovery (plain buffers:
-// 32768 guarded ones would pass the kernel's limit of memory mappings).
+// The widest high-rate code: its decode core (65536 points, ~98,000 steps: the derivative runs
+// inside the FFT's first pass) is past the pruning limit and runs whole; every original lost and
+// restored from one column of recovery (plain buffers: 65536 guarded ones would pass the
+// kernel's limit of memory mappings).
 TEST(FftCodec, WidestCodeDecodesThroughTheWholeCore) {
-  const unsigned k = 16384, m = 16384;
+  const unsigned k = 32768, m = 32768;
   const size_t len = 64;
   auto codec = codec_of(k, m);
   ASSERT_TRUE(codec);

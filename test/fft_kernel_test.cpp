@@ -279,11 +279,70 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
            const uint8_t *tables = nullptr) {
     run_tiles(*kernel_, s, shards, len, tile, tables);
   }
+  // One derivative-fused step of each kind (kFftStepFft4D / Fft8D) at distances up to the
+  // widest core's (65536 points: fourteen other groups), bases a with every other group and
+  // none, on scratch tiles evenly spaced (the kernel's offset loop, as FftEngine lays them out)
+  // and on tiles anywhere (its pointer loop): every slot as the step interpreter has it.
+  void check_derivative_steps() {
+    std::mt19937_64 rng(0xde7 + int(G));
+    const size_t bytes = 128, stride = bytes + 64, elems = G == fft::Gf::k8 ? 64 : 32;
+    ir::FftSchedule s;
+    s.gf = G;
+    for (unsigned j = 0; j < 7; ++j) {
+      s.tables.resize(s.tables.size() + ir::kFftMulTableBytes);
+      ir::fft_mul_tables(uint16_t(rng() % fft::lch_field(G).modulus),
+                         s.tables.data() + s.tables.size() - ir::kFftMulTableBytes, G);
+    }
+    for (uint32_t kind : {uint32_t(ir::kFftStepFft4D), uint32_t(ir::kFftStepFft8D)}) {
+      const uint32_t per = ir::fft_step_slots(kind);
+      for (uint32_t dist : {1u, 2u, 16u, 65536u / per}) {
+        const uint32_t slots = per * dist;
+        for (uint32_t a : {0u, dist - 1, dist / 2 + (dist > 2), uint32_t(rng() % dist)})
+          for (bool even : {true, false}) {
+            if (G == fft::Gf::k8 && slots > 256 && !even) continue;  // the pointer loop: enough on 16 bits
+            ir::FftStep st{kind, a, 0, 0, dist, 1, 2};
+            st.table2 = 3, st.table3 = 4, st.table4 = 5, st.table5 = 6;
+            s.steps = {st};
+            s.slots = slots;
+            std::vector<uint8_t> flat(even ? slots * stride : 0);
+            std::vector<std::vector<uint8_t>> own(even ? 0 : slots);
+            std::vector<uint8_t *> ptr(slots);
+            for (uint32_t x = 0; x < slots; ++x) {
+              if (!even) own[x].resize(bytes);
+              ptr[x] = even ? flat.data() + x * stride : own[x].data();
+              for (size_t i = 0; i < bytes; ++i) ptr[x][i] = uint8_t(rng());
+            }
+            // The interpreter's elements: GF(2^16) element e of a column is bytes e and 32 + e.
+            auto element = [&](uint32_t x, size_t e) -> uint16_t {
+              const uint8_t *c = ptr[x] + e / elems * 64;
+              return G == fft::Gf::k8 ? c[e % 64] : uint16_t(c[e % 32] | c[32 + e % 32] << 8);
+            };
+            const size_t count = bytes / 64 * elems;
+            std::vector<std::vector<uint16_t>> want(count);
+            for (size_t e = 0; e < count; ++e) {
+              want[e].resize(slots);
+              for (uint32_t x = 0; x < slots; ++x) want[e][x] = element(x, e);
+              test::fft_run_steps(s.steps, s.tables, want[e]);
+            }
+            call_steps(*kernel_, ptr.data(), s, bytes, s.tables.data());
+            for (size_t e = 0; e < count; ++e)
+              for (uint32_t j = 0; j < per; ++j) {  // its slots; the others only read
+                const uint32_t x = a + j * dist;
+                ASSERT_EQ(element(x, e), want[e][x]) << "kind " << kind << " dist " << dist << " a " << a
+                                                       << (even ? " even" : " anywhere") << " slot " << x
+                                                       << " element " << e;
+              }
+          }
+      }
+    }
+  }
   ir::TargetInfo target_;
   std::unique_ptr<jit::CompiledKernel> kernel_;
   static inline int counter_ = 0;
 };
 class FftSteps : public FftStepsOf<fft::Gf::k16> {};
+
+TEST_P(FftSteps, DerivativeFusedStepsMatchTheInterpreter) { check_derivative_steps(); }
 
 // Two-layer and three-layer steps (radix8) both, on this machine's kernel and the AVX2 one.
 TEST_P(FftSteps, EncodeAndDecodeMatchReferenceAtEverySize) {
@@ -451,26 +510,83 @@ TEST_P(FftSteps, XorsIntoOneSlotFuseAndMatchTheSingleXors) {
   EXPECT_EQ(steps[3].b, 8u);
 }
 
-// The decode core's formal derivative: every slot's XORs as several-source steps; the sum of
-// their sources the (n / 2) log n single XORs of rs_fft.h's derivative.
-TEST(FftSchedule, DerivativeXorsRunSeveralToAStep) {
-  for (auto [k, m] : {std::pair{32u, 32u}, {128u, 128u}}) {
-    auto core = ir::fft_decode_core(k, m);
+// The decode core's formal derivative: run inside the FFT's first pass where that pass is whole
+// steps over every slot (one derivative-fused step per group, in rising a right after the
+// IFFT, and no XOR step of its own: those left are the transforms' skipped multiplies, under
+// n / 2 sources), else every slot's XORs as several-source steps, their sources the (n / 2)
+// log n single XORs of rs_fft.h's derivative.
+TEST(FftSchedule, DerivativeRunsInTheFirstFftPassOrAsSeveralXorsToAStep) {
+  struct Case { unsigned k, m; bool radix8, fused; };
+  const Case cases[] = {{32, 32, false, true}, {32, 32, true, true},    {128, 128, false, true},
+                        {128, 128, true, true}, {1000, 1000, true, true}, {4, 4, true, true},
+                        {100, 20, false, true},  // the top two layers whole (points 0 .. 131 of 256)
+                        {100, 20, true, false},  // the third cut short at 192: groups not whole
+                        {1, 1, false, false}};   // one layer: no multi-layer step to hold it
+  for (const Case &c : cases) {
+    auto core = ir::fft_decode_core(c.k, c.m, c.radix8);
     ASSERT_TRUE(core.ok());
-    size_t steps = 0, xors = 0;
+    const std::string what = std::to_string(c.k) + ":" + std::to_string(c.m) + (c.radix8 ? " radix8" : "");
+    size_t steps = 0, xors = 0, fused = 0, first = core->steps.size();
     uint32_t src[ir::kFftMaxXorSources];
-    for (const ir::FftStep &st : core->steps) {
+    for (size_t i = 0; i < core->steps.size(); ++i) {
+      const ir::FftStep &st = core->steps[i];
       const size_t x = ir::fft_xor_sources(st, src);
       steps += x > 0;
       xors += x;
+      if (st.kind == ir::kFftStepFft4D || st.kind == ir::kFftStepFft8D) {
+        if (!fused++) first = i;
+        EXPECT_EQ(st.a, fused - 1) << what;  // rising a, one run
+        EXPECT_EQ(i, first + fused - 1) << what;
+        EXPECT_EQ(size_t(st.dist) * ir::fft_step_slots(st.kind), core->slots) << what;
+      }
     }
     const size_t n = core->slots, log_n = size_t(__builtin_ctzll(n));
-    // The FFT's first block skips one multiply per butterfly (XOR steps too): at most n / 2.
-    EXPECT_GE(xors, n / 2 * log_n) << k << ":" << m;
-    EXPECT_LE(xors, n / 2 * log_n + n / 2) << k << ":" << m;
-    // One step per slot and XOR run: 64 points, 192 + 16 XORs in 64 + 16 steps (208 before).
-    EXPECT_LT(steps * 2, xors) << k << ":" << m;
+    if (c.fused) {
+      const size_t per = ir::fft_step_slots(core->steps[first].kind);
+      EXPECT_EQ(fused, n / per) << what;
+      EXPECT_EQ(per, c.radix8 && log_n % 3 != 1 ? 8u : 4u) << what;
+      EXPECT_LE(xors, n / 2) << what;
+      for (size_t i = 0; i < first; ++i)  // the IFFT before them
+        EXPECT_TRUE(core->steps[i].kind != ir::kFftStepFft4 && core->steps[i].kind != ir::kFftStepFft8) << what;
+    } else {
+      EXPECT_EQ(fused, 0u) << what;
+      // The transforms' skipped multiplies are XOR steps too (a truncated layer's single
+      // butterflies among them): under n more.
+      EXPECT_GE(xors, n / 2 * log_n) << what;
+      EXPECT_LE(xors, n / 2 * log_n + n) << what;
+      if (n >= 64) EXPECT_LT(steps * 2, xors) << what;  // several XORs to a step
+    }
   }
+}
+
+// The decode core's steps (derivative fused or not, truncated or not) compute what
+// codes::fft's IFFT, formal derivative and FFT compute, on every work slot (one element per
+// slot through the step interpreter: the steps are element-wise).
+TEST(FftSchedule, DecodeCoreIsTheReferenceTransforms) {
+  std::mt19937_64 rng(0xd0c0);
+  const unsigned sizes[][2] = {{1, 1}, {3, 5}, {4, 4}, {8, 8}, {32, 32}, {100, 20}, {20, 100}, {128, 128},
+                               {1000, 1000}, {3000, 200}, {16384, 16384}};
+  for (fft::Gf gf : {fft::Gf::k16, fft::Gf::k8})
+    for (bool radix8 : {false, true})
+      for (auto &sz : sizes) {
+        const unsigned k = sz[0], m = sz[1];
+        auto g = fft::geometry(k, m, gf);
+        if (!g.ok()) continue;  // GF(2^8): 256 points at most
+        auto core = ir::fft_decode_core(k, m, radix8, gf);
+        ASSERT_TRUE(core.ok());
+        const size_t n = g->decode_work;
+        ASSERT_EQ(core->slots, n);
+        const uint16_t mask = gf == fft::Gf::k8 ? 0xff : 0xffff;
+        fft::Shards w(n, 1);
+        std::vector<uint16_t> v(n, 0);
+        for (size_t x = 0; x < g->decode_end; ++x) v[x] = w[x][0] = uint16_t(rng()) & mask;
+        fft::ifft(w, 0, n, g->decode_end, 0, gf);
+        fft::formal_derivative(w, n);
+        fft::fft(w, 0, n, g->decode_end, 0, gf);
+        test::fft_run_steps(core->steps, core->tables, v);
+        for (size_t x = 0; x < n; ++x)
+          ASSERT_EQ(v[x], w[x][0]) << k << ":" << m << (radix8 ? " radix8" : "") << " gf " << int(gf) << " slot " << x;
+      }
 }
 
 // Order::kRadix4's groups of four butterflies become two-layer steps (encode and decode core).
@@ -652,6 +768,8 @@ std::vector<std::vector<uint8_t>> encoded8(std::mt19937_64 &rng, unsigned k, uns
 // planes (host-avx2, host-avx512f: as the machine has GFNI) and whole 512-bit columns (host,
 // where the machine has AVX-512BW and GFNI).
 class FftSteps8 : public FftStepsOf<fft::Gf::k8> {};
+
+TEST_P(FftSteps8, DerivativeFusedStepsMatchTheInterpreter) { check_derivative_steps(); }
 
 // Encode, the decode core with random losses, a matrix decode and the inverted encoder on the
 // encoder's tables: every schedule kind the runtime builds, two- and three-layer steps.

@@ -64,14 +64,29 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
       case ir::kFftStepFft4:
       case ir::kFftStepIfft4:
       case ir::kFftStepFft8:
-      case ir::kFftStepIfft8: {
+      case ir::kFftStepIfft8:
+      case ir::kFftStepFft4D:
+      case ir::kFftStepFft8D: {
         // X_j from ptr[b + j dist] (b != 0) or the slots; results to the slots, or XORed into
         // ptr[into - 1 + j dist] (the slots then keep their values).
         ir::FftStepButterfly bfs[12];
         const unsigned n = ir::fft_step_butterflies(s.kind, bfs), slots = ir::fft_step_slots(s.kind);
-        const bool fwd = s.kind == ir::kFftStepFft4 || s.kind == ir::kFftStepFft8;
+        const bool fwd = s.kind != ir::kFftStepIfft4 && s.kind != ir::kFftStepIfft8;
         uint16_t x[8];
         for (unsigned j = 0; j < slots; ++j) x[j] = v[(s.b ? s.b : s.a) + j * s.dist];
+        if (s.kind == ir::kFftStepFft4D || s.kind == ir::kFftStepFft8D) {
+          // The formal derivative of slot a + j dist, by its definition: every slot index with
+          // one more bit set (below the core's slots x dist points), values before the step.
+          const uint32_t points = slots * s.dist;
+          uint16_t d[8];
+          for (unsigned j = 0; j < slots; ++j) {
+            const uint32_t at = s.a + j * s.dist;
+            d[j] = v[at];
+            for (uint32_t bit = 1; bit < points; bit <<= 1)
+              if (!(at & bit)) d[j] ^= v[at | bit];
+          }
+          for (unsigned j = 0; j < slots; ++j) x[j] = d[j];
+        }
         for (unsigned i = 0; i < n; ++i) {
           uint16_t &u = x[bfs[i].u], &w = x[bfs[i].v];
           const uint8_t *t = T(ir::fft_step_multiplier(s, bfs[i].multiplier));
