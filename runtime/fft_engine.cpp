@@ -74,15 +74,17 @@ size_t l3_bytes() {
   return b;
 }
 
-// The decode core's tiles: tile_bytes's, but 2 KiB past L2 while every slot's 2 KiB tile fits
-// in L3. The core's formal derivative XORs into each slot sources up to n / 2 slots away, read
-// from L3 whatever the block order, and those reads cost less in smaller tiles (Zen 5, 32 MiB
-// L3, one recovery shard lost per original lost, bench_fft --recovery-lost: 1024:1024 4.03 ->
-// 4.25 GB/s at 4 KiB shards and 2.73 -> 3.03 at 64 KiB; 4096:4096 1.58 -> 1.78); where even
-// those do not fit, 4 KiB (16384:16384: 0.87 against 0.76 with 2 KiB).
+// The decode core's tiles: tile_bytes's, but 1 KiB past L2 while every slot's 2 KiB tile fits
+// in L3. The core's upper passes (the IFFT's last, the FFT's first with the derivative's reads
+// of other groups up to n / 8 slots away) sweep every slot from L3 whatever the block order,
+// and cost less in smaller tiles (Zen 5, 32 MiB L3, reconstruct_data of m lost at random:
+// 4096:4096 at 4 KiB shards 1.5 -> 2.1 GB/s against 2 KiB tiles, 1024:1024 even; half the
+// losses recovery shards: 4096:4096 1.8 -> 2.1, 1024:1024 4.1 - 4.4 either way); where even
+// 2 KiB tiles do not fit, 4 KiB (16384:16384: 0.87 GB/s against 0.76 with 2 KiB, before the
+// derivative was fused; 1 KiB as fast as 4 KiB since).
 size_t core_tile_bytes(size_t slots) {
   const size_t t = tile_bytes(slots);
-  return slots * 2048 > l2_budget() && slots * 2048 <= l3_bytes() ? 2048 : t;
+  return slots * 2048 > l2_budget() && slots * 2048 <= l3_bytes() ? 1024 : t;
 }
 
 // The distance between two work slots' tiles of the decode core: a tile and one column more.
