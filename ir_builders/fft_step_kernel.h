@@ -143,8 +143,8 @@ Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused = tru
 
 // The part of every decode of (k, m) that no erasure pattern changes: the IFFT, the formal
 // derivative and the FFT on the decode_work points (work slots 0 .. n-1, all scratch). Where
-// the FFT's first pass is whole steps over every slot (no truncation in its layers: decode_end
-// = n), the derivative runs inside them (kFftStepFft4D / Fft8D); else as XOR steps between. A
+// the FFT's first pass is whole steps over every slot and at most n / 8 points lie past
+// decode_end, the derivative runs inside them (kFftStepFft4D / Fft8D); else as XOR steps. A
 // decode is: point x = its shard times exp(logs[x]) where a shard is read, else 0; these
 // steps; a restored shard = point x times exp(kModulus - logs[x]) (codes::fft::locator_logs).
 // Errors: kInvalidSpec.
