@@ -845,7 +845,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
                                   : nullptr;
         for (unsigned j = 0; j < slots; ++j) {
           llvm::Value *src =
-              even ? at(p[j], b.CreateAdd(off, delta))
+              even ? b.CreateGEP(b.getInt8Ty(), p[j], b.CreateAdd(off, delta))  // another slot's tile: not inbounds
                    : at(b.CreateAlignedLoad(ptr, b.CreateInBoundsGEP(ptr, groups_ptrs, b.CreateAdd(row, size(1 + j))),
                                             ptr_align),
                         off);
