@@ -101,18 +101,8 @@ Status CodecImpl::rebuild(const char *what, Span<uint8_t *const> shards,
                       (present[s] ? "" : " (a shard to rebuild needs a buffer)"));
   }
   if (run)  // every buffer written must differ from every present shard and the other ones written
-    for (unsigned t = 0; t < n; ++t) {
-      if (!targets.contains(t)) continue;
-      for (unsigned s = 0; s < n; ++s)  // the pointers first: they almost always differ
-        if (shards[s] == shards[t] && s != t && (present[s] || (s > t && targets.contains(s))))
-          return Status(StatusCode::kInvalidArgument,
-                        std::string(what) + ": " +
-                            (present[s] ? "rebuilt shard " + std::to_string(t) +
-                                              " is the same buffer as present shard " + std::to_string(s) +
-                                              " (outputs must not alias inputs)"
-                                        : "rebuilt shards " + std::to_string(t) + " and " +
-                                              std::to_string(s) + " are the same buffer (each output needs its own)"));
-    }
+    ECJIT_RETURN_IF_ERROR(
+        check_rebuilt_buffers(what, shards.data, n, present, [&](unsigned s) { return targets.contains(s); }));
   if (len % sb) return shard_size_error(len, sb);
   if (have.size() < k)
     return Status(StatusCode::kTooManyErasures,

@@ -221,23 +221,8 @@ Status FftCodec::rebuild(const char *what, Span<uint8_t *const> shards, const st
         return Status(StatusCode::kNullPointer,
                       std::string(what) + ": " + (present[s] ? "present" : "missing") + " shard " + num(s) +
                           " is null" + (present[s] ? "" : " (a shard to rebuild needs a buffer)"));
-    // Every buffer written must differ from every present shard and from the other ones
-    // written: sorted by address, equal neighbours of which one is written are an error.
-    std::vector<std::pair<const uint8_t *, unsigned>> bufs;
-    for (unsigned s = 0; s < n; ++s)
-      if (present[s] || is_target[s]) bufs.emplace_back(shards[s], s);
-    std::sort(bufs.begin(), bufs.end());
-    for (size_t i = 0; i + 1 < bufs.size(); ++i) {
-      const unsigned a = bufs[i].second, b = bufs[i + 1].second;
-      if (bufs[i].first != bufs[i + 1].first || !(is_target[a] || is_target[b])) continue;
-      const unsigned t = is_target[a] ? a : b, s = t == a ? b : a;
-      return Status(StatusCode::kInvalidArgument,
-                    std::string(what) + ": " +
-                        (present[s] ? "rebuilt shard " + num(t) + " is the same buffer as present shard " + num(s) +
-                                          " (outputs must not alias inputs)"
-                                    : "rebuilt shards " + num(std::min(a, b)) + " and " + num(std::max(a, b)) +
-                                          " are the same buffer (each output needs its own)"));
-    }
+    ECJIT_RETURN_IF_ERROR(
+        check_rebuilt_buffers(what, shards.data, n, present, [&](unsigned s) { return is_target[s] != 0; }));
     ECJIT_RETURN_IF_ERROR(check_len(what, len));
   }
   if (have < k)

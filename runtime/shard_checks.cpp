@@ -16,39 +16,43 @@ Status shard_size_error(size_t len, unsigned sb) {
 
 namespace {
 
-// Whether some output pointer equals another output or an input: an open-addressing set of
-// every pointer, O(n) per call, the calling thread's table kept. Wide codes call this on every
-// encode: 128:128's pairwise scan was a fifth of an encode of 4 KiB shards (Zen 5, perf), and
-// 65536 shards would take seconds.
+struct PointerEntry {
+  const uint8_t *p;
+  uint8_t used;  // 0 empty, 1 an input, 2 an output
+};
+thread_local std::vector<PointerEntry> pointer_table;
+
+// Whether some output pointer equals another output or an input, through a PointerSet: O(n)
+// per call. Wide codes call this on every encode: 128:128's pairwise scan was a fifth of an
+// encode of 4 KiB shards (Zen 5, perf), and 65536 shards would take seconds.
 bool outputs_collide(const PointerGroup &out, std::initializer_list<PointerGroup> in) {
   size_t n = out.count;
   for (const PointerGroup &g : in) n += g.count;
-  size_t cap = 64;
-  while (cap < 2 * n) cap <<= 1;
-  struct Entry {
-    const uint8_t *p;
-    uint8_t used;  // 0 empty, 1 an input, 2 an output
-  };
-  thread_local std::vector<Entry> table;
-  table.assign(cap, Entry{nullptr, 0});
-  const size_t mask = cap - 1;
-  // The slot of p: its own, or the empty one where it goes.
-  auto find = [&](const uint8_t *p) -> Entry & {
-    size_t h = size_t((uintptr_t(p) >> 4) * 0x9E3779B97F4A7C15ull >> 20) & mask;
-    while (table[h].used && table[h].p != p) h = (h + 1) & mask;
-    return table[h];
-  };
+  PointerSet set(n);
   for (const PointerGroup &g : in)  // inputs may repeat each other
-    for (size_t i = 0; i < g.count; ++i) find(g.ptrs[i]) = Entry{g.ptrs[i], 1};
-  for (size_t o = 0; o < out.count; ++o) {
-    Entry &e = find(out.ptrs[o]);
-    if (e.used) return true;
-    e = Entry{out.ptrs[o], 2};
-  }
+    for (size_t i = 0; i < g.count; ++i) set.add(g.ptrs[i], false);
+  for (size_t o = 0; o < out.count; ++o)
+    if (set.add(out.ptrs[o], true)) return true;
   return false;
 }
 
 }  // namespace
+
+PointerSet::PointerSet(size_t count) {
+  size_t cap = 64;
+  while (cap < 2 * count) cap <<= 1;
+  pointer_table.assign(cap, PointerEntry{nullptr, 0});
+  mask_ = cap - 1;
+}
+
+bool PointerSet::add(const uint8_t *p, bool output) {
+  size_t h = size_t((uintptr_t(p) >> 4) * 0x9E3779B97F4A7C15ull >> 20) & mask_;
+  while (pointer_table[h].used && pointer_table[h].p != p) h = (h + 1) & mask_;
+  PointerEntry &e = pointer_table[h];
+  const bool collide = e.used && (output || e.used == 2);
+  if (!e.used || output) e = PointerEntry{p, uint8_t(output ? 2 : 1)};
+  return collide;
+}
 
 Status check_distinct_outputs(const char *what, const PointerGroup &out,
                               std::initializer_list<PointerGroup> in) {

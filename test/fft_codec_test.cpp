@@ -242,6 +242,35 @@ TEST(FftCodec, WidestCodeDecodesThroughTheWholeCore) {
 
 // ---- Rebuilds ----
 
+// A rebuilt shard's buffer that is a present shard's, or another rebuilt one's, is refused with
+// both named and nothing written, pairwise for small codes and through the pointer set for wide
+// ones (runtime/shard_checks.h: check_rebuilt_buffers, the matrix codecs' check too).
+TEST(FftCodec, RebuiltBuffersMustNotAlias) {
+  for (auto [k, m] : {std::pair{4u, 4u}, {128u, 128u}}) {
+    auto codec = codec_of(k, m);
+    ASSERT_TRUE(codec);
+    const size_t len = 128;
+    std::vector<std::vector<uint8_t>> buf(k + m, std::vector<uint8_t>(len, 0x3C));
+    std::vector<uint8_t *> shards;
+    for (auto &v : buf) shards.push_back(v.data());
+    std::vector<bool> present(k + m, true);
+    for (unsigned s = 0; s < m / 2; ++s) present[s] = present[k + s] = false;  // the core: no inverse
+    const auto before = buf;
+    auto refused = [&](const ecjit::Status &st, const std::string &fragment) {
+      EXPECT_EQ(st.code(), ecjit::StatusCode::kInvalidArgument) << st.to_string();
+      EXPECT_NE(st.message().find(fragment), std::string::npos) << k << ":" << m << " " << st.to_string();
+      EXPECT_EQ(buf, before) << k << ":" << m << " written";
+    };
+    std::vector<uint8_t *> aliased = shards;
+    aliased[1] = shards[k - 1];
+    refused(codec->reconstruct(aliased, present, len),
+            "rebuilt shard 1 is the same buffer as present shard " + std::to_string(k - 1));
+    aliased = shards;
+    aliased[k] = shards[0];
+    refused(codec->reconstruct(aliased, present, len), "rebuilt shards 0 and " + std::to_string(k) + " are the same buffer");
+  }
+}
+
 // The erasure sets the encoder's inverted transforms take (runtime/fft_engine.h): at the high
 // rate originals of one whole chunk lost with every recovery shard present, at the low rate a
 // whole recovery chunk or every original present; byte for byte, tails included.
