@@ -65,27 +65,16 @@ size_t tile_bytes(size_t slots) {
   return t * slots <= l2_budget() ? t : 4096;
 }
 
-// This core's L3 (sysconf; 8 MiB where it does not say).
-size_t l3_bytes() {
-  static const size_t b = [] {
-    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    return l3 > 0 ? size_t(l3) : size_t(8) << 20;
-  }();
-  return b;
-}
-
-// The decode core's tiles: tile_bytes's, but 1 KiB past L2 while every slot's 2 KiB tile fits
-// in L3. The core's upper passes (the IFFT's last, the FFT's first with the derivative's reads
-// of other groups up to n / 8 slots away) sweep every slot from L3 whatever the block order,
-// and cost less in smaller tiles (Zen 5, 32 MiB L3, reconstruct_data of m lost at random:
-// 4096:4096 at 4 KiB shards 1.5 -> 2.1 GB/s against 2 KiB tiles, 1024:1024 even; half the
-// losses recovery shards: 4096:4096 1.8 -> 2.1, 1024:1024 4.1 - 4.4 either way); where even
-// 2 KiB tiles do not fit, 4 KiB (16384:16384: 0.87 GB/s against 0.76 with 2 KiB, before the
-// derivative was fused; 1 KiB as fast as 4 KiB since).
-size_t core_tile_bytes(size_t slots) {
-  const size_t t = tile_bytes(slots);
-  return slots * 2048 > l2_budget() && slots * 2048 <= l3_bytes() ? 1024 : t;
-}
+// The decode core's tiles: 1 KiB whatever the core's size. Its upper passes (the IFFT's last,
+// the FFT's first with the derivative's reads of other groups up to n / 8 slots away) sweep
+// every slot, and the shards stream in and out beside its scratch: small tiles keep both in
+// L2. Zen 5 (1 MiB L2, 32 MiB L3), m lost at random against 2 KiB tiles: 4096:4096 at 4 KiB
+// shards 1.5 -> 2.1 GB/s, 1024:1024 even; 16384:16384 as fast as with 4 KiB. Emerald Rapids
+// (2 MiB L2), against the 4 KiB tiles cores whose slots fit half of L2 had (two Jits' decodes
+// interleaved in one process): 128:128 at 64 KiB shards +12%, at 4 KiB +10%, 64:64 +13%,
+// 100:28 +9%, 256:256 at 16 KiB +5%, GF(2^8) 64:64 / 128:128 +15% / +13%; 512-byte tiles
+// gained less (128:128 at 4 KiB +3%), and encode tiles changed nothing either way.
+constexpr size_t kCoreTileBytes = 1024;
 
 // The distance between two work slots' tiles of the decode core: a tile and one column more.
 // Tiles a power of two apart put a column of every slot in one L1 set (12 ways on Zen 5),
@@ -154,7 +143,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   Result<ir::FftSchedule> core = ir::fft_decode_core(k, m, e->radix8_, gf);
   if (!core.ok()) return core.status();
   e->decode_core_ = std::move(*core);
-  e->core_tile_ = core_tile_bytes(e->decode_core_.slots);  // the block order and every decode's tiles
+  e->core_tile_ = kCoreTileBytes;  // the block order and every decode's tiles
   e->core_block_slots_ = l2_block_slots(e->decode_core_.slots, e->core_tile_);
   ir::order_fft_steps_by_block(&e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
   if (e->core_block_slots_)  // several blocks: kept for the whole-core decodes' segmenting
