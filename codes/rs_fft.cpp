@@ -40,13 +40,15 @@ void check_transform(const Shards &data, size_t pos, size_t size, size_t truncat
 }
 
 // Walsh-Hadamard transform mod q, in place, values kept in [0, q).
+// Entries in [0, q) stay there: a sum or difference of two is below 2q, one conditional
+// subtraction instead of a division (every new erasure set's first call runs three of these).
 void walsh_mod(std::vector<uint32_t> &v, uint32_t q) {
   for (size_t dist = 1; dist < v.size(); dist *= 2)
     for (size_t r = 0; r < v.size(); r += 2 * dist)
       for (size_t i = r; i < r + dist; ++i) {
-        const uint32_t a = v[i], b = v[i + dist];
-        v[i] = (a + b) % q;
-        v[i + dist] = (a + q - b) % q;
+        const uint32_t a = v[i], b = v[i + dist], sum = a + b, diff = a + q - b;
+        v[i] = sum >= q ? sum - q : sum;
+        v[i + dist] = diff >= q ? diff - q : diff;
       }
 }
 
@@ -112,7 +114,7 @@ std::vector<uint16_t> erasure_logs(const std::vector<bool> &erased, Gf gf) {
   std::vector<uint32_t> a(n), l(n);
   for (size_t i = 0; i < n; ++i) {
     a[i] = erased[i] ? 1 : 0;
-    l[i] = i ? f.log[i] : 0;
+    l[i] = i ? f.log[i] % q : 0;  // in [0, q), as walsh_mod keeps its entries
   }
   walsh_mod(a, q);
   walsh_mod(l, q);

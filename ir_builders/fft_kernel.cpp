@@ -94,39 +94,42 @@ std::vector<int64_t> last_touch(const fft::Program &p) {
 
 }  // namespace
 
-void fft_mul_tables(uint16_t log, uint8_t *out, fft::Gf gf) {
-  // x -> c x is linear: the images of the 16 bits give every table entry by XOR (a matrix
-  // decode of a new erasure set makes thousands of these: 16 field multiplies each, not 80).
+void fft_mul_tables(uint16_t log, uint8_t *out, fft::Gf gf, bool matrices_only) {
+  // x -> c x is linear: the images of the field's bits give every table entry by XOR (a
+  // matrix decode of a new erasure set makes thousands of these, the decode core one per
+  // point: a field multiply per bit, not per entry).
+  const fft::LchField &f = fft::lch_field(gf);
+  uint64_t images[16];
+  for (unsigned b = 0; b < f.bits; ++b) images[b] = f.mul_log(uint16_t(1u << b), log);
   if (gf == fft::Gf::k8) {
-    const fft::LchField &f = fft::lch_field(gf);
-    uint64_t images[8];
-    for (unsigned b = 0; b < 8; ++b) images[b] = f.mul_log(uint16_t(1u << b), log);
-    std::memset(out, 0, kFftMulTableBytes);
-    for (unsigned q = 0; q < 2; ++q)
-      for (unsigned v = 0; v < 16; ++v) {
-        uint8_t p = 0;
-        for (unsigned bit = 0; bit < 4; ++bit)
-          if (v >> bit & 1) p ^= uint8_t(images[4 * q + bit]);
-        out[16 * q + v] = p;
-      }
+    if (!matrices_only) {
+      std::memset(out, 0, kFftGfniOffset);
+      for (unsigned q = 0; q < 2; ++q)
+        for (unsigned v = 0; v < 16; ++v) {
+          uint8_t p = 0;
+          for (unsigned bit = 0; bit < 4; ++bit)
+            if (v >> bit & 1) p ^= uint8_t(images[4 * q + bit]);
+          out[16 * q + v] = p;
+        }
+    }
     const uint64_t a = codes::gfni_block_of_map(images, 0, 0);
     for (unsigned t = 0; t < 8; ++t) out[kFftGfniOffset + t] = uint8_t(a >> (8 * t));
+    std::memset(out + kFftGfniOffset + 8, 0, kFftMulTableBytes - kFftGfniOffset - 8);
     return;
   }
-  uint64_t images[16];
-  for (unsigned b = 0; b < 16; ++b) images[b] = fft::mul_log(uint16_t(1u << b), log);
-  for (unsigned q = 0; q < 4; ++q) {
-    uint16_t p[16];
-    p[0] = 0;
-    for (unsigned v = 1; v < 16; ++v) {
-      const unsigned low = unsigned(__builtin_ctz(v));
-      p[v] = uint16_t(p[v & (v - 1)] ^ images[4 * q + low]);
+  if (!matrices_only)
+    for (unsigned q = 0; q < 4; ++q) {
+      uint16_t p[16];
+      p[0] = 0;
+      for (unsigned v = 1; v < 16; ++v) {
+        const unsigned low = unsigned(__builtin_ctz(v));
+        p[v] = uint16_t(p[v & (v - 1)] ^ images[4 * q + low]);
+      }
+      for (unsigned v = 0; v < 16; ++v) {
+        out[16 * q + v] = uint8_t(p[v]);
+        out[64 + 16 * q + v] = uint8_t(p[v] >> 8);
+      }
     }
-    for (unsigned v = 0; v < 16; ++v) {
-      out[16 * q + v] = uint8_t(p[v]);
-      out[64 + 16 * q + v] = uint8_t(p[v] >> 8);
-    }
-  }
   for (unsigned i = 0; i < 2; ++i)
     for (unsigned j = 0; j < 2; ++j) {
       const uint64_t a = codes::gfni_block_of_map(images, i, j);
@@ -146,6 +149,8 @@ const char *fft_multiply_name(const TargetInfo &target) {
       return "split-table";
   }
 }
+
+bool fft_multiplies_by_gfni(const TargetInfo &target) { return fft_shuffle_for(target) == FftShuffle::kGfni; }
 
 size_t fft_kernel_slots(const FftKernelDesc &desc) {
   if (desc.kind == FftKernelDesc::Kind::kSteps) return 1;

@@ -44,12 +44,18 @@ constexpr size_t kFftGfniOffset = 128;
 
 // The tables of c = exp(log) (codes::fft), written to out[0 .. kFftMulTableBytes).
 // log == the field's modulus is c = 1. GF(2^8): T_lo[0] (c * v), T_lo[1] (c * (v << 4)) and
-// the one matrix A_00 in their places, every other byte 0. Pure; thread-safe.
-void fft_mul_tables(uint16_t log, uint8_t *out, codes::fft::Gf gf = codes::fft::Gf::k16);
+// the one matrix A_00 in their places, every other byte 0. matrices_only: only the GFNI
+// bit-matrices (bytes kFftGfniOffset on; the rest left as they are), all a GFNI kernel reads:
+// an erasure set's first call makes one per point. Pure; thread-safe.
+void fft_mul_tables(uint16_t log, uint8_t *out, codes::fft::Gf gf = codes::fft::Gf::k16,
+                    bool matrices_only = false);
 
 // Whether build_fft_kernel serves `target`: GFNI with AVX2, or a 16-entry byte shuffle (x86
 // SSSE3 / AVX2 / AVX-512BW, AArch64 NEON), and little-endian.
 bool fft_kernel_supported(const TargetInfo &target);
+// Whether the kernels for `target` multiply by GFNI bit-matrices: they read only those of a
+// run-time multiplier's tables (fft_mul_tables' matrices_only serves them).
+bool fft_multiplies_by_gfni(const TargetInfo &target);
 // How the kernels for `target` multiply: "gfni" (four affine transforms per 64-byte column),
 // "split-table" (eight nibble lookups), or "none" (unsupported).
 const char *fft_multiply_name(const TargetInfo &target);

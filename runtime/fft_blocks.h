@@ -83,7 +83,8 @@ struct FftDecodePlan {
   std::vector<uint8_t> holds;     // decode_work entries: 1 where a source sits
   std::vector<uint16_t> logs;     // decode_work entries (codes::fft::erasure_logs)
   // For a decode kernel (FftDecodeFn, runtime/fft_codec.h): 2 x decode_work multiplier
-  // tables, pre then post; empty when no kernel runs.
+  // tables, pre then post (only their GFNI matrices where the kernel reads no more:
+  // FftKernels::decode_reads_matrices_only); empty when no kernel runs.
   std::vector<uint8_t> tables;
   std::shared_ptr<FftTargetCache> decodes = std::make_shared<FftTargetCache>();
   size_t bytes() const {

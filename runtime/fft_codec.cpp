@@ -57,6 +57,7 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
       return e->decode_why(plan, targets);
     };
     kernels.decode_entry_bytes = e->decode_entry_bytes();
+    kernels.decode_reads_matrices_only = ir::fft_multiplies_by_gfni(jit->target_info());
     kernels.encode_info = e->encode_info();
     kernels.decode_info = e->decode_info();
   } else if (engine.status().code() != StatusCode::kUnsupported) {
@@ -175,13 +176,15 @@ Result<std::shared_ptr<const FftDecodePlan>> FftCodec::plan(const std::vector<un
     auto p = std::make_shared<FftDecodePlan>(plan_fft_decode(geometry_, sources));
     if (kernels_.decode) {  // pre-multipliers at the sources, post-multipliers elsewhere
       const size_t n = geometry_.decode_work;
+      const codes::fft::Gf gf = geometry_.gf;
+      const uint16_t modulus = uint16_t(codes::fft::lch_field(gf).modulus);
+      const bool matrices_only = kernels_.decode_reads_matrices_only;
       p->tables.assign(2 * n * ir::kFftMulTableBytes, 0);
       for (size_t x = 0; x < n; ++x) {
-        const codes::fft::Gf gf = geometry_.gf;
-        if (p->holds[x]) ir::fft_mul_tables(p->logs[x], &p->tables[x * ir::kFftMulTableBytes], gf);
+        if (p->holds[x]) ir::fft_mul_tables(p->logs[x], &p->tables[x * ir::kFftMulTableBytes], gf, matrices_only);
         else
-          ir::fft_mul_tables(uint16_t(codes::fft::lch_field(gf).modulus - p->logs[x]),
-                             &p->tables[(n + x) * ir::kFftMulTableBytes], gf);
+          ir::fft_mul_tables(uint16_t(modulus - p->logs[x]), &p->tables[(n + x) * ir::kFftMulTableBytes], gf,
+                             matrices_only);
       }
     }
     return std::shared_ptr<const FftDecodePlan>(std::move(p));

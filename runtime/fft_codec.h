@@ -43,6 +43,9 @@ struct FftKernels {
   std::function<std::string(const FftDecodePlan &, const std::vector<unsigned> &)> decode_why;
   // Bytes `decode` may keep per plan and target set (FftTargetDecode), for the plan budget.
   size_t decode_entry_bytes = 0;
+  // `decode` reads only the GFNI bit-matrices of the plan's tables (ir::fft_mul_tables'
+  // matrices_only): a new erasure set's plan makes nothing else.
+  bool decode_reads_matrices_only = false;
 };
 
 // rs-fft:k=,m= (CodeFamily::kRsFft), byte-identical to codes::fft::encode_bytes /

@@ -72,6 +72,22 @@ TEST(FftGfniTables, NibbleTablesKeepTheirLayout) {
   }
 }
 
+// matrices_only (what a GFNI kernel's run-time multipliers need, made per point of every new
+// erasure set): the same matrices as the whole tables, and nothing before them written.
+TEST(FftGfniTables, MatricesOnlyWritesTheSameMatricesAlone) {
+  for (fft::Gf gf : {fft::Gf::k16, fft::Gf::k8}) {
+    std::vector<uint8_t> whole(ir::kFftMulTableBytes), part(ir::kFftMulTableBytes);
+    for (uint32_t l = 0; l <= fft::lch_field(gf).modulus; ++l) {
+      ir::fft_mul_tables(uint16_t(l), whole.data(), gf);
+      std::fill(part.begin(), part.end(), 0x5c);
+      ir::fft_mul_tables(uint16_t(l), part.data(), gf, /*matrices_only=*/true);
+      for (size_t i = 0; i < ir::kFftGfniOffset; ++i) ASSERT_EQ(part[i], 0x5c) << "log " << l << " byte " << i;
+      for (size_t i = ir::kFftGfniOffset; i < ir::kFftMulTableBytes; ++i)
+        ASSERT_EQ(part[i], whole[i]) << (gf == fft::Gf::k8 ? "gf8" : "gf16") << " log " << l << " byte " << i;
+    }
+  }
+}
+
 // VGF2P8AFFINEQB's semantics in plain IR: for each output bit t, the matrix row (byte 7 - t of
 // each byte's qword) AND the byte, its parity. `flip_rows` reads row t instead: a deliberately
 // wrong model, to show the runs below can fail.
