@@ -301,6 +301,8 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     // point x * post(x) (plan.tables: pre, then post).
     const uint32_t n = decode_core_.slots;
     std::vector<bool> live(3 * size_t(n), false);
+    d->pre.reserve(n);
+    d->post.reserve(targets.size());
     for (uint32_t x = 0; x < n; ++x)
       d->pre.push_back(plan.holds[x] ? ir::FftStep{ir::kFftStepMul, x, n + x, x} : ir::FftStep{ir::kFftStepZero, x, 0, 0});
     for (unsigned t : targets) {
