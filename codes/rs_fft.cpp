@@ -39,9 +39,9 @@ void check_transform(const Shards &data, size_t pos, size_t size, size_t truncat
   assert(skew_offset % size == 0 && skew_offset + size <= f.order);
 }
 
-// Walsh-Hadamard transform mod q, in place, values kept in [0, q).
-// Entries in [0, q) stay there: a sum or difference of two is below 2q, one conditional
-// subtraction instead of a division (every new erasure set's first call runs three of these).
+// Walsh-Hadamard transform mod q, in place, entries in [0, q) kept there: a sum or difference
+// of two is below 2q, one conditional subtraction instead of a division (every new erasure
+// set's first call runs three of these).
 void walsh_mod(std::vector<uint32_t> &v, uint32_t q) {
   for (size_t dist = 1; dist < v.size(); dist *= 2)
     for (size_t r = 0; r < v.size(); r += 2 * dist)

@@ -57,7 +57,7 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
       return e->decode_why(plan, targets);
     };
     kernels.decode_entry_bytes = e->decode_entry_bytes();
-    kernels.decode_reads_matrices_only = ir::fft_multiplies_by_gfni(jit->target_info());
+    kernels.decode_reads_matrices_only = e->decode_reads_matrices_only();
     kernels.encode_info = e->encode_info();
     kernels.decode_info = e->decode_info();
   } else if (engine.status().code() != StatusCode::kUnsupported) {

@@ -143,14 +143,14 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   Result<ir::FftSchedule> core = ir::fft_decode_core(k, m, e->radix8_, gf);
   if (!core.ok()) return core.status();
   e->decode_core_ = std::move(*core);
-  e->core_tile_ = kCoreTileBytes;  // the block order and every decode's tiles
-  e->core_block_slots_ = l2_block_slots(e->decode_core_.slots, e->core_tile_);
+  e->core_block_slots_ = l2_block_slots(e->decode_core_.slots, kCoreTileBytes);  // every decode's tiles
   ir::order_fft_steps_by_block(&e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
   if (e->core_block_slots_)  // several blocks: kept for the whole-core decodes' segmenting
     e->core_blocks_ = ir::fft_step_blocks(e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
   e->geometry_ = *codes::fft::geometry(k, m, gf);
   e->core_multiplies_ = ir::fft_multiplies(e->decode_core_.steps);
   e->decode_info_ = e->steps_.info;
+  e->decode_reads_matrices_only_ = ir::fft_multiplies_by_gfni(jit.target_info());
   const std::string multiplies = e->steps_.info.why;  // "multiplies by gfni" / "... split-table"
   e->decode_info_.why = "step kernel: one per Jit, " + multiplies + "; few losses as a matrix "
                         "(codes::fft::decode_matrix), where the shards read allow it the encoder's transforms "
@@ -419,7 +419,7 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
   if (td->matrix_asked)
     if (std::shared_ptr<const ir::FftSchedule> later = std::atomic_load(&td->matrix_later))
       return run_matrix(*later, plan, in_at, target_out.data(), len);
-  const size_t tile = core_tile_, stride = core_slot_stride(tile);
+  const size_t tile = kCoreTileBytes, stride = core_slot_stride(tile);
   uint8_t *scr = scratch(size_t(n) * stride);
   std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, 3 * size_t(n));
   void *fn = steps_.address;

@@ -65,6 +65,8 @@ class FftEngine {
   size_t decode_entry_bytes() const;
 
   const KernelInfo &encode_info() const { return encode_info_; }
+  // Whether decode() reads only the GFNI matrices of plan.tables (FftKernels::decode_reads_matrices_only).
+  bool decode_reads_matrices_only() const { return decode_reads_matrices_only_; }
   const KernelInfo &decode_info() const { return decode_info_; }
 
  private:
@@ -99,9 +101,9 @@ class FftEngine {
 
   JitImpl *jit_ = nullptr;  // the codec's (it holds the Jit); background compiles of inverses
   unsigned k_ = 0, m_ = 0;
-  bool radix8_ = false;  // schedules of three-layer steps (ir::fft_radix8_steps)
-  size_t core_tile_ = 0;  // bytes per tile of the decode core (its block order assumes them)
-  uint32_t core_block_slots_ = 0;  // the decode core's block (l2_block_slots of core_tile_)
+  bool radix8_ = false;
+  bool decode_reads_matrices_only_ = false;  // the step kernel multiplies by GFNI  // schedules of three-layer steps (ir::fft_radix8_steps)
+  uint32_t core_block_slots_ = 0;  // the decode core's block (l2_block_slots of its 1 KiB tiles)
   std::vector<uint32_t> core_blocks_;  // ir::fft_step_blocks of the whole core (whole-core decodes)
   codes::fft::Geometry geometry_;
   size_t core_multiplies_ = 0;  // ir::fft_multiplies(decode_core_.steps)

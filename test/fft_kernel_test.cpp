@@ -720,7 +720,9 @@ TEST(FftSchedule, BadPatternsAreRejected) {
 
 INSTANTIATE_TEST_SUITE_P(Targets, FftSteps, testing::Values("host", "host-avx2", "x86_64-v3", "x86_64-v2"),
                          [](const testing::TestParamInfo<std::string> &i) {
-                           { std::string s = i.param; for (char &c : s) if (c == 0x2d) c = 0x5f; return s; }
+                           std::string s = i.param;  // host-avx2 -> host_avx2
+                           std::replace(s.begin(), s.end(), '-', '_');
+                           return s;
                          });
 
 }  // namespace
