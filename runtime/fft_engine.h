@@ -101,8 +101,8 @@ class FftEngine {
 
   JitImpl *jit_ = nullptr;  // the codec's (it holds the Jit); background compiles of inverses
   unsigned k_ = 0, m_ = 0;
-  bool radix8_ = false;
-  bool decode_reads_matrices_only_ = false;  // the step kernel multiplies by GFNI  // schedules of three-layer steps (ir::fft_radix8_steps)
+  bool radix8_ = false;  // schedules of three-layer steps (ir::fft_radix8_steps)
+  bool decode_reads_matrices_only_ = false;  // the step kernel multiplies by GFNI
   uint32_t core_block_slots_ = 0;  // the decode core's block (l2_block_slots of its 1 KiB tiles)
   std::vector<uint32_t> core_blocks_;  // ir::fft_step_blocks of the whole core (whole-core decodes)
   codes::fft::Geometry geometry_;

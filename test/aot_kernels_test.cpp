@@ -7,12 +7,12 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <future>
 #include <random>
 #include <set>
 #include <thread>
 #include <vector>
 
+#include "background_gate.h"
 #include "codes/coeff_layout.h"
 #include "codes/linear_code.h"
 #include "codes/reference_codec.h"
@@ -156,26 +156,6 @@ JitOptions options(bool aot = true) {
   return o;
 }
 
-// Holds the Jit's background thread until release(): the codec's own kernels cannot land, so
-// what the calls run is known.
-class BackgroundGate {
- public:
-  explicit BackgroundGate(Jit &jit) {
-    auto &impl = static_cast<runtime::JitImpl &>(jit);
-    std::shared_future<void> open = open_.get_future().share();
-    EXPECT_TRUE(impl.submit_background([open] { open.wait(); }, nullptr, /*optional=*/false));
-  }
-  ~BackgroundGate() { release(); }
-  void release() {
-    if (!released_) open_.set_value();
-    released_ = true;
-  }
-
- private:
-  std::promise<void> open_;
-  bool released_ = false;
-};
-
 bool serves_aot(const Codec &c) { return c.encoder_info().why.find("ahead of time") != std::string::npos; }
 
 // Shards of one stripe: random data, the reference codec's parity.
@@ -283,7 +263,7 @@ TEST(AotKernels, EveryOperationFromTheFirstCallThenTheCodecsOwn) {
     // GF(2^32/64): built in where the Jit's shape strategy is one the library carries for this
     // CPU (clmul-insn with PCLMULQDQ, gfni for GF(2^32)).
     if (code.field.bits() >= 32 && !runtime::aot_set_for(static_cast<runtime::JitImpl &>(**jit), code.field)) continue;
-    BackgroundGate gate(**jit);
+    test::BackgroundGate gate(**jit);
     const uint64_t compiled = (*jit)->stats().kernels_compiled;
     auto codec = (*jit)->codec(spec);
     ASSERT_TRUE(codec.ok()) << codec.status().to_string();

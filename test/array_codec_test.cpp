@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "background_gate.h"
 #include "codes/array_layout.h"
 #include "ecjit/ecjit.h"
 
@@ -303,6 +304,7 @@ TEST(ArrayCodecCold, EncoderServedByItsRunnerUntilCompiled) {
   const codes::ArrayLayout L = *codes::array_layout("xcode", 7);
   const Disks want = reference_stripes(L, 64, 8, 99);
   {
+    test::BackgroundGate gate(*jit);  // the compile cannot land before the runner is seen
     const uint64_t compiled = jit->stats().kernels_compiled;
     auto codec = jit->array_codec(spec);
     ASSERT_TRUE(codec.ok()) << codec.status().to_string();
@@ -325,6 +327,7 @@ TEST(ArrayCodecCold, EncoderServedByItsRunnerUntilCompiled) {
       }
     };
     std::thread t1(encodes), t2(encodes);
+    gate.release();
     jit->wait_for_tuning();  // the background compile
     stop = true;
     t1.join();

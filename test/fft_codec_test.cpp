@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "background_gate.h"
 #include "codes/rs_fft.h"
 #include "ecjit/ecjit.h"
 #include "ecjit/ecjit_c.h"
@@ -246,7 +247,8 @@ TEST(FftCodec, WidestCodeDecodesThroughTheWholeCore) {
 // both named and nothing written, pairwise for small codes and through the pointer set for wide
 // ones (runtime/shard_checks.h: check_rebuilt_buffers, the matrix codecs' check too).
 TEST(FftCodec, RebuiltBuffersMustNotAlias) {
-  for (auto [k, m] : {std::pair{4u, 4u}, {128u, 128u}}) {
+  for (auto [code_k, code_m] : {std::pair{4u, 4u}, {128u, 128u}}) {
+    const unsigned k = code_k, m = code_m;  // captured by the lambda below (C++17)
     auto codec = codec_of(k, m);
     ASSERT_TRUE(codec);
     const size_t len = 128;
@@ -368,12 +370,14 @@ TEST(FftCodec, ManyCoefficientMatricesAreMadeInTheBackground) {
   Stripe st(256, 256, 4096 + 130, 77);
   for (unsigned s = 0; s < 512; ++s)
     if (!present[s]) st.spoil(s);
+  ecjit::test::BackgroundGate gate(*j);  // the matrix cannot land before the first call's answer is read
   ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok());  // before any decoder_info: a call asks
   for (unsigned s = 0; s < 512; ++s) ASSERT_TRUE(st.equal(s)) << "first call, shard " << s;
   const ecjit::KernelInfo first = codec->decoder_info(present);
   if (first.vector_bits == 64) GTEST_SKIP() << "no JIT kernels here";
   EXPECT_NE(first.why.find("this set: a matrix, 3328 multiply-adds"), std::string::npos) << first.why;
   EXPECT_NE(first.why.find("in the background"), std::string::npos) << first.why;
+  gate.release();
   j->wait_for_tuning();
   const ecjit::KernelInfo made = codec->decoder_info(present);
   EXPECT_NE(made.why.find("made in the background (the whole transforms served until then)"), std::string::npos)

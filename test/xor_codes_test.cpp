@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "background_gate.h"
 #include "codes/bitmatrix_code.h"
 #include "codes/gf_word.h"
 #include "codes/mds.h"
@@ -635,6 +636,7 @@ TEST(XorCodec, ColdEncoderServedByItsRunnerUntilCompiled) {
   const size_t len = 16 * c.block_bytes();
   const Stripe want(c, len, 23);
   {
+    test::BackgroundGate gate(*j);  // the compile cannot land before the runner is seen
     auto codec = j->codec(spec);
     ASSERT_TRUE(codec.ok()) << codec.status().to_string();
     const KernelInfo first = (*codec)->encoder_info();
@@ -654,6 +656,7 @@ TEST(XorCodec, ColdEncoderServedByItsRunnerUntilCompiled) {
       }
     };
     std::thread t1(encodes), t2(encodes);
+    gate.release();
     j->wait_for_tuning();  // the background compile
     stop = true;
     t1.join();
