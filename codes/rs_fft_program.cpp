@@ -354,7 +354,7 @@ std::optional<std::vector<unsigned>> inverse_decode_sources(unsigned k, unsigned
 }
 
 std::optional<InverseReads> inverse_decode_reads(unsigned k, unsigned m, const std::vector<bool> &present,
-                                                 const std::vector<unsigned> &targets, Gf gf) {
+                                                 const std::vector<unsigned> &targets, Gf gf, size_t max_first) {
   if (std::optional<std::vector<unsigned>> direct = inverse_decode_sources(k, m, present, targets, gf))
     return InverseReads{std::move(*direct), {}, targets};
   Result<Geometry> g = geometry(k, m, gf);
@@ -377,12 +377,13 @@ std::optional<InverseReads> inverse_decode_reads(unsigned k, unsigned m, const s
   }
   auto read_in_full = [&](size_t s) { return high ? s >= k || s < L || s >= L + C : s < k; };
   InverseReads r;
-  std::vector<bool> available = present;
   for (size_t s = 0; s < size_t(k) + m; ++s)
     if (!present[s] && read_in_full(s)) {
+      if (r.first.size() == max_first) return std::nullopt;
       r.first.push_back(unsigned(s));
-      available[s] = true;
     }
+  std::vector<bool> available = present;
+  for (unsigned s : r.first) available[s] = true;
   for (unsigned t : targets)
     if (!read_in_full(t)) r.targets.push_back(t);
   if (r.first.empty() || r.targets.empty()) return std::nullopt;

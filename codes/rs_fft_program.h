@@ -150,9 +150,12 @@ struct InverseReads {
 // shard and every missing original outside chunk L (of the chunks holding a target, the one
 // missing the most originals), and the targets left are those in chunk L; at the low rate first = every missing original
 // and the targets left recovery shards. sources: the present shards the inverse reads, then other present shards in index
-// order up to k. nullopt where neither holds or the targets left are none (a matrix alone).
+// order up to k. nullopt where neither holds or the targets left are none (a matrix alone),
+// and where `first` would hold more than max_first shards (a caller's cost bound: it stops
+// before the shape is checked, which a new erasure set's first call would otherwise pay).
 std::optional<InverseReads> inverse_decode_reads(unsigned k, unsigned m, const std::vector<bool> &present,
-                                                 const std::vector<unsigned> &targets, Gf gf = Gf::k16);
+                                                 const std::vector<unsigned> &targets, Gf gf = Gf::k16,
+                                                 size_t max_first = SIZE_MAX);
 
 // The erasure-locator logs of one pattern on the decode_work points (rs_fft.h's Geometry):
 // a present shard's point is multiplied by exp(logs[x]) before the IFFT, every other point

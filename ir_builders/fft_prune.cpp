@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstdint>
 
 namespace ecjit::ir {
 namespace {
@@ -81,6 +83,34 @@ template <class It>
 double step_cost(It first, It last) {
   double c = 0;
   for (; first != last; ++first) c += step_cost(first->kind);
+  return c;
+}
+
+// Whether a partly zero (ZeroPass) or partly live (LivePass) two- or three-layer step is
+// split into its butterflies or kept whole depends only on its kind and which of its slots
+// are zero (live): its butterflies touch its own slots alone. Each pass tries the split once
+// per kind and mask and keeps the answer for every later step and erasure set (a trial split
+// is a dozen butterflies pruned and thrown away, most of a new set's pruning, on its first
+// call). Relaxed atomics: a race decides the same answer twice.
+class SplitChoices {
+ public:
+  enum Choice : uint8_t { kUnknown = 0, kSplit = 1, kWhole = 2 };
+  Choice get(uint32_t kind, unsigned mask) const { return Choice(at(kind, mask).load(std::memory_order_relaxed)); }
+  void set(uint32_t kind, unsigned mask, Choice c) { at(kind, mask).store(c, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint8_t> &at(uint32_t kind, unsigned mask) const {
+    const unsigned k = kind == kFftStepFft4 ? 0 : kind == kFftStepIfft4 ? 1 : kind == kFftStepFft8 ? 2 : 3;
+    return choices_[k][mask & 0xff];
+  }
+  mutable std::atomic<uint8_t> choices_[4][256] = {};
+};
+SplitChoices &zero_choices() {
+  static SplitChoices c;
+  return c;
+}
+SplitChoices &live_choices() {
+  static SplitChoices c;
   return c;
 }
 
@@ -175,7 +205,9 @@ class ZeroPass {
           return;
         }
         const Few<uint32_t, 8> x = slots_of(s);
-        const size_t zeros = size_t(std::count_if(x.begin(), x.end(), z));
+        unsigned mask = 0;
+        for (unsigned j = 0; j < x.n; ++j) mask |= unsigned(z(x.x[j])) << j;
+        const size_t zeros = size_t(__builtin_popcount(mask));
         if (zeros == x.n) return;
         if (zeros == 0) {
           out.push_back(s);
@@ -184,14 +216,21 @@ class ZeroPass {
         // Split into its butterflies, or kept whole on its zeros stored: the cheaper (a
         // scattered erasure set leaves many two-layer steps with one or two zeros, whose
         // butterflies cost more loads and stores than the step).
-        std::array<char, 8> before;
-        for (unsigned j = 0; j < x.n; ++j) before[j] = zero_[x.x[j]];
-        const size_t mark = out.size();
-        for (const FftStep &b : butterflies(s)) run(b, out);
-        if (step_cost(out.begin() + long(mark), out.end()) <= double(zeros) * step_cost(kFftStepZero) + step_cost(s.kind))
-          return;
-        out.resize(mark);
-        for (unsigned j = 0; j < x.n; ++j) zero_[x.x[j]] = before[j];
+        SplitChoices &choices = zero_choices();
+        const SplitChoices::Choice choice = choices.get(s.kind, mask);
+        if (choice != SplitChoices::kWhole) {
+          const size_t mark = out.size();
+          for (const FftStep &b : butterflies(s)) run(b, out);
+          if (choice == SplitChoices::kSplit) return;
+          if (step_cost(out.begin() + long(mark), out.end()) <=
+              double(zeros) * step_cost(kFftStepZero) + step_cost(s.kind)) {
+            choices.set(s.kind, mask, SplitChoices::kSplit);
+            return;
+          }
+          choices.set(s.kind, mask, SplitChoices::kWhole);
+          out.resize(mark);
+          for (unsigned j = 0; j < x.n; ++j) zero_[x.x[j]] = char(mask >> j & 1);
+        }
         for (uint32_t p : x) store_zero(p);
         out.push_back(s);
         return;
@@ -293,7 +332,9 @@ class LivePass {
           return;
         }
         const Few<uint32_t, 8> x = slots_of(s);
-        const size_t lives = size_t(std::count_if(x.begin(), x.end(), l));
+        unsigned mask = 0;
+        for (unsigned j = 0; j < x.n; ++j) mask |= unsigned(l(x.x[j])) << j;
+        const size_t lives = size_t(__builtin_popcount(mask));
         if (lives == 0) return;
         if (lives == x.n) {
           rev.push_back(s);
@@ -301,11 +342,20 @@ class LivePass {
         }
         // Its live butterflies, or the step whole where that costs less (it writes the same
         // pointers; the values of the dead ones do not matter).
-        const size_t mark = rev.size();
-        const Few<FftStep, 12> b = butterflies(s);
-        for (unsigned j = b.n; j-- > 0;) run(b.x[j], rev);
-        if (step_cost(rev.begin() + long(mark), rev.end()) <= step_cost(s.kind)) return;
-        rev.resize(mark);
+        SplitChoices &choices = live_choices();
+        const SplitChoices::Choice choice = choices.get(s.kind, mask);
+        if (choice != SplitChoices::kWhole) {
+          const size_t mark = rev.size();
+          const Few<FftStep, 12> b = butterflies(s);
+          for (unsigned j = b.n; j-- > 0;) run(b.x[j], rev);
+          if (choice == SplitChoices::kSplit) return;
+          if (step_cost(rev.begin() + long(mark), rev.end()) <= step_cost(s.kind)) {
+            choices.set(s.kind, mask, SplitChoices::kSplit);
+            return;
+          }
+          choices.set(s.kind, mask, SplitChoices::kWhole);
+          rev.resize(mark);
+        }
         for (uint32_t p : x) live_[p] = true;
         rev.push_back(s);
         return;

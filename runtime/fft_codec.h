@@ -46,6 +46,10 @@ struct FftKernels {
   // `decode` reads only the GFNI bit-matrices of the plan's tables (ir::fft_mul_tables'
   // matrices_only): a new erasure set's plan makes nothing else.
   bool decode_reads_matrices_only = false;
+  // The most missing shards an inverted-encoder decode may restore first before `decode`
+  // would rather run its other decodes whatever the targets (FftEngine::inverse_first_most):
+  // the sources of a rebuild are not chosen for an inverse beyond it.
+  size_t inverse_first_most = SIZE_MAX;
 };
 
 // rs-fft:k=,m= (CodeFamily::kRsFft), byte-identical to codes::fft::encode_bytes /

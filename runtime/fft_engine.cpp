@@ -93,6 +93,32 @@ uint32_t l2_block_slots(uint32_t slots, size_t tile) {
   return b;
 }
 
+// Three quarters of this core's L1d (sysconf; 32 KiB where it does not say).
+size_t l1_budget() {
+  static const size_t b = [] {
+    const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    return (l1 > 0 ? size_t(l1) : size_t(32) << 10) / 4 * 3;
+  }();
+  return b;
+}
+
+// Blocks of a decode core whose slots' tiles fit in L2 anyway: work slots whose tiles (`stride`
+// bytes apart) fit in three quarters of L1d (a power of two, at least 4), 0 where that is not
+// fewer than `slots`. The core's lower passes then run block by block, each block's slots
+// filled from the shards just before them and finished just after (order_fft_ends_by_block):
+// the shards' multiplies write tiles the next steps read from L1, not from L2. Emerald Rapids
+// (48 KiB L1d: 32 slots of 1 KiB tiles), m lost at random, two Jits' decodes interleaved in
+// one process: 64:64 at 64 KiB shards +6-9%, 128:128 at 4 KiB +6-8%, at 64 KiB +4-8%, 100:28
+// +2-3%, 256:256 at 16 KiB +0-2%, GF(2^8) 64:64 / 128:128 +15-20%; 32:32 unchanged; blocks of
+// 16 slots gained about half of that, 64 (past L1) nothing. Cores past L2 keep their L2 blocks
+// (1024:1024 with L1 blocks nested inside them: +0-2%, not kept).
+uint32_t l1_block_slots(uint32_t slots, size_t stride) {
+  if (4 * stride > l1_budget()) return 0;
+  uint32_t b = 4;
+  while (size_t(b) * 2 * stride <= l1_budget()) b *= 2;
+  return b < slots ? b : 0;
+}
+
 // The decode of `targets` from `sources` (exactly the shards `present` marks) as a matrix
 // schedule; null where codes::fft::decode_matrix refuses (not for a valid plan).
 std::shared_ptr<const ir::FftSchedule> matrix_decode(unsigned k, unsigned m, const std::vector<bool> &present,
@@ -144,6 +170,8 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   if (!core.ok()) return core.status();
   e->decode_core_ = std::move(*core);
   e->core_block_slots_ = l2_block_slots(e->decode_core_.slots, kCoreTileBytes);  // every decode's tiles
+  if (!e->core_block_slots_)
+    e->core_block_slots_ = l1_block_slots(e->decode_core_.slots, core_slot_stride(kCoreTileBytes));
   ir::order_fft_steps_by_block(&e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
   if (e->core_block_slots_)  // several blocks: kept for the whole-core decodes' segmenting
     e->core_blocks_ = ir::fft_step_blocks(e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
@@ -231,8 +259,9 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
   // plus |first| x k where shards it reads are missing too; built only where the matrix would
   // not run anyway.
   if (d->matrix_cost > std::min(encode_multiplies_, d->transform_cost)) {
-    const std::optional<codes::fft::InverseReads> reads =
-        codes::fft::inverse_decode_reads(k_, m_, present, targets, geometry_.gf);
+    // first_cost below must stay under transform_cost: no more shards first than that allows.
+    const std::optional<codes::fft::InverseReads> reads = codes::fft::inverse_decode_reads(
+        k_, m_, present, targets, geometry_.gf, (d->transform_cost - 1) / plan.sources.size());
     const size_t first_cost = reads ? reads->first.size() * plan.sources.size() : 0;
     std::optional<ir::FftSchedule> inv;
     if (reads && reads->sources == plan.sources && first_cost < d->transform_cost) {
@@ -328,6 +357,12 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
   if (cache.entries.size() >= FftTargetCache::kEntries) cache.entries.erase(cache.entries.begin());
   cache.entries.emplace_back(targets, d);
   return d;
+}
+
+size_t FftEngine::inverse_first_most() const {
+  // target_decode's bound, first x k < k + core_multiplies_ + targets, at its largest
+  // (targets: every shard).
+  return (k_ + core_multiplies_ + k_ + m_ - 1) / k_;
 }
 
 size_t FftEngine::decode_entry_bytes() const {

@@ -65,6 +65,10 @@ class FftEngine {
   size_t decode_entry_bytes() const;
 
   const KernelInfo &encode_info() const { return encode_info_; }
+  // The most missing shards a decode by the inverted encoder may restore first (as a matrix,
+  // |first| x k multiplies per element) and still cost less than the decode core, for any
+  // targets: beyond it decode() never inverts (FftKernels::inverse_first_most).
+  size_t inverse_first_most() const;
   // Whether decode() reads only the GFNI matrices of plan.tables (FftKernels::decode_reads_matrices_only).
   bool decode_reads_matrices_only() const { return decode_reads_matrices_only_; }
   const KernelInfo &decode_info() const { return decode_info_; }
@@ -103,7 +107,9 @@ class FftEngine {
   unsigned k_ = 0, m_ = 0;
   bool radix8_ = false;  // schedules of three-layer steps (ir::fft_radix8_steps)
   bool decode_reads_matrices_only_ = false;  // the step kernel multiplies by GFNI
-  uint32_t core_block_slots_ = 0;  // the decode core's block (l2_block_slots of its 1 KiB tiles)
+  // The decode core's blocks: l2_block_slots of its 1 KiB tiles, or where those all fit in L2,
+  // l1_block_slots (fft_engine.cpp).
+  uint32_t core_block_slots_ = 0;
   std::vector<uint32_t> core_blocks_;  // ir::fft_step_blocks of the whole core (whole-core decodes)
   codes::fft::Geometry geometry_;
   size_t core_multiplies_ = 0;  // ir::fft_multiplies(decode_core_.steps)

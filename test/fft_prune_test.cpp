@@ -1,6 +1,7 @@
 // prune_fft_steps against the unpruned schedule, run by a scalar interpreter of the step kinds.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -64,6 +65,13 @@ TEST(FftPrune, SameLiveValuesAsTheWholeSchedule) {
       const Decode d = decode_of(n, holds, targets, rng);
       const auto pruned = ir::prune_fft_steps({&d.pre, &core->steps, &d.post}, 2 * size_t(n), d.live);
       ASSERT_EQ(pruned.size(), 3u);
+      // Again: the split-or-whole choices the first pruning kept give the steps it made.
+      const auto again = ir::prune_fft_steps({&d.pre, &core->steps, &d.post}, 2 * size_t(n), d.live);
+      for (size_t l = 0; l < 3; ++l) {
+        ASSERT_EQ(again[l].size(), pruned[l].size()) << k << ":" << m << " trial " << trial;
+        EXPECT_EQ(0, std::memcmp(again[l].data(), pruned[l].data(), pruned[l].size() * sizeof(FftStep)))
+            << k << ":" << m << " trial " << trial;
+      }
       std::vector<uint16_t> start(2 * size_t(n));
       for (auto &e : start) e = uint16_t(rng());
       std::vector<uint16_t> whole = start, cut = start;

@@ -715,6 +715,18 @@ TEST(RsFftProgram, InverseDecodeReadsPicksAChunkHoldingTargets) {
   EXPECT_EQ(reads->targets, (std::vector<unsigned>{3u, 9u}));
   EXPECT_EQ(reads->first, (std::vector<unsigned>{16u, 17u, 20u, 25u, 31u, 69u}));
   EXPECT_EQ(reads->sources.size(), k);
+  // A caller's bound on first: the same answer up to its size, none below it.
+  const auto bounded = fft::inverse_decode_reads(k, m, present, {3u, 9u}, fft::Gf::k16, 6);
+  ASSERT_TRUE(bounded);
+  EXPECT_EQ(bounded->first, reads->first);
+  EXPECT_EQ(bounded->sources, reads->sources);
+  EXPECT_FALSE(fft::inverse_decode_reads(k, m, present, {3u, 9u}, fft::Gf::k16, 5));
+  // A bound does not refuse an inverse that restores nothing first.
+  std::vector<bool> direct(k + m, true);
+  direct[3] = direct[9] = false;
+  const auto none_first = fft::inverse_decode_reads(k, m, direct, {3u, 9u}, fft::Gf::k16, 0);
+  ASSERT_TRUE(none_first);
+  EXPECT_TRUE(none_first->first.empty());
 }
 
 // ---------------------------------------------------------------- matrix form
