@@ -373,6 +373,25 @@ class LivePass {
 
 }  // namespace
 
+size_t fft_block_butterflies(const std::vector<bool> &points) {
+  const size_t n = points.size();
+  if (n < 8 || (n & (n - 1))) return 0;
+  std::vector<char> all(n / 8);  // blocks of the current size wholly in `points`
+  size_t count = 0;
+  for (size_t b = 0; b < n / 8; ++b) {
+    bool in = true;
+    for (size_t j = 0; j < 8 && in; ++j) in = points[8 * b + j];
+    all[b] = in;
+    count += in ? 12 : 0;  // three layers of four butterflies
+  }
+  for (size_t size = 16, blocks = n / 16; size <= n; size *= 2, blocks /= 2)
+    for (size_t b = 0; b < blocks; ++b) {
+      all[b] = all[2 * b] && all[2 * b + 1];
+      count += all[b] ? size / 2 : 0;
+    }
+  return count;
+}
+
 std::vector<std::vector<FftStep>> prune_fft_steps(const std::vector<const std::vector<FftStep> *> &segments,
                                                   size_t pointers, const std::vector<bool> &live_out) {
   // Reserved, so that a first call of a new erasure set does not grow them step by step.

@@ -25,4 +25,13 @@ namespace ecjit::ir {
 std::vector<std::vector<FftStep>> prune_fft_steps(const std::vector<const std::vector<FftStep> *> &segments,
                                                   size_t pointers, const std::vector<bool> &live_out);
 
+// The butterflies of an n-point transform (n = points.size(), a power of two) whose whole span
+// lies in `points`: aligned blocks of eight points or more (their three lowest layers, then
+// each layer joining two such halves). For points that are zero at an IFFT's input, or feed
+// nothing at an FFT's output, a measure of what prune_fft_steps can remove in whole steps
+// (an aligned block of eight is one three-layer step), unlike scattered points, whose partly
+// zero or partly live steps it splits or keeps whole. O(n), so that a new erasure set can ask
+// whether pruning would remove enough to pay for itself before paying for it.
+size_t fft_block_butterflies(const std::vector<bool> &points);
+
 }  // namespace ecjit::ir

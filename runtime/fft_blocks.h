@@ -46,6 +46,11 @@ struct FftTargetDecode {
   std::shared_ptr<const ir::FftSchedule> first;
   std::vector<ir::FftStep> pre, core, post;        // else: the transforms
   bool whole_core = false;  // core too large to prune: the code's decode core runs as it is
+  // Set with whole_core where pruning would remove too little to pay on a first call
+  // (scattered losses: FftEngine::target_decode); block_multiplies says how little
+  // (ir::fft_block_butterflies of the points not read and not restored).
+  bool prune_skipped = false;
+  size_t block_multiplies = 0;
   // The order the transforms run in (ir::order_fft_ends_by_block): pieces of pre, the core
   // (or the code's whole core) and post, block by block at the ends.
   std::vector<ir::FftSegment> segments;

@@ -585,6 +585,37 @@ TEST(FftCodec, DecoderInfoSaysMatrixInverseOrPrunedTransforms) {
   EXPECT_LT(inverse * 5, whole * 2) << inv;
 }
 
+// m shards lost at random and all of them restored: no whole block of points is unread or
+// unrestored, so pruning would remove almost nothing (ir::fft_block_butterflies) and the
+// whole core runs, unpruned - the same bytes; a set losing whole runs of shards is pruned.
+TEST(FftCodec, ScatteredLossesRunTheWholeCore) {
+  auto codec = codec_of(128, 128);
+  ASSERT_TRUE(codec);
+  std::mt19937_64 rng(0x5ca77e4);
+  std::vector<unsigned> ids(256);
+  for (unsigned s = 0; s < 256; ++s) ids[s] = s;
+  std::shuffle(ids.begin(), ids.end(), rng);
+  std::vector<bool> present(256, true);
+  for (unsigned i = 0; i < 128; ++i) present[ids[i]] = false;
+  Stripe st(128, 128, 4096 + 64 + 2, 91);
+  for (unsigned s = 0; s < 256; ++s)
+    if (!present[s]) st.spoil(s);
+  ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok());
+  for (unsigned s = 0; s < 256; ++s) ASSERT_TRUE(st.equal(s)) << "shard " << s;
+  const ecjit::KernelInfo info = codec->decoder_info(present);
+  if (info.vector_bits == 64) GTEST_SKIP() << "no JIT kernels here";
+  EXPECT_NE(info.why.find("not pruned (losses too scattered: "), std::string::npos) << info.why;
+  // Originals 0..63 and recovery shards 64..127 lost: whole blocks, pruned on as short a call.
+  std::vector<bool> runs(256, true);
+  for (unsigned i = 0; i < 64; ++i) runs[i] = runs[128 + 64 + i] = false;
+  for (unsigned s = 0; s < 256; ++s)
+    if (!runs[s]) st.spoil(s);
+  ASSERT_TRUE(codec->reconstruct(st.ptrs, runs, st.len).ok());
+  for (unsigned s = 0; s < 256; ++s) ASSERT_TRUE(st.equal(s)) << "runs, shard " << s;
+  const std::string why = codec->decoder_info(runs).why;
+  EXPECT_NE(why.find("after pruning"), std::string::npos) << why;
+}
+
 // ---- Scrubbing, small writes, the generator ----
 
 TEST(FftCodec, Verify) {

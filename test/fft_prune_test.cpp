@@ -123,6 +123,23 @@ TEST(FftPrune, LosingEveryOriginalHalvesMostOfTheTransforms) {
   EXPECT_EQ(pruned[0].size(), size_t(m)) << "zero points are not stored";
 }
 
+// fft_block_butterflies counts the butterflies over whole aligned blocks of eight points or
+// more: every butterfly of a transform wholly in the set, none of a run not aligned to eight.
+TEST(FftPrune, BlockButterfliesCountWholeAlignedBlocks) {
+  EXPECT_EQ(ir::fft_block_butterflies(std::vector<bool>(16, true)), 16u / 2 * 4);
+  EXPECT_EQ(ir::fft_block_butterflies(std::vector<bool>(256, true)), 256u / 2 * 8);
+  EXPECT_EQ(ir::fft_block_butterflies(std::vector<bool>(256, false)), 0u);
+  std::vector<bool> v(256, false);
+  for (size_t x = 64; x < 128; ++x) v[x] = true;  // one aligned block of 64: its six layers
+  EXPECT_EQ(ir::fft_block_butterflies(v), 64u / 2 * 6);
+  std::vector<bool> shifted(256, false);
+  for (size_t x = 4; x < 12; ++x) shifted[x] = true;  // eight points across two blocks
+  EXPECT_EQ(ir::fft_block_butterflies(shifted), 0u);
+  std::vector<bool> alternate(256);
+  for (size_t x = 0; x < 256; ++x) alternate[x] = x % 2 == 0;  // scattered: no block at all
+  EXPECT_EQ(ir::fft_block_butterflies(alternate), 0u);
+}
+
 // A scattered erasure set leaves two-layer steps with one or two zero inputs: kept whole on
 // their zeros stored (one store each), not split into butterflies that copy and multiply-add
 // the missing halves (more loads and stores); with three zeros the butterflies can cost less;
