@@ -3,11 +3,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
-
 #include <memory>
 #include <mutex>
+#include <new>
 #include <utility>
+#include <vector>
 
 #include "codes/rs_fft.h"
 #include "ir_builders/fft_order.h"
@@ -23,6 +23,27 @@ namespace ecjit::runtime {
 constexpr size_t kFftScratchBytes = size_t(2) << 20;
 // Largest block: 4 KiB of every shard (2048 elements).
 constexpr size_t kFftMaxBlockBytes = 4096;
+
+// An allocator whose resize() leaves new bytes as they are (no zeroing): a new erasure set's
+// plan writes the multiplier tables its kernel reads and nothing else (FftDecodePlan::tables).
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U> &) noexcept {}
+  template <class U>
+  void construct(U *p) noexcept {
+    ::new (static_cast<void *>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U *p, Args &&...args) {
+    ::new (static_cast<void *>(p)) U(std::forward<Args>(args)...);
+  }
+};
 
 // Point of shard s (originals 0 .. k-1, then recovery) in the transforms of g.
 inline size_t fft_point(const codes::fft::Geometry &g, unsigned s) {
@@ -45,8 +66,10 @@ struct FftTargetDecode {
   // restored before it as a matrix from the plan's sources; null when it reads none.
   std::shared_ptr<const ir::FftSchedule> first;
   std::vector<ir::FftStep> pre, core, post;        // else: the transforms
-  bool whole_core = false;  // core too large to prune: the code's decode core runs as it is
-  // Set with whole_core where pruning would remove too little to pay on a first call
+  // The code's decode core runs as it is, not pruned for the set: too large to prune, a
+  // matrix being made meanwhile (matrix_asked), or prune_skipped.
+  bool whole_core = false;
+  // Set with whole_core where pruning would remove too little to pay on the asking call
   // (scattered losses: FftEngine::target_decode); block_multiplies says how little
   // (ir::fft_block_butterflies of the points not read and not restored).
   bool prune_skipped = false;
@@ -88,9 +111,10 @@ struct FftDecodePlan {
   std::vector<uint8_t> holds;     // decode_work entries: 1 where a source sits
   std::vector<uint16_t> logs;     // decode_work entries (codes::fft::erasure_logs)
   // For a decode kernel (FftDecodeFn, runtime/fft_codec.h): 2 x decode_work multiplier
-  // tables, pre then post (only their GFNI matrices where the kernel reads no more:
-  // FftKernels::decode_reads_matrices_only); empty when no kernel runs.
-  std::vector<uint8_t> tables;
+  // tables, pre then post; empty when no kernel runs. Where the kernel reads only their GFNI
+  // matrices (FftKernels::decode_reads_matrices_only), only the matrices of the pre tables of
+  // points read and the post tables of the others are written; other bytes are unspecified.
+  std::vector<uint8_t, UninitializedAllocator<uint8_t>> tables;
   std::shared_ptr<FftTargetCache> decodes = std::make_shared<FftTargetCache>();
   size_t bytes() const {
     return sources.size() * 8 + holds.size() + logs.size() * 2 + tables.size();

@@ -180,7 +180,9 @@ Result<std::shared_ptr<const FftDecodePlan>> FftCodec::plan(const std::vector<un
       const codes::fft::Gf gf = geometry_.gf;
       const uint16_t modulus = uint16_t(codes::fft::lch_field(gf).modulus);
       const bool matrices_only = kernels_.decode_reads_matrices_only;
-      p->tables.assign(2 * n * ir::kFftMulTableBytes, 0);
+      // Whole tables (another decode kernel) are zero where nothing is written.
+      if (matrices_only) p->tables.resize(2 * n * ir::kFftMulTableBytes);
+      else p->tables.assign(2 * n * ir::kFftMulTableBytes, 0);
       for (size_t x = 0; x < n; ++x) {
         if (p->holds[x]) ir::fft_mul_tables(p->logs[x], &p->tables[x * ir::kFftMulTableBytes], gf, matrices_only);
         else

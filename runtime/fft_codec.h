@@ -28,7 +28,8 @@ using FftEncodeRun = std::function<void(const uint8_t *const *in, uint8_t *const
 // One erasure set's decode by point (n = geometry.decode_work): in_at[x] the shard read at
 // point x where plan.holds[x]; out_at[x] where to write point x, nullptr = not wanted;
 // plan.tables: 2 n multipliers, the pre-multiplier of each point (zero where nothing is
-// read), then the post-multiplier (kModulus - log where a shard is restored).
+// read), then the post-multiplier (kModulus - log where a shard is restored; zero elsewhere);
+// with FftKernels::decode_reads_matrices_only, the matrices of the nonzero ones alone.
 using FftDecodeRun = std::function<void(const FftDecodePlan &plan, const uint8_t *const *in_at,
                                         uint8_t *const *out_at, size_t len)>;
 

@@ -334,11 +334,9 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     d->post.reserve(targets.size());
     for (uint32_t x = 0; x < n; ++x)
       d->pre.push_back(plan.holds[x] ? ir::FftStep{ir::kFftStepMul, x, n + x, x} : ir::FftStep{ir::kFftStepZero, x, 0, 0});
-    for (unsigned t : targets) {
-      const uint32_t x = uint32_t(fft_point(geometry_, t));
-      d->post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
-      live[2 * n + x] = true;
-    }
+    for (unsigned t : targets) live[2 * n + fft_point(geometry_, t)] = true;
+    for (uint32_t x = 0; x < n; ++x)  // in point order, as order_fft_ends_by_block wants them
+      if (live[2 * n + x]) d->post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
     d->whole_core = d->whole_core || decode_core_.steps.size() > kFftPruneMaxSteps;
     if (!d->whole_core && len > 0) {
       // What pruning can remove in whole steps: the IFFT's butterflies over blocks of points
@@ -353,7 +351,8 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
         dead[x] = !live[2 * n + x];
       }
       d->block_multiplies = ir::fft_block_butterflies(zero) + ir::fft_block_butterflies(dead);
-      const double scattered_ns = double(core_multiplies_) / 100 * double((len + 63) / 64) * kFftCoreNsPerColumnMultiply;
+      const double scattered_ns = double(core_multiplies_) / kFftPruneScatteredShare * double((len + 63) / 64) *
+                                  kFftCoreNsPerColumnMultiply;
       const double prune_ns = kFftPruneNsPerStep * double(d->pre.size() + decode_core_.steps.size() + d->post.size());
       d->prune_skipped = d->whole_core =
           d->block_multiplies * kFftPruneMinShare < core_multiplies_ && scattered_ns < prune_ns;

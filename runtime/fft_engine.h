@@ -37,13 +37,13 @@ constexpr size_t kFftPruneMaxSteps = size_t(1) << 16;
 
 // A decode core is pruned for an erasure set where whole blocks of points not read or not
 // restored hold at least 1/kFftPruneMinShare of its multiplies (ir::fft_block_butterflies), or
-// where the ~1% that scattered losses let it remove, over the asking call's columns
-// (kFftCoreNsPerColumnMultiply), costs more than pruning it, kFftPruneNsPerStep a step of its
-// ends and core; else the core runs whole (FftEngine::target_decode). Emerald Rapids, a new
-// random set per call, pruned or not interleaved in one process: losing m at random and
-// restoring them all at 4 KiB shards, 128:128 0.45 -> 0.40 ms a first call, 256:256 1.04 ->
-// 0.94, 1024:1024 5.3 -> 5.0; at 64 KiB (32:32, 128:128) pruning pays and runs.
-constexpr size_t kFftPruneMinShare = 32;
+// where the 1/kFftPruneScatteredShare that scattered losses let it remove, over the asking
+// call's columns (kFftCoreNsPerColumnMultiply), costs more than pruning it, kFftPruneNsPerStep
+// a step of its ends and core; else the core runs whole (FftEngine::target_decode). Emerald
+// Rapids, a new random set per call, pruned or not interleaved in one process, m lost at
+// random and all restored, 4 KiB shards: a first call 128:128 0.45 -> 0.40 ms, 256:256 1.04 ->
+// 0.96, 1024:1024 4.87 -> 4.59, 32:32 0.099 -> 0.093; at 64 KiB pruning pays and runs.
+constexpr size_t kFftPruneMinShare = 32, kFftPruneScatteredShare = 100;
 constexpr double kFftPruneNsPerStep = 50;
 
 // Runs rs-fft (k, m) on whole 64-byte columns with JIT code: the encoder unrolled for small

@@ -69,8 +69,9 @@ TEST(FftPrune, SameLiveValuesAsTheWholeSchedule) {
       const auto again = ir::prune_fft_steps({&d.pre, &core->steps, &d.post}, 2 * size_t(n), d.live);
       for (size_t l = 0; l < 3; ++l) {
         ASSERT_EQ(again[l].size(), pruned[l].size()) << k << ":" << m << " trial " << trial;
-        EXPECT_EQ(0, std::memcmp(again[l].data(), pruned[l].data(), pruned[l].size() * sizeof(FftStep)))
-            << k << ":" << m << " trial " << trial;
+        if (!pruned[l].empty())  // (an empty list's data() may be null)
+          EXPECT_EQ(0, std::memcmp(again[l].data(), pruned[l].data(), pruned[l].size() * sizeof(FftStep)))
+              << k << ":" << m << " trial " << trial;
       }
       std::vector<uint16_t> start(2 * size_t(n));
       for (auto &e : start) e = uint16_t(rng());
