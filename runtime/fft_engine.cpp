@@ -83,14 +83,18 @@ constexpr size_t kCoreTileBytes = 1024;
 // 2.8 -> 3.5; two or nine columns more gained less).
 size_t core_slot_stride(size_t tile) { return tile + 64; }
 
-// Work slots whose tiles (of `tile` bytes) fit in half of L2 (a power of two, at least 4: a
-// two-layer step's span), for ir::order_fft_steps_by_block; 0 when the tiles of all slots fit
-// anyway.
-uint32_t l2_block_slots(uint32_t slots, size_t tile) {
-  if (size_t(slots) * tile <= l2_budget()) return 0;
+// The largest power of two b >= 4 (a two-layer step's span) with b tiles of `tile` bytes
+// within `budget`; 4 where not even that fits.
+uint32_t slots_within(size_t tile, size_t budget) {
   uint32_t b = 4;
-  while (size_t(b) * 2 * tile <= l2_budget()) b *= 2;
+  while (size_t(b) * 2 * tile <= budget) b *= 2;
   return b;
+}
+
+// Work slots whose tiles (of `tile` bytes) fit in half of L2, for
+// ir::order_fft_steps_by_block; 0 when the tiles of all slots fit anyway.
+uint32_t l2_block_slots(uint32_t slots, size_t tile) {
+  return size_t(slots) * tile <= l2_budget() ? 0 : slots_within(tile, l2_budget());
 }
 
 // Three quarters of this core's L1d (sysconf; 32 KiB where it does not say).
@@ -114,8 +118,7 @@ size_t l1_budget() {
 // (1024:1024 with L1 blocks nested inside them: +0-2%, not kept).
 uint32_t l1_block_slots(uint32_t slots, size_t stride) {
   if (4 * stride > l1_budget()) return 0;
-  uint32_t b = 4;
-  while (size_t(b) * 2 * stride <= l1_budget()) b *= 2;
+  const uint32_t b = slots_within(stride, l1_budget());
   return b < slots ? b : 0;
 }
 
@@ -366,7 +369,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
       d->transform_cost = ir::fft_multiplies(d->pre) + ir::fft_multiplies(d->core) + ir::fft_multiplies(d->post);
     }
     // Each block's slots filled from the shards just before its first transform steps and
-    // finished just after its last, while its tiles are in L2.
+    // finished just after its last, while its tiles are in L2 (L1 where the core fits L2).
     d->segments = ir::order_fft_ends_by_block(&d->pre, d->whole_core ? decode_core_.steps : d->core, &d->post, n,
                                               core_block_slots_, d->whole_core ? &core_blocks_ : nullptr);
   }
