@@ -80,6 +80,7 @@ std::array<llvm::Value *, 8> ColumnEmitter::whole_column_tables(const std::array
   std::array<llvm::Value *, 8> t{};
   t[0] = pair(blocks[0], blocks[3]);
   t[1] = pair(blocks[1], blocks[2]);
+  t[2] = pair(blocks[2], blocks[1]);  // dead code (no IR left) where only mul() reads t
   return t;
 }
 
@@ -123,6 +124,27 @@ Planes ColumnEmitter::mul(Planes x, const std::array<llvm::Value *, 8> &t) {
     (h ? out.hi : out.lo) = acc;
   }
   return out;
+}
+
+Planes ColumnEmitter::mul_sum(const Planes *x, const std::array<llvm::Value *, 8> *t, unsigned n) {
+  if (!whole_ || gf8_) {
+    Planes sum = mul(x[0], t[0]);
+    for (unsigned j = 1; j < n; ++j) sum = xor_(sum, mul(x[j], t[j]));
+    return sum;
+  }
+  auto affine = [&](llvm::Value *v, llvm::Value *a) {
+    return b_.CreateIntrinsic(llvm::Intrinsic::x86_vgf2p8affineqb_512, {}, {v, a, b_.getInt8(0)});
+  };
+  // [A_00 lo | A_11 hi] summed; [A_10 lo | A_01 hi] summed, whose halves swapped are the
+  // cross terms [A_01 hi | A_10 lo].
+  llvm::Value *direct = affine(x[0].lo, t[0][0]), *cross = affine(x[0].lo, t[0][2]);
+  for (unsigned j = 1; j < n; ++j) {
+    direct = b_.CreateXor(direct, affine(x[j].lo, t[j][0]));
+    cross = b_.CreateXor(cross, affine(x[j].lo, t[j][2]));
+  }
+  llvm::SmallVector<int, 64> swap;
+  for (unsigned i = 0; i < kFftColumn; ++i) swap.push_back(int((i + kFftPlane) % kFftColumn));
+  return {b_.CreateXor(direct, b_.CreateShuffleVector(cross, swap)), nullptr};
 }
 
 std::array<llvm::Value *, 8> ColumnEmitter::constant_tables(uint16_t log) {

@@ -61,6 +61,12 @@ class ColumnEmitter {
   // times entry 1. GF(2^8): two lookups per plane (T_lo[0] on the low nibbles, T_lo[1] on the
   // high), or one affine transform by A_00 splat over the plane (the whole column).
   Planes mul(Planes x, const std::array<llvm::Value *, 8> &tables);
+  // x[0] * c_0 + ... + x[n-1] * c_{n-1} (n >= 1), the same value as XORing mul()s. Whole
+  // columns over GF(2^16): the products by entry 0 summed, and x times entry 1 with its halves
+  // swapped (whole_column_tables' entry 2) summed and then swapped - one swap of the halves per
+  // sum instead of one per product, for VGF2P8AFFINEQB's port (Emerald Rapids: one a cycle, the
+  // swaps and XORs beside it; a three-source matrix step 7.9 -> ~6 cycles a column).
+  Planes mul_sum(const Planes *x, const std::array<llvm::Value *, 8> *tables, unsigned n);
   // The tables of a compile-time constant given by its log (codes::fft), as constants.
   std::array<llvm::Value *, 8> constant_tables(uint16_t log);
   // The tables at a byte address (kFftMulTableBytes bytes), loaded (kGfni: only its matrices).
@@ -69,7 +75,8 @@ class ColumnEmitter {
  private:
   llvm::Value *lookup(llvm::Value *table16, llvm::Value *idx);
 
-  // The two whole-column matrices from the four 8x8 blocks (i64 values).
+  // The whole-column matrices from the four 8x8 blocks (i64 values): [A_00 | A_11], [A_01 |
+  // A_10] and (for mul_sum) [A_10 | A_01].
   std::array<llvm::Value *, 8> whole_column_tables(const std::array<llvm::Value *, 4> &blocks);
 
   llvm::IRBuilderBase &b_;

@@ -54,7 +54,9 @@ class ScheduleWriter {
     }
     return it->second;
   }
-  void step(FftStepKind kind, uint32_t a, uint32_t b = 0, uint32_t t = 0) { s_.steps.push_back({kind, a, b, t}); }
+  void step(FftStepKind kind, uint32_t a, uint32_t b = 0, uint32_t t = 0, uint32_t dist = 0) {
+    s_.steps.push_back({kind, a, b, t, dist});
+  }
   // The table of a field element c (0 included).
   uint32_t element(uint16_t c) { return c ? table(fft::lch_field(s_.gf).log[c]) : zero_table(); }
   uint32_t zero_table() {
@@ -415,6 +417,7 @@ Result<FftSchedule> fft_decode_schedule(unsigned k, unsigned m, const std::vecto
     if (holds[x] >= 0) w.step(kFftStepMul, x, s.slots + uint32_t(holds[x]), w.table((*logs)[x]));
     else w.step(kFftStepZero, x);
   }
+  prefetch_shard_reads(s.steps, s.slots);
   append_decode_core(w, s, g, radix8);
   for (unsigned sh = 0; sh < k + m; ++sh)
     if (wanted[sh]) {
@@ -519,6 +522,14 @@ constexpr uint32_t FftStep::*kMultiplierField[7] = {&FftStep::table,  &FftStep::
 uint32_t fft_step_multiplier(const FftStep &step, unsigned multiplier) { return step.*kMultiplierField[multiplier]; }
 uint32_t &fft_step_multiplier(FftStep &step, unsigned multiplier) { return step.*kMultiplierField[multiplier]; }
 
+void prefetch_shard_reads(std::vector<FftStep> &steps, uint32_t first_shard, unsigned ahead) {
+  std::vector<size_t> reads;  // the steps that read a shard, in order
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (steps[i].kind == kFftStepMul && steps[i].b >= first_shard) reads.push_back(i);
+  for (size_t r = 0; r < reads.size(); ++r)
+    steps[reads[r]].dist = r + ahead < reads.size() ? 1 + steps[reads[r + ahead]].b : 0;
+}
+
 void fuse_xor_steps(std::vector<FftStep> &steps) {
   const auto fusable = [&](size_t i, uint32_t a) {
     return i < steps.size() && steps[i].kind == kFftStepXor && steps[i].a == a && steps[i].b != a;
@@ -610,12 +621,11 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 20);
   ColumnEmitter e(b, shuffle, fft_whole_column_vectors(target), gf);
 
-  // Steps that read a shard (a decode's first multiplies, an encode's copies) read it tile
-  // after tile: the same column of the next tile, B + bytes, is asked for ahead (Zen 5,
-  // 128:128 decoding 64 KiB shards through the core: 3.7 -> 4.4 GB/s, encode +3%; a prefetch
-  // past a shard's end does not fault). Where B is a work slot, that is another slot's tile,
-  // already in L2. Not in the three-source steps: a matrix decode's (their sources' next
-  // tiles, three per column) lost 30%.
+  // An encode's copies read their shards tile after tile: the same column of the next tile,
+  // B + bytes, is asked for ahead (Zen 5: encode +3%; a prefetch past a shard's end does not
+  // fault). Not in the three-source steps: a matrix decode's (their sources' next tiles, three
+  // per column) lost 30%. A decode's first multiplies ask for a later step's shard instead
+  // (kFftStepMul's dist).
   auto prefetch_next_tile = [&](llvm::Value *B) {
     b.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr},
                       {b.CreateGEP(b.getInt8Ty(), B, bytes), b.getInt32(0), b.getInt32(1), b.getInt32(1)});
@@ -685,10 +695,24 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   emit_case(kFftStepMulAdd, "muladd", true, [&](llvm::Value *A, llvm::Value *B, const std::array<llvm::Value *, 8> &t) {
     e.store(e.xor_(e.load(A), e.mul(e.load(B), t)), A);
   });
-  emit_case(kFftStepMul, "mul", true, [&](llvm::Value *A, llvm::Value *B, const std::array<llvm::Value *, 8> &t) {
-    prefetch_next_tile(B);
-    e.store(e.mul(e.load(B), t), A);
-  });
+  {
+    // dist = 1 + p: the same column of ptr[p] asked for (prefetcht0) - the shard a later step
+    // reads (ir::prefetch_shard_reads); dist 0 asks for the column this step loads (one
+    // load-port uop, no traffic, no second loop).
+    std::array<llvm::Value *, 8> t{};
+    llvm::Value *soon = nullptr;
+    emit_kind(
+        kFftStepMul, "mul",
+        [&] {
+          t = e.load_tables(tab);
+          llvm::Value *d = field(4, "prefetch");
+          soon = pointer(b.CreateSelect(b.CreateICmpNE(d, size(0)), b.CreateSub(d, size(1)), field(2, "b")));
+        },
+        [&](llvm::Value *off) {
+          b.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr}, {at(soon, off), b.getInt32(0), b.getInt32(3), b.getInt32(1)});
+          e.store(e.mul(e.load(at(pb, off)), t), at(pa, off));
+        });
+  }
 
   // Two or three layers on four or eight slots: pointers a + j dist, the step's multipliers,
   // one column of each slot at a time through fft_step_butterflies. Two loops: in place, and
@@ -988,8 +1012,9 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
       t = {tables_at(3), tables_at(5), tables_at(6)};
     }, [&](llvm::Value *off) {
       llvm::Value *A = at(pa, off);
-      Planes sum = e.mul(e.load(at(src[0], off)), t[0]);
-      for (unsigned j = 1; j < 3; ++j) sum = e.xor_(sum, e.mul(e.load(at(src[j], off)), t[j]));
+      Planes x[3];
+      for (unsigned j = 0; j < 3; ++j) x[j] = e.load(at(src[j], off));
+      const Planes sum = e.mul_sum(x, t.data(), 3);
       e.store(k == kFftStepMulAdd3 ? e.xor_(e.load(A), sum) : sum, A);
     });
   };

@@ -336,7 +336,8 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     d->pre.reserve(n);
     d->post.reserve(targets.size());
     for (uint32_t x = 0; x < n; ++x)
-      d->pre.push_back(plan.holds[x] ? ir::FftStep{ir::kFftStepMul, x, n + x, x} : ir::FftStep{ir::kFftStepZero, x, 0, 0});
+      d->pre.push_back(plan.holds[x] ? ir::FftStep{ir::kFftStepMul, x, n + x, x}
+                                     : ir::FftStep{ir::kFftStepZero, x, 0, 0});
     for (unsigned t : targets) live[2 * n + fft_point(geometry_, t)] = true;
     for (uint32_t x = 0; x < n; ++x)  // in point order, as order_fft_ends_by_block wants them
       if (live[2 * n + x]) d->post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
@@ -372,6 +373,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     // finished just after its last, while its tiles are in L2 (L1 where the core fits L2).
     d->segments = ir::order_fft_ends_by_block(&d->pre, d->whole_core ? decode_core_.steps : d->core, &d->post, n,
                                               core_block_slots_, d->whole_core ? &core_blocks_ : nullptr);
+    ir::prefetch_shard_reads(d->pre, n);  // pre runs in its order, across the segments
   }
   std::lock_guard<std::mutex> lock(cache.mutex);
   if (cache.entries.size() >= FftTargetCache::kEntries) cache.entries.erase(cache.entries.begin());

@@ -510,6 +510,53 @@ TEST_P(FftSteps, XorsIntoOneSlotFuseAndMatchTheSingleXors) {
   EXPECT_EQ(steps[3].b, 8u);
 }
 
+// A decode's multiplies that read shards ask for the shard read two such steps later
+// (prefetch_shard_reads: only kFftStepMul with b past the work slots, in order, the last two
+// asking for nothing), and the kernel's prefetches leave every value as without them.
+TEST_P(FftSteps, ShardMultipliesAskForALaterShard) {
+  std::mt19937_64 rng(0x9f3);
+  const size_t len = 64 * 4 + 6, whole = len / 64 * 64;
+  const unsigned shards = 6;
+  ir::FftSchedule s;
+  s.slots = 3;
+  s.slot_shard = {0, 1, -1};  // slots 0 and 1 are shards 0 and 1's tiles; pointer 3 + i is shard i
+  std::vector<uint16_t> logs;
+  for (unsigned j = 0; j < 4; ++j) {
+    logs.push_back(uint16_t(rng() % fft::lch_field(fft::Gf::k16).modulus));
+    s.tables.resize(s.tables.size() + ir::kFftMulTableBytes);
+    ir::fft_mul_tables(logs.back(), s.tables.data() + s.tables.size() - ir::kFftMulTableBytes);
+  }
+  s.steps = {{ir::kFftStepMul, 2, 3 + 2, 0},  {ir::kFftStepZero, 1, 0, 0},      {ir::kFftStepMul, 1, 3 + 3, 1},
+             {ir::kFftStepMul, 1, 1, 2},      {ir::kFftStepMulAdd, 2, 3 + 4, 3}, {ir::kFftStepMul, 0, 3 + 5, 3},
+             {ir::kFftStepXor, 0, 2, 0},      {ir::kFftStepMul, 2, 3 + 4, 2}};
+  const ir::FftSchedule plain = s;
+  ir::prefetch_shard_reads(s.steps, s.slots);
+  const std::vector<uint32_t> want_dist = {1 + 3 + 5, 0, 1 + 3 + 4, 0, 0, 0, 0, 0};
+  for (size_t i = 0; i < s.steps.size(); ++i) {
+    EXPECT_EQ(s.steps[i].dist, want_dist[i]) << "step " << i;
+    EXPECT_EQ(s.steps[i].kind, plain.steps[i].kind);
+  }
+  std::vector<std::vector<uint8_t>> a(shards, std::vector<uint8_t>(len));
+  for (auto &v : a)
+    for (auto &b : v) b = uint8_t(rng());
+  const auto in = a;
+  auto b = a;
+  run(plain, a, len, 128);
+  run(s, b, len, 128);
+  EXPECT_EQ(a, b);
+  // Against the scalar field: scratch = in2 t0, then ^= in4 t3; shard 1 = in3 t1 t2; shard 0 =
+  // in5 t3 ^ scratch; shards 2 .. 5 unchanged.
+  const fft::LchField &f = fft::lch_field(fft::Gf::k16);
+  auto at = [](const std::vector<uint8_t> &v, size_t col, size_t e) { return uint16_t(v[col + e] | (v[col + 32 + e] << 8)); };
+  for (size_t col = 0; col < whole; col += 64)
+    for (size_t e = 0; e < 32; ++e) {
+      const uint16_t scratch = f.mul_log(at(in[2], col, e), logs[0]) ^ f.mul_log(at(in[4], col, e), logs[3]);
+      ASSERT_EQ(at(a[1], col, e), f.mul_log(f.mul_log(at(in[3], col, e), logs[1]), logs[2])) << col << " " << e;
+      ASSERT_EQ(at(a[0], col, e), uint16_t(f.mul_log(at(in[5], col, e), logs[3]) ^ scratch)) << col << " " << e;
+    }
+  for (unsigned i = 2; i < shards; ++i) EXPECT_EQ(a[i], in[i]) << i;
+}
+
 // The decode core's formal derivative: run inside the FFT's first pass where that pass is whole
 // and at most an eighth of the points lie past decode_end (one derivative-fused step per group,
 // in rising a right after the IFFT, and no XOR step of its own: those left are the transforms'
