@@ -84,9 +84,19 @@ std::array<llvm::Value *, 8> ColumnEmitter::whole_column_tables(const std::array
   return t;
 }
 
+llvm::Value *ColumnEmitter::affine_column(llvm::Value *column, llvm::Value *matrix) {
+  return b_.CreateIntrinsic(llvm::Intrinsic::x86_vgf2p8affineqb_512, {}, {column, matrix, b_.getInt8(0)});
+}
+
+llvm::Value *ColumnEmitter::swap_halves(llvm::Value *column) {
+  llvm::SmallVector<int, 64> swap;
+  for (unsigned i = 0; i < kFftColumn; ++i) swap.push_back(int((i + kFftPlane) % kFftColumn));
+  return b_.CreateShuffleVector(column, swap);
+}
+
 Planes ColumnEmitter::mul(Planes x, const std::array<llvm::Value *, 8> &t) {
   if (gf8_) {  // every byte on its own: one matrix (or two nibble tables) for all of them
-    if (whole_) return {b_.CreateIntrinsic(llvm::Intrinsic::x86_vgf2p8affineqb_512, {}, {x.lo, t[0], b_.getInt8(0)}), nullptr};
+    if (whole_) return {affine_column(x.lo, t[0]), nullptr};
     auto one = [&](llvm::Value *v) -> llvm::Value * {
       if (shuffle_ == FftShuffle::kGfni)
         return b_.CreateIntrinsic(llvm::Intrinsic::x86_vgf2p8affineqb_256, {}, {v, t[0], b_.getInt8(0)});
@@ -96,14 +106,7 @@ Planes ColumnEmitter::mul(Planes x, const std::array<llvm::Value *, 8> &t) {
     };
     return {one(x.lo), one(x.hi)};
   }
-  if (whole_) {
-    auto affine = [&](llvm::Value *v, llvm::Value *a) {
-      return b_.CreateIntrinsic(llvm::Intrinsic::x86_vgf2p8affineqb_512, {}, {v, a, b_.getInt8(0)});
-    };
-    llvm::SmallVector<int, 64> swap;
-    for (unsigned i = 0; i < kFftColumn; ++i) swap.push_back(int((i + kFftPlane) % kFftColumn));
-    return {b_.CreateXor(affine(x.lo, t[0]), affine(b_.CreateShuffleVector(x.lo, swap), t[1])), nullptr};
-  }
+  if (whole_) return {b_.CreateXor(affine_column(x.lo, t[0]), affine_column(swap_halves(x.lo), t[1])), nullptr};
   if (shuffle_ == FftShuffle::kGfni) {
     auto affine = [&](llvm::Value *v, llvm::Value *a) {
       return b_.CreateIntrinsic(llvm::Intrinsic::x86_vgf2p8affineqb_256, {}, {v, a, b_.getInt8(0)});
@@ -132,19 +135,14 @@ Planes ColumnEmitter::mul_sum(const Planes *x, const std::array<llvm::Value *, 8
     for (unsigned j = 1; j < n; ++j) sum = xor_(sum, mul(x[j], t[j]));
     return sum;
   }
-  auto affine = [&](llvm::Value *v, llvm::Value *a) {
-    return b_.CreateIntrinsic(llvm::Intrinsic::x86_vgf2p8affineqb_512, {}, {v, a, b_.getInt8(0)});
-  };
   // [A_00 lo | A_11 hi] summed; [A_10 lo | A_01 hi] summed, whose halves swapped are the
   // cross terms [A_01 hi | A_10 lo].
-  llvm::Value *direct = affine(x[0].lo, t[0][0]), *cross = affine(x[0].lo, t[0][2]);
+  llvm::Value *direct = affine_column(x[0].lo, t[0][0]), *cross = affine_column(x[0].lo, t[0][2]);
   for (unsigned j = 1; j < n; ++j) {
-    direct = b_.CreateXor(direct, affine(x[j].lo, t[j][0]));
-    cross = b_.CreateXor(cross, affine(x[j].lo, t[j][2]));
+    direct = b_.CreateXor(direct, affine_column(x[j].lo, t[j][0]));
+    cross = b_.CreateXor(cross, affine_column(x[j].lo, t[j][2]));
   }
-  llvm::SmallVector<int, 64> swap;
-  for (unsigned i = 0; i < kFftColumn; ++i) swap.push_back(int((i + kFftPlane) % kFftColumn));
-  return {b_.CreateXor(direct, b_.CreateShuffleVector(cross, swap)), nullptr};
+  return {b_.CreateXor(direct, swap_halves(cross)), nullptr};
 }
 
 std::array<llvm::Value *, 8> ColumnEmitter::constant_tables(uint16_t log) {

@@ -74,6 +74,10 @@ class ColumnEmitter {
 
  private:
   llvm::Value *lookup(llvm::Value *table16, llvm::Value *idx);
+  // Whole columns: VGF2P8AFFINEQB of a <64 x i8> column by a matrix column; the column with
+  // its two 32-byte halves exchanged.
+  llvm::Value *affine_column(llvm::Value *column, llvm::Value *matrix);
+  llvm::Value *swap_halves(llvm::Value *column);
 
   // The whole-column matrices from the four 8x8 blocks (i64 values): [A_00 | A_11], [A_01 |
   // A_10] and (for mul_sum) [A_10 | A_01].

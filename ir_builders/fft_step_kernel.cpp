@@ -54,9 +54,7 @@ class ScheduleWriter {
     }
     return it->second;
   }
-  void step(FftStepKind kind, uint32_t a, uint32_t b = 0, uint32_t t = 0, uint32_t dist = 0) {
-    s_.steps.push_back({kind, a, b, t, dist});
-  }
+  void step(FftStepKind kind, uint32_t a, uint32_t b = 0, uint32_t t = 0) { s_.steps.push_back({kind, a, b, t}); }
   // The table of a field element c (0 included).
   uint32_t element(uint16_t c) { return c ? table(fft::lch_field(s_.gf).log[c]) : zero_table(); }
   uint32_t zero_table() {
@@ -523,11 +521,18 @@ uint32_t fft_step_multiplier(const FftStep &step, unsigned multiplier) { return 
 uint32_t &fft_step_multiplier(FftStep &step, unsigned multiplier) { return step.*kMultiplierField[multiplier]; }
 
 void prefetch_shard_reads(std::vector<FftStep> &steps, uint32_t first_shard, unsigned ahead) {
-  std::vector<size_t> reads;  // the steps that read a shard, in order
-  for (size_t i = 0; i < steps.size(); ++i)
-    if (steps[i].kind == kFftStepMul && steps[i].b >= first_shard) reads.push_back(i);
-  for (size_t r = 0; r < reads.size(); ++r)
-    steps[reads[r]].dist = r + ahead < reads.size() ? 1 + steps[reads[r + ahead]].b : 0;
+  // From the last: `later` holds the shards the next reads take, the nearest first (0: none),
+  // so that a new erasure set's first call allocates nothing here.
+  constexpr unsigned kMost = 8;
+  ahead = std::min(std::max(ahead, 1u), kMost);
+  uint32_t later[kMost] = {};
+  for (size_t i = steps.size(); i-- > 0;) {
+    FftStep &st = steps[i];
+    if (st.kind != kFftStepMul || st.b < first_shard) continue;
+    st.dist = later[ahead - 1];
+    for (unsigned j = ahead - 1; j > 0; --j) later[j] = later[j - 1];
+    later[0] = 1 + st.b;
+  }
 }
 
 void fuse_xor_steps(std::vector<FftStep> &steps) {

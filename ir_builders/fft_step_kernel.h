@@ -108,7 +108,7 @@ unsigned fft_derivative_groups(const FftStep &step, uint32_t out[kFftMaxDerivati
 
 // The multiplies of `steps` that read a shard (kFftStepMul with b >= first_shard, the pointer
 // layout's first shard) ask for the shard the `ahead`-th such step after them reads (their
-// dist), in the order they run; the last `ahead` ask for nothing. A decode's first multiplies
+// dist), in the order they run (ahead 1 .. 8); the last `ahead` ask for nothing. A decode's first multiplies
 // read 1 KiB of each shard, a new stream each, from L3 or memory: asked for two steps ahead,
 // Emerald Rapids decodes 1024:1024 +2% at 4 KiB and +5% at 64 KiB, 128:128 +0.5-1.5%, against
 // no prefetch there (and the next tile's, which only paid where the core fits L2: 1024:1024 at 4
