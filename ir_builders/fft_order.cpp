@@ -19,6 +19,10 @@ FftWorkSlots fft_step_work_slots(const FftStep &step, uint32_t slots) {
     case kFftStepIfft8:
     case kFftStepFft4D:  // its own slots only (fft_order.h)
     case kFftStepFft8D:
+    case kFftStepIfft4In:  // b: shards (read), b2: a table array
+    case kFftStepIfft8In:
+    case kFftStepFft4Out:  // b: restored shards (written)
+    case kFftStepFft8Out:
       for (uint32_t j = 0, n = fft_step_slots(step.kind); j < n; ++j) {
         add(step.a + j * step.dist);
         if (step.into) add(step.into - 1 + j * step.dist);

@@ -478,12 +478,20 @@ unsigned fft_step_slots(uint32_t kind) {
   switch (kind) {
     case kFftStepFft4:
     case kFftStepIfft4:
-    case kFftStepFft4D: return 4;
+    case kFftStepFft4D:
+    case kFftStepIfft4In:
+    case kFftStepFft4Out: return 4;
     case kFftStepFft8:
     case kFftStepIfft8:
-    case kFftStepFft8D: return 8;
+    case kFftStepFft8D:
+    case kFftStepIfft8In:
+    case kFftStepFft8Out: return 8;
     default: return 0;
   }
+}
+
+bool fft_step_inverse(uint32_t kind) {
+  return kind == kFftStepIfft4 || kind == kFftStepIfft8 || kind == kFftStepIfft4In || kind == kFftStepIfft8In;
 }
 
 unsigned fft_derivative_groups(const FftStep &step, uint32_t out[kFftMaxDerivativeGroups]) {
@@ -505,7 +513,7 @@ unsigned fft_step_butterflies(uint32_t kind, FftStepButterfly out[12]) {
   const bool four = slots == 4;
   const FftStepButterfly *order = four ? kFour : kEight;
   const unsigned n = four ? 4 : 12, group = four ? 2 : 4, groups = n / group;
-  const bool fwd = kind != kFftStepIfft4 && kind != kFftStepIfft8;
+  const bool fwd = !fft_step_inverse(kind);
   for (unsigned g = 0; g < groups; ++g)
     for (unsigned j = 0; j < group; ++j) out[g * group + j] = order[(fwd ? g : groups - 1 - g) * group + j];
   return n;
@@ -564,7 +572,8 @@ size_t fft_multiplies(const std::vector<FftStep> &steps) {
   size_t n = 0;
   for (const FftStep &s : steps) {
     const unsigned slots = fft_step_slots(s.kind);  // a multi-layer step: one multiply per butterfly
-    n += slots ? slots / 2 * unsigned(__builtin_ctz(slots))
+    const bool ends = s.kind >= kFftStepIfft4In && s.kind <= kFftStepFft8Out;  // and one per slot
+    n += slots ? slots / 2 * unsigned(__builtin_ctz(slots)) + (ends ? slots : 0)
          : s.kind == kFftStepMul3 || s.kind == kFftStepMulAdd3                                                ? 3
          : s.kind == kFftStepFft || s.kind == kFftStepIfft || s.kind == kFftStepMul || s.kind == kFftStepMulAdd ? 1
                                                                                                                  : 0;
@@ -623,7 +632,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   llvm::Value *pa = pointer(field(1, "a"));
   llvm::Value *pb = pointer(field(2, "b"));
   llvm::Value *tab = b.CreateInBoundsGEP(b.getInt8Ty(), tables, b.CreateMul(field(3, "t"), size(kFftMulTableBytes)));
-  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 20);
+  llvm::SwitchInst *sw = b.CreateSwitch(kind, next, 24);
   ColumnEmitter e(b, shuffle, fft_whole_column_vectors(target), gf);
 
   // An encode's copies read their shards tile after tile: the same column of the next tile,
@@ -731,6 +740,21 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
                              offsetof(FftStep, table1) / 4, offsetof(FftStep, table2) / 4,
                              offsetof(FftStep, table3) / 4, offsetof(FftStep, table4) / 4,
                              offsetof(FftStep, table5) / 4};
+  // Butterflies in place on x: A ^= B T; B ^= A (FFT) or B ^= A; A ^= B T (IFFT).
+  auto run_butterflies = [&](std::array<Planes, 8> &x, const FftStepButterfly *order, unsigned n, bool forward,
+                             const std::array<std::array<llvm::Value *, 8>, 7> &tt) {
+    for (unsigned i = 0; i < n; ++i) {
+      Planes &u = x[order[i].u], &v = x[order[i].v];
+      const std::array<llvm::Value *, 8> &m = tt[order[i].multiplier];
+      if (forward) {
+        u = e.xor_(u, e.mul(v, m));
+        v = e.xor_(v, u);
+      } else {
+        v = e.xor_(v, u);
+        u = e.xor_(u, e.mul(v, m));
+      }
+    }
+  };
   auto emit_layers = [&](FftStepKind k, const char *name) {
     FftStepButterfly bfs[12], fwd_bfs[12];
     const unsigned n = fft_step_butterflies(k, bfs), slots = fft_step_slots(k), multipliers = slots - 1;
@@ -742,20 +766,9 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
     constexpr unsigned words_into = offsetof(FftStep, into) / 4;
     std::array<std::array<llvm::Value *, 8>, 7> t, t2;  // t2: the paired FFT step's
     llvm::Value *a = nullptr, *dist = nullptr;
-    // Butterflies in place on x: A ^= B T; B ^= A (FFT) or B ^= A; A ^= B T (IFFT).
     auto run = [&](std::array<Planes, 8> &x, const FftStepButterfly *order, bool forward,
                    const std::array<std::array<llvm::Value *, 8>, 7> &tt) {
-      for (unsigned i = 0; i < n; ++i) {
-        Planes &u = x[order[i].u], &v = x[order[i].v];
-        const std::array<llvm::Value *, 8> &m = tt[order[i].multiplier];
-        if (forward) {
-          u = e.xor_(u, e.mul(v, m));
-          v = e.xor_(v, u);
-        } else {
-          v = e.xor_(v, u);
-          u = e.xor_(u, e.mul(v, m));
-        }
-      }
+      run_butterflies(x, order, n, forward, tt);
     };
     auto body_of = [&](bool paired) {
       return [&, paired](llvm::Value *off) {
@@ -900,11 +913,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
             x[j].hi = hi;
           }
         }
-        for (unsigned i = 0; i < n; ++i) {
-          Planes &u = x[bfs[i].u], &v = x[bfs[i].v];
-          u = e.xor_(u, e.mul(v, t[bfs[i].multiplier]));
-          v = e.xor_(v, u);
-        }
+        run_butterflies(x, bfs, n, true, t);
         for (unsigned j = 0; j < slots; ++j) e.store(x[j], at(p[j], off));
       };
     };
@@ -1007,6 +1016,76 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   emit_layers(kFftStepIfft4, "ifft4");
   emit_layers(kFftStepFft8, "fft8");
   emit_layers(kFftStepIfft8, "ifft8");
+
+  // A decode's ends in its first IFFT and last FFT steps (kFftStepIfft4In .. Fft8Out): per
+  // slot a multiplier from the table array at ptr[b2] (loaded once per step) and a shard
+  // pointer, null where the point is read nowhere (In: the slot is 0) or restored nowhere
+  // (Out: nothing stored). The null tests are per column, each the same for the whole step
+  // (predicted after its first columns), so an absent point costs no multiply: half the
+  // points of a decode are read, a quarter to a half restored.
+  auto emit_end_layers = [&](FftStepKind k, const char *name) {
+    FftStepButterfly bfs[12];
+    const unsigned n = fft_step_butterflies(k, bfs), slots = fft_step_slots(k), multipliers = slots - 1;
+    const bool in = fft_step_inverse(k);
+    const std::string tag(name);
+    std::array<llvm::Value *, 8> p, q, absent;
+    std::array<std::array<llvm::Value *, 8>, 8> mul;
+    std::array<std::array<llvm::Value *, 8>, 7> t;
+    emit_kind(k, name, [&] {
+      llvm::Value *a = field(1, "a"), *dist = field(4, "dist"), *shards = field(2, "b");
+      llvm::Value *array = pointer(field(offsetof(FftStep, b2) / 4, "tables.of.slots"));
+      for (unsigned j = 0; j < slots; ++j) {
+        llvm::Value *x = b.CreateAdd(a, b.CreateMul(dist, size(j)));
+        p[j] = pointer(x);
+        q[j] = pointer(b.CreateAdd(shards, b.CreateMul(dist, size(j))));
+        absent[j] = b.CreateICmpEQ(q[j], llvm::ConstantPointerNull::get(ptr));
+        mul[j] = e.load_tables(b.CreateInBoundsGEP(b.getInt8Ty(), array, b.CreateMul(x, size(kFftMulTableBytes))));
+      }
+      for (unsigned j = 0; j < multipliers; ++j) t[j] = tables_at(words[j]);
+    }, [&](llvm::Value *off) {
+      std::array<Planes, 8> x;
+      for (unsigned j = 0; j < slots; ++j) {
+        if (!in) {
+          x[j] = e.load(at(p[j], off));
+          continue;
+        }
+        llvm::BasicBlock *from = b.GetInsertBlock();
+        llvm::BasicBlock *read = block(tag + ".read"), *join = block(tag + ".slot");
+        b.CreateCondBr(absent[j], join, read);
+        b.SetInsertPoint(read);
+        const Planes y = e.mul(e.load(at(q[j], off)), mul[j]);
+        llvm::BasicBlock *read_end = b.GetInsertBlock();
+        b.CreateBr(join);
+        b.SetInsertPoint(join);
+        const Planes z = e.zero();
+        auto merge = [&](llvm::Value *zv, llvm::Value *yv) -> llvm::Value * {
+          if (!yv) return nullptr;
+          llvm::PHINode *phi = b.CreatePHI(yv->getType(), 2);
+          phi->addIncoming(zv, from);
+          phi->addIncoming(yv, read_end);
+          return phi;
+        };
+        x[j] = {merge(z.lo, y.lo), merge(z.hi, y.hi)};
+      }
+      run_butterflies(x, bfs, n, !in, t);
+      for (unsigned j = 0; j < slots; ++j) {
+        if (in) {
+          e.store(x[j], at(p[j], off));
+          continue;
+        }
+        llvm::BasicBlock *write = block(tag + ".write"), *join = block(tag + ".slot");
+        b.CreateCondBr(absent[j], join, write);
+        b.SetInsertPoint(write);
+        e.store(e.mul(x[j], mul[j]), at(q[j], off));
+        b.CreateBr(join);
+        b.SetInsertPoint(join);
+      }
+    });
+  };
+  emit_end_layers(kFftStepIfft4In, "ifft4in");
+  emit_end_layers(kFftStepIfft8In, "ifft8in");
+  emit_end_layers(kFftStepFft4Out, "fft4out");
+  emit_end_layers(kFftStepFft8Out, "fft8out");
 
   // Three sources into A: pointers b, dist, b2 with tables t, t0, t1; A read once (add) or not.
   auto emit_three = [&](FftStepKind k, const char *name) {

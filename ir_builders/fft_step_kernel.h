@@ -62,6 +62,17 @@ enum FftStepKind : uint32_t {
   // have run yet); then the butterflies of kFftStepFft4 / kFftStepFft8. No b, no into.
   kFftStepFft4D = 18,
   kFftStepFft8D = 19,
+  // A decode core's ends folded into the transform steps beside them (fold_decode_ends): the
+  // slots' multipliers M_j are the tables at ptr[b2] + (a + j dist) * kFftMulTableBytes (b2:
+  // the pointer of a table array, one table per slot).
+  // The IFFT steps of kFftStepIfft4 / Ifft8 on X_j = ptr[b + j dist] * M_j, or 0 where that
+  // pointer is null (a point read nowhere); results stored to ptr[a + j dist]:
+  kFftStepIfft4In = 20,
+  kFftStepIfft8In = 21,
+  // The FFT steps of kFftStepFft4 / Fft8 on X_j = ptr[a + j dist]; then ptr[b + j dist] =
+  // X_j * M_j where that pointer is not null; the slots are not written:
+  kFftStepFft4Out = 22,
+  kFftStepFft8Out = 23,
 };
 constexpr unsigned kFftMaxXorSources = 6;
 struct FftStep {
@@ -93,6 +104,8 @@ unsigned fft_xor_sources(const FftStep &step, uint32_t out[kFftMaxXorSources]);
 // 8 (Fft8 / Ifft8); 0 for other kinds. It has slots / 2 butterflies in each of log2(slots)
 // layers and slots - 1 multipliers.
 unsigned fft_step_slots(uint32_t kind);
+// Whether a two- or three-layer kind runs IFFT butterflies (Ifft4 / Ifft8 and their In kinds).
+bool fft_step_inverse(uint32_t kind);
 struct FftStepButterfly {
   uint8_t u, v, multiplier;
 };

@@ -11,6 +11,7 @@
 
 #include "codes/rs_fft_program.h"
 #include "jit/decoder_planner.h"
+#include "ir_builders/fft_ends.h"
 #include "ir_builders/fft_order.h"
 #include "ir_builders/fft_prune.h"
 #include "ir_builders/fft_kernel.h"
@@ -176,10 +177,11 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   if (!e->core_block_slots_)
     e->core_block_slots_ = l1_block_slots(e->decode_core_.slots, core_slot_stride(kCoreTileBytes));
   ir::order_fft_steps_by_block(&e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
-  if (e->core_block_slots_)  // several blocks: kept for the whole-core decodes' segmenting
-    e->core_blocks_ = ir::fft_step_blocks(e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
-  e->geometry_ = *codes::fft::geometry(k, m, gf);
   e->core_multiplies_ = ir::fft_multiplies(e->decode_core_.steps);
+  e->fold_whole_core();
+  if (e->core_block_slots_)  // several blocks: kept for the whole-core decodes' segmenting
+    e->core_blocks_ = ir::fft_step_blocks(e->whole_core_steps(), e->decode_core_.slots, e->core_block_slots_);
+  e->geometry_ = *codes::fft::geometry(k, m, gf);
   e->decode_info_ = e->steps_.info;
   e->decode_reads_matrices_only_ = ir::fft_multiplies_by_gfni(jit.target_info());
   const std::string multiplies = e->steps_.info.why;  // "multiplies by gfni" / "... split-table"
@@ -200,6 +202,29 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
     e->encode_info_.why = "unrolled: the code's butterflies with constant twiddles per 64-byte column, " + multiplies;
   }
   return std::shared_ptr<const FftEngine>(std::move(e));
+}
+
+void FftEngine::fold_whole_core() {
+  const uint32_t n = decode_core_.slots;
+  const char *off = std::getenv("ECJIT_FFT_FOLD");
+  pre_left_.assign(n, 1);
+  post_left_.assign(n, 1);
+  if (off && off[0] == '0') return;
+  // Every point filled and restored: the folded steps take each point's pointers per call.
+  std::vector<ir::FftStep> pre, post, core = decode_core_.steps;
+  for (uint32_t x = 0; x < n; ++x) {
+    pre.push_back({ir::kFftStepMul, x, n + x, x});
+    post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
+  }
+  ir::fold_decode_ends(&pre, &core, &post, n, kPreTables * n, kPreTables * n + 1);
+  folds_ends_ = pre.size() < n || post.size() < n;
+  if (!folds_ends_) return;
+  pre_left_.assign(n, 0);
+  post_left_.assign(n, 0);
+  for (const ir::FftStep &st : pre) pre_left_[st.a] = 1;
+  for (const ir::FftStep &st : post) post_left_[st.b] = 1;
+  if (decode_core_.steps.size() > kFftPruneMaxSteps) decode_core_.steps = std::move(core);  // never pruned
+  else folded_core_ = std::move(core);
 }
 
 void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len) const {
@@ -333,14 +358,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     // point x * post(x) (plan.tables: pre, then post).
     const uint32_t n = decode_core_.slots;
     std::vector<bool> live(3 * size_t(n), false);
-    d->pre.reserve(n);
-    d->post.reserve(targets.size());
-    for (uint32_t x = 0; x < n; ++x)
-      d->pre.push_back(plan.holds[x] ? ir::FftStep{ir::kFftStepMul, x, n + x, x}
-                                     : ir::FftStep{ir::kFftStepZero, x, 0, 0});
     for (unsigned t : targets) live[2 * n + fft_point(geometry_, t)] = true;
-    for (uint32_t x = 0; x < n; ++x)  // in point order, as order_fft_ends_by_block wants them
-      if (live[2 * n + x]) d->post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
     d->whole_core = d->whole_core || decode_core_.steps.size() > kFftPruneMaxSteps;
     if (!d->whole_core && len > 0) {
       // What pruning can remove in whole steps: the IFFT's butterflies over blocks of points
@@ -357,10 +375,21 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
       d->block_multiplies = ir::fft_block_butterflies(zero) + ir::fft_block_butterflies(dead);
       const double scattered_ns = double(core_multiplies_) / kFftPruneScatteredShare * double((len + 63) / 64) *
                                   kFftCoreNsPerColumnMultiply;
-      const double prune_ns = kFftPruneNsPerStep * double(d->pre.size() + decode_core_.steps.size() + d->post.size());
+      const double prune_ns = kFftPruneNsPerStep * double(n + decode_core_.steps.size() + targets.size());
       d->prune_skipped = d->whole_core =
           d->block_multiplies * kFftPruneMinShare < core_multiplies_ && scattered_ns < prune_ns;
     }
+    // The whole core has its ends folded for every set (fold_whole_core): only the points it
+    // could not fold get steps here. A pruned core gets all, then folds them per set.
+    const bool all = !d->whole_core;
+    d->pre.reserve(n);
+    d->post.reserve(targets.size());
+    for (uint32_t x = 0; x < n; ++x)
+      if (all || pre_left_[x])
+        d->pre.push_back(plan.holds[x] ? ir::FftStep{ir::kFftStepMul, x, n + x, x}
+                                       : ir::FftStep{ir::kFftStepZero, x, 0, 0});
+    for (uint32_t x = 0; x < n; ++x)  // in point order, as order_fft_ends_by_block wants them
+      if (live[2 * n + x] && (all || post_left_[x])) d->post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
     if (!d->whole_core) {
       std::vector<std::vector<ir::FftStep>> p =
           ir::prune_fft_steps({&d->pre, &decode_core_.steps, &d->post}, 3 * size_t(n), live);
@@ -368,10 +397,11 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
       d->core = std::move(p[1]);
       d->post = std::move(p[2]);
       d->transform_cost = ir::fft_multiplies(d->pre) + ir::fft_multiplies(d->core) + ir::fft_multiplies(d->post);
+      if (folds_ends_) ir::fold_decode_ends(&d->pre, &d->core, &d->post, n, kPreTables * n, kPreTables * n + 1);
     }
     // Each block's slots filled from the shards just before its first transform steps and
     // finished just after its last, while its tiles are in L2 (L1 where the core fits L2).
-    d->segments = ir::order_fft_ends_by_block(&d->pre, d->whole_core ? decode_core_.steps : d->core, &d->post, n,
+    d->segments = ir::order_fft_ends_by_block(&d->pre, d->whole_core ? whole_core_steps() : d->core, &d->post, n,
                                               core_block_slots_, d->whole_core ? &core_blocks_ : nullptr);
     ir::prefetch_shard_reads(d->pre, n);  // pre runs in its order, across the segments
   }
@@ -482,16 +512,19 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
       return run_matrix(*later, plan, in_at, target_out.data(), len);
   const size_t tile = kCoreTileBytes, stride = core_slot_stride(tile);
   uint8_t *scr = scratch(size_t(n) * stride);
-  std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, 3 * size_t(n));
+  std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, kPreTables * size_t(n) + 2);
   void *fn = steps_.address;
   for (uint32_t x = 0; x < n; ++x) ptr[x] = scr + size_t(x) * stride;
+  // The folded ends' table arrays (ir::fold_decode_ends): pre's, then post's.
+  ptr[kPreTables * n] = const_cast<uint8_t *>(plan.tables.data());
+  ptr[kPreTables * n + 1] = const_cast<uint8_t *>(plan.tables.data()) + size_t(n) * ir::kFftMulTableBytes;
   for (size_t off = 0; off < len; off += tile) {
     for (uint32_t x = 0; x < n; ++x) {
       ptr[n + x] = plan.holds[x] ? const_cast<uint8_t *>(in_at[x]) + off : nullptr;  // read only
       ptr[2 * n + x] = out_at[x] ? out_at[x] + off : nullptr;
     }
     const size_t bytes = std::min(tile, len - off);
-    const ir::FftStep *lists[3] = {td->pre.data(), td->whole_core ? core.steps.data() : td->core.data(),
+    const ir::FftStep *lists[3] = {td->pre.data(), td->whole_core ? whole_core_steps().data() : td->core.data(),
                                    td->post.data()};
     for (const ir::FftSegment &g : td->segments)  // pre and post: plan.tables; the core: its own
       call_steps(fn, ptr.data(), lists[g.list] + g.begin, g.end - g.begin,

@@ -114,6 +114,18 @@ class FftEngine {
   void run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, In in, Out out, size_t len,
                           const ir::FftSchedule *first = nullptr) const;
 
+  // Folds the whole core's ends (ir::fold_decode_ends with every point filled and restored):
+  // folded_core_ (decode_core_'s steps themselves where they are never pruned), pre_left_ and
+  // post_left_. ECJIT_FFT_FOLD=0 leaves them unfolded.
+  void fold_whole_core();
+  // The core a decode runs whole: its ends folded.
+  const std::vector<ir::FftStep> &whole_core_steps() const {
+    return folded_core_.empty() ? decode_core_.steps : folded_core_;
+  }
+  // The decode's pointers: work slots, shards read, shards restored (n each), then the table
+  // arrays of the folded ends at kPreTables n (pre's) and kPreTables n + 1 (post's).
+  static constexpr uint32_t kPreTables = 3;
+
   JitImpl *jit_ = nullptr;  // the codec's (it holds the Jit); background compiles of inverses
   unsigned k_ = 0, m_ = 0;
   bool radix8_ = false;  // schedules of three-layer steps (ir::fft_radix8_steps)
@@ -130,6 +142,11 @@ class FftEngine {
   ir::FftSchedule encode_schedule_;
   size_t encode_multiplies_ = 0;  // ir::fft_multiplies(encode_schedule_.steps)
   ir::FftSchedule decode_core_;
+  std::vector<ir::FftStep> folded_core_;  // decode_core_'s steps, ends folded (when it may be pruned)
+  // Per point: whether the whole core's folded steps leave its fill (pre) or restore (post) to
+  // a step of the set's own.
+  std::vector<uint8_t> pre_left_, post_left_;
+  bool folds_ends_ = false;  // the fold found steps to fold (pruned cores fold theirs too)
   KernelInfo encode_info_, decode_info_;
 };
 

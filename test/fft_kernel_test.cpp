@@ -336,6 +336,68 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
       }
     }
   }
+  // The folded ends' kinds (kFftStepIfft4In / Ifft8In / Fft4Out / Fft8Out, fold_decode_ends)
+  // at several distances and bases, with shard pointers null in every pattern from none to
+  // all: a slot read from a null shard is 0, nothing is stored to a null one, an Out step
+  // leaves its slots as they were; every value as the step interpreter has it.
+  void check_end_steps() {
+    std::mt19937_64 rng(0xe9d + int(G));
+    const size_t bytes = 192, elems = G == fft::Gf::k8 ? 64 : 32, count = bytes / 64 * elems;
+    const uint16_t modulus = uint16_t(fft::lch_field(G).modulus);
+    for (uint32_t kind : {uint32_t(ir::kFftStepIfft4In), uint32_t(ir::kFftStepIfft8In),
+                          uint32_t(ir::kFftStepFft4Out), uint32_t(ir::kFftStepFft8Out)}) {
+      const uint32_t per = ir::fft_step_slots(kind);
+      const bool in = ir::fft_step_inverse(kind);
+      for (uint32_t dist : {1u, 2u, 8u})
+        for (uint32_t a : {0u, 1u})
+          for (int pattern = 0; pattern < 4; ++pattern) {
+            // Pointers: [0, S) work slots, [S, 2S) shards, 2S the table array (S tables).
+            const uint32_t S = per * dist + 1;
+            ir::FftSchedule s;
+            s.gf = G;
+            for (unsigned j = 0; j < 7 + S; ++j) {  // the twiddles, then the array's
+              s.tables.resize(s.tables.size() + ir::kFftMulTableBytes);
+              ir::fft_mul_tables(uint16_t(rng() % modulus), s.tables.data() + s.tables.size() - ir::kFftMulTableBytes, G);
+            }
+            ir::FftStep st{kind, a, S + a, 0, dist, 1, 2, 2 * S};
+            st.table2 = 3, st.table3 = 4, st.table4 = 5, st.table5 = 6;
+            s.steps = {st};
+            std::vector<std::vector<uint8_t>> mem(2 * S, std::vector<uint8_t>(bytes));
+            std::vector<bool> absent(2 * S + 1, false);
+            std::vector<uint8_t *> ptr(2 * S + 1);
+            for (uint32_t p = 0; p < 2 * S; ++p) {
+              for (auto &c : mem[p]) c = uint8_t(rng());
+              absent[p] = p >= S && (pattern == 1 || (pattern == 2 && rng() % 2));  // 0: none, 3: all but one
+              if (pattern == 3) absent[p] = p >= S && p != S + a + dist;
+              ptr[p] = absent[p] ? nullptr : mem[p].data();
+            }
+            ptr[2 * S] = s.tables.data() + 7 * ir::kFftMulTableBytes;
+            const auto before = mem;
+            auto element = [&](const std::vector<std::vector<uint8_t>> &m, uint32_t p, size_t e) -> uint16_t {
+              const uint8_t *c = m[p].data() + e / elems * 64;
+              return G == fft::Gf::k8 ? c[e % 64] : uint16_t(c[e % 32] | c[32 + e % 32] << 8);
+            };
+            std::vector<std::vector<uint16_t>> want(count);
+            for (size_t e = 0; e < count; ++e) {
+              want[e].resize(2 * S + 1);
+              for (uint32_t p = 0; p < 2 * S; ++p) want[e][p] = element(before, p, e);
+              want[e][2 * S] = 7;
+              test::fft_run_steps(s.steps, s.tables, want[e], [&](uint32_t p) { return bool(absent[p]); });
+            }
+            call_steps(*kernel_, ptr.data(), s, bytes, s.tables.data());
+            for (size_t e = 0; e < count; ++e)
+              for (uint32_t p = 0; p < 2 * S; ++p)
+                ASSERT_EQ(element(mem, p, e), absent[p] ? element(before, p, e) : want[e][p])
+                    << "kind " << kind << " dist " << dist << " a " << a << " pattern " << pattern << " pointer "
+                    << p << " element " << e;
+            // Something was computed: In writes its slots, Out the shards not null.
+            bool changed = false, any = in;
+            for (uint32_t j = 0; j < per; ++j) any = any || !absent[S + a + j * dist];
+            for (uint32_t p = in ? 0 : S; p < (in ? S : 2 * S); ++p) changed = changed || mem[p] != before[p];
+            EXPECT_EQ(changed, any) << "kind " << kind << " pattern " << pattern;
+          }
+    }
+  }
   ir::TargetInfo target_;
   std::unique_ptr<jit::CompiledKernel> kernel_;
   static inline int counter_ = 0;
@@ -343,6 +405,7 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
 class FftSteps : public FftStepsOf<fft::Gf::k16> {};
 
 TEST_P(FftSteps, DerivativeFusedStepsMatchTheInterpreter) { check_derivative_steps(); }
+TEST_P(FftSteps, FoldedEndsMatchTheInterpreter) { check_end_steps(); }
 
 // Two-layer and three-layer steps (radix8) both, on this machine's kernel and the AVX2 one.
 TEST_P(FftSteps, EncodeAndDecodeMatchReferenceAtEverySize) {
@@ -822,6 +885,7 @@ std::vector<std::vector<uint8_t>> encoded8(std::mt19937_64 &rng, unsigned k, uns
 class FftSteps8 : public FftStepsOf<fft::Gf::k8> {};
 
 TEST_P(FftSteps8, DerivativeFusedStepsMatchTheInterpreter) { check_derivative_steps(); }
+TEST_P(FftSteps8, FoldedEndsMatchTheInterpreter) { check_end_steps(); }
 
 // Encode, the decode core with random losses, a matrix decode and the inverted encoder on the
 // encoder's tables: every schedule kind the runtime builds, two- and three-layer steps.

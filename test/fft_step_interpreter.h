@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "ir_builders/fft_kernel.h"
@@ -23,8 +24,11 @@ inline uint16_t fft_table_mul(const uint8_t *t, uint16_t x) {
 
 // Runs `steps` on v (one element per pointer: the steps are element-wise, so one element
 // shows every value), multipliers from `tables`.
+// The folded ends' kinds (kFftStepIfft4In .. Fft8Out) find their table array's first table
+// index in v[b2] (one element per pointer: the index stands for the array's address) and
+// take pointer p as null where absent(p) (none: no pointer is).
 inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vector<uint8_t> &tables,
-                          std::vector<uint16_t> &v) {
+                          std::vector<uint16_t> &v, const std::function<bool(uint32_t)> &absent = {}) {
   const auto T = [&](uint32_t i) { return tables.data() + size_t(i) * ir::kFftMulTableBytes; };
   const auto fft_bf = [&](uint32_t a, uint32_t b, uint32_t t) {
     v[a] ^= fft_table_mul(T(t), v[b]);
@@ -66,14 +70,30 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
       case ir::kFftStepFft8:
       case ir::kFftStepIfft8:
       case ir::kFftStepFft4D:
-      case ir::kFftStepFft8D: {
+      case ir::kFftStepFft8D:
+      case ir::kFftStepIfft4In:
+      case ir::kFftStepIfft8In:
+      case ir::kFftStepFft4Out:
+      case ir::kFftStepFft8Out: {
         // X_j from ptr[b + j dist] (b != 0) or the slots; results to the slots, or XORed into
-        // ptr[into - 1 + j dist] (the slots then keep their values).
+        // ptr[into - 1 + j dist] (the slots then keep their values). The ends' kinds: a
+        // multiplier per slot from the table array t_end (table index: v[b2]), a shard absent
+        // where `absent` says so (null there).
         ir::FftStepButterfly bfs[12];
         const unsigned n = ir::fft_step_butterflies(s.kind, bfs), slots = ir::fft_step_slots(s.kind);
-        const bool fwd = s.kind != ir::kFftStepIfft4 && s.kind != ir::kFftStepIfft8;
+        const bool fwd = !ir::fft_step_inverse(s.kind);
+        const bool in = s.kind == ir::kFftStepIfft4In || s.kind == ir::kFftStepIfft8In;
+        const bool out = s.kind == ir::kFftStepFft4Out || s.kind == ir::kFftStepFft8Out;
+        const auto end_table = [&](unsigned j) { return T(v[s.b2] + s.a + j * s.dist); };
         uint16_t x[8];
-        for (unsigned j = 0; j < slots; ++j) x[j] = v[(s.b ? s.b : s.a) + j * s.dist];
+        for (unsigned j = 0; j < slots; ++j) {
+          if (in) {
+            const uint32_t p = s.b + j * s.dist;
+            x[j] = absent && absent(p) ? 0 : fft_table_mul(end_table(j), v[p]);
+          } else {
+            x[j] = v[(s.b && !out ? s.b : s.a) + j * s.dist];
+          }
+        }
         if (s.kind == ir::kFftStepFft4D || s.kind == ir::kFftStepFft8D) {
           // The formal derivative of slot a + j dist, by its definition: every slot index with
           // one more bit set (below the core's slots x dist points), values before the step.
@@ -99,8 +119,14 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
           }
         }
         for (unsigned j = 0; j < slots; ++j) {
-          if (s.into) v[s.into - 1 + j * s.dist] ^= x[j];
-          else v[s.a + j * s.dist] = x[j];
+          if (out) {
+            const uint32_t p = s.b + j * s.dist;
+            if (!absent || !absent(p)) v[p] = fft_table_mul(end_table(j), x[j]);
+          } else if (s.into) {
+            v[s.into - 1 + j * s.dist] ^= x[j];
+          } else {
+            v[s.a + j * s.dist] = x[j];
+          }
         }
         break;
       }
