@@ -530,12 +530,21 @@ uint32_t &fft_step_multiplier(FftStep &step, unsigned multiplier) { return step.
 
 void prefetch_shard_reads(std::vector<FftStep> &steps, uint32_t first_shard, unsigned ahead) {
   // From the last: `later` holds the shards the next reads take, the nearest first (0: none),
-  // so that a new erasure set's first call allocates nothing here.
+  // so that a new erasure set's first call allocates nothing here; an In step's, the next In
+  // steps' (whose shards it may ask for where they read at its own kind and distance).
   constexpr unsigned kMost = 8;
   ahead = std::min(std::max(ahead, 1u), kMost);
   uint32_t later[kMost] = {};
+  const FftStep *later_in[kMost] = {};
   for (size_t i = steps.size(); i-- > 0;) {
     FftStep &st = steps[i];
+    if (st.kind == kFftStepIfft4In || st.kind == kFftStepIfft8In) {
+      const FftStep *soon = later_in[ahead - 1];
+      st.into = soon && soon->kind == st.kind && soon->dist == st.dist ? 1 + soon->b : 0;
+      for (unsigned j = ahead - 1; j > 0; --j) later_in[j] = later_in[j - 1];
+      later_in[0] = &st;
+      continue;
+    }
     if (st.kind != kFftStepMul || st.b < first_shard) continue;
     st.dist = later[ahead - 1];
     for (unsigned j = ahead - 1; j > 0; --j) later[j] = later[j - 1];
@@ -1028,9 +1037,54 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
     const unsigned n = fft_step_butterflies(k, bfs), slots = fft_step_slots(k), multipliers = slots - 1;
     const bool in = fft_step_inverse(k);
     const std::string tag(name);
-    std::array<llvm::Value *, 8> p, q, absent;
+    std::array<llvm::Value *, 8> p, q, absent, soon;
     std::array<std::array<llvm::Value *, 8>, 8> mul;
     std::array<std::array<llvm::Value *, 8>, 7> t;
+    // One column; `ahead`: an In step's prefetches of the shards soon[j] (into != 0).
+    auto body_of = [&](bool ahead) {
+      return [&, ahead](llvm::Value *off) {
+        std::array<Planes, 8> x;
+        for (unsigned j = 0; j < slots && ahead; ++j)
+          b.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr},
+                            {b.CreateGEP(b.getInt8Ty(), soon[j], off), b.getInt32(0), b.getInt32(3), b.getInt32(1)});
+        for (unsigned j = 0; j < slots; ++j) {
+          if (!in) {
+            x[j] = e.load(at(p[j], off));
+            continue;
+          }
+          llvm::BasicBlock *from = b.GetInsertBlock();
+          llvm::BasicBlock *read = block(tag + ".read"), *join = block(tag + ".slot");
+          b.CreateCondBr(absent[j], join, read);
+          b.SetInsertPoint(read);
+          const Planes y = e.mul(e.load(at(q[j], off)), mul[j]);
+          llvm::BasicBlock *read_end = b.GetInsertBlock();
+          b.CreateBr(join);
+          b.SetInsertPoint(join);
+          const Planes z = e.zero();
+          auto merge = [&](llvm::Value *zv, llvm::Value *yv) -> llvm::Value * {
+            if (!yv) return nullptr;
+            llvm::PHINode *phi = b.CreatePHI(yv->getType(), 2);
+            phi->addIncoming(zv, from);
+            phi->addIncoming(yv, read_end);
+            return phi;
+          };
+          x[j] = {merge(z.lo, y.lo), merge(z.hi, y.hi)};
+        }
+        run_butterflies(x, bfs, n, !in, t);
+        for (unsigned j = 0; j < slots; ++j) {
+          if (in) {
+            e.store(x[j], at(p[j], off));
+            continue;
+          }
+          llvm::BasicBlock *write = block(tag + ".write"), *join = block(tag + ".slot");
+          b.CreateCondBr(absent[j], join, write);
+          b.SetInsertPoint(write);
+          e.store(e.mul(x[j], mul[j]), at(q[j], off));
+          b.CreateBr(join);
+          b.SetInsertPoint(join);
+        }
+      };
+    };
     emit_kind(k, name, [&] {
       llvm::Value *a = field(1, "a"), *dist = field(4, "dist"), *shards = field(2, "b");
       llvm::Value *array = pointer(field(offsetof(FftStep, b2) / 4, "tables.of.slots"));
@@ -1042,45 +1096,17 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
         mul[j] = e.load_tables(b.CreateInBoundsGEP(b.getInt8Ty(), array, b.CreateMul(x, size(kFftMulTableBytes))));
       }
       for (unsigned j = 0; j < multipliers; ++j) t[j] = tables_at(words[j]);
-    }, [&](llvm::Value *off) {
-      std::array<Planes, 8> x;
-      for (unsigned j = 0; j < slots; ++j) {
-        if (!in) {
-          x[j] = e.load(at(p[j], off));
-          continue;
-        }
-        llvm::BasicBlock *from = b.GetInsertBlock();
-        llvm::BasicBlock *read = block(tag + ".read"), *join = block(tag + ".slot");
-        b.CreateCondBr(absent[j], join, read);
-        b.SetInsertPoint(read);
-        const Planes y = e.mul(e.load(at(q[j], off)), mul[j]);
-        llvm::BasicBlock *read_end = b.GetInsertBlock();
-        b.CreateBr(join);
-        b.SetInsertPoint(join);
-        const Planes z = e.zero();
-        auto merge = [&](llvm::Value *zv, llvm::Value *yv) -> llvm::Value * {
-          if (!yv) return nullptr;
-          llvm::PHINode *phi = b.CreatePHI(yv->getType(), 2);
-          phi->addIncoming(zv, from);
-          phi->addIncoming(yv, read_end);
-          return phi;
-        };
-        x[j] = {merge(z.lo, y.lo), merge(z.hi, y.hi)};
-      }
-      run_butterflies(x, bfs, n, !in, t);
-      for (unsigned j = 0; j < slots; ++j) {
-        if (in) {
-          e.store(x[j], at(p[j], off));
-          continue;
-        }
-        llvm::BasicBlock *write = block(tag + ".write"), *join = block(tag + ".slot");
-        b.CreateCondBr(absent[j], join, write);
-        b.SetInsertPoint(write);
-        e.store(e.mul(x[j], mul[j]), at(q[j], off));
-        b.CreateBr(join);
-        b.SetInsertPoint(join);
-      }
-    });
+      if (!in) return emit_loop(tag, body_of(false));
+      // into = 1 + p: the same columns of ptr[p + j dist] asked for (prefetch_shard_reads).
+      llvm::Value *into = field(offsetof(FftStep, into) / 4, "prefetch");
+      llvm::BasicBlock *ask = block(tag + ".ahead.pre"), *plain = block(tag + ".plain.pre");
+      b.CreateCondBr(b.CreateICmpEQ(into, size(0)), plain, ask);
+      b.SetInsertPoint(ask);
+      for (unsigned j = 0; j < slots; ++j) soon[j] = pointer(b.CreateAdd(b.CreateSub(into, size(1)), b.CreateMul(dist, size(j))));
+      emit_loop(tag + ".ahead", body_of(true));
+      b.SetInsertPoint(plain);
+      emit_loop(tag, body_of(false));
+    }, nullptr);
   };
   emit_end_layers(kFftStepIfft4In, "ifft4in");
   emit_end_layers(kFftStepIfft8In, "ifft8in");

@@ -66,7 +66,8 @@ enum FftStepKind : uint32_t {
   // slots' multipliers M_j are the tables at ptr[b2] + (a + j dist) * kFftMulTableBytes (b2:
   // the pointer of a table array, one table per slot).
   // The IFFT steps of kFftStepIfft4 / Ifft8 on X_j = ptr[b + j dist] * M_j, or 0 where that
-  // pointer is null (a point read nowhere); results stored to ptr[a + j dist]:
+  // pointer is null (a point read nowhere); results stored to ptr[a + j dist]; into = 1 + p:
+  // the same columns of ptr[p + j dist] asked for ahead (prefetch_shard_reads), 0: none:
   kFftStepIfft4In = 20,
   kFftStepIfft8In = 21,
   // The FFT steps of kFftStepFft4 / Fft8 on X_j = ptr[a + j dist]; then ptr[b + j dist] =
@@ -121,7 +122,9 @@ unsigned fft_derivative_groups(const FftStep &step, uint32_t out[kFftMaxDerivati
 
 // The multiplies of `steps` that read a shard (kFftStepMul with b >= first_shard, the pointer
 // layout's first shard) ask for the shard the `ahead`-th such step after them reads (their
-// dist), in the order they run (ahead 1 .. 8); the last `ahead` ask for nothing. A decode's first multiplies
+// dist), in the order they run (ahead 1 .. 8); the last `ahead` ask for nothing. Likewise each
+// folded IFFT step (kFftStepIfft4In / Ifft8In) asks for the shards the `ahead`-th In step after
+// it reads (its into: 1 + that step's b) where that one is of its kind and distance. A decode's first multiplies
 // read 1 KiB of each shard, a new stream each, from L3 or memory: asked for two steps ahead,
 // Emerald Rapids decodes 1024:1024 +2% at 4 KiB and +5% at 64 KiB, 128:128 +0.5-1.5%, against
 // no prefetch there (and the next tile's, which only paid where the core fits L2: 1024:1024 at 4

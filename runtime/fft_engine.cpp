@@ -223,6 +223,10 @@ void FftEngine::fold_whole_core() {
   post_left_.assign(n, 0);
   for (const ir::FftStep &st : pre) pre_left_[st.a] = 1;
   for (const ir::FftStep &st : post) post_left_[st.b] = 1;
+  // Where the core's scratch is past twice L2, its In steps ask for the shards two In steps
+  // ahead read (Emerald Rapids, m lost at random, 4 KiB shards: 4096:4096 +4.5%, 16384:16384
+  // +4%); at 1024:1024 (2.2 MB of scratch, 2 MiB L2) that cost 1.7%.
+  if (size_t(n) * core_slot_stride(kCoreTileBytes) > 4 * l2_budget()) ir::prefetch_shard_reads(core, n);
   if (decode_core_.steps.size() > kFftPruneMaxSteps) decode_core_.steps = std::move(core);  // never pruned
   else folded_core_ = std::move(core);
 }

@@ -131,5 +131,30 @@ TEST(FftEnds, FoldedEndsRestoreWhatTheUnfoldedDo) {
     }
 }
 
+// The folded IFFT steps of a core past L2 ask for the shards of the In step two after them
+// (prefetch_shard_reads: its into, 1 + that step's b), the last two for nothing; the values
+// are unchanged (the interpreter ignores the request, FftSteps.FoldedEndsMatchTheInterpreter
+// runs it on the kernel).
+TEST(FftEnds, InStepsAskForTheShardsOfTheSecondNext) {
+  for (bool radix8 : {false, true}) {
+    auto core = ir::fft_decode_core(64, 64, radix8);
+    ASSERT_TRUE(core.ok());
+    const uint32_t n = core->slots;
+    std::vector<FftStep> pre, steps = core->steps, post;
+    for (uint32_t x = 0; x < n; ++x) {
+      pre.push_back({ir::kFftStepMul, x, n + x, x});
+      post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
+    }
+    ir::fold_decode_ends(&pre, &steps, &post, n, 3 * n, 3 * n + 1);
+    ir::prefetch_shard_reads(steps, n);
+    std::vector<const FftStep *> in;
+    for (const FftStep &s : steps)
+      if (s.kind == ir::kFftStepIfft4In || s.kind == ir::kFftStepIfft8In) in.push_back(&s);
+    ASSERT_EQ(in.size() * (radix8 ? 8 : 4), n);
+    for (size_t i = 0; i < in.size(); ++i)
+      EXPECT_EQ(in[i]->into, i + 2 < in.size() ? 1 + in[i + 2]->b : 0u) << "In step " << i;
+  }
+}
+
 }  // namespace
 }  // namespace ecjit

@@ -338,8 +338,9 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
   }
   // The folded ends' kinds (kFftStepIfft4In / Ifft8In / Fft4Out / Fft8Out, fold_decode_ends)
   // at several distances and bases, with shard pointers null in every pattern from none to
-  // all: a slot read from a null shard is 0, nothing is stored to a null one, an Out step
-  // leaves its slots as they were; every value as the step interpreter has it.
+  // all, In steps with and without prefetches ahead: a slot read from a null shard is 0,
+  // nothing is stored to a null one, an Out step leaves its slots as they were; every value
+  // as the step interpreter has it.
   void check_end_steps() {
     std::mt19937_64 rng(0xe9d + int(G));
     const size_t bytes = 192, elems = G == fft::Gf::k8 ? 64 : 32, count = bytes / 64 * elems;
@@ -361,6 +362,7 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
             }
             ir::FftStep st{kind, a, S + a, 0, dist, 1, 2, 2 * S};
             st.table2 = 3, st.table3 = 4, st.table4 = 5, st.table5 = 6;
+            if (in && pattern % 2) st.into = 1 + S;  // prefetches of other shards: no value changes
             s.steps = {st};
             std::vector<std::vector<uint8_t>> mem(2 * S, std::vector<uint8_t>(bytes));
             std::vector<bool> absent(2 * S + 1, false);

@@ -122,7 +122,7 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
           if (out) {
             const uint32_t p = s.b + j * s.dist;
             if (!absent || !absent(p)) v[p] = fft_table_mul(end_table(j), x[j]);
-          } else if (s.into) {
+          } else if (s.into && !in) {  // (an In step's into asks for shards ahead)
             v[s.into - 1 + j * s.dist] ^= x[j];
           } else {
             v[s.a + j * s.dist] = x[j];
