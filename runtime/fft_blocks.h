@@ -74,6 +74,9 @@ struct FftTargetDecode {
   // (ir::fft_block_butterflies of the points not read and not restored).
   bool prune_skipped = false;
   size_t block_multiplies = 0;
+  // Whether the core it runs reads the shards and writes the restored ones in its own first
+  // and last steps (ir::fold_decode_ends), so that pre and post hold only what did not fold.
+  bool ends_folded = false;
   // The order the transforms run in (ir::order_fft_ends_by_block): pieces of pre, the core
   // (or the code's whole core) and post, block by block at the ends.
   std::vector<ir::FftSegment> segments;

@@ -401,7 +401,13 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
       d->core = std::move(p[1]);
       d->post = std::move(p[2]);
       d->transform_cost = ir::fft_multiplies(d->pre) + ir::fft_multiplies(d->core) + ir::fft_multiplies(d->post);
-      if (folds_ends_) ir::fold_decode_ends(&d->pre, &d->core, &d->post, n, kPreTables * n, kPreTables * n + 1);
+      if (folds_ends_) {
+        const size_t ends = d->pre.size() + d->post.size();
+        ir::fold_decode_ends(&d->pre, &d->core, &d->post, n, kPreTables * n, kPreTables * n + 1);
+        d->ends_folded = d->pre.size() + d->post.size() < ends;
+      }
+    } else {
+      d->ends_folded = folds_ends_;
     }
     // Each block's slots filled from the shards just before its first transform steps and
     // finished just after its last, while its tiles are in L2 (L1 where the core fits L2).
@@ -466,16 +472,18 @@ std::string FftEngine::decode_why(const FftDecodePlan &plan, const std::vector<u
             : td->unrolled_asked ? "; step kernel until its unrolled kernel is compiled"
                                  : "");
   const std::string whole = std::to_string(plan.sources.size() + core_multiplies_ + targets.size());
+  const std::string matrix_ends =
+      matrix + (td->ends_folded ? "; the shards read and restored inside the first and last transform steps" : "");
   if (td->prune_skipped)
     return "this set: the transforms, " + transforms + " multiplies per element, not pruned (losses too scattered: " +
            std::to_string(td->block_multiplies) + " in whole blocks of points, under 1/" + std::to_string(kFftPruneMinShare) +
-           " of the core's), against a matrix's " + matrix;
+           " of the core's), against a matrix's " + matrix_ends;
   if (td->whole_core)
     return "this set: the transforms, " + transforms + " multiplies per element (a core past " +
-           std::to_string(kFftPruneMaxSteps) + " steps is not pruned), against a matrix's " + matrix;
+           std::to_string(kFftPruneMaxSteps) + " steps is not pruned), against a matrix's " + matrix_ends;
   return "this set: the transforms, " + transforms + " multiplies per element after pruning (of " + whole +
          "; points read " + std::to_string(plan.sources.size()) + ", restored " + std::to_string(targets.size()) +
-         "), against a matrix's " + matrix;
+         "), against a matrix's " + matrix_ends;
 }
 
 void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at,

@@ -616,6 +616,50 @@ TEST(FftCodec, ScatteredLossesRunTheWholeCore) {
   EXPECT_NE(why.find("after pruning"), std::string::npos) << why;
 }
 
+// The decode core reads the shards and writes the restored ones in its own first and last
+// steps (ir::fold_decode_ends), on whole-column AVX-512 (three-layer steps), 256-bit GFNI and
+// split-table AVX2 (two-layer steps): random sets on the whole core and block losses on a
+// pruned one, for a code whose core is whole and one truncated (100:28), restored byte for
+// byte, and decoder_info says so.
+TEST(FftCodec, ShardsReadAndRestoredInsideTheTransformsOnEveryTarget) {
+  for (const char *target : {"host", "host-avx2", "x86_64-v3"}) {
+    JitOptions o;
+    o.disk_cache = false;
+    o.tune = false;
+    o.target = target;
+    auto j = Jit::create(o);
+    if (!j.ok()) continue;  // a CPU without it
+    for (auto [k, m] : {std::pair{128u, 128u}, std::pair{100u, 28u}}) {
+      auto codec = codec_of(k, m, **j);
+      ASSERT_TRUE(codec);
+      std::mt19937_64 rng(k * 7 + m);
+      Stripe st(k, m, 4096 + 64 + 2, k + m);
+      for (int trial = 0; trial < 3; ++trial) {
+        std::vector<bool> present(k + m, true);
+        if (trial < 2) {  // scattered: the whole core
+          std::vector<unsigned> ids(k + m);
+          for (unsigned s = 0; s < k + m; ++s) ids[s] = s;
+          std::shuffle(ids.begin(), ids.end(), rng);
+          for (unsigned i = 0; i < m; ++i) present[ids[i]] = false;
+        } else {  // the first m / 2 originals and recovery shards: pruned
+          for (unsigned s = 0; s < m / 2; ++s) present[s] = false;
+          for (unsigned s = 0; s < m / 2; ++s) present[k + s] = false;
+        }
+        for (unsigned s = 0; s < k + m; ++s)
+          if (!present[s]) st.spoil(s);
+        const ecjit::Status r = codec->reconstruct(st.ptrs, present, st.len);
+        ASSERT_TRUE(r.ok()) << target << " " << k << ":" << m << ": " << r.to_string();
+        for (unsigned s = 0; s < k + m; ++s)
+          ASSERT_TRUE(st.equal(s)) << target << " " << k << ":" << m << " trial " << trial << " shard " << s;
+        const ecjit::KernelInfo info = codec->decoder_info(present);
+        if (info.vector_bits == 64 || info.why.find("the transforms") == std::string::npos) continue;
+        EXPECT_NE(info.why.find("inside the first and last transform steps"), std::string::npos)
+            << target << " " << k << ":" << m << ": " << info.why;
+      }
+    }
+  }
+}
+
 // ---- Scrubbing, small writes, the generator ----
 
 TEST(FftCodec, Verify) {
