@@ -25,7 +25,8 @@ FftWorkSlots fft_step_work_slots(const FftStep &step, uint32_t slots) {
     case kFftStepFft8Out:
       for (uint32_t j = 0, n = fft_step_slots(step.kind); j < n; ++j) {
         add(step.a + j * step.dist);
-        if (step.into) add(step.into - 1 + j * step.dist);
+        if (step.into && step.kind != kFftStepIfft4In && step.kind != kFftStepIfft8In)  // (theirs: a prefetch)
+          add(step.into - 1 + j * step.dist);
       }
       break;
     case kFftStepZero:

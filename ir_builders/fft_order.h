@@ -9,7 +9,8 @@
 namespace ecjit::ir {
 
 // The work slots a step writes or reads (pointers below `slots`; pointers at or above
-// `slots` are read-only shards and never conflict): at most sixteen (a three-layer step
+// `slots` are shards, read only or - a folded FFT step's restored shards - each written by one
+// step, and never conflict): at most sixteen (a three-layer step
 // XORing into eight more), held in place - the schedule passes ask for every step's on an
 // erasure set's first call. A derivative-fused step (kFftStepFft4D / Fft8D) lists its own
 // slots only: the other groups it reads (fft_derivative_groups) are up to 112 slots more, and

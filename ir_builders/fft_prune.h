@@ -21,7 +21,8 @@ namespace ecjit::ir {
 // are split into their butterflies where that costs fewer loads and stores, else kept whole
 // (their zeros stored first); several-source XORs (Xor2 / Xor3) into single ones, fused again at the
 // end (fuse_xor_steps). The result computes the same values on every live_out pointer (and
-// writes no pointer the input did not write). Pure; O(steps + pointers).
+// writes no pointer the input did not write). Pure; O(steps + pointers). The folded ends'
+// kinds (kFftStepIfft4In .. Fft8Out) are not taken: fold_decode_ends runs after pruning.
 std::vector<std::vector<FftStep>> prune_fft_steps(const std::vector<const std::vector<FftStep> *> &segments,
                                                   size_t pointers, const std::vector<bool> &live_out);
 

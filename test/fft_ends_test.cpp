@@ -44,7 +44,7 @@ Decode decode_of(const ir::FftSchedule &core, std::mt19937_64 &rng, bool every_p
   for (uint32_t i = 0; i < 2 * n; ++i)
     ir::fft_mul_tables(uint16_t(rng() % fft::kModulus), &d.tables[(d.ends + i) * ir::kFftMulTableBytes]);
   for (uint32_t x = 0; x < n; ++x)
-    d.pre.push_back(d.holds[x] || every_point ? FftStep{ir::kFftStepMul, x, n + x, x} : FftStep{ir::kFftStepZero, x});
+    d.pre.push_back(d.holds[x] || every_point ? FftStep{ir::kFftStepMul, x, n + x, x} : FftStep{ir::kFftStepZero, x, 0, 0});
   for (uint32_t x = 0; x < n; ++x)
     if (d.live[x] || every_point) d.post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
   return d;
@@ -123,7 +123,7 @@ TEST(FftEnds, FoldedEndsRestoreWhatTheUnfoldedDo) {
         ASSERT_EQ(run(d, p[0], p[1], p[2], start), want) << k << ":" << m << " trial " << trial << " pruned, folded";
         // The core folded for every point, the set's steps for the points left.
         std::vector<FftStep> left_pre, left_post;
-        for (const FftStep &s : all_pre) left_pre.push_back(d.holds[s.a] ? s : FftStep{ir::kFftStepZero, s.a});
+        for (const FftStep &s : all_pre) left_pre.push_back(d.holds[s.a] ? s : FftStep{ir::kFftStepZero, s.a, 0, 0});
         for (const FftStep &s : all_post)
           if (d.live[s.b]) left_post.push_back(s);
         ASSERT_EQ(run(d, left_pre, all_core, left_post, start), want) << k << ":" << m << " trial " << trial << " shared";
