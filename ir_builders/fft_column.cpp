@@ -57,6 +57,17 @@ Planes ColumnEmitter::xor_(Planes a, Planes c) {
   return {b_.CreateXor(a.lo, c.lo), b_.CreateXor(a.hi, c.hi)};
 }
 
+Planes ColumnEmitter::merge(Planes a, llvm::BasicBlock *from_a, Planes c, llvm::BasicBlock *from_c) {
+  auto one = [&](llvm::Value *x, llvm::Value *y) -> llvm::Value * {
+    if (!x) return nullptr;
+    llvm::PHINode *phi = b_.CreatePHI(x->getType(), 2);
+    phi->addIncoming(x, from_a);
+    phi->addIncoming(y, from_c);
+    return phi;
+  };
+  return {one(a.lo, c.lo), one(a.hi, c.hi)};
+}
+
 Planes ColumnEmitter::load(llvm::Value *column) {
   const llvm::Align one(1);
   if (whole_) return {b_.CreateAlignedLoad(column_ty_, column, one), nullptr};

@@ -9,6 +9,7 @@
 #include "ir_builders/target_info.h"
 
 namespace llvm {
+class BasicBlock;
 class IRBuilderBase;
 class Type;
 class Value;
@@ -51,6 +52,9 @@ class ColumnEmitter {
   llvm::Type *table_type() const { return half_ty_; }  // <16 x i8>: one nibble table
   Planes zero() const;
   Planes xor_(Planes a, Planes c);
+  // At the insertion point (the start of a block with two predecessors): a from block `from_a`,
+  // c from `from_c`, as PHIs.
+  Planes merge(Planes a, llvm::BasicBlock *from_a, Planes c, llvm::BasicBlock *from_c);
   Planes load(llvm::Value *column);           // the column at this byte address
   void store(Planes v, llvm::Value *column);
   // x * c with the tables of c (fft_kernel.h's kFftMulTableBytes layout): the eight 16-entry

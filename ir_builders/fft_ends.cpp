@@ -14,14 +14,6 @@ struct End {
   bool in_core = false;  // step indexes core (a Zero), else pre / post
 };
 
-// Steps not marked, in order.
-void erase_marked(std::vector<FftStep> *steps, const std::vector<bool> &drop) {
-  size_t out = 0;
-  for (size_t i = 0; i < steps->size(); ++i)
-    if (!drop[i]) (*steps)[out++] = (*steps)[i];
-  steps->resize(out);
-}
-
 }  // namespace
 
 void fold_decode_ends(std::vector<FftStep> *pre, std::vector<FftStep> *core, std::vector<FftStep> *post,
@@ -91,9 +83,9 @@ void fold_decode_ends(std::vector<FftStep> *pre, std::vector<FftStep> *core, std
     }
     block(st);
   }
-  erase_marked(pre, drop_pre);
-  erase_marked(core, drop_core);
-  erase_marked(post, drop_post);
+  erase_marked_steps(*pre, drop_pre);
+  erase_marked_steps(*core, drop_core);
+  erase_marked_steps(*post, drop_post);
 }
 
 }  // namespace ecjit::ir

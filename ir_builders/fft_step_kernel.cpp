@@ -155,14 +155,6 @@ class ScheduleWriter {
 
 fft::Order step_order(bool radix8) { return radix8 ? fft::Order::kRadix8 : fft::Order::kRadix4; }
 
-// The steps not marked in `drop`, in order.
-void erase_marked(std::vector<FftStep> &steps, const std::vector<bool> &drop) {
-  size_t out = 0;
-  for (size_t i = 0; i < steps.size(); ++i)
-    if (!drop[i]) steps[out++] = steps[i];
-  steps.resize(out);
-}
-
 // A program's inputs are copied into their slots before its transforms, a load and a store
 // per column that the first transform step then loads again (Zen 5, GF(2^8) 32:32 at 4 KiB
 // shards: a quarter of the encode). Where a two- or three-layer step is the first to touch each
@@ -191,7 +183,7 @@ void fold_input_copies(FftSchedule &s) {
     for (uint32_t x : fft_step_work_slots(st, s.slots)) copied[x] = -1;
     if (st.kind == kFftStepCopy && st.a < s.slots && st.b >= s.slots) copied[st.a] = int64_t(i);
   }
-  erase_marked(s.steps, drop);
+  erase_marked_steps(s.steps, drop);
 }
 
 // A multi-chunk encode interpolates each chunk in slots of its own and then XORs them into
@@ -234,7 +226,7 @@ void fold_xor_into(FftSchedule &s) {
     s.steps[w].into = uint32_t(base[w]) + 1;
     for (unsigned j = 0; j < n; ++j) drop[size_t(matched[8 * w + j])] = true;
   }
-  erase_marked(s.steps, drop);
+  erase_marked_steps(s.steps, drop);
 }
 
 // An encode of one chunk ends its IFFT and begins its FFT with a pass over the same slot groups
@@ -550,6 +542,13 @@ void prefetch_shard_reads(std::vector<FftStep> &steps, uint32_t first_shard, uns
     for (unsigned j = ahead - 1; j > 0; --j) later[j] = later[j - 1];
     later[0] = 1 + st.b;
   }
+}
+
+void erase_marked_steps(std::vector<FftStep> &steps, const std::vector<bool> &drop) {
+  size_t out = 0;
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (!drop[i]) steps[out++] = steps[i];
+  steps.resize(out);
 }
 
 void fuse_xor_steps(std::vector<FftStep> &steps) {
@@ -910,18 +909,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
         }
         b.CreateCondBr(b.CreateICmpULT(gnext, groups), loop, after);
         b.SetInsertPoint(after);
-        for (unsigned j = 0; j < slots; ++j) {
-          llvm::PHINode *lo = b.CreatePHI(y[j].lo->getType(), 2);
-          lo->addIncoming(y[j].lo, head_block);
-          lo->addIncoming(upd[j].lo, loop);
-          x[j] = {lo, nullptr};
-          if (y[j].hi) {
-            llvm::PHINode *hi = b.CreatePHI(y[j].hi->getType(), 2);
-            hi->addIncoming(y[j].hi, head_block);
-            hi->addIncoming(upd[j].hi, loop);
-            x[j].hi = hi;
-          }
-        }
+        for (unsigned j = 0; j < slots; ++j) x[j] = e.merge(y[j], head_block, upd[j], loop);
         run_butterflies(x, bfs, n, true, t);
         for (unsigned j = 0; j < slots; ++j) e.store(x[j], at(p[j], off));
       };
@@ -1060,15 +1048,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
           llvm::BasicBlock *read_end = b.GetInsertBlock();
           b.CreateBr(join);
           b.SetInsertPoint(join);
-          const Planes z = e.zero();
-          auto merge = [&](llvm::Value *zv, llvm::Value *yv) -> llvm::Value * {
-            if (!yv) return nullptr;
-            llvm::PHINode *phi = b.CreatePHI(yv->getType(), 2);
-            phi->addIncoming(zv, from);
-            phi->addIncoming(yv, read_end);
-            return phi;
-          };
-          x[j] = {merge(z.lo, y.lo), merge(z.hi, y.hi)};
+          x[j] = e.merge(e.zero(), from, y, read_end);
         }
         run_butterflies(x, bfs, n, !in, t);
         for (unsigned j = 0; j < slots; ++j) {

@@ -132,6 +132,9 @@ unsigned fft_derivative_groups(const FftStep &step, uint32_t out[kFftMaxDerivati
 constexpr unsigned kFftShardPrefetchAhead = 2;
 void prefetch_shard_reads(std::vector<FftStep> &steps, uint32_t first_shard, unsigned ahead = kFftShardPrefetchAhead);
 
+// The steps not marked in `drop` (one flag per step), in order; in place.
+void erase_marked_steps(std::vector<FftStep> &steps, const std::vector<bool> &drop);
+
 // Runs of consecutive kFftStepXor steps into one slot (from other slots) become kFftStepXor2
 // .. Xor6 steps, as few as take the run, of near-equal sizes (so no single XOR is left beside
 // them): the same values with the slot loaded and stored once per step instead of once per

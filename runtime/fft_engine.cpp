@@ -210,15 +210,24 @@ void FftEngine::fold_whole_core() {
   pre_left_.assign(n, 1);
   post_left_.assign(n, 1);
   if (off && off[0] == '0') return;
-  // Every point filled and restored: the folded steps take each point's pointers per call.
-  std::vector<ir::FftStep> pre, post, core = decode_core_.steps;
+  // Every point filled and restored: the folded steps take each point's pointers per call. A
+  // core never pruned is folded in place; else a copy, the original kept for pruning.
+  const bool never_pruned = decode_core_.steps.size() > kFftPruneMaxSteps;
+  if (!never_pruned) folded_core_ = decode_core_.steps;
+  std::vector<ir::FftStep> &core = never_pruned ? decode_core_.steps : folded_core_;
+  std::vector<ir::FftStep> pre, post;
+  pre.reserve(n);
+  post.reserve(n);
   for (uint32_t x = 0; x < n; ++x) {
     pre.push_back({ir::kFftStepMul, x, n + x, x});
     post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
   }
   ir::fold_decode_ends(&pre, &core, &post, n, kPreTables * n, kPreTables * n + 1);
   folds_ends_ = pre.size() < n || post.size() < n;
-  if (!folds_ends_) return;
+  if (!folds_ends_) {
+    folded_core_.clear();  // whole_core_steps(): decode_core_'s, as they were
+    return;
+  }
   pre_left_.assign(n, 0);
   post_left_.assign(n, 0);
   for (const ir::FftStep &st : pre) pre_left_[st.a] = 1;
@@ -227,8 +236,6 @@ void FftEngine::fold_whole_core() {
   // ahead read (Emerald Rapids, m lost at random, 4 KiB shards: 4096:4096 +4.5%, 16384:16384
   // +4%); at 1024:1024 (2.2 MB of scratch, 2 MiB L2) that cost 1.7%.
   if (size_t(n) * core_slot_stride(kCoreTileBytes) > 4 * l2_budget()) ir::prefetch_shard_reads(core, n);
-  if (decode_core_.steps.size() > kFftPruneMaxSteps) decode_core_.steps = std::move(core);  // never pruned
-  else folded_core_ = std::move(core);
 }
 
 void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len) const {
