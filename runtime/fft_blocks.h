@@ -54,24 +54,41 @@ inline size_t fft_point(const codes::fft::Geometry &g, unsigned s) {
 // multiple of 64 in [64, kFftMaxBlockBytes].
 size_t fft_block_bytes(size_t work_slots);
 
+// A decode core with its ends folded (ir::fold_decode_ends) for every point it may read or
+// restore, shared by every erasure set it serves (FftEngine): the code's whole core, or the
+// core pruned (ir::prune_fft_steps) for aligned blocks of points read nowhere (zero_blocks)
+// and restored nowhere (dead_blocks) - the sets with exactly those blocks. The fills and
+// restores that did not fold stay as templates on the pointer layout of ir::fold_decode_ends:
+// per set, a fill of a point not read becomes its Zero step and a restore of a point not
+// restored is left out.
+struct FftFoldedCore {
+  std::vector<uint8_t> zero_blocks, dead_blocks;  // per block of FftEngine's pruning blocks; empty: none
+  std::vector<ir::FftStep> pre, core, post;
+  std::vector<uint32_t> blocks;  // ir::fft_step_blocks(core) where the engine runs blocks, else empty
+  size_t multiplies = 0;         // ir::fft_multiplies of the three lists before the fold
+  bool ends_folded = false;      // the fold moved fills or restores into the core
+};
+
 // How one set of shards read restores one set of targets (runtime/fft_engine.h): as a
 // matrix (few targets), by the encoder's transforms inverted (ir::fft_inverse_decode_schedule:
-// about an encode's work, where the shards read allow it), or through the transforms with the steps that move only zeros or feed
-// no target pruned away (ir::prune_fft_steps; pre and post index the plan's tables, core the
-// code's decode core's).
+// about an encode's work, where the shards read allow it), or through a folded core (the
+// whole one, or one pruned for the set's blocks of points read or restored nowhere) with the
+// set's own fills and restores (pre and post index the plan's tables, the core the code's).
 struct FftTargetDecode {
   std::shared_ptr<const ir::FftSchedule> matrix;   // set: the matrix decode
   std::shared_ptr<const ir::FftSchedule> inverse;  // set: the encoder's transforms inverted
   // With `inverse`: the missing shards it reads (codes::fft::inverse_decode_reads's first),
   // restored before it as a matrix from the plan's sources; null when it reads none.
   std::shared_ptr<const ir::FftSchedule> first;
-  std::vector<ir::FftStep> pre, core, post;        // else: the transforms
-  // The code's decode core runs as it is, not pruned for the set: too large to prune, a
+  // Else the transforms: the folded core (shared) between the set's fills and restores.
+  std::shared_ptr<const FftFoldedCore> folded;
+  std::vector<ir::FftStep> pre, post;
+  // The folded core is the code's whole one, not pruned for the set: too large to prune, a
   // matrix being made meanwhile (matrix_asked), or prune_skipped.
   bool whole_core = false;
-  // Set with whole_core where pruning would remove too little to pay on the asking call
-  // (scattered losses: FftEngine::target_decode); block_multiplies says how little
-  // (ir::fft_block_butterflies of the points not read and not restored).
+  // Set with whole_core where pruning would remove too little (scattered losses:
+  // FftEngine::target_decode); block_multiplies says how little (ir::fft_block_butterflies
+  // of the blocks of points not read and not restored).
   bool prune_skipped = false;
   size_t block_multiplies = 0;
   // Whether the core it runs reads the shards and writes the restored ones in its own first

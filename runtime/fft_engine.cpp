@@ -178,9 +178,11 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
     e->core_block_slots_ = l1_block_slots(e->decode_core_.slots, core_slot_stride(kCoreTileBytes));
   ir::order_fft_steps_by_block(&e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
   e->core_multiplies_ = ir::fft_multiplies(e->decode_core_.steps);
-  e->fold_whole_core();
-  if (e->core_block_slots_)  // several blocks: kept for the whole-core decodes' segmenting
-    e->core_blocks_ = ir::fft_step_blocks(e->whole_core_steps(), e->decode_core_.slots, e->core_block_slots_);
+  e->core_steps_ = e->decode_core_.steps.size();
+  // Folded for every point; a copy where the core may be pruned, else the core itself.
+  e->whole_ = e->make_folded_core(e->core_steps_ > kFftPruneMaxSteps ? std::move(e->decode_core_.steps)
+                                                                     : e->decode_core_.steps,
+                                  {}, {});
   e->geometry_ = *codes::fft::geometry(k, m, gf);
   e->decode_info_ = e->steps_.info;
   e->decode_reads_matrices_only_ = ir::fft_multiplies_by_gfni(jit.target_info());
@@ -204,38 +206,67 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   return std::shared_ptr<const FftEngine>(std::move(e));
 }
 
-void FftEngine::fold_whole_core() {
-  const uint32_t n = decode_core_.slots;
-  const char *off = std::getenv("ECJIT_FFT_FOLD");
-  pre_left_.assign(n, 1);
-  post_left_.assign(n, 1);
-  if (off && off[0] == '0') return;
-  // Every point filled and restored: the folded steps take each point's pointers per call. A
-  // core never pruned is folded in place; else a copy, the original kept for pruning.
-  const bool never_pruned = decode_core_.steps.size() > kFftPruneMaxSteps;
-  if (!never_pruned) folded_core_ = decode_core_.steps;
-  std::vector<ir::FftStep> &core = never_pruned ? decode_core_.steps : folded_core_;
-  std::vector<ir::FftStep> pre, post;
-  pre.reserve(n);
-  post.reserve(n);
+std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(std::vector<ir::FftStep> steps,
+                                                                  std::vector<uint8_t> zero_blocks,
+                                                                  std::vector<uint8_t> dead_blocks) const {
+  const uint32_t n = decode_core_.slots, block = fft_prune_block(n);
+  auto c = std::make_shared<FftFoldedCore>();
+  // Every point filled and restored but those of the blocks: the folded steps take each
+  // point's pointers per call (null: not read, not restored).
+  c->pre.reserve(n);
+  c->post.reserve(n);
+  std::vector<bool> live(3 * size_t(n), false);
   for (uint32_t x = 0; x < n; ++x) {
-    pre.push_back({ir::kFftStepMul, x, n + x, x});
-    post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
+    const bool zero = !zero_blocks.empty() && zero_blocks[x / block], dead = !dead_blocks.empty() && dead_blocks[x / block];
+    c->pre.push_back(zero ? ir::FftStep{ir::kFftStepZero, x, 0, 0} : ir::FftStep{ir::kFftStepMul, x, n + x, x});
+    if (!dead) c->post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
+    live[2 * size_t(n) + x] = !dead;
   }
-  ir::fold_decode_ends(&pre, &core, &post, n, kPreTables * n, kPreTables * n + 1);
-  folds_ends_ = pre.size() < n || post.size() < n;
-  if (!folds_ends_) {
-    folded_core_.clear();  // whole_core_steps(): decode_core_'s, as they were
-    return;
+  if (zero_blocks.empty() && dead_blocks.empty()) {
+    c->core = std::move(steps);
+  } else {
+    std::vector<std::vector<ir::FftStep>> p = ir::prune_fft_steps({&c->pre, &steps, &c->post}, 3 * size_t(n), live);
+    c->pre = std::move(p[0]);
+    c->core = std::move(p[1]);
+    c->post = std::move(p[2]);
   }
-  pre_left_.assign(n, 0);
-  post_left_.assign(n, 0);
-  for (const ir::FftStep &st : pre) pre_left_[st.a] = 1;
-  for (const ir::FftStep &st : post) post_left_[st.b] = 1;
-  // Where the core's scratch is past twice L2, its In steps ask for the shards two In steps
-  // ahead read (Emerald Rapids, m lost at random, 4 KiB shards: 4096:4096 +4.5%, 16384:16384
-  // +4%); at 1024:1024 (2.2 MB of scratch, 2 MiB L2) that cost 1.7%.
-  if (size_t(n) * core_slot_stride(kCoreTileBytes) > 4 * l2_budget()) ir::prefetch_shard_reads(core, n);
+  c->multiplies = ir::fft_multiplies(c->pre) + ir::fft_multiplies(c->core) + ir::fft_multiplies(c->post);
+  c->zero_blocks = std::move(zero_blocks);
+  c->dead_blocks = std::move(dead_blocks);
+  const char *off = std::getenv("ECJIT_FFT_FOLD");
+  if (!(off && off[0] == '0')) {
+    const size_t ends = c->pre.size() + c->post.size();
+    ir::fold_decode_ends(&c->pre, &c->core, &c->post, n, kPreTables * n, kPreTables * n + 1);
+    c->ends_folded = c->pre.size() + c->post.size() < ends;
+    // Where the core's scratch is past twice L2, its In steps ask for the shards two In steps
+    // ahead read (Emerald Rapids, m lost at random, 4 KiB shards: 4096:4096 +4.5%,
+    // 16384:16384 +4%); at 1024:1024 (2.2 MB of scratch, 2 MiB L2) that cost 1.7%.
+    if (size_t(n) * core_slot_stride(kCoreTileBytes) > 4 * l2_budget()) ir::prefetch_shard_reads(c->core, n);
+  }
+  if (core_block_slots_)  // several blocks: kept for the decodes' segmenting
+    c->blocks = ir::fft_step_blocks(c->core, n, core_block_slots_);
+  return c;
+}
+
+std::shared_ptr<const FftFoldedCore> FftEngine::pruned_core(std::vector<uint8_t> zero_blocks,
+                                                            std::vector<uint8_t> dead_blocks) const {
+  {
+    std::lock_guard<std::mutex> lock(pruned_mutex_);
+    for (size_t i = 0; i < pruned_.size(); ++i)
+      if (pruned_[i]->zero_blocks == zero_blocks && pruned_[i]->dead_blocks == dead_blocks) {
+        std::shared_ptr<const FftFoldedCore> c = pruned_[i];
+        pruned_.erase(pruned_.begin() + ptrdiff_t(i));
+        pruned_.push_back(c);
+        return c;
+      }
+  }
+  // Made outside the lock (two threads may both make one; either serves).
+  std::shared_ptr<const FftFoldedCore> c =
+      make_folded_core(decode_core_.steps, std::move(zero_blocks), std::move(dead_blocks));
+  std::lock_guard<std::mutex> lock(pruned_mutex_);
+  if (pruned_.size() >= kFftPrunedCores) pruned_.erase(pruned_.begin());
+  pruned_.push_back(c);
+  return c;
 }
 
 void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len) const {
@@ -367,59 +398,48 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     // core's derivative-fused steps find other groups at one offset), [n, 2n) the shards read
     // and [2n, 3n) the shards restored: point x = shard * pre(x) or 0; restored shard at x =
     // point x * post(x) (plan.tables: pre, then post).
-    const uint32_t n = decode_core_.slots;
-    std::vector<bool> live(3 * size_t(n), false);
-    for (unsigned t : targets) live[2 * n + fft_point(geometry_, t)] = true;
-    d->whole_core = d->whole_core || decode_core_.steps.size() > kFftPruneMaxSteps;
-    if (!d->whole_core && len > 0) {
+    const uint32_t n = decode_core_.slots, block = fft_prune_block(n);
+    std::vector<bool> restored(n, false);
+    for (unsigned t : targets) restored[fft_point(geometry_, t)] = true;
+    d->whole_core = d->whole_core || core_steps_ > kFftPruneMaxSteps;
+    std::shared_ptr<const FftFoldedCore> c = whole_;
+    if (!d->whole_core) {
       // What pruning can remove in whole steps: the IFFT's butterflies over blocks of points
-      // read nowhere, the FFT's over blocks restored nowhere. Losses scattered at random
-      // leave almost none, and the partly zero steps it splits then save ~1% (128:128 losing
-      // 128 at random: 2284 multiplies per element of 2304), which pays for the pruning only
-      // on long calls. A call of `len` bytes that asks with nothing to gain runs the whole
-      // core (and so does every later call of the set; without a call, decode_why, it prunes).
+      // read nowhere, the FFT's over blocks restored nowhere; too little of them, and the
+      // whole core runs.
+      std::vector<uint8_t> zero_blocks(n / block, 1), dead_blocks(n / block, 1);
+      for (uint32_t x = 0; x < n; ++x) {
+        if (plan.holds[x]) zero_blocks[x / block] = 0;
+        if (restored[x]) dead_blocks[x / block] = 0;
+      }
       std::vector<bool> zero(n), dead(n);
       for (uint32_t x = 0; x < n; ++x) {
-        zero[x] = !plan.holds[x];
-        dead[x] = !live[2 * n + x];
+        zero[x] = zero_blocks[x / block];
+        dead[x] = dead_blocks[x / block];
       }
       d->block_multiplies = ir::fft_block_butterflies(zero) + ir::fft_block_butterflies(dead);
-      const double scattered_ns = double(core_multiplies_) / kFftPruneScatteredShare * double((len + 63) / 64) *
-                                  kFftCoreNsPerColumnMultiply;
-      const double prune_ns = kFftPruneNsPerStep * double(n + decode_core_.steps.size() + targets.size());
-      d->prune_skipped = d->whole_core =
-          d->block_multiplies * kFftPruneMinShare < core_multiplies_ && scattered_ns < prune_ns;
-    }
-    // The whole core has its ends folded for every set (fold_whole_core): only the points it
-    // could not fold get steps here. A pruned core gets all, then folds them per set.
-    const bool all = !d->whole_core;
-    d->pre.reserve(n);
-    d->post.reserve(targets.size());
-    for (uint32_t x = 0; x < n; ++x)
-      if (all || pre_left_[x])
-        d->pre.push_back(plan.holds[x] ? ir::FftStep{ir::kFftStepMul, x, n + x, x}
-                                       : ir::FftStep{ir::kFftStepZero, x, 0, 0});
-    for (uint32_t x = 0; x < n; ++x)  // in point order, as order_fft_ends_by_block wants them
-      if (live[2 * n + x] && (all || post_left_[x])) d->post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
-    if (!d->whole_core) {
-      std::vector<std::vector<ir::FftStep>> p =
-          ir::prune_fft_steps({&d->pre, &decode_core_.steps, &d->post}, 3 * size_t(n), live);
-      d->pre = std::move(p[0]);
-      d->core = std::move(p[1]);
-      d->post = std::move(p[2]);
-      d->transform_cost = ir::fft_multiplies(d->pre) + ir::fft_multiplies(d->core) + ir::fft_multiplies(d->post);
-      if (folds_ends_) {
-        const size_t ends = d->pre.size() + d->post.size();
-        ir::fold_decode_ends(&d->pre, &d->core, &d->post, n, kPreTables * n, kPreTables * n + 1);
-        d->ends_folded = d->pre.size() + d->post.size() < ends;
+      d->prune_skipped = d->whole_core = d->block_multiplies * kFftPruneMinShare < core_multiplies_;
+      if (!d->whole_core) {
+        c = pruned_core(std::move(zero_blocks), std::move(dead_blocks));
+        d->transform_cost = c->multiplies;
       }
-    } else {
-      d->ends_folded = folds_ends_;
     }
+    // The folded core's fills and restores that stay steps, for this set's points (in point
+    // order, as order_fft_ends_by_block wants them).
+    d->folded = c;
+    d->ends_folded = c->ends_folded;
+    d->pre.reserve(c->pre.size());
+    d->post.reserve(std::min(c->post.size(), targets.size()));
+    for (const ir::FftStep &st : c->pre)
+      d->pre.push_back(st.kind == ir::kFftStepMul && st.b == n + st.a && !plan.holds[st.a]
+                           ? ir::FftStep{ir::kFftStepZero, st.a, 0, 0}
+                           : st);
+    for (const ir::FftStep &st : c->post)
+      if (restored[st.a - 2 * n]) d->post.push_back(st);
     // Each block's slots filled from the shards just before its first transform steps and
     // finished just after its last, while its tiles are in L2 (L1 where the core fits L2).
-    d->segments = ir::order_fft_ends_by_block(&d->pre, d->whole_core ? whole_core_steps() : d->core, &d->post, n,
-                                              core_block_slots_, d->whole_core ? &core_blocks_ : nullptr);
+    d->segments = ir::order_fft_ends_by_block(&d->pre, c->core, &d->post, n, core_block_slots_,
+                                              c->blocks.empty() ? nullptr : &c->blocks);
     ir::prefetch_shard_reads(d->pre, n);  // pre runs in its order, across the segments
   }
   std::lock_guard<std::mutex> lock(cache.mutex);
@@ -435,10 +455,9 @@ size_t FftEngine::inverse_first_most() const {
 }
 
 size_t FftEngine::decode_entry_bytes() const {
-  // The pruned core with its two ends, or the inverted encoder's steps (about the encoder's;
-  // their tables are the encoder's), whichever is larger.
-  const size_t core = decode_core_.steps.size() <= kFftPruneMaxSteps ? decode_core_.steps.size() : 0;
-  const size_t steps = std::max(core + 2 * size_t(decode_core_.slots), encode_schedule_.steps.size());
+  // The set's own fills and restores, or the inverted encoder's steps (about the encoder's;
+  // their tables are the encoder's), whichever is larger; the pruned cores are the engine's.
+  const size_t steps = std::max(2 * size_t(decode_core_.slots), encode_schedule_.steps.size());
   return steps * sizeof(ir::FftStep);
 }
 
@@ -543,8 +562,7 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
       ptr[2 * n + x] = out_at[x] ? out_at[x] + off : nullptr;
     }
     const size_t bytes = std::min(tile, len - off);
-    const ir::FftStep *lists[3] = {td->pre.data(), td->whole_core ? whole_core_steps().data() : td->core.data(),
-                                   td->post.data()};
+    const ir::FftStep *lists[3] = {td->pre.data(), td->folded->core.data(), td->post.data()};
     for (const ir::FftSegment &g : td->segments)  // pre and post: plan.tables; the core: its own
       call_steps(fn, ptr.data(), lists[g.list] + g.begin, g.end - g.begin,
                  g.list == 1 ? core.tables.data() : plan.tables.data(), bytes);

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -35,16 +36,26 @@ constexpr double kFftMatrixNsPerCoefficient = 300, kFftMatrixNsPerCoreMultiply =
 // ones run whole.
 constexpr size_t kFftPruneMaxSteps = size_t(1) << 16;
 
-// A decode core is pruned for an erasure set where whole blocks of points not read or not
-// restored hold at least 1/kFftPruneMinShare of its multiplies (ir::fft_block_butterflies), or
-// where the 1/kFftPruneScatteredShare that scattered losses let it remove, over the asking
-// call's columns (kFftCoreNsPerColumnMultiply), costs more than pruning it, kFftPruneNsPerStep
-// a step of its ends and core; else the core runs whole (FftEngine::target_decode). Emerald
-// Rapids, a new random set per call, pruned or not interleaved in one process, m lost at
-// random and all restored, 4 KiB shards: a first call 128:128 0.45 -> 0.40 ms, 256:256 1.04 ->
-// 0.96, 1024:1024 4.87 -> 4.59, 32:32 0.099 -> 0.093; at 64 KiB pruning pays and runs.
-constexpr size_t kFftPruneMinShare = 32, kFftPruneScatteredShare = 100;
-constexpr double kFftPruneNsPerStep = 50;
+// A decode core is pruned for an erasure set where its aligned blocks of fft_prune_block(n)
+// points (or more) read nowhere or restored nowhere hold at least 1/kFftPruneMinShare of its
+// multiplies (ir::fft_block_butterflies); else the whole core runs (scattered losses leave
+// almost no whole block: pruning each point would remove ~1%, 128:128 losing 128 at random
+// 2284 multiplies per element of 2304). A core pruned for blocks serves every set with the
+// same blocks (its folded steps take each point's shard or null per call), so it is made once
+// and kept (kFftPrunedCores of them, the most recently used): losing m of 1024:1024 at random
+// and restoring the originals, every set leaves the recovery points' half unrestored and no
+// other block, and its first call runs a core pruned before (Emerald Rapids, 4 KiB shards:
+// pruning and folding per set cost each first call ~0.5 ms of ~4.7).
+constexpr size_t kFftPruneMinShare = 32;
+constexpr size_t kFftPrunedCores = 4;
+// The blocks pruning looks at on an n-point core: n / 64 points, at least 16 (two three-layer
+// steps'; at most n). Coarse enough that losses at random seldom leave one whole, so the sets that lose
+// alike share one pruned core: 1024:1024 losing m at random, a block of 32 points unread has
+// odds of 2^-32; 128:128 restoring 32 of its 96 last originals, a block of them all read has
+// ~0.15% (blocks of 8: ~4%, and four sets in ten made a core of their own).
+inline uint32_t fft_prune_block(uint32_t points) {
+  return points / 64 > 16 ? points / 64 : points < 16 ? points : 16;
+}
 
 // Runs rs-fft (k, m) on whole 64-byte columns with JIT code: the encoder unrolled for small
 // codes, otherwise - and for every decode - the step kernel (one per Jit, shared by every
@@ -71,8 +82,9 @@ class FftEngine {
   // pruned transforms, with both costs in multiplies per element (makes the set's entry).
   std::string decode_why(const FftDecodePlan &plan, const std::vector<unsigned> &targets) const;
 
-  // About the bytes one target_decode entry holds at most (its steps: the pruned core's, or
-  // the inverted encoder's, whose tables are the encoder's), for FftCodec's plan budget.
+  // About the bytes one target_decode entry holds at most (its steps: its fills and restores,
+  // or the inverted encoder's, whose tables are the encoder's; the folded cores it shares are
+  // the engine's), for FftCodec's plan budget.
   size_t decode_entry_bytes() const;
 
   const KernelInfo &encode_info() const { return encode_info_; }
@@ -90,8 +102,8 @@ class FftEngine {
 
   // The decode of `targets` (shard ids) from plan.sources: a matrix when that is no more
   // multiplies than the alternatives (few losses), else the encoder's transforms inverted
-  // where the shards read allow it, else the transforms pruned for this set (the points
-  // read, the points restored). Made once per plan and target set.
+  // where the shards read allow it, else the transforms: the whole core, or one pruned for
+  // the set's blocks of points read or restored nowhere. Made once per plan and target set.
   // `len`: the bytes of the call that asks (0: none, a description): where making a matrix of
   // many coefficients would cost that call more than the whole transforms, they serve it and
   // the matrix is made in the background (FftTargetDecode::matrix_later).
@@ -114,14 +126,16 @@ class FftEngine {
   void run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, In in, Out out, size_t len,
                           const ir::FftSchedule *first = nullptr) const;
 
-  // Folds the whole core's ends (ir::fold_decode_ends with every point filled and restored):
-  // folded_core_ (decode_core_'s steps themselves where they are never pruned), pre_left_ and
-  // post_left_. ECJIT_FFT_FOLD=0 leaves them unfolded.
-  void fold_whole_core();
-  // The core a decode runs whole: its ends folded.
-  const std::vector<ir::FftStep> &whole_core_steps() const {
-    return folded_core_.empty() ? decode_core_.steps : folded_core_;
-  }
+  // The core pruned for zero_blocks and dead_blocks (one flag per block of
+  // fft_prune_block(n) points; empty: none), its ends folded for every other point
+  // (ECJIT_FFT_FOLD=0: not folded). `steps`: the core to prune (moved from where it is never
+  // pruned).
+  std::shared_ptr<const FftFoldedCore> make_folded_core(std::vector<ir::FftStep> steps,
+                                                        std::vector<uint8_t> zero_blocks,
+                                                        std::vector<uint8_t> dead_blocks) const;
+  // The kept core pruned for those blocks, made now where none is kept.
+  std::shared_ptr<const FftFoldedCore> pruned_core(std::vector<uint8_t> zero_blocks,
+                                                   std::vector<uint8_t> dead_blocks) const;
   // The decode's pointers: work slots, shards read, shards restored (n each), then the table
   // arrays of the folded ends at kPreTables n (pre's) and kPreTables n + 1 (post's).
   static constexpr uint32_t kPreTables = 3;
@@ -133,7 +147,6 @@ class FftEngine {
   // The decode core's blocks: l2_block_slots of its 1 KiB tiles, or where those all fit in L2,
   // l1_block_slots (fft_engine.cpp).
   uint32_t core_block_slots_ = 0;
-  std::vector<uint32_t> core_blocks_;  // ir::fft_step_blocks of the whole core (whole-core decodes)
   codes::fft::Geometry geometry_;
   size_t core_multiplies_ = 0;  // ir::fft_multiplies(decode_core_.steps)
   Kernel unrolled_;  // the encoder when the code is small (fn set), else empty
@@ -141,12 +154,13 @@ class FftEngine {
   StepFn step_fn_ = nullptr;
   ir::FftSchedule encode_schedule_;
   size_t encode_multiplies_ = 0;  // ir::fft_multiplies(encode_schedule_.steps)
+  // The decode core: its slots and tables; its steps, unfolded, where it may be pruned (at most
+  // kFftPruneMaxSteps), else empty (moved into whole_).
   ir::FftSchedule decode_core_;
-  std::vector<ir::FftStep> folded_core_;  // decode_core_'s steps, ends folded (when it may be pruned)
-  // Per point: whether the whole core's folded steps leave its fill (pre) or restore (post) to
-  // a step of the set's own.
-  std::vector<uint8_t> pre_left_, post_left_;
-  bool folds_ends_ = false;  // the fold found steps to fold (pruned cores fold theirs too)
+  size_t core_steps_ = 0;                       // the decode core's steps
+  std::shared_ptr<const FftFoldedCore> whole_;  // the whole core, folded
+  mutable std::mutex pruned_mutex_;
+  mutable std::vector<std::shared_ptr<const FftFoldedCore>> pruned_;  // least recently used first
   KernelInfo encode_info_, decode_info_;
 };
 

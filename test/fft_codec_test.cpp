@@ -616,6 +616,51 @@ TEST(FftCodec, ScatteredLossesRunTheWholeCore) {
   EXPECT_NE(why.find("after pruning"), std::string::npos) << why;
 }
 
+// Sets that lose the same whole blocks of points and differ in their scattered losses run one
+// core pruned for those blocks (runtime/fft_engine.h: kept, not pruned per set): each restores
+// its own shards byte for byte - a point of the shared core read in one set and lost in the
+// next is zero there, a restore of one set is skipped in the next - and every set reports the
+// shared core's multiplies, where pruning per set would count each set's scattered points.
+TEST(FftCodec, SetsLosingTheSameBlocksShareOnePrunedCore) {
+  for (auto [k, m] : {std::pair{128u, 128u}, std::pair{256u, 256u}}) {
+    auto codec = codec_of(k, m);
+    ASSERT_TRUE(codec);
+    std::mt19937_64 rng(k + 17);
+    Stripe st(k, m, 4096 + 64 + 2, k);
+    std::string shared;
+    for (int trial = 0; trial < 8; ++trial) {
+      // The first quarter of the originals and of the recovery shards lost in every set, and
+      // m / 4 more originals at random (reconstruct_data restores no recovery shard).
+      std::vector<bool> present(k + m, true);
+      for (unsigned s = 0; s < k / 4; ++s) present[s] = false;
+      for (unsigned j = 0; j < m / 4; ++j) present[k + j] = false;
+      std::vector<unsigned> ids;
+      for (unsigned s = k / 4; s < k; ++s) ids.push_back(s);
+      std::shuffle(ids.begin(), ids.end(), rng);
+      for (unsigned i = 0; i < m / 4; ++i) present[ids[i]] = false;
+      const bool data_only = trial % 2 == 0;
+      for (unsigned s = 0; s < k + m; ++s)
+        if (!present[s]) st.spoil(s);
+      const ecjit::Status r = data_only ? codec->reconstruct_data(st.ptrs, present, st.len)
+                                        : codec->reconstruct(st.ptrs, present, st.len);
+      ASSERT_TRUE(r.ok()) << k << ":" << m << " trial " << trial << ": " << r.to_string();
+      for (unsigned s = 0; s < k + m; ++s) {
+        if (data_only && s >= k && !present[s]) continue;  // left as it was spoiled
+        ASSERT_TRUE(st.equal(s)) << k << ":" << m << " trial " << trial << " shard " << s;
+      }
+      st.restore();
+      // decoder_info: the set restoring every lost shard (the same blocks in every trial).
+      const ecjit::KernelInfo info = codec->decoder_info(present);
+      if (info.vector_bits == 64) continue;  // no JIT kernels here
+      const std::string &why = info.why, head = "this set: the transforms, ";
+      ASSERT_NE(why.find("after pruning"), std::string::npos) << why;
+      const std::string count = why.substr(why.find(head) + head.size(), why.find(" multiplies per") - why.find(head) - head.size());
+      if (shared.empty()) shared = count;
+      EXPECT_EQ(count, shared) << k << ":" << m << " trial " << trial << ": " << why;
+    }
+  }
+}
+
 // The decode core reads the shards and writes the restored ones in its own first and last
 // steps (ir::fold_decode_ends), on whole-column AVX-512 (three-layer steps), 256-bit GFNI and
 // split-table AVX2 (two-layer steps): random sets on the whole core and block losses on a
