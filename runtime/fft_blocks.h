@@ -84,12 +84,16 @@ struct FftTargetDecode {
   std::shared_ptr<const FftFoldedCore> folded;
   std::vector<ir::FftStep> pre, post;
   // The folded core is the code's whole one, not pruned for the set: too large to prune, a
-  // matrix being made meanwhile (matrix_asked), or prune_skipped.
+  // matrix being made meanwhile (matrix_asked), prune_skipped, or prune_later.
   bool whole_core = false;
   // Set with whole_core where pruning would remove too little (scattered losses:
   // FftEngine::target_decode); block_multiplies says how little (ir::fft_block_butterflies
   // of the blocks of points not read and not restored).
   bool prune_skipped = false;
+  // Set with whole_core where the core pruned for the set's blocks is being made on the
+  // background thread (making it would have cost the asking call more than it saves): later
+  // sets that lose the same blocks run it; this one keeps the whole core.
+  bool prune_later = false;
   size_t block_multiplies = 0;
   // Whether the core it runs reads the shards and writes the restored ones in its own first
   // and last steps (ir::fold_decode_ends), so that pre and post hold only what did not fold.

@@ -249,7 +249,9 @@ std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(std::vector<ir:
 }
 
 std::shared_ptr<const FftFoldedCore> FftEngine::pruned_core(std::vector<uint8_t> zero_blocks,
-                                                            std::vector<uint8_t> dead_blocks) const {
+                                                            std::vector<uint8_t> dead_blocks, bool now) const {
+  std::vector<uint8_t> key = zero_blocks;
+  key.insert(key.end(), dead_blocks.begin(), dead_blocks.end());
   {
     std::lock_guard<std::mutex> lock(pruned_mutex_);
     for (size_t i = 0; i < pruned_.size(); ++i)
@@ -259,14 +261,45 @@ std::shared_ptr<const FftFoldedCore> FftEngine::pruned_core(std::vector<uint8_t>
         pruned_.push_back(c);
         return c;
       }
+    if (!now) {
+      if (std::find(pruning_.begin(), pruning_.end(), key) != pruning_.end()) return nullptr;  // on its way
+      // Queued on the second set that asks: sets whose blocks no other set shares (a few
+      // scattered losses leave blocks of present points here and there) cost nothing.
+      const auto seen = std::find(seen_.begin(), seen_.end(), key);
+      if (seen == seen_.end()) {
+        if (seen_.size() >= kFftPrunedCores * 4) seen_.erase(seen_.begin());
+        seen_.push_back(std::move(key));
+        return nullptr;
+      }
+      seen_.erase(seen);
+      pruning_.push_back(key);
+    }
   }
-  // Made outside the lock (two threads may both make one; either serves).
-  std::shared_ptr<const FftFoldedCore> c =
-      make_folded_core(decode_core_.steps, std::move(zero_blocks), std::move(dead_blocks));
+  if (now) {  // made outside the lock (two threads may both make one; either serves)
+    std::shared_ptr<const FftFoldedCore> c =
+        make_folded_core(decode_core_.steps, std::move(zero_blocks), std::move(dead_blocks));
+    keep_pruned(c);
+    return c;
+  }
+  std::weak_ptr<const FftEngine> self = weak_from_this();
+  auto make = [self, key, zero = std::move(zero_blocks), dead = std::move(dead_blocks)]() mutable {
+    if (std::shared_ptr<const FftEngine> e = self.lock()) {
+      e->keep_pruned(e->make_folded_core(e->decode_core_.steps, std::move(zero), std::move(dead)));
+      std::lock_guard<std::mutex> lock(e->pruned_mutex_);
+      e->pruning_.erase(std::find(e->pruning_.begin(), e->pruning_.end(), key));
+    }
+  };
+  if (!jit_->submit_background(make, [self] { return !self.expired(); }, /*optional=*/true)) {
+    std::lock_guard<std::mutex> lock(pruned_mutex_);  // refused (queue full): a later set asks again
+    pruning_.erase(std::find(pruning_.begin(), pruning_.end(), key));
+  }
+  return nullptr;
+}
+
+void FftEngine::keep_pruned(std::shared_ptr<const FftFoldedCore> c) const {
   std::lock_guard<std::mutex> lock(pruned_mutex_);
   if (pruned_.size() >= kFftPrunedCores) pruned_.erase(pruned_.begin());
-  pruned_.push_back(c);
-  return c;
+  pruned_.push_back(std::move(c));
 }
 
 void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len) const {
@@ -420,8 +453,16 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
       d->block_multiplies = ir::fft_block_butterflies(zero) + ir::fft_block_butterflies(dead);
       d->prune_skipped = d->whole_core = d->block_multiplies * kFftPruneMinShare < core_multiplies_;
       if (!d->whole_core) {
-        c = pruned_core(std::move(zero_blocks), std::move(dead_blocks));
-        d->transform_cost = c->multiplies;
+        // Made on this call where what it removes over the call's columns pays for it (or
+        // without a call: decode_why); else in the background, the whole core serving.
+        const double saved_ns = double(d->block_multiplies) * double((len + 63) / 64) * kFftCoreNsPerColumnMultiply;
+        const bool now = len == 0 || saved_ns >= kFftPruneNsPerStep * double(core_steps_ + n);
+        if (std::shared_ptr<const FftFoldedCore> p = pruned_core(std::move(zero_blocks), std::move(dead_blocks), now)) {
+          c = std::move(p);
+          d->transform_cost = c->multiplies;
+        } else {
+          d->whole_core = d->prune_later = true;
+        }
       }
     }
     // The folded core's fills and restores that stay steps, for this set's points (in point
@@ -504,6 +545,12 @@ std::string FftEngine::decode_why(const FftDecodePlan &plan, const std::vector<u
     return "this set: the transforms, " + transforms + " multiplies per element, not pruned (losses too scattered: " +
            std::to_string(td->block_multiplies) + " in whole blocks of points, under 1/" + std::to_string(kFftPruneMinShare) +
            " of the core's), against a matrix's " + matrix_ends;
+  if (td->prune_later)
+    return "this set: the transforms, " + transforms + " multiplies per element, not pruned: pruning its blocks "
+           "of points read or restored nowhere (" + std::to_string(td->block_multiplies) +
+           " multiplies) would cost this call more than it removes; the core pruned for them is made in the "
+           "background once a second set loses the same blocks, for the sets after it; against a matrix's " +
+           matrix_ends;
   if (td->whole_core)
     return "this set: the transforms, " + transforms + " multiplies per element (a core past " +
            std::to_string(kFftPruneMaxSteps) + " steps is not pruned), against a matrix's " + matrix_ends;

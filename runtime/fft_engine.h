@@ -31,10 +31,10 @@ constexpr size_t kFftUnrolledEncodeSlots = 16;
 constexpr double kFftMatrixNsPerCoefficient = 300, kFftMatrixNsPerCoreMultiply = 2,
                  kFftCoreNsPerColumnMultiply = 2;
 
-// Decode cores of at most this many steps are pruned per erasure set and target set
-// (ir::prune_fft_steps, kept with the plan: sizeof(ir::FftStep), 56 bytes, a step); larger
-// ones run whole.
-constexpr size_t kFftPruneMaxSteps = size_t(1) << 16;
+// Decode cores of at most this many steps may be pruned (ir::prune_fft_steps; sizeof(ir::FftStep),
+// 56 bytes, a step: the engine keeps the core unfolded beside the folded one, and up to
+// kFftPrunedCores pruned ones); larger ones run whole. 16384:16384's ~97,000 steps: ~5 MB each.
+constexpr size_t kFftPruneMaxSteps = size_t(1) << 17;
 
 // A decode core is pruned for an erasure set where its aligned blocks of fft_prune_block(n)
 // points (or more) read nowhere or restored nowhere hold at least 1/kFftPruneMinShare of its
@@ -45,8 +45,13 @@ constexpr size_t kFftPruneMaxSteps = size_t(1) << 16;
 // and kept (kFftPrunedCores of them, the most recently used): losing m of 1024:1024 at random
 // and restoring the originals, every set leaves the recovery points' half unrestored and no
 // other block, and its first call runs a core pruned before (Emerald Rapids, 4 KiB shards:
-// pruning and folding per set cost each first call ~0.5 ms of ~4.7).
+// pruning and folding per set cost each first call ~0.5 ms of ~4.7). A new one is made on the
+// asking call where what it removes over the call's columns (kFftCoreNsPerColumnMultiply a
+// multiply and column) outweighs making it (kFftPruneNsPerStep a step and point), else on the
+// Jit's background thread, once a second set asks for the same blocks, while the whole core
+// serves (16384:16384 with 64-byte shards: a call of ~2 ms against ~10 ms of pruning).
 constexpr size_t kFftPruneMinShare = 32;
+constexpr double kFftPruneNsPerStep = 50;
 constexpr size_t kFftPrunedCores = 4;
 // The blocks pruning looks at on an n-point core: n / 64 points, at least 16 (two three-layer
 // steps'; at most n). Coarse enough that losses at random seldom leave one whole, so the sets that lose
@@ -63,7 +68,7 @@ inline uint32_t fft_prune_block(uint32_t points) {
 // per-erasure-set multiplications from an FftDecodePlan's tables per call. Work runs in tiles
 // of every shard sized so the work slots of a tile stay within ~2 MiB; scratch tiles are per
 // thread, kept for later calls. Immutable after make; thread-safe.
-class FftEngine {
+class FftEngine : public std::enable_shared_from_this<FftEngine> {
  public:
   // Compiles or fetches the kernels (codec() time). Errors: kUnsupported (no byte shuffle on
   // the target), kJitFailure, kInvalidSpec.
@@ -133,9 +138,12 @@ class FftEngine {
   std::shared_ptr<const FftFoldedCore> make_folded_core(std::vector<ir::FftStep> steps,
                                                         std::vector<uint8_t> zero_blocks,
                                                         std::vector<uint8_t> dead_blocks) const;
-  // The kept core pruned for those blocks, made now where none is kept.
-  std::shared_ptr<const FftFoldedCore> pruned_core(std::vector<uint8_t> zero_blocks,
-                                                   std::vector<uint8_t> dead_blocks) const;
+  // The kept core pruned for those blocks; where none is, made now (`now`) or on the Jit's
+  // background thread (once per blocks, when a second set asks for them; null returned
+  // meanwhile).
+  std::shared_ptr<const FftFoldedCore> pruned_core(std::vector<uint8_t> zero_blocks, std::vector<uint8_t> dead_blocks,
+                                                   bool now) const;
+  void keep_pruned(std::shared_ptr<const FftFoldedCore> c) const;
   // The decode's pointers: work slots, shards read, shards restored (n each), then the table
   // arrays of the folded ends at kPreTables n (pre's) and kPreTables n + 1 (post's).
   static constexpr uint32_t kPreTables = 3;
@@ -161,6 +169,9 @@ class FftEngine {
   std::shared_ptr<const FftFoldedCore> whole_;  // the whole core, folded
   mutable std::mutex pruned_mutex_;
   mutable std::vector<std::shared_ptr<const FftFoldedCore>> pruned_;  // least recently used first
+  // The blocks (zero then dead) of pruned cores being made in the background, and of the
+  // last sets that asked for one in the background (queued when a second set asks).
+  mutable std::vector<std::vector<uint8_t>> pruning_, seen_;
   KernelInfo encode_info_, decode_info_;
 };
 

@@ -661,6 +661,46 @@ TEST(FftCodec, SetsLosingTheSameBlocksShareOnePrunedCore) {
   }
 }
 
+// A short call whose pruning would cost more than it saves (256:256, 128-byte shards: two
+// columns) runs the whole core; a first set with its blocks asks for nothing more, a second
+// one has the pruned core made on the background thread, and a third runs it. All restore
+// byte for byte.
+TEST(FftCodec, ShortCallsHaveTheirPrunedCoreMadeInTheBackground) {
+  auto j = make_jit();
+  ASSERT_TRUE(j);
+  auto codec = codec_of(256, 256, *j);
+  ASSERT_TRUE(codec);
+  Stripe st(256, 256, 128, 5);
+  // Originals 0..127 lost in every set (whole blocks of points read nowhere), and every eighth
+  // shard of the rest from a different first one (no other block whole either way).
+  auto set = [&](unsigned first) {
+    std::vector<bool> present(512, true);
+    for (unsigned s = 0; s < 128; ++s) present[s] = false;
+    for (unsigned s = 128 + first; s < 512; s += 8) present[s] = false;
+    return present;
+  };
+  auto run = [&](const std::vector<bool> &present, const char *which) {
+    for (unsigned s = 0; s < 512; ++s)
+      if (!present[s]) st.spoil(s);
+    ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok()) << which;  // a call asks first
+    for (unsigned s = 0; s < 512; ++s) ASSERT_TRUE(st.equal(s)) << which << " set, shard " << s;
+  };
+  // A set's decode is made on its first call and kept with its plan: each decoder_info below
+  // reads what that call chose.
+  run(set(3), "first");
+  if (codec->decoder_info(set(3)).vector_bits == 64) GTEST_SKIP() << "no JIT kernels here";
+  const std::string first = codec->decoder_info(set(3)).why;
+  EXPECT_NE(first.find("would cost this call more than it removes"), std::string::npos) << first;
+  j->wait_for_tuning();
+  run(set(6), "second");  // the first asked for nothing in the background; this one does
+  const std::string second = codec->decoder_info(set(6)).why;
+  EXPECT_NE(second.find("not pruned"), std::string::npos) << second;
+  j->wait_for_tuning();
+  run(set(1), "third");
+  const std::string third = codec->decoder_info(set(1)).why;
+  EXPECT_NE(third.find("after pruning"), std::string::npos) << third;
+}
+
 // The decode core reads the shards and writes the restored ones in its own first and last
 // steps (ir::fold_decode_ends), on whole-column AVX-512 (three-layer steps), 256-bit GFNI and
 // split-table AVX2 (two-layer steps): random sets on the whole core and block losses on a
