@@ -180,9 +180,9 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   e->core_multiplies_ = ir::fft_multiplies(e->decode_core_.steps);
   e->core_steps_ = e->decode_core_.steps.size();
   // Folded for every point; a copy where the core may be pruned, else the core itself.
-  e->whole_ = e->make_folded_core(e->core_steps_ > kFftPruneMaxSteps ? std::move(e->decode_core_.steps)
-                                                                     : e->decode_core_.steps,
-                                  {}, {});
+  std::vector<ir::FftStep> whole = e->core_steps_ > kFftPruneMaxSteps ? std::move(e->decode_core_.steps)
+                                                                      : e->decode_core_.steps;
+  e->whole_ = e->make_folded_core(&whole, {}, {});
   e->geometry_ = *codes::fft::geometry(k, m, gf);
   e->decode_info_ = e->steps_.info;
   e->decode_reads_matrices_only_ = ir::fft_multiplies_by_gfni(jit.target_info());
@@ -206,7 +206,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   return std::shared_ptr<const FftEngine>(std::move(e));
 }
 
-std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(std::vector<ir::FftStep> steps,
+std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(std::vector<ir::FftStep> *whole,
                                                                   std::vector<uint8_t> zero_blocks,
                                                                   std::vector<uint8_t> dead_blocks) const {
   const uint32_t n = decode_core_.slots, block = fft_prune_block(n);
@@ -222,10 +222,11 @@ std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(std::vector<ir:
     if (!dead) c->post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
     live[2 * size_t(n) + x] = !dead;
   }
-  if (zero_blocks.empty() && dead_blocks.empty()) {
-    c->core = std::move(steps);
+  if (whole) {
+    c->core = std::move(*whole);
   } else {
-    std::vector<std::vector<ir::FftStep>> p = ir::prune_fft_steps({&c->pre, &steps, &c->post}, 3 * size_t(n), live);
+    std::vector<std::vector<ir::FftStep>> p =
+        ir::prune_fft_steps({&c->pre, &decode_core_.steps, &c->post}, 3 * size_t(n), live);
     c->pre = std::move(p[0]);
     c->core = std::move(p[1]);
     c->post = std::move(p[2]);
@@ -277,23 +278,26 @@ std::shared_ptr<const FftFoldedCore> FftEngine::pruned_core(std::vector<uint8_t>
   }
   if (now) {  // made outside the lock (two threads may both make one; either serves)
     std::shared_ptr<const FftFoldedCore> c =
-        make_folded_core(decode_core_.steps, std::move(zero_blocks), std::move(dead_blocks));
+        make_folded_core(nullptr, std::move(zero_blocks), std::move(dead_blocks));
     keep_pruned(c);
     return c;
   }
   std::weak_ptr<const FftEngine> self = weak_from_this();
   auto make = [self, key, zero = std::move(zero_blocks), dead = std::move(dead_blocks)]() mutable {
     if (std::shared_ptr<const FftEngine> e = self.lock()) {
-      e->keep_pruned(e->make_folded_core(e->decode_core_.steps, std::move(zero), std::move(dead)));
-      std::lock_guard<std::mutex> lock(e->pruned_mutex_);
-      e->pruning_.erase(std::find(e->pruning_.begin(), e->pruning_.end(), key));
+      e->keep_pruned(e->make_folded_core(nullptr, std::move(zero), std::move(dead)));
+      e->done_pruning(key);
     }
   };
-  if (!jit_->submit_background(make, [self] { return !self.expired(); }, /*optional=*/true)) {
-    std::lock_guard<std::mutex> lock(pruned_mutex_);  // refused (queue full): a later set asks again
-    pruning_.erase(std::find(pruning_.begin(), pruning_.end(), key));
-  }
+  if (!jit_->submit_background(make, [self] { return !self.expired(); }, /*optional=*/true))
+    done_pruning(key);  // refused (queue full): a later set asks again
   return nullptr;
+}
+
+void FftEngine::done_pruning(const std::vector<uint8_t> &key) const {
+  std::lock_guard<std::mutex> lock(pruned_mutex_);
+  const auto at = std::find(pruning_.begin(), pruning_.end(), key);
+  if (at != pruning_.end()) pruning_.erase(at);
 }
 
 void FftEngine::keep_pruned(std::shared_ptr<const FftFoldedCore> c) const {

@@ -131,11 +131,11 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   void run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, In in, Out out, size_t len,
                           const ir::FftSchedule *first = nullptr) const;
 
-  // The core pruned for zero_blocks and dead_blocks (one flag per block of
-  // fft_prune_block(n) points; empty: none), its ends folded for every other point
-  // (ECJIT_FFT_FOLD=0: not folded). `steps`: the core to prune (moved from where it is never
-  // pruned).
-  std::shared_ptr<const FftFoldedCore> make_folded_core(std::vector<ir::FftStep> steps,
+  // The decode core, its ends folded for every point but those of zero_blocks and dead_blocks
+  // (ECJIT_FFT_FOLD=0: not folded): `whole` (moved from; its blocks empty), or where that is
+  // null, decode_core_'s steps pruned for those blocks (one flag per block of
+  // fft_prune_block(n) points; empty: none).
+  std::shared_ptr<const FftFoldedCore> make_folded_core(std::vector<ir::FftStep> *whole,
                                                         std::vector<uint8_t> zero_blocks,
                                                         std::vector<uint8_t> dead_blocks) const;
   // The kept core pruned for those blocks; where none is, made now (`now`) or on the Jit's
@@ -143,7 +143,8 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   // meanwhile).
   std::shared_ptr<const FftFoldedCore> pruned_core(std::vector<uint8_t> zero_blocks, std::vector<uint8_t> dead_blocks,
                                                    bool now) const;
-  void keep_pruned(std::shared_ptr<const FftFoldedCore> c) const;
+  void keep_pruned(std::shared_ptr<const FftFoldedCore> c) const;  // the most recently used
+  void done_pruning(const std::vector<uint8_t> &key) const;        // out of pruning_
   // The decode's pointers: work slots, shards read, shards restored (n each), then the table
   // arrays of the folded ends at kPreTables n (pre's) and kPreTables n + 1 (post's).
   static constexpr uint32_t kPreTables = 3;
