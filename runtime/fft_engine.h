@@ -49,15 +49,15 @@ constexpr size_t kFftPruneMaxSteps = size_t(1) << 17;
 // asking call where what it removes over the call's columns (kFftCoreNsPerColumnMultiply a
 // multiply and column) outweighs making it (kFftPruneNsPerStep a step and point), else on the
 // Jit's background thread, once a second set asks for the same blocks, while the whole core
-// serves (16384:16384 with 64-byte shards: a call of ~2 ms against ~10 ms of pruning).
+// serves (16384:16384 with 64-byte shards: a call of ~1.5 ms against ~6 ms of pruning).
 constexpr size_t kFftPruneMinShare = 32;
 constexpr double kFftPruneNsPerStep = 50;
 constexpr size_t kFftPrunedCores = 4;
 // The blocks pruning looks at on an n-point core: n / 64 points, at least 16 (two three-layer
-// steps'; at most n). Coarse enough that losses at random seldom leave one whole, so the sets that lose
-// alike share one pruned core: 1024:1024 losing m at random, a block of 32 points unread has
-// odds of 2^-32; 128:128 restoring 32 of its 96 last originals, a block of them all read has
-// ~0.15% (blocks of 8: ~4%, and four sets in ten made a core of their own).
+// steps'; at most n). Coarse enough that losses at random seldom leave one whole, so the sets
+// that lose alike share one pruned core: 1024:1024 losing m at random, a block of 32 points
+// unread has odds of 2^-32; 128:128 restoring 32 of its 96 last originals, a block of them all
+// read has ~0.15% (blocks of 8: ~4%, and four sets in ten made a core of their own).
 inline uint32_t fft_prune_block(uint32_t points) {
   return points / 64 > 16 ? points / 64 : points < 16 ? points : 16;
 }
