@@ -56,13 +56,15 @@ size_t fft_block_bytes(size_t work_slots);
 
 // A decode core with its ends folded (ir::fold_decode_ends) for every point it may read or
 // restore, shared by every erasure set it serves (FftEngine): the code's whole core, or the
-// core pruned (ir::prune_fft_steps) for aligned blocks of points read nowhere (zero_blocks)
-// and restored nowhere (dead_blocks) - the sets with exactly those blocks. The fills and
+// core pruned (ir::prune_fft_steps) for aligned blocks of points read nowhere and restored
+// nowhere (lost_blocks) - the sets with exactly those blocks. The fills and
 // restores that did not fold stay as templates on the pointer layout of ir::fold_decode_ends:
 // per set, a fill of a point not read becomes its Zero step and a restore of a point not
 // restored is left out.
 struct FftFoldedCore {
-  std::vector<uint8_t> zero_blocks, dead_blocks;  // per block of FftEngine's pruning blocks; empty: none
+  // Per block of fft_prune_block(n) points, 1 where none is read, then per block 1 where none
+  // is restored; empty: none (the whole core).
+  std::vector<uint8_t> lost_blocks;
   std::vector<ir::FftStep> pre, core, post;
   std::vector<uint32_t> blocks;  // ir::fft_step_blocks(core) where the engine runs blocks, else empty
   size_t multiplies = 0;         // ir::fft_multiplies of the three lists before the fold

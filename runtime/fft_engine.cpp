@@ -182,7 +182,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   // Folded for every point; a copy where the core may be pruned, else the core itself.
   std::vector<ir::FftStep> whole = e->core_steps_ > kFftPruneMaxSteps ? std::move(e->decode_core_.steps)
                                                                       : e->decode_core_.steps;
-  e->whole_ = e->make_folded_core(&whole, {}, {});
+  e->whole_ = e->make_folded_core(&whole, {});
   e->geometry_ = *codes::fft::geometry(k, m, gf);
   e->decode_info_ = e->steps_.info;
   e->decode_reads_matrices_only_ = ir::fft_multiplies_by_gfni(jit.target_info());
@@ -207,9 +207,8 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
 }
 
 std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(std::vector<ir::FftStep> *whole,
-                                                                  std::vector<uint8_t> zero_blocks,
-                                                                  std::vector<uint8_t> dead_blocks) const {
-  const uint32_t n = decode_core_.slots, block = fft_prune_block(n);
+                                                                  std::vector<uint8_t> lost_blocks) const {
+  const uint32_t n = decode_core_.slots, block = fft_prune_block(n), blocks = n / block;
   auto c = std::make_shared<FftFoldedCore>();
   // Every point filled and restored but those of the blocks: the folded steps take each
   // point's pointers per call (null: not read, not restored).
@@ -217,7 +216,8 @@ std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(std::vector<ir:
   c->post.reserve(n);
   std::vector<bool> live(3 * size_t(n), false);
   for (uint32_t x = 0; x < n; ++x) {
-    const bool zero = !zero_blocks.empty() && zero_blocks[x / block], dead = !dead_blocks.empty() && dead_blocks[x / block];
+    const bool zero = !lost_blocks.empty() && lost_blocks[x / block];
+    const bool dead = !lost_blocks.empty() && lost_blocks[blocks + x / block];
     c->pre.push_back(zero ? ir::FftStep{ir::kFftStepZero, x, 0, 0} : ir::FftStep{ir::kFftStepMul, x, n + x, x});
     if (!dead) c->post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
     live[2 * size_t(n) + x] = !dead;
@@ -232,8 +232,7 @@ std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(std::vector<ir:
     c->post = std::move(p[2]);
   }
   c->multiplies = ir::fft_multiplies(c->pre) + ir::fft_multiplies(c->core) + ir::fft_multiplies(c->post);
-  c->zero_blocks = std::move(zero_blocks);
-  c->dead_blocks = std::move(dead_blocks);
+  c->lost_blocks = std::move(lost_blocks);
   const char *off = std::getenv("ECJIT_FFT_FOLD");
   if (!(off && off[0] == '0')) {
     const size_t ends = c->pre.size() + c->post.size();
@@ -249,61 +248,57 @@ std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(std::vector<ir:
   return c;
 }
 
-std::shared_ptr<const FftFoldedCore> FftEngine::pruned_core(std::vector<uint8_t> zero_blocks,
-                                                            std::vector<uint8_t> dead_blocks, bool now) const {
-  std::vector<uint8_t> key = zero_blocks;
-  key.insert(key.end(), dead_blocks.begin(), dead_blocks.end());
+std::shared_ptr<const FftFoldedCore> FftEngine::pruned_core(std::vector<uint8_t> lost_blocks, bool now) const {
   {
     std::lock_guard<std::mutex> lock(pruned_mutex_);
     for (size_t i = 0; i < pruned_.size(); ++i)
-      if (pruned_[i]->zero_blocks == zero_blocks && pruned_[i]->dead_blocks == dead_blocks) {
+      if (pruned_[i]->lost_blocks == lost_blocks) {
         std::shared_ptr<const FftFoldedCore> c = pruned_[i];
         pruned_.erase(pruned_.begin() + ptrdiff_t(i));
         pruned_.push_back(c);
         return c;
       }
     if (!now) {
-      if (std::find(pruning_.begin(), pruning_.end(), key) != pruning_.end()) return nullptr;  // on its way
+      if (std::find(pruning_.begin(), pruning_.end(), lost_blocks) != pruning_.end()) return nullptr;  // on its way
       // Queued on the second set that asks: sets whose blocks no other set shares (a few
       // scattered losses leave blocks of present points here and there) cost nothing.
-      const auto seen = std::find(seen_.begin(), seen_.end(), key);
+      const auto seen = std::find(seen_.begin(), seen_.end(), lost_blocks);
       if (seen == seen_.end()) {
         if (seen_.size() >= kFftPrunedCores * 4) seen_.erase(seen_.begin());
-        seen_.push_back(std::move(key));
+        seen_.push_back(std::move(lost_blocks));
         return nullptr;
       }
       seen_.erase(seen);
-      pruning_.push_back(key);
+      pruning_.push_back(lost_blocks);
     }
   }
   if (now) {  // made outside the lock (two threads may both make one; either serves)
-    std::shared_ptr<const FftFoldedCore> c =
-        make_folded_core(nullptr, std::move(zero_blocks), std::move(dead_blocks));
+    std::shared_ptr<const FftFoldedCore> c = make_folded_core(nullptr, std::move(lost_blocks));
     keep_pruned(c);
     return c;
   }
   std::weak_ptr<const FftEngine> self = weak_from_this();
-  auto make = [self, key, zero = std::move(zero_blocks), dead = std::move(dead_blocks)]() mutable {
+  auto make = [self, lost = lost_blocks] {
     if (std::shared_ptr<const FftEngine> e = self.lock()) {
-      e->keep_pruned(e->make_folded_core(nullptr, std::move(zero), std::move(dead)));
-      e->done_pruning(key);
+      e->keep_pruned(e->make_folded_core(nullptr, lost));
+      e->done_pruning(lost);
     }
   };
   if (!jit_->submit_background(make, [self] { return !self.expired(); }, /*optional=*/true))
-    done_pruning(key);  // refused (queue full): a later set asks again
+    done_pruning(lost_blocks);  // refused (queue full): a later set asks again
   return nullptr;
-}
-
-void FftEngine::done_pruning(const std::vector<uint8_t> &key) const {
-  std::lock_guard<std::mutex> lock(pruned_mutex_);
-  const auto at = std::find(pruning_.begin(), pruning_.end(), key);
-  if (at != pruning_.end()) pruning_.erase(at);
 }
 
 void FftEngine::keep_pruned(std::shared_ptr<const FftFoldedCore> c) const {
   std::lock_guard<std::mutex> lock(pruned_mutex_);
   if (pruned_.size() >= kFftPrunedCores) pruned_.erase(pruned_.begin());
   pruned_.push_back(std::move(c));
+}
+
+void FftEngine::done_pruning(const std::vector<uint8_t> &lost_blocks) const {
+  std::lock_guard<std::mutex> lock(pruned_mutex_);
+  const auto at = std::find(pruning_.begin(), pruning_.end(), lost_blocks);
+  if (at != pruning_.end()) pruning_.erase(at);
 }
 
 void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len) const {
@@ -444,15 +439,16 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
       // What pruning can remove in whole steps: the IFFT's butterflies over blocks of points
       // read nowhere, the FFT's over blocks restored nowhere; too little of them, and the
       // whole core runs.
-      std::vector<uint8_t> zero_blocks(n / block, 1), dead_blocks(n / block, 1);
+      const uint32_t blocks = n / block;
+      std::vector<uint8_t> lost_blocks(2 * size_t(blocks), 1);  // FftFoldedCore's: unread, then unrestored
       for (uint32_t x = 0; x < n; ++x) {
-        if (plan.holds[x]) zero_blocks[x / block] = 0;
-        if (restored[x]) dead_blocks[x / block] = 0;
+        if (plan.holds[x]) lost_blocks[x / block] = 0;
+        if (restored[x]) lost_blocks[blocks + x / block] = 0;
       }
       std::vector<bool> zero(n), dead(n);
       for (uint32_t x = 0; x < n; ++x) {
-        zero[x] = zero_blocks[x / block];
-        dead[x] = dead_blocks[x / block];
+        zero[x] = lost_blocks[x / block];
+        dead[x] = lost_blocks[blocks + x / block];
       }
       d->block_multiplies = ir::fft_block_butterflies(zero) + ir::fft_block_butterflies(dead);
       d->prune_skipped = d->whole_core = d->block_multiplies * kFftPruneMinShare < core_multiplies_;
@@ -461,7 +457,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
         // without a call: decode_why); else in the background, the whole core serving.
         const double saved_ns = double(d->block_multiplies) * double((len + 63) / 64) * kFftCoreNsPerColumnMultiply;
         const bool now = len == 0 || saved_ns >= kFftPruneNsPerStep * double(core_steps_ + n);
-        if (std::shared_ptr<const FftFoldedCore> p = pruned_core(std::move(zero_blocks), std::move(dead_blocks), now)) {
+        if (std::shared_ptr<const FftFoldedCore> p = pruned_core(std::move(lost_blocks), now)) {
           c = std::move(p);
           d->transform_cost = c->multiplies;
         } else {

@@ -131,20 +131,17 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   void run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, In in, Out out, size_t len,
                           const ir::FftSchedule *first = nullptr) const;
 
-  // The decode core, its ends folded for every point but those of zero_blocks and dead_blocks
-  // (ECJIT_FFT_FOLD=0: not folded): `whole` (moved from; its blocks empty), or where that is
-  // null, decode_core_'s steps pruned for those blocks (one flag per block of
-  // fft_prune_block(n) points; empty: none).
+  // The decode core, its ends folded for every point but those of lost_blocks
+  // (FftFoldedCore's; ECJIT_FFT_FOLD=0: not folded): `whole` (moved from; lost_blocks empty),
+  // or where that is null, decode_core_'s steps pruned for those blocks.
   std::shared_ptr<const FftFoldedCore> make_folded_core(std::vector<ir::FftStep> *whole,
-                                                        std::vector<uint8_t> zero_blocks,
-                                                        std::vector<uint8_t> dead_blocks) const;
-  // The kept core pruned for those blocks; where none is, made now (`now`) or on the Jit's
+                                                        std::vector<uint8_t> lost_blocks) const;
+  // The kept core pruned for lost_blocks; where none is, made now (`now`) or on the Jit's
   // background thread (once per blocks, when a second set asks for them; null returned
   // meanwhile).
-  std::shared_ptr<const FftFoldedCore> pruned_core(std::vector<uint8_t> zero_blocks, std::vector<uint8_t> dead_blocks,
-                                                   bool now) const;
+  std::shared_ptr<const FftFoldedCore> pruned_core(std::vector<uint8_t> lost_blocks, bool now) const;
   void keep_pruned(std::shared_ptr<const FftFoldedCore> c) const;  // the most recently used
-  void done_pruning(const std::vector<uint8_t> &key) const;        // out of pruning_
+  void done_pruning(const std::vector<uint8_t> &lost_blocks) const;  // out of pruning_
   // The decode's pointers: work slots, shards read, shards restored (n each), then the table
   // arrays of the folded ends at kPreTables n (pre's) and kPreTables n + 1 (post's).
   static constexpr uint32_t kPreTables = 3;
@@ -170,8 +167,8 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   std::shared_ptr<const FftFoldedCore> whole_;  // the whole core, folded
   mutable std::mutex pruned_mutex_;
   mutable std::vector<std::shared_ptr<const FftFoldedCore>> pruned_;  // least recently used first
-  // The blocks (zero then dead) of pruned cores being made in the background, and of the
-  // last sets that asked for one in the background (queued when a second set asks).
+  // The lost_blocks of pruned cores being made in the background, and of the last sets that
+  // asked for one in the background (queued when a second set asks).
   mutable std::vector<std::vector<uint8_t>> pruning_, seen_;
   KernelInfo encode_info_, decode_info_;
 };
