@@ -19,6 +19,8 @@ FftWorkSlots fft_step_work_slots(const FftStep &step, uint32_t slots) {
     case kFftStepIfft8:
     case kFftStepFft4D:  // its own slots only (fft_order.h)
     case kFftStepFft8D:
+    case kFftStepTop4D:
+    case kFftStepTop8D:
     case kFftStepIfft4In:  // b: shards (read), b2: a table array
     case kFftStepIfft8In:
     case kFftStepFft4Out:  // b: restored shards (written)
@@ -65,7 +67,7 @@ constexpr uint32_t kGlobal = kFftBlockSpans, kBarrier = kFftBlockNone;
 // derivative-fused step reads other groups, which must not have run yet), kGlobal when its
 // slots span blocks.
 uint32_t step_block(const FftStep &step, uint32_t slots, uint32_t block_slots) {
-  if (step.kind == kFftStepFft4D || step.kind == kFftStepFft8D) return kBarrier;
+  if (fft_step_reads_groups(step.kind)) return kBarrier;
   const FftWorkSlots p = fft_step_work_slots(step, slots);
   if (p.n == 0) return kBarrier;
   const uint32_t b = p.x[0] / block_slots;

@@ -186,7 +186,9 @@ class ZeroPass {
         for (const FftStep &x : xors(s)) run(x, out);
         return;
       case kFftStepFft4D:
-      case kFftStepFft8D:  // kept whole: everything it reads stored, its slots written
+      case kFftStepFft8D:
+      case kFftStepTop4D:
+      case kFftStepTop8D:  // kept whole: everything it reads stored, its slots written
         for (uint32_t p : derivative_reads(s)) store_zero(p);
         for (uint32_t p : slots_of(s)) store_zero(p);
         out.push_back(s);
@@ -311,7 +313,9 @@ class LivePass {
         return;
       }
       case kFftStepFft4D:
-      case kFftStepFft8D: {  // gone where none of its slots is read later, else whole
+      case kFftStepFft8D:
+      case kFftStepTop4D:
+      case kFftStepTop8D: {  // gone where none of its slots is read later, else whole
         const Few<uint32_t, 8> x = slots_of(s);
         if (std::none_of(x.begin(), x.end(), l)) return;
         for (uint32_t p : x) live_[p] = true;

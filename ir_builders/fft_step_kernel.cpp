@@ -291,6 +291,54 @@ bool fold_derivative(std::vector<FftStep> &steps, size_t first, uint32_t slots) 
   return true;
 }
 
+// Where the IFFT's last pass (the steps before `first`, after `ifft_begin`) and the FFT's first
+// pass (from `first`, whole steps in rising a over every slot: fold_derivative's pattern) run
+// over the same groups with the same twiddles, and each transform has other passes (which
+// the decode's ends fold into), the two passes and the formal derivative become one pass of
+// kFftStepTop4D / Top8D steps (fft_step_kernel.h): the FFT step undoes the IFFT step, and the
+// derivative's sums over bits below the groups' commute with both. Returns whether it did.
+// (Emerald Rapids, 1024:1024 at 4 KiB losing 1024 at random: a pass over 2048 slots and
+// twelve multiplies of every group's twenty-four fewer.)
+bool fold_top_passes(std::vector<FftStep> &steps, size_t ifft_begin, size_t first, uint32_t slots,
+                     ScheduleWriter &w, const FftSchedule &s) {
+  if (first >= steps.size()) return false;
+  const FftStep &top = steps[first];
+  const unsigned per = fft_step_slots(top.kind);
+  const uint32_t dist = top.dist;
+  if ((top.kind != kFftStepFft4 && top.kind != kFftStepFft8) || size_t(dist) * per != slots ||
+      first - ifft_begin <= dist || steps.size() - first <= dist)
+    return false;
+  const uint32_t inverse = top.kind == kFftStepFft4 ? kFftStepIfft4 : kFftStepIfft8;
+  std::vector<const FftStep *> ifft(dist, nullptr);  // the IFFT's last step per a
+  for (size_t i = first - dist; i < first; ++i) {
+    const FftStep &st = steps[i];
+    if (st.kind != inverse || st.dist != dist || st.a >= dist || st.b || st.into || ifft[st.a]) return false;
+    ifft[st.a] = &st;
+  }
+  for (uint32_t a = 0; a < dist; ++a) {
+    const FftStep &st = steps[first + a];
+    if (st.kind != top.kind || st.a != a || st.dist != dist || st.b || st.into) return false;
+    for (unsigned j = 0; j < per - 1; ++j)
+      if (fft_step_multiplier(st, j) != fft_step_multiplier(*ifft[a], j)) return false;
+  }
+  const fft::LchField &f = fft::lch_field(s.gf);
+  auto element = [&](uint32_t table) {
+    const uint32_t log = s.table_logs[table];
+    return log == FftSchedule::kZeroTable ? uint16_t(0) : f.exp[log];
+  };
+  std::vector<FftStep> out(steps.begin(), steps.begin() + long(first - dist));
+  for (uint32_t a = 0; a < dist; ++a) {
+    const FftStep &st = steps[first + a];
+    FftStep t{per == 4 ? kFftStepTop4D : kFftStepTop8D, a, 0, w.element(uint16_t(element(st.table0) ^ element(st.table1))),
+              dist};
+    if (per == 8) t.table2 = st.table2, t.table3 = st.table3, t.table4 = st.table4, t.table5 = st.table5;
+    out.push_back(t);
+  }
+  out.insert(out.end(), steps.begin() + long(first + dist), steps.end());
+  steps = std::move(out);
+  return true;
+}
+
 // The decode core's steps (fft_decode_core) appended to s through its writer w: IFFT, formal
 // derivative, FFT. The derivative folds into the FFT's first pass where at most an eighth of
 // the points lie past decode_end (1024:1024, 1000:1000); a core truncated further keeps it as
@@ -305,6 +353,22 @@ void append_decode_core(ScheduleWriter &w, FftSchedule &s, const fft::Geometry &
     p.work_count = n;
     return p;
   };
+  const size_t ifft_begin = s.steps.size();
+  // Two-layer steps with an odd number of layers would begin both mirrored transforms with a
+  // single layer, which the decode's ends cannot fold into (fold_decode_ends).
+  if (n - g.decode_end <= n / 8 && (radix8 || __builtin_ctz(n) % 2 == 0)) {
+    // Both transforms with their layers grouped alike (mirrored: the IFFT's last group and the
+    // FFT's first on the same slots) for fold_top_passes; where it cannot fold them, the FFT
+    // with its threes from the top as before, its derivative in its first pass.
+    fft::Program ifft = program(), fwd = program();
+    fft::append_ifft(ifft, 0, n, g.decode_end, 0, step_order(radix8), true);
+    fft::append_fft(fwd, 0, n, g.decode_end, 0, step_order(radix8), true);
+    w.ops(ifft);
+    const size_t first = s.steps.size();
+    w.ops(fwd);
+    if (fold_top_passes(s.steps, ifft_begin, first, n, w, s)) return;
+    s.steps.resize(ifft_begin);  // (its tables are the same twiddles': kept)
+  }
   fft::Program ifft = program(), fwd = program(), derivative = program();
   fft::append_ifft(ifft, 0, n, g.decode_end, 0, step_order(radix8));
   fft::append_fft(fwd, 0, n, g.decode_end, 0, step_order(radix8));
@@ -472,12 +536,14 @@ unsigned fft_step_slots(uint32_t kind) {
     case kFftStepIfft4:
     case kFftStepFft4D:
     case kFftStepIfft4In:
-    case kFftStepFft4Out: return 4;
+    case kFftStepFft4Out:
+    case kFftStepTop4D: return 4;
     case kFftStepFft8:
     case kFftStepIfft8:
     case kFftStepFft8D:
     case kFftStepIfft8In:
-    case kFftStepFft8Out: return 8;
+    case kFftStepFft8Out:
+    case kFftStepTop8D: return 8;
     default: return 0;
   }
 }
@@ -486,8 +552,12 @@ bool fft_step_inverse(uint32_t kind) {
   return kind == kFftStepIfft4 || kind == kFftStepIfft8 || kind == kFftStepIfft4In || kind == kFftStepIfft8In;
 }
 
+bool fft_step_reads_groups(uint32_t kind) {
+  return kind == kFftStepFft4D || kind == kFftStepFft8D || kind == kFftStepTop4D || kind == kFftStepTop8D;
+}
+
 unsigned fft_derivative_groups(const FftStep &step, uint32_t out[kFftMaxDerivativeGroups]) {
-  if (step.kind != kFftStepFft4D && step.kind != kFftStepFft8D) return 0;
+  if (!fft_step_reads_groups(step.kind)) return 0;
   unsigned n = 0;
   for (uint32_t bit = 1; bit < step.dist && n < kFftMaxDerivativeGroups; bit <<= 1)
     if (!(step.a & bit)) out[n++] = step.a + bit;
@@ -501,7 +571,7 @@ unsigned fft_step_butterflies(uint32_t kind, FftStepButterfly out[12]) {
                                                   {0, 2, 1}, {1, 3, 1}, {4, 6, 2}, {5, 7, 2},
                                                   {0, 1, 3}, {2, 3, 4}, {4, 5, 5}, {6, 7, 6}};
   const unsigned slots = fft_step_slots(kind);
-  if (!slots) return 0;
+  if (!slots || kind == kFftStepTop4D || kind == kFftStepTop8D) return 0;
   const bool four = slots == 4;
   const FftStepButterfly *order = four ? kFour : kEight;
   const unsigned n = four ? 4 : 12, group = four ? 2 : 4, groups = n / group;
@@ -581,7 +651,9 @@ size_t fft_multiplies(const std::vector<FftStep> &steps) {
   for (const FftStep &s : steps) {
     const unsigned slots = fft_step_slots(s.kind);  // a multi-layer step: one multiply per butterfly
     const bool ends = s.kind >= kFftStepIfft4In && s.kind <= kFftStepFft8Out;  // and one per slot
-    n += slots ? slots / 2 * unsigned(__builtin_ctz(slots)) + (ends ? slots : 0)
+    n += s.kind == kFftStepTop4D ? 2
+         : s.kind == kFftStepTop8D ? 12
+         : slots ? slots / 2 * unsigned(__builtin_ctz(slots)) + (ends ? slots : 0)
          : s.kind == kFftStepMul3 || s.kind == kFftStepMulAdd3                                                ? 3
          : s.kind == kFftStepFft || s.kind == kFftStepIfft || s.kind == kFftStepMul || s.kind == kFftStepMulAdd ? 1
                                                                                                                  : 0;
@@ -852,9 +924,40 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   // in memory (a decode core's scratch tiles: FftEngine keeps them evenly spaced), a group
   // costs one offset and its columns' loads per column; else its eight pointers too.
   llvm::Value *groups_ptrs = nullptr;  // the step function's stack array of groups
+  // A Top step's own part (kFftStepTop4D / Top8D's formula) of its slots' columns x: y.
+  auto top_local = [&](const std::array<Planes, 8> &x, std::array<Planes, 8> &y, unsigned slots,
+                       const std::array<std::array<llvm::Value *, 8>, 7> &t) {
+    // e(u, v) = (u + v) T taking (u, v) to (u + e, v + e); T = t[0].
+    auto move_across = [&](Planes &u, Planes &v) {
+      const Planes d = e.mul(e.xor_(u, v), t[0]);
+      u = e.xor_(u, d);
+      v = e.xor_(v, d);
+    };
+    if (slots == 4) {
+      std::array<Planes, 4> q = {x[0], x[1], x[2], x[3]};
+      move_across(q[0], q[1]);
+      move_across(q[2], q[3]);
+      for (unsigned j = 0; j < 4; ++j) y[j] = e.xor_(e.xor_(x[j], x[j ^ 1]), q[j ^ 2]);
+      return;
+    }
+    std::array<Planes, 8> tt, q, z;
+    for (unsigned i = 0; i < 4; ++i) {  // IFFT butterflies by T2 .. T5
+      tt[2 * i + 1] = e.xor_(x[2 * i + 1], x[2 * i]);
+      tt[2 * i] = e.xor_(x[2 * i], e.mul(tt[2 * i + 1], t[3 + i]));
+    }
+    q = tt;
+    for (unsigned j : {0u, 1u, 4u, 5u}) move_across(q[j], q[j + 2]);
+    for (unsigned j = 0; j < 8; ++j) z[j] = e.xor_(tt[j ^ 2], q[j ^ 4]);
+    for (unsigned i = 0; i < 4; ++i) {  // FFT butterflies by T2 .. T5
+      z[2 * i] = e.xor_(z[2 * i], e.mul(z[2 * i + 1], t[3 + i]));
+      z[2 * i + 1] = e.xor_(z[2 * i + 1], z[2 * i]);
+    }
+    for (unsigned j = 0; j < 8; ++j) y[j] = e.xor_(x[j ^ 1], z[j]);
+  };
   auto emit_derivative_layers = [&](FftStepKind k, const char *name) {
     FftStepButterfly bfs[12];
     const unsigned n = fft_step_butterflies(k, bfs), slots = fft_step_slots(k), multipliers = slots - 1;
+    const bool top = k == kFftStepTop4D || k == kFftStepTop8D;
     std::array<llvm::Value *, 8> p;
     std::array<std::array<llvm::Value *, 8>, 7> t;
     llvm::Value *groups = nullptr;  // the count gathered
@@ -865,10 +968,14 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
       return [&, even](llvm::Value *off) {
         std::array<Planes, 8> x, y;
         for (unsigned j = 0; j < slots; ++j) x[j] = e.load(at(p[j], off));
-        for (unsigned j = 0; j < slots; ++j) {
-          y[j] = x[j];
-          for (unsigned c = 1; c < slots; c <<= 1)
-            if (!(j & c)) y[j] = e.xor_(y[j], x[j | c]);
+        if (top) {
+          top_local(x, y, slots, t);
+        } else {
+          for (unsigned j = 0; j < slots; ++j) {
+            y[j] = x[j];
+            for (unsigned c = 1; c < slots; c <<= 1)
+              if (!(j & c)) y[j] = e.xor_(y[j], x[j | c]);
+          }
         }
         llvm::BasicBlock *head_block = b.GetInsertBlock();
         llvm::BasicBlock *loop = block(tag + (even ? ".even" : ".ptrs") + ".xor");
@@ -910,7 +1017,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
         b.CreateCondBr(b.CreateICmpULT(gnext, groups), loop, after);
         b.SetInsertPoint(after);
         for (unsigned j = 0; j < slots; ++j) x[j] = e.merge(y[j], head_block, upd[j], loop);
-        run_butterflies(x, bfs, n, true, t);
+        if (!top) run_butterflies(x, bfs, n, true, t);
         for (unsigned j = 0; j < slots; ++j) e.store(x[j], at(p[j], off));
       };
     };
@@ -944,7 +1051,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
     {
       llvm::Value *a = field(1, "a"), *dist = field(4, "dist");
       for (unsigned j = 0; j < slots; ++j) p[j] = pointer(b.CreateAdd(a, b.CreateMul(dist, size(j))));
-      for (unsigned j = 0; j < multipliers; ++j) t[j] = tables_at(words[j]);
+      for (unsigned j = 0; j < multipliers; ++j)
+        if (!top || j == 0 || j >= 3) t[j] = tables_at(words[j]);  // Top: table, table2 .. table5
       // for (bit = 1; bit < dist; bit <<= 1) if (!(a & bit)) gather group a + bit: its eight
       // pointers, the offset of its first from p[0], and whether the others share it.
       llvm::BasicBlock *from = b.GetInsertBlock();
@@ -1009,6 +1117,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   };
   emit_derivative_layers(kFftStepFft4D, "fft4d");
   emit_derivative_layers(kFftStepFft8D, "fft8d");
+  emit_derivative_layers(kFftStepTop4D, "top4d");
+  emit_derivative_layers(kFftStepTop8D, "top8d");
   emit_layers(kFftStepFft4, "fft4");
   emit_layers(kFftStepIfft4, "ifft4");
   emit_layers(kFftStepFft8, "fft8");

@@ -74,6 +74,25 @@ enum FftStepKind : uint32_t {
   // X_j * M_j where that pointer is not null; the slots are not written:
   kFftStepFft4Out = 22,
   kFftStepFft8Out = 23,
+  // The decode core's IFFT last pass, formal derivative and FFT first pass as one pass
+  // (fold_top_passes), where the two transforms group their top layers alike (the same slots,
+  // the same twiddles): the X_j = ptr[a + j dist] become what kFftStepIfft4 / Ifft8 and then
+  // kFftStepFft4D / Fft8D make of them, with the other groups read before their own step (the
+  // derivative's sums across bits below dist commute with these layers' butterflies). The FFT
+  // step undoes the IFFT step, so only the derivative's sums across the step's own bits are
+  // left, each conjugated by the layers below it: across the lowest bit, X_j ^ X_{j^1}; across
+  // a higher one, the other half's values moved over by the difference of the two halves'
+  // twiddles, e(x, y) = (x + y) T taking (x, y) to (x + e, y + e), T = table (the sum of the FFT
+  // step's table0 and table1 multipliers); the X_j themselves cancel in pairs of bits:
+  //   kFftStepTop4D: Y_j = X_j ^ X_{j^1} ^ Q_{j^2}, Q: e on (X0,X1) and (X2,X3);
+  //   kFftStepTop8D: t = X after the IFFT butterflies (X0,X1) by T2, (X2,X3) T3, (X4,X5) T4,
+  //     (X6,X7) T5; q = t with e on (t_j, t_j+2), j = 0, 1, 4, 5; z_j = t_{j^2} ^ q_{j^4};
+  //     r = z after the FFT butterflies (z0,z1) by T2 .. (z6,z7) by T5; Y_j = X_{j^1} ^ r_j
+  // (two multiplies for two layers of four slots instead of eight; twelve for three layers of
+  // eight instead of twenty-four); then X_j = Y_j ^ XOR of ptr[a + 2^b + j dist] over the
+  // clear bits b of a, 2^b < dist (fft_derivative_groups). In place, in rising a; no b, no into.
+  kFftStepTop4D = 24,
+  kFftStepTop8D = 25,
 };
 constexpr unsigned kFftMaxXorSources = 6;
 struct FftStep {
@@ -101,9 +120,10 @@ unsigned fft_xor_sources(const FftStep &step, uint32_t out[kFftMaxXorSources]);
 // `multiplier` (0: table, 1: table0, 2: table1, 3 .. 6: table2 .. table5; see
 // fft_step_multiplier). The one definition the kernel, the pruner and the tests' interpreter
 // share. Returns the count (4, 12; 0 for other kinds).
-// The slots of a two- or three-layer step, ptr[a + j dist] for j below it: 4 (Fft4 / Ifft4),
-// 8 (Fft8 / Ifft8); 0 for other kinds. It has slots / 2 butterflies in each of log2(slots)
-// layers and slots - 1 multipliers.
+// The slots of a two- or three-layer step, ptr[a + j dist] for j below it: 4 (Fft4 / Ifft4 and
+// their D, In, Out kinds, Top4D), 8 (the eight-slot kinds); 0 for other kinds. It has slots / 2
+// butterflies in each of log2(slots) layers and slots - 1 multipliers (Top4D / Top8D: none
+// of fft_step_butterflies' and the multipliers of their own formula).
 unsigned fft_step_slots(uint32_t kind);
 // Whether a two- or three-layer kind runs IFFT butterflies (Ifft4 / Ifft8 and their In kinds).
 bool fft_step_inverse(uint32_t kind);
@@ -114,7 +134,9 @@ unsigned fft_step_butterflies(uint32_t kind, FftStepButterfly out[12]);
 uint32_t fft_step_multiplier(const FftStep &step, unsigned multiplier);
 uint32_t &fft_step_multiplier(FftStep &step, unsigned multiplier);
 
-// The first slots of the other groups a derivative-fused step (kFftStepFft4D / Fft8D) reads:
+// Whether a kind reads other groups besides its slots (kFftStepFft4D / Fft8D / Top4D / Top8D).
+bool fft_step_reads_groups(uint32_t kind);
+// The first slots of the other groups a derivative-fused step (kFftStepFft4D .. Top8D) reads:
 // a + 2^b for each bit b of a that is clear, 2^b < dist, rising (at most 14: dist <= 2^14).
 // Their slots are those plus j dist, j below the step's slot count. 0 for other kinds.
 constexpr unsigned kFftMaxDerivativeGroups = 14;
@@ -174,7 +196,9 @@ Result<FftSchedule> fft_encode_schedule(unsigned k, unsigned m, bool fused = tru
 // The part of every decode of (k, m) that no erasure pattern changes: the IFFT, the formal
 // derivative and the FFT on the decode_work points (work slots 0 .. n-1, all scratch). Where
 // the FFT's first pass is whole steps over every slot and at most n / 8 points lie past
-// decode_end, the derivative runs inside them (kFftStepFft4D / Fft8D); else as XOR steps. A
+// decode_end, the derivative runs inside them: with the IFFT's last pass where both transforms
+// can group their layers alike (kFftStepTop4D / Top8D), else alone (kFftStepFft4D / Fft8D);
+// otherwise as XOR steps. A
 // decode is: point x = its shard times exp(logs[x]) where a shard is read, else 0; these
 // steps; a restored shard = point x times exp(kModulus - logs[x]) (codes::fft::locator_logs).
 // Errors: kInvalidSpec.

@@ -279,7 +279,8 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
            const uint8_t *tables = nullptr) {
     run_tiles(*kernel_, s, shards, len, tile, tables);
   }
-  // One derivative-fused step of each kind (kFftStepFft4D / Fft8D) at distances up to the
+  // One derivative-fused step of each kind (kFftStepFft4D / Fft8D / Top4D / Top8D; the Top
+  // kinds' `table` their difference multiplier) at distances up to the
   // widest core's (65536 points: fourteen other groups), bases a with every other group and
   // none, on scratch tiles evenly spaced (the kernel's offset loop, as FftEngine lays them out)
   // and on tiles anywhere (its pointer loop): every slot as the step interpreter has it.
@@ -293,7 +294,8 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
       ir::fft_mul_tables(uint16_t(rng() % fft::lch_field(G).modulus),
                          s.tables.data() + s.tables.size() - ir::kFftMulTableBytes, G);
     }
-    for (uint32_t kind : {uint32_t(ir::kFftStepFft4D), uint32_t(ir::kFftStepFft8D)}) {
+    for (uint32_t kind : {uint32_t(ir::kFftStepFft4D), uint32_t(ir::kFftStepFft8D), uint32_t(ir::kFftStepTop4D),
+                          uint32_t(ir::kFftStepTop8D)}) {
       const uint32_t per = ir::fft_step_slots(kind);
       for (uint32_t dist : {1u, 2u, 16u, 65536u / per}) {
         const uint32_t slots = per * dist;
@@ -640,14 +642,15 @@ TEST(FftSchedule, DerivativeRunsInTheFirstFftPassOrAsSeveralXorsToAStep) {
     auto core = ir::fft_decode_core(c.k, c.m, c.radix8);
     ASSERT_TRUE(core.ok());
     const std::string what = std::to_string(c.k) + ":" + std::to_string(c.m) + (c.radix8 ? " radix8" : "");
-    size_t steps = 0, xors = 0, fused = 0, first = core->steps.size();
+    size_t steps = 0, xors = 0, fused = 0, tops = 0, first = core->steps.size();
     uint32_t src[ir::kFftMaxXorSources];
     for (size_t i = 0; i < core->steps.size(); ++i) {
       const ir::FftStep &st = core->steps[i];
       const size_t x = ir::fft_xor_sources(st, src);
       steps += x > 0;
       xors += x;
-      if (st.kind == ir::kFftStepFft4D || st.kind == ir::kFftStepFft8D) {
+      if (ir::fft_step_reads_groups(st.kind)) {
+        tops += st.kind == ir::kFftStepTop4D || st.kind == ir::kFftStepTop8D;
         if (!fused++) first = i;
         EXPECT_EQ(st.a, fused - 1) << what;  // rising a, one run
         EXPECT_EQ(i, first + fused - 1) << what;
@@ -659,10 +662,18 @@ TEST(FftSchedule, DerivativeRunsInTheFirstFftPassOrAsSeveralXorsToAStep) {
       ASSERT_GT(fused, 0u) << what;
       const size_t per = ir::fft_step_slots(core->steps[first].kind);
       EXPECT_EQ(fused, n / per) << what;
-      EXPECT_EQ(per, c.radix8 && log_n >= 3 ? 8u : 4u) << what;  // threes from the top
+      // Folded with the IFFT's last pass: the transforms' mirrored groups (threes from the
+      // bottom, a pair or two on top); else the FFT's threes from the top.
+      EXPECT_EQ(per, tops ? (c.radix8 && log_n % 3 == 0 ? 8u : 4u) : c.radix8 && log_n >= 3 ? 8u : 4u) << what;
       EXPECT_LT(xors, n / 4 * log_n) << what;  // under half the derivative's
-      for (size_t i = 0; i < first; ++i)  // the IFFT before them
-        EXPECT_TRUE(core->steps[i].kind != ir::kFftStepFft4 && core->steps[i].kind != ir::kFftStepFft8) << what;
+      // With passes of the IFFT before them and of the FFT after, they run the IFFT's last pass
+      // as well (kFftStepTop4D / Top8D); else only the FFT's first.
+      EXPECT_EQ(tops, n > per ? fused : 0u) << what;
+      for (size_t i = 0; i < first; ++i) {  // the IFFT before them, without a pass of their groups
+        const ir::FftStep &st = core->steps[i];
+        EXPECT_TRUE(st.kind != ir::kFftStepFft4 && st.kind != ir::kFftStepFft8) << what;
+        if (tops) EXPECT_FALSE(ir::fft_step_slots(st.kind) == per && st.dist == core->steps[first].dist) << what;
+      }
     } else {
       EXPECT_EQ(fused, 0u) << what;
       // The transforms' skipped multiplies are XOR steps too (a truncated layer's single

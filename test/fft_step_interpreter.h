@@ -65,6 +65,46 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
         v[s.a] = s.kind == ir::kFftStepMul3 ? sum : uint16_t(v[s.a] ^ sum);
         break;
       }
+      case ir::kFftStepTop4D:
+      case ir::kFftStepTop8D: {
+        // fft_step_kernel.h's formula on the slots, then the other groups' values before the step.
+        const unsigned slots = ir::fft_step_slots(s.kind);
+        uint16_t x[8], y[8];
+        for (unsigned j = 0; j < slots; ++j) x[j] = v[s.a + j * s.dist];
+        const auto across = [&](uint16_t &u, uint16_t &w) {
+          const uint16_t e = fft_table_mul(T(s.table), uint16_t(u ^ w));
+          u ^= e;
+          w ^= e;
+        };
+        if (slots == 4) {
+          uint16_t q[4] = {x[0], x[1], x[2], x[3]};
+          across(q[0], q[1]);
+          across(q[2], q[3]);
+          for (unsigned j = 0; j < 4; ++j) y[j] = uint16_t(x[j] ^ x[j ^ 1] ^ q[j ^ 2]);
+        } else {
+          const uint32_t tab[4] = {s.table2, s.table3, s.table4, s.table5};
+          uint16_t t[8], q[8], z[8];
+          for (unsigned i = 0; i < 4; ++i) {
+            t[2 * i + 1] = uint16_t(x[2 * i + 1] ^ x[2 * i]);
+            t[2 * i] = uint16_t(x[2 * i] ^ fft_table_mul(T(tab[i]), t[2 * i + 1]));
+          }
+          for (unsigned j = 0; j < 8; ++j) q[j] = t[j];
+          for (unsigned j : {0u, 1u, 4u, 5u}) across(q[j], q[j + 2]);
+          for (unsigned j = 0; j < 8; ++j) z[j] = uint16_t(t[j ^ 2] ^ q[j ^ 4]);
+          for (unsigned i = 0; i < 4; ++i) {
+            z[2 * i] ^= fft_table_mul(T(tab[i]), z[2 * i + 1]);
+            z[2 * i + 1] ^= z[2 * i];
+          }
+          for (unsigned j = 0; j < 8; ++j) y[j] = uint16_t(x[j ^ 1] ^ z[j]);
+        }
+        uint32_t g[ir::kFftMaxDerivativeGroups];
+        const unsigned groups = ir::fft_derivative_groups(s, g);
+        for (unsigned j = 0; j < slots; ++j) {
+          for (unsigned i = 0; i < groups; ++i) y[j] ^= v[g[i] + j * s.dist];
+        }
+        for (unsigned j = 0; j < slots; ++j) v[s.a + j * s.dist] = y[j];
+        break;
+      }
       case ir::kFftStepFft4:
       case ir::kFftStepIfft4:
       case ir::kFftStepFft8:
