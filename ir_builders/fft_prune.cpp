@@ -313,14 +313,29 @@ class LivePass {
         return;
       }
       case kFftStepFft4D:
-      case kFftStepFft8D:
-      case kFftStepTop4D:
-      case kFftStepTop8D: {  // gone where none of its slots is read later, else whole
+      case kFftStepFft8D: {  // gone where none of its slots is read later, else whole
         const Few<uint32_t, 8> x = slots_of(s);
         if (std::none_of(x.begin(), x.end(), l)) return;
         for (uint32_t p : x) live_[p] = true;
         for (uint32_t p : derivative_reads(s)) live_[p] = true;
         rev.push_back(s);
+        return;
+      }
+      case kFftStepTop4D:
+      case kFftStepTop8D: {  // gone where none of its slots is read later; one half where only it is
+        const Few<uint32_t, 8> x = slots_of(s);
+        unsigned mask = 0;
+        for (unsigned j = 0; j < x.n; ++j) mask |= unsigned(l(x.x[j]) && fft_top_writes(s, j)) << j;
+        if (!mask) return;
+        const unsigned low = (1u << x.n / 2) - 1;
+        FftStep t = s;
+        if (!(mask & ~low)) t.b = 1;
+        else if (!(mask & low)) t.b = 2;
+        for (uint32_t p : x) live_[p] = true;  // its own part reads every slot
+        const Few<uint32_t, 8 * kFftMaxDerivativeGroups> reads = derivative_reads(t);
+        for (unsigned i = 0; i < reads.n; ++i)
+          if (fft_top_writes(t, i % x.n)) live_[reads.x[i]] = true;
+        rev.push_back(t);
         return;
       }
       case kFftStepFft4:

@@ -552,6 +552,10 @@ bool fft_step_inverse(uint32_t kind) {
   return kind == kFftStepIfft4 || kind == kFftStepIfft8 || kind == kFftStepIfft4In || kind == kFftStepIfft8In;
 }
 
+bool fft_top_writes(const FftStep &step, unsigned j) {
+  return step.b == 0 || (step.b == 1) == (j < fft_step_slots(step.kind) / 2);
+}
+
 bool fft_step_reads_groups(uint32_t kind) {
   return kind == kFftStepFft4D || kind == kFftStepFft8D || kind == kFftStepTop4D || kind == kFftStepTop8D;
 }
@@ -964,8 +968,10 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
     const std::string tag(name);
     auto address = [&](llvm::Value *q) { return b.CreatePtrToInt(q, size_ty); };
     // One column: load, derivative, butterflies, store. even: the groups by offset.
-    auto body_of = [&](bool even) {
-      return [&, even](llvm::Value *off) {
+    // written: the slots stored (a Top step's b: every slot, or one half).
+    auto body_of = [&](bool even, unsigned written) {
+      return [&, even, written](llvm::Value *off) {
+        auto keeps = [&](unsigned j) { return (written >> j & 1) != 0; };
         std::array<Planes, 8> x, y;
         for (unsigned j = 0; j < slots; ++j) x[j] = e.load(at(p[j], off));
         if (top) {
@@ -987,6 +993,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
         std::array<std::array<llvm::PHINode *, 2>, 8> acc{};
         std::array<Planes, 8> sum, upd;
         for (unsigned j = 0; j < slots; ++j) {
+          if (!keeps(j)) continue;
           acc[j][0] = b.CreatePHI(y[j].lo->getType(), 2);
           acc[j][0]->addIncoming(y[j].lo, head_block);
           sum[j].lo = acc[j][0];
@@ -1001,6 +1008,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
                                                         ptr_align)
                                   : nullptr;
         for (unsigned j = 0; j < slots; ++j) {
+          if (!keeps(j)) continue;
           llvm::Value *src =
               even ? b.CreateGEP(b.getInt8Ty(), p[j], b.CreateAdd(off, delta))  // another slot's tile: not inbounds
                    : at(b.CreateAlignedLoad(ptr, b.CreateInBoundsGEP(ptr, groups_ptrs, b.CreateAdd(row, size(1 + j))),
@@ -1011,14 +1019,17 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
         llvm::Value *gnext = b.CreateAdd(gi, size(1));
         gi->addIncoming(gnext, loop);
         for (unsigned j = 0; j < slots; ++j) {
+          if (!keeps(j)) continue;
           acc[j][0]->addIncoming(upd[j].lo, loop);
           if (acc[j][1]) acc[j][1]->addIncoming(upd[j].hi, loop);
         }
         b.CreateCondBr(b.CreateICmpULT(gnext, groups), loop, after);
         b.SetInsertPoint(after);
-        for (unsigned j = 0; j < slots; ++j) x[j] = e.merge(y[j], head_block, upd[j], loop);
+        for (unsigned j = 0; j < slots; ++j)
+          if (keeps(j)) x[j] = e.merge(y[j], head_block, upd[j], loop);
         if (!top) run_butterflies(x, bfs, n, true, t);
-        for (unsigned j = 0; j < slots; ++j) e.store(x[j], at(p[j], off));
+        for (unsigned j = 0; j < slots; ++j)
+          if (keeps(j)) e.store(x[j], at(p[j], off));
       };
     };
     // Its own function, called from the step's case: its stack array and registers stay out of
@@ -1101,13 +1112,30 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
       all_even->addIncoming(b.getTrue(), from);
       all_even->addIncoming(even_next, step);
       groups = total;
-      llvm::BasicBlock *by_offset = block(tag + ".even.pre");
-      llvm::BasicBlock *by_pointer = block(tag + ".ptrs.pre");
-      b.CreateCondBr(all_even, by_offset, by_pointer);
-      b.SetInsertPoint(by_offset);
-      emit_loop(tag + ".even", body_of(true));
-      b.SetInsertPoint(by_pointer);
-      emit_loop(tag + ".ptrs", body_of(false));
+      auto emit_loops = [&](const std::string &name, unsigned written) {
+        llvm::BasicBlock *by_offset = block(name + ".even.pre");
+        llvm::BasicBlock *by_pointer = block(name + ".ptrs.pre");
+        b.CreateCondBr(all_even, by_offset, by_pointer);
+        b.SetInsertPoint(by_offset);
+        emit_loop(name + ".even", body_of(true, written));
+        b.SetInsertPoint(by_pointer);
+        emit_loop(name + ".ptrs", body_of(false, written));
+      };
+      const unsigned every = (1u << slots) - 1, low = (1u << slots / 2) - 1;
+      if (!top) {
+        emit_loops(tag, every);
+      } else {  // b: every slot written, the low half (1) or the high half (2)
+        llvm::BasicBlock *whole = block(tag + ".whole"), *lows = block(tag + ".low"), *highs = block(tag + ".high");
+        llvm::SwitchInst *half = b.CreateSwitch(b.CreateTrunc(field(2, "half"), b.getInt32Ty()), whole, 2);
+        half->addCase(b.getInt32(1), lows);
+        half->addCase(b.getInt32(2), highs);
+        b.SetInsertPoint(whole);
+        emit_loops(tag + ".whole", every);
+        b.SetInsertPoint(lows);
+        emit_loops(tag + ".low", low);
+        b.SetInsertPoint(highs);
+        emit_loops(tag + ".high", every & ~low);
+      }
     }
     fn = kernel_fn;
     rec = kernel_rec;

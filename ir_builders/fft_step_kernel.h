@@ -90,7 +90,10 @@ enum FftStepKind : uint32_t {
   //     r = z after the FFT butterflies (z0,z1) by T2 .. (z6,z7) by T5; Y_j = X_{j^1} ^ r_j
   // (two multiplies for two layers of four slots instead of eight; twelve for three layers of
   // eight instead of twenty-four); then X_j = Y_j ^ XOR of ptr[a + 2^b + j dist] over the
-  // clear bits b of a, 2^b < dist (fft_derivative_groups). In place, in rising a; no b, no into.
+  // clear bits b of a, 2^b < dist (fft_derivative_groups). In place, in rising a; no into.
+  // b: 0, or only one half of the slots written - 1: j below slots / 2, 2: the others - the
+  // other half left as it was (a pruned core's, where nothing reads that half later: its
+  // other groups not read, its multiplies not made).
   kFftStepTop4D = 24,
   kFftStepTop8D = 25,
 };
@@ -136,6 +139,8 @@ uint32_t &fft_step_multiplier(FftStep &step, unsigned multiplier);
 
 // Whether a kind reads other groups besides its slots (kFftStepFft4D / Fft8D / Top4D / Top8D).
 bool fft_step_reads_groups(uint32_t kind);
+// Whether a Top step (kFftStepTop4D / Top8D) writes its slot j (its b: every slot, or a half).
+bool fft_top_writes(const FftStep &step, unsigned j);
 // The first slots of the other groups a derivative-fused step (kFftStepFft4D .. Top8D) reads:
 // a + 2^b for each bit b of a that is clear, 2^b < dist, rising (at most 14: dist <= 2^14).
 // Their slots are those plus j dist, j below the step's slot count. 0 for other kinds.

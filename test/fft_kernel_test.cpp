@@ -299,10 +299,12 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
       const uint32_t per = ir::fft_step_slots(kind);
       for (uint32_t dist : {1u, 2u, 16u, 65536u / per}) {
         const uint32_t slots = per * dist;
+        const bool top = kind == ir::kFftStepTop4D || kind == ir::kFftStepTop8D;
         for (uint32_t a : {0u, dist - 1, dist / 2 + (dist > 2), uint32_t(rng() % dist)})
+          for (uint32_t half = 0; half < (top ? 3u : 1u); ++half)  // Top: every slot written, or a half
           for (bool even : {true, false}) {
             if (G == fft::Gf::k8 && slots > 256 && !even) continue;  // the pointer loop: enough on 16 bits
-            ir::FftStep st{kind, a, 0, 0, dist, 1, 2};
+            ir::FftStep st{kind, a, half, 0, dist, 1, 2};
             st.table2 = 3, st.table3 = 4, st.table4 = 5, st.table5 = 6;
             s.steps = {st};
             s.slots = slots;
@@ -331,7 +333,8 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
               for (uint32_t j = 0; j < per; ++j) {  // its slots; the others only read
                 const uint32_t x = a + j * dist;
                 ASSERT_EQ(element(x, e), want[e][x]) << "kind " << kind << " dist " << dist << " a " << a
-                                                       << (even ? " even" : " anywhere") << " slot " << x
+                                                       << " half " << half << (even ? " even" : " anywhere")
+                                                       << " slot " << x
                                                        << " element " << e;
               }
           }

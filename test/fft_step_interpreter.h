@@ -102,7 +102,8 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
         for (unsigned j = 0; j < slots; ++j) {
           for (unsigned i = 0; i < groups; ++i) y[j] ^= v[g[i] + j * s.dist];
         }
-        for (unsigned j = 0; j < slots; ++j) v[s.a + j * s.dist] = y[j];
+        for (unsigned j = 0; j < slots; ++j)
+          if (ir::fft_top_writes(s, j)) v[s.a + j * s.dist] = y[j];
         break;
       }
       case ir::kFftStepFft4:
