@@ -166,7 +166,7 @@ void fold_input_copies(FftSchedule &s) {
   for (size_t i = 0; i < s.steps.size(); ++i) {
     FftStep &st = s.steps[i];
     const unsigned n = fft_step_slots(st.kind);
-    if (n && st.b == 0) {
+    if (n && st.b == 0 && !fft_step_reads_groups(st.kind)) {
       bool fold = true;
       uint32_t base = 0;
       for (unsigned j = 0; j < n && fold; ++j) {
@@ -207,7 +207,7 @@ void fold_xor_into(FftSchedule &s) {
     if (x.kind == kFftStepXor && x.a < s.slots && x.b < s.slots) {
       const int64_t w = last[x.b];  // the step that wrote the XOR's source
       const FftStep *ws = w >= 0 ? &s.steps[size_t(w)] : nullptr;
-      const unsigned n = ws ? fft_step_slots(ws->kind) : 0;
+      const unsigned n = ws && !fft_step_reads_groups(ws->kind) ? fft_step_slots(ws->kind) : 0;
       const uint32_t j = n && x.b >= ws->a ? (x.b - ws->a) / ws->dist : 8;
       if (n && !ws->into && j < n && ws->a + j * ws->dist == x.b && matched[8 * size_t(w) + j] < 0 &&
           final_touch[x.b] == int64_t(c) && last[x.a] < w &&  // source dead after; accumulator untouched since w
@@ -298,7 +298,8 @@ bool fold_derivative(std::vector<FftStep> &steps, size_t first, uint32_t slots) 
 // kFftStepTop4D / Top8D steps (fft_step_kernel.h): the FFT step undoes the IFFT step, and the
 // derivative's sums over bits below the groups' commute with both. Returns whether it did.
 // (Emerald Rapids, 1024:1024 at 4 KiB losing 1024 at random: a pass over 2048 slots and
-// twelve multiplies of every group's twenty-four fewer.)
+// twelve multiplies of every group's twenty-four fewer; m lost at random, reconstruct_data
+// 2.96-3.50 -> 2.32-2.71 ms a call, a new set per call 4.23-5.00 -> 2.73-3.42.)
 bool fold_top_passes(std::vector<FftStep> &steps, size_t ifft_begin, size_t first, uint32_t slots,
                      ScheduleWriter &w, const FftSchedule &s) {
   if (first >= steps.size()) return false;
@@ -340,8 +341,9 @@ bool fold_top_passes(std::vector<FftStep> &steps, size_t ifft_begin, size_t firs
 }
 
 // The decode core's steps (fft_decode_core) appended to s through its writer w: IFFT, formal
-// derivative, FFT. The derivative folds into the FFT's first pass where at most an eighth of
-// the points lie past decode_end (1024:1024, 1000:1000); a core truncated further keeps it as
+// derivative, FFT. The derivative folds into the IFFT's last pass and the FFT's first
+// (fold_top_passes), or the FFT's first alone, where at most an eighth of the points lie past
+// decode_end (1024:1024, 1000:1000); a core truncated further keeps it as
 // XOR steps: the points past decode_end are known zeros, whose XORs the pruner drops, while a
 // fused step reads them (Zen 5, m lost at random, fused with the first pass made whole:
 // 100:28, 124 of 256 points past, 7.1 -> 6.0 GB/s; 1000:24 6.0 -> 4.7).
@@ -655,8 +657,8 @@ size_t fft_multiplies(const std::vector<FftStep> &steps) {
   for (const FftStep &s : steps) {
     const unsigned slots = fft_step_slots(s.kind);  // a multi-layer step: one multiply per butterfly
     const bool ends = s.kind >= kFftStepIfft4In && s.kind <= kFftStepFft8Out;  // and one per slot
-    n += s.kind == kFftStepTop4D ? 2
-         : s.kind == kFftStepTop8D ? 12
+    n += s.kind == kFftStepTop4D ? (s.b ? 1 : 2)  // one half written: fft_step_kernel.h
+         : s.kind == kFftStepTop8D ? (s.b ? 8 : 12)
          : slots ? slots / 2 * unsigned(__builtin_ctz(slots)) + (ends ? slots : 0)
          : s.kind == kFftStepMul3 || s.kind == kFftStepMulAdd3                                                ? 3
          : s.kind == kFftStepFft || s.kind == kFftStepIfft || s.kind == kFftStepMul || s.kind == kFftStepMulAdd ? 1
