@@ -268,14 +268,10 @@ void pair_transforms(FftSchedule &s) {
   s.steps = std::move(out);
 }
 
-// Where steps [first, ...) begin with the FFT's whole first pass over all `slots` work slots -
+// Whether steps [first, ...) begin with the FFT's whole first pass over all `slots` work slots:
 // one in-place two- or three-layer step per a < dist, in rising a, dist x its slot count =
-// slots (the top layers, none truncated) - those steps become derivative-fused
-// (kFftStepFft4D / Fft8D) and the formal derivative needs no steps of its own: each step reads
-// the groups of higher a, which no step before it in the pass has written. Returns whether it
-// did. (Zen 5, 32:32 losing 32 at random: the derivative's XOR steps were a quarter of the
-// decode, a load and a store of every slot and ~3 source loads each per column.)
-bool fold_derivative(std::vector<FftStep> &steps, size_t first, uint32_t slots) {
+// slots (the top layers, none truncated).
+bool whole_first_pass(const std::vector<FftStep> &steps, size_t first, uint32_t slots) {
   if (first >= steps.size()) return false;
   const FftStep &top = steps[first];
   const unsigned per = fft_step_slots(top.kind);
@@ -286,13 +282,25 @@ bool fold_derivative(std::vector<FftStep> &steps, size_t first, uint32_t slots) 
     const FftStep &st = steps[first + a];
     if (st.kind != top.kind || st.a != a || st.dist != top.dist || st.b || st.into) return false;
   }
+  return true;
+}
+
+// Where steps [first, ...) begin with the FFT's whole first pass (whole_first_pass), those
+// steps become derivative-fused (kFftStepFft4D / Fft8D) and the formal derivative needs no
+// steps of its own: each step reads the groups of higher a, which no step before it in the pass
+// has written. Returns whether it did. (Zen 5, 32:32 losing 32 at random: the derivative's XOR
+// steps were a quarter of the decode, a load and a store of every slot and ~3 source loads
+// each per column.)
+bool fold_derivative(std::vector<FftStep> &steps, size_t first, uint32_t slots) {
+  if (!whole_first_pass(steps, first, slots)) return false;
+  const FftStep &top = steps[first];
   const uint32_t fused = top.kind == kFftStepFft4 ? kFftStepFft4D : kFftStepFft8D, dist = top.dist;
   for (uint32_t a = 0; a < dist; ++a) steps[first + a].kind = fused;
   return true;
 }
 
 // Where the IFFT's last pass (the steps before `first`, after `ifft_begin`) and the FFT's first
-// pass (from `first`, whole steps in rising a over every slot: fold_derivative's pattern) run
+// pass (from `first`, whole steps in rising a over every slot: whole_first_pass) run
 // over the same groups with the same twiddles, and each transform has other passes (which
 // the decode's ends fold into), the two passes and the formal derivative become one pass of
 // kFftStepTop4D / Top8D steps (fft_step_kernel.h): the FFT step undoes the IFFT step, and the
@@ -302,13 +310,11 @@ bool fold_derivative(std::vector<FftStep> &steps, size_t first, uint32_t slots) 
 // 2.96-3.50 -> 2.32-2.71 ms a call, a new set per call 4.23-5.00 -> 2.73-3.42.)
 bool fold_top_passes(std::vector<FftStep> &steps, size_t ifft_begin, size_t first, uint32_t slots,
                      ScheduleWriter &w, const FftSchedule &s) {
-  if (first >= steps.size()) return false;
+  if (!whole_first_pass(steps, first, slots)) return false;
   const FftStep &top = steps[first];
   const unsigned per = fft_step_slots(top.kind);
   const uint32_t dist = top.dist;
-  if ((top.kind != kFftStepFft4 && top.kind != kFftStepFft8) || size_t(dist) * per != slots ||
-      first - ifft_begin <= dist || steps.size() - first <= dist)
-    return false;
+  if (first - ifft_begin <= dist || steps.size() - first <= dist) return false;
   const uint32_t inverse = top.kind == kFftStepFft4 ? kFftStepIfft4 : kFftStepIfft8;
   std::vector<const FftStep *> ifft(dist, nullptr);  // the IFFT's last step per a
   for (size_t i = first - dist; i < first; ++i) {
@@ -316,12 +322,9 @@ bool fold_top_passes(std::vector<FftStep> &steps, size_t ifft_begin, size_t firs
     if (st.kind != inverse || st.dist != dist || st.a >= dist || st.b || st.into || ifft[st.a]) return false;
     ifft[st.a] = &st;
   }
-  for (uint32_t a = 0; a < dist; ++a) {
-    const FftStep &st = steps[first + a];
-    if (st.kind != top.kind || st.a != a || st.dist != dist || st.b || st.into) return false;
+  for (uint32_t a = 0; a < dist; ++a)
     for (unsigned j = 0; j < per - 1; ++j)
-      if (fft_step_multiplier(st, j) != fft_step_multiplier(*ifft[a], j)) return false;
-  }
+      if (fft_step_multiplier(steps[first + a], j) != fft_step_multiplier(*ifft[a], j)) return false;
   const fft::LchField &f = fft::lch_field(s.gf);
   auto element = [&](uint32_t table) {
     const uint32_t log = s.table_logs[table];
@@ -946,18 +949,16 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
       for (unsigned j = 0; j < 4; ++j) y[j] = e.xor_(e.xor_(x[j], x[j ^ 1]), q[j ^ 2]);
       return;
     }
-    std::array<Planes, 8> tt, q, z;
-    for (unsigned i = 0; i < 4; ++i) {  // IFFT butterflies by T2 .. T5
-      tt[2 * i + 1] = e.xor_(x[2 * i + 1], x[2 * i]);
-      tt[2 * i] = e.xor_(x[2 * i], e.mul(tt[2 * i + 1], t[3 + i]));
-    }
+    // The lowest layer's butterflies, (X0,X1) by T2 .. (X6,X7) by T5: kFftStepFft8's last four.
+    FftStepButterfly bfs[12];
+    fft_step_butterflies(kFftStepFft8, bfs);
+    const FftStepButterfly *lowest = bfs + 8;
+    std::array<Planes, 8> tt = x, q, z;
+    run_butterflies(tt, lowest, 4, false, t);
     q = tt;
     for (unsigned j : {0u, 1u, 4u, 5u}) move_across(q[j], q[j + 2]);
     for (unsigned j = 0; j < 8; ++j) z[j] = e.xor_(tt[j ^ 2], q[j ^ 4]);
-    for (unsigned i = 0; i < 4; ++i) {  // FFT butterflies by T2 .. T5
-      z[2 * i] = e.xor_(z[2 * i], e.mul(z[2 * i + 1], t[3 + i]));
-      z[2 * i + 1] = e.xor_(z[2 * i + 1], z[2 * i]);
-    }
+    run_butterflies(z, lowest, 4, true, t);
     for (unsigned j = 0; j < 8; ++j) y[j] = e.xor_(x[j ^ 1], z[j]);
   };
   auto emit_derivative_layers = [&](FftStepKind k, const char *name) {

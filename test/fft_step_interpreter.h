@@ -82,19 +82,29 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
           across(q[2], q[3]);
           for (unsigned j = 0; j < 4; ++j) y[j] = uint16_t(x[j] ^ x[j ^ 1] ^ q[j ^ 2]);
         } else {
-          const uint32_t tab[4] = {s.table2, s.table3, s.table4, s.table5};
+          // The lowest layer's butterflies: kFftStepFft8's last four, by table2 .. table5.
+          ir::FftStepButterfly bfs[12];
+          ir::fft_step_butterflies(ir::kFftStepFft8, bfs);
+          const auto lowest = [&](uint16_t *w, bool fwd) {
+            for (unsigned i = 8; i < 12; ++i) {
+              uint16_t &u = w[bfs[i].u], &o = w[bfs[i].v];
+              const uint8_t *m = T(ir::fft_step_multiplier(s, bfs[i].multiplier));
+              if (fwd) {
+                u ^= fft_table_mul(m, o);
+                o ^= u;
+              } else {
+                o ^= u;
+                u ^= fft_table_mul(m, o);
+              }
+            }
+          };
           uint16_t t[8], q[8], z[8];
-          for (unsigned i = 0; i < 4; ++i) {
-            t[2 * i + 1] = uint16_t(x[2 * i + 1] ^ x[2 * i]);
-            t[2 * i] = uint16_t(x[2 * i] ^ fft_table_mul(T(tab[i]), t[2 * i + 1]));
-          }
+          for (unsigned j = 0; j < 8; ++j) t[j] = x[j];
+          lowest(t, false);
           for (unsigned j = 0; j < 8; ++j) q[j] = t[j];
           for (unsigned j : {0u, 1u, 4u, 5u}) across(q[j], q[j + 2]);
           for (unsigned j = 0; j < 8; ++j) z[j] = uint16_t(t[j ^ 2] ^ q[j ^ 4]);
-          for (unsigned i = 0; i < 4; ++i) {
-            z[2 * i] ^= fft_table_mul(T(tab[i]), z[2 * i + 1]);
-            z[2 * i + 1] ^= z[2 * i];
-          }
+          lowest(z, true);
           for (unsigned j = 0; j < 8; ++j) y[j] = uint16_t(x[j ^ 1] ^ z[j]);
         }
         uint32_t g[ir::kFftMaxDerivativeGroups];
