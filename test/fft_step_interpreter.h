@@ -38,6 +38,21 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
     v[b] ^= v[a];
     v[a] ^= fft_table_mul(T(t), v[b]);
   };
+  // Butterflies of a multi-layer step (fft_step_butterflies' order) on its slots' values x.
+  const auto run_bfs = [&](uint16_t *x, const ir::FftStep &s, const ir::FftStepButterfly *bfs, unsigned n,
+                           bool fwd) {
+    for (unsigned i = 0; i < n; ++i) {
+      uint16_t &u = x[bfs[i].u], &w = x[bfs[i].v];
+      const uint8_t *t = T(ir::fft_step_multiplier(s, bfs[i].multiplier));
+      if (fwd) {
+        u ^= fft_table_mul(t, w);
+        w ^= u;
+      } else {
+        w ^= u;
+        u ^= fft_table_mul(t, w);
+      }
+    }
+  };
   for (const ir::FftStep &s : steps) {
     switch (s.kind) {
       case ir::kFftStepFft: fft_bf(s.a, s.b, s.table); break;
@@ -85,26 +100,13 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
           // The lowest layer's butterflies: kFftStepFft8's last four, by table2 .. table5.
           ir::FftStepButterfly bfs[12];
           ir::fft_step_butterflies(ir::kFftStepFft8, bfs);
-          const auto lowest = [&](uint16_t *w, bool fwd) {
-            for (unsigned i = 8; i < 12; ++i) {
-              uint16_t &u = w[bfs[i].u], &o = w[bfs[i].v];
-              const uint8_t *m = T(ir::fft_step_multiplier(s, bfs[i].multiplier));
-              if (fwd) {
-                u ^= fft_table_mul(m, o);
-                o ^= u;
-              } else {
-                o ^= u;
-                u ^= fft_table_mul(m, o);
-              }
-            }
-          };
           uint16_t t[8], q[8], z[8];
           for (unsigned j = 0; j < 8; ++j) t[j] = x[j];
-          lowest(t, false);
+          run_bfs(t, s, bfs + 8, 4, false);
           for (unsigned j = 0; j < 8; ++j) q[j] = t[j];
           for (unsigned j : {0u, 1u, 4u, 5u}) across(q[j], q[j + 2]);
           for (unsigned j = 0; j < 8; ++j) z[j] = uint16_t(t[j ^ 2] ^ q[j ^ 4]);
-          lowest(z, true);
+          run_bfs(z, s, bfs + 8, 4, true);
           for (unsigned j = 0; j < 8; ++j) y[j] = uint16_t(x[j ^ 1] ^ z[j]);
         }
         uint32_t g[ir::kFftMaxDerivativeGroups];
@@ -158,17 +160,7 @@ inline void fft_run_steps(const std::vector<ir::FftStep> &steps, const std::vect
           }
           for (unsigned j = 0; j < slots; ++j) x[j] = d[j];
         }
-        for (unsigned i = 0; i < n; ++i) {
-          uint16_t &u = x[bfs[i].u], &w = x[bfs[i].v];
-          const uint8_t *t = T(ir::fft_step_multiplier(s, bfs[i].multiplier));
-          if (fwd) {
-            u ^= fft_table_mul(t, w);
-            w ^= u;
-          } else {
-            w ^= u;
-            u ^= fft_table_mul(t, w);
-          }
-        }
+        run_bfs(x, s, bfs, n, fwd);
         for (unsigned j = 0; j < slots; ++j) {
           if (out) {
             const uint32_t p = s.b + j * s.dist;
