@@ -153,7 +153,7 @@ const char *fft_multiply_name(const TargetInfo &target) {
 bool fft_multiplies_by_gfni(const TargetInfo &target) { return fft_shuffle_for(target) == FftShuffle::kGfni; }
 
 size_t fft_kernel_slots(const FftKernelDesc &desc) {
-  if (desc.kind == FftKernelDesc::Kind::kSteps) return 1;
+  if (desc.steps()) return 1;
   Result<fft::Geometry> g = fft::geometry(desc.k, desc.m, desc.gf);
   if (!g.ok()) return 0;
   if (desc.kind == FftKernelDesc::Kind::kDecode) return g->decode_work;
@@ -169,7 +169,9 @@ size_t fft_kernel_slots(const FftKernelDesc &desc) {
 llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext &ctx,
                                                                const FftKernelDesc &desc,
                                                                const TargetInfo &target) {
-  if (desc.kind == FftKernelDesc::Kind::kSteps) return build_fft_step_kernel(ctx, desc.symbol, target, desc.gf);
+  if (desc.steps())
+    return build_fft_step_kernel(ctx, desc.symbol, target, desc.gf,
+                                 desc.kind == FftKernelDesc::Kind::kSteps ? FftStepKinds::kAll : FftStepKinds::kTransforms);
   if (desc.symbol.empty()) return make_error("empty symbol name");
   const FftShuffle shuffle = fft_shuffle_for(target);
   if (shuffle == FftShuffle::kNone)

@@ -22,10 +22,12 @@ namespace ecjit::ir {
 // (k, m) shares (its per-pattern multipliers arrive as tables at run time, so no erasure set
 // ever waits for a compile).
 struct FftKernelDesc {
-  // kSteps: the schedule executor of fft_step_kernel.h (k and m unused: one per target).
+  // kSteps: the schedule executor of fft_step_kernel.h (k and m unused: one per target);
+  // kTransformSteps: the same without the decode core's kinds (FftStepKinds::kTransforms).
   // kInverse: the decode of one erasure set by the encoder's transforms inverted
   // (codes::fft::inverse_decode_program of `sources` and `targets`), constants compiled in.
-  enum class Kind : uint8_t { kEncode, kDecode, kSteps, kInverse };
+  enum class Kind : uint8_t { kEncode, kDecode, kSteps, kInverse, kTransformSteps };
+  bool steps() const { return kind == Kind::kSteps || kind == Kind::kTransformSteps; }
   Kind kind = Kind::kEncode;
   unsigned k = 0;
   unsigned m = 0;
@@ -70,7 +72,7 @@ inline const char *fft_symbol_prefix(codes::fft::Gf gf) {
   return gf == codes::fft::Gf::k8 ? "ecjit_fft8_" : "ecjit_fft_";
 }
 
-// kSteps: build_fft_step_kernel(ctx, desc.symbol, target). Otherwise emits, for len a
+// kSteps / kTransformSteps: build_fft_step_kernel(ctx, desc.symbol, target, gf, kinds). Otherwise emits, for len a
 // multiple of 64 (a trailing partial column is left untouched):
 //   encode:  void <symbol>(const uint8_t *const *in, uint8_t *const *out, size_t len)
 //            in: the k originals, out: the m recovery shards (the crate's byte layout).

@@ -561,6 +561,12 @@ bool fft_top_writes(const FftStep &step, unsigned j) {
   return step.b == 0 || (step.b == 1) == (j < fft_step_slots(step.kind) / 2);
 }
 
+bool fft_step_kind_is_core_only(uint32_t kind) { return kind >= kFftStepFft4D && kind <= kFftStepTop8D; }
+
+bool fft_steps_are_transforms(const std::vector<FftStep> &steps) {
+  return std::none_of(steps.begin(), steps.end(), [](const FftStep &s) { return fft_step_kind_is_core_only(s.kind); });
+}
+
 bool fft_step_reads_groups(uint32_t kind) {
   return kind == kFftStepFft4D || kind == kFftStepFft8D || kind == kFftStepTop4D || kind == kFftStepTop8D;
 }
@@ -672,7 +678,8 @@ size_t fft_multiplies(const std::vector<FftStep> &steps) {
 
 llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMContext &ctx,
                                                                     const std::string &symbol,
-                                                                    const TargetInfo &target, fft::Gf gf) {
+                                                                    const TargetInfo &target, fft::Gf gf,
+                                                                    FftStepKinds kinds) {
   if (symbol.empty()) return make_error("empty symbol name");
   const FftShuffle shuffle = fft_shuffle_for(target);
   if (shuffle == FftShuffle::kNone)
@@ -1146,10 +1153,13 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
     bytes = kernel_bytes;
     next = kernel_next;
   };
-  emit_derivative_layers(kFftStepFft4D, "fft4d");
-  emit_derivative_layers(kFftStepFft8D, "fft8d");
-  emit_derivative_layers(kFftStepTop4D, "top4d");
-  emit_derivative_layers(kFftStepTop8D, "top8d");
+  const bool core = kinds == FftStepKinds::kAll;  // the decode core's kinds (fft_step_kind_is_core_only)
+  if (core) {
+    emit_derivative_layers(kFftStepFft4D, "fft4d");
+    emit_derivative_layers(kFftStepFft8D, "fft8d");
+    emit_derivative_layers(kFftStepTop4D, "top4d");
+    emit_derivative_layers(kFftStepTop8D, "top8d");
+  }
   emit_layers(kFftStepFft4, "fft4");
   emit_layers(kFftStepIfft4, "ifft4");
   emit_layers(kFftStepFft8, "fft8");
@@ -1229,10 +1239,12 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
       emit_loop(tag, body_of(false));
     }, nullptr);
   };
-  emit_end_layers(kFftStepIfft4In, "ifft4in");
-  emit_end_layers(kFftStepIfft8In, "ifft8in");
-  emit_end_layers(kFftStepFft4Out, "fft4out");
-  emit_end_layers(kFftStepFft8Out, "fft8out");
+  if (core) {
+    emit_end_layers(kFftStepIfft4In, "ifft4in");
+    emit_end_layers(kFftStepIfft8In, "ifft8in");
+    emit_end_layers(kFftStepFft4Out, "fft4out");
+    emit_end_layers(kFftStepFft8Out, "fft8out");
+  }
 
   // Three sources into A: pointers b, dist, b2 with tables t, t0, t1; A read once (add) or not.
   auto emit_three = [&](FftStepKind k, const char *name) {

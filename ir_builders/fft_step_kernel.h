@@ -236,6 +236,17 @@ std::optional<FftSchedule> fft_inverse_decode_schedule(unsigned k, unsigned m, c
 FftSchedule fft_matrix_schedule(const std::vector<uint16_t> &coeffs, const std::vector<unsigned> &sources,
                                 const std::vector<unsigned> &targets, codes::fft::Gf gf = codes::fft::Gf::k16);
 
+// The kinds a step kernel runs: all of them, or the transforms' alone - every kind but the
+// decode core's fused ones (kFftStepFft4D .. Top8D: the derivative in the FFT's first pass, the
+// folded ends, the Top passes) - which is what encodes, matrix decodes and the inverted
+// encoder's decodes run: about half the code of the whole kernel, compiled in about half the
+// time, so a codec's encoder waits for no decode's kinds (runtime/fft_engine.h).
+enum class FftStepKinds : uint8_t { kAll, kTransforms };
+// Whether a step of `kind` needs a kernel of FftStepKinds::kAll.
+bool fft_step_kind_is_core_only(uint32_t kind);
+// Whether a kernel of FftStepKinds::kTransforms runs every one of `steps`.
+bool fft_steps_are_transforms(const std::vector<FftStep> &steps);
+
 // Constant multiplies a schedule performs per element (a two-layer step: four; three-layer:
 // twelve; XORs, copies and zeros: none), to choose between the transforms and a matrix.
 size_t fft_multiplies(const std::vector<FftStep> &steps);
@@ -246,11 +257,14 @@ size_t fft_multiplies(const std::vector<FftStep> &steps);
 // running the steps in order, each as a loop over the tile's 64-byte columns with its
 // multiplier's tables held in registers (fft_column.h's lookups). Nothing is specialised on
 // the code: one kernel per field (`gf`: how it multiplies) serves every (k, m) and every
-// erasure pattern of it.
+// erasure pattern of it. `kinds`: FftStepKinds::kTransforms leaves the decode core's kinds
+// out (a step of one of them is skipped: the runtime gives such a kernel only schedules that
+// fft_steps_are_transforms).
 // Errors (llvm::Error): a target without a 16-entry byte shuffle, empty symbol, verifier.
 llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMContext &ctx,
                                                                     const std::string &symbol,
                                                                     const TargetInfo &target,
-                                                                    codes::fft::Gf gf = codes::fft::Gf::k16);
+                                                                    codes::fft::Gf gf = codes::fft::Gf::k16,
+                                                                    FftStepKinds kinds = FftStepKinds::kAll);
 
 }  // namespace ecjit::ir

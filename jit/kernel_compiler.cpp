@@ -148,6 +148,7 @@ std::string fft_cache_key(const CompileRequest &req) {
          req.target.features + "|v" + std::to_string(req.target.vector_bits) + "|fft|O" +
          std::to_string(int(req.opt)) + (d.kind == ir::FftKernelDesc::Kind::kDecode  ? "|dec"
           : d.kind == ir::FftKernelDesc::Kind::kSteps ? "|steps"
+          : d.kind == ir::FftKernelDesc::Kind::kTransformSteps ? "|tsteps"
           : d.kind == ir::FftKernelDesc::Kind::kInverse ? "|inv"
                                                        : "|enc") + "|gf" + std::to_string(int(d.gf)) + "|k" +
          std::to_string(d.k) + "|m" + std::to_string(d.m) + "|" + d.symbol +

@@ -52,7 +52,7 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
     std::shared_ptr<const FftEngine> e = *engine;
     kernels.encode = [e](const uint8_t *const *in, uint8_t *const *out, size_t len) { e->encode(in, out, len); };
     kernels.decode = [e](const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at,
-                         size_t len) { e->decode(plan, in_at, out_at, len); };
+                         size_t len) { return e->decode(plan, in_at, out_at, len); };
     kernels.decode_why = [e](const FftDecodePlan &plan, const std::vector<unsigned> &targets) {
       return e->decode_why(plan, targets);
     };
@@ -115,8 +115,7 @@ void FftCodec::run_chunks(const Job &job, const uint8_t *const *in, uint8_t *con
     out_at.assign(n, nullptr);
     for (size_t i = 0; i < job.plan->sources.size(); ++i) in_at[job.plan->points[i]] = in[i];
     for (size_t t = 0; t < job.n_targets; ++t) out_at[fft_point(geometry_, job.targets[t])] = out[t];
-    kernels_.decode(*job.plan, in_at.data(), out_at.data(), len);
-    return;
+    if (kernels_.decode(*job.plan, in_at.data(), out_at.data(), len)) return;
   }
   run_scalar(job, in, out, len);
 }

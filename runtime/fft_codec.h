@@ -30,7 +30,8 @@ using FftEncodeRun = std::function<void(const uint8_t *const *in, uint8_t *const
 // plan.tables: 2 n multipliers, the pre-multiplier of each point (zero where nothing is
 // read), then the post-multiplier (kModulus - log where a shard is restored; zero elsewhere);
 // with FftKernels::decode_reads_matrices_only, the matrices of the nonzero ones alone.
-using FftDecodeRun = std::function<void(const FftDecodePlan &plan, const uint8_t *const *in_at,
+// false: nothing written (a kernel it needs could not be compiled); the scalar path runs it.
+using FftDecodeRun = std::function<bool(const FftDecodePlan &plan, const uint8_t *const *in_at,
                                         uint8_t *const *out_at, size_t len)>;
 
 // Multiplier tables (FftDecodePlan::tables) are ir::fft_mul_tables' layout, ir::kFftMulTableBytes each.

@@ -157,15 +157,18 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   e->k_ = k;
   e->m_ = m;
   const std::string prefix = ir::fft_symbol_prefix(gf);
-  Result<Kernel> steps = jit.fft_kernel({ir::FftKernelDesc::Kind::kSteps, 0, 0, prefix + "steps", {}, {}, gf});
+  Result<Kernel> steps =
+      jit.fft_kernel({ir::FftKernelDesc::Kind::kTransformSteps, 0, 0, prefix + "transform_steps", {}, {}, gf});
   if (!steps.ok()) return steps.status();
-  e->steps_ = std::move(*steps);
-  e->step_fn_ = reinterpret_cast<StepFn>(e->steps_.address);
+  e->transform_steps_ = std::move(*steps);
+  e->core_desc_ = {ir::FftKernelDesc::Kind::kSteps, 0, 0, prefix + "steps", {}, {}, gf};
   // Three-layer steps where the step kernel holds eight slots and seven multipliers in
   // registers (whole-column AVX-512): a third fewer tile loads and stores in the transforms.
   e->radix8_ = ir::fft_radix8_steps(jit.target_info());
   Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m, true, e->radix8_, gf);
   if (!enc.ok()) return enc.status();
+  if (!ir::fft_steps_are_transforms(enc->steps))  // the transform kernel would skip a step
+    return Status(StatusCode::kInternal, "rs-fft encode schedule holds a decode core's step kind");
   e->encode_schedule_ = std::move(*enc);
   ir::order_fft_steps_by_block(&e->encode_schedule_.steps, e->encode_schedule_.slots,
                                l2_block_slots(e->encode_schedule_.slots, tile_bytes(e->encode_schedule_.slots)));
@@ -184,12 +187,14 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
                                                                       : e->decode_core_.steps;
   e->whole_ = e->make_folded_core(&whole, {});
   e->geometry_ = *codes::fft::geometry(k, m, gf);
-  e->decode_info_ = e->steps_.info;
+  e->decode_info_ = e->transform_steps_.info;
   e->decode_reads_matrices_only_ = ir::fft_multiplies_by_gfni(jit.target_info());
-  const std::string multiplies = e->steps_.info.why;  // "multiplies by gfni" / "... split-table"
-  e->decode_info_.why = "step kernel: one per Jit, " + multiplies + "; few losses as a matrix "
+  const std::string multiplies = e->transform_steps_.info.why;  // "multiplies by gfni" / "... split-table"
+  e->decode_info_.why = "step kernels: one per Jit, " + multiplies + "; few losses as a matrix "
                         "(codes::fft::decode_matrix), where the shards read allow it the encoder's transforms "
-                        "inverted, else the code's decode core with the erasure set's multipliers as data";
+                        "inverted (the transforms' kernel, compiled with the codec), else the code's decode core "
+                        "with the erasure set's multipliers as data (the kernel of every step kind, compiled on "
+                        "the background thread after the codec)";
   e->encode_info_ = e->decode_info_;
   e->encode_info_.why = "step kernel on the code's encode schedule (" + std::to_string(e->encode_schedule_.slots) +
                         " work slots, more than the " + std::to_string(kFftUnrolledEncodeSlots) + " unrolled), " +
@@ -203,7 +208,24 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
     e->encode_info_ = e->unrolled_.info;
     e->encode_info_.why = "unrolled: the code's butterflies with constant twiddles per 64-byte column, " + multiplies;
   }
+  // The decode core's kernel, in the background: ready before most first decodes. Refused
+  // (the Jit stopping): the first core decode compiles it.
+  std::weak_ptr<const FftEngine> self = e;
+  (void)jit.submit_background(
+      [self] {
+        if (std::shared_ptr<const FftEngine> engine = self.lock()) (void)engine->core_kernel();
+      },
+      [self] { return !self.expired(); }, /*optional=*/false);
   return std::shared_ptr<const FftEngine>(std::move(e));
+}
+
+std::shared_ptr<const Kernel> FftEngine::core_kernel() const {
+  if (std::shared_ptr<const Kernel> k = std::atomic_load(&core_kernel_)) return k;
+  Result<Kernel> k = jit_->fft_kernel(core_desc_);  // one compile per Jit: later askers wait for it
+  if (!k.ok()) return nullptr;
+  auto made = std::make_shared<const Kernel>(std::move(*k));
+  std::atomic_store(&core_kernel_, made);
+  return made;
 }
 
 std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(std::vector<ir::FftStep> *whole,
@@ -334,9 +356,9 @@ void FftEngine::run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tabl
       }
       std::copy(ptr.begin() + s.slots, ptr.end(), fptr.begin() + restored);
       for (uint32_t t = 0; t < restored; ++t) fptr[restored + unsigned(first->slot_shard[t])] = nullptr;
-      call_steps(steps_.address, fptr.data(), first->steps.data(), first->steps.size(), first->tables.data(), bytes);
+      call_steps(transform_steps_.address, fptr.data(), first->steps.data(), first->steps.size(), first->tables.data(), bytes);
     }
-    call_steps(steps_.address, ptr.data(), s.steps.data(), s.steps.size(), tables, bytes);
+    call_steps(transform_steps_.address, ptr.data(), s.steps.data(), s.steps.size(), tables, bytes);
   }
 }
 
@@ -510,7 +532,7 @@ void FftEngine::run_matrix(const ir::FftSchedule &mat, const FftDecodePlan &plan
     for (uint32_t t = 0; t < mat.slots; ++t) ptr[t] = target_out[t] + off;
     for (size_t i = 0; i < plan.sources.size(); ++i)
       ptr[mat.slots + plan.sources[i]] = const_cast<uint8_t *>(in_at[plan.points[i]]) + off;  // read only
-    call_steps(steps_.address, ptr.data(), mat.steps.data(), mat.steps.size(), mat.tables.data(),
+    call_steps(transform_steps_.address, ptr.data(), mat.steps.data(), mat.steps.size(), mat.tables.data(),
                std::min(tile, len - off));
   }
 }
@@ -559,7 +581,7 @@ std::string FftEngine::decode_why(const FftDecodePlan &plan, const std::vector<u
          "), against a matrix's " + matrix_ends;
 }
 
-void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at,
+bool FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at,
                        size_t len) const {
   const ir::FftSchedule &core = decode_core_;
   const uint32_t n = core.slots;
@@ -578,27 +600,34 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
   if (std::shared_ptr<const Kernel> u = std::atomic_load(&td->unrolled)) {
     std::vector<const uint8_t *> &in = pointers<const uint8_t *>(2, plan.sources.size());
     for (size_t i = 0; i < plan.sources.size(); ++i) in[i] = in_at[plan.points[i]];
-    return call_kernel(u->fn, in.data(), target_out.data(), len);
+    call_kernel(u->fn, in.data(), target_out.data(), len);
+    return true;
   }
   if (const ir::FftSchedule *inv = td->inverse.get()) {
     // Shard s sits at its point: read where the plan holds it, written where out_at names it.
     const codes::fft::Geometry &g = geometry_;
-    return run_shard_schedule(
+    run_shard_schedule(
         *inv, encode_schedule_.tables.data(),
         [&](unsigned s) -> const uint8_t * {
           const size_t x = fft_point(g, s);
           return plan.holds[x] ? in_at[x] : nullptr;
         },
         [&](unsigned s) { return out_at[fft_point(g, s)]; }, len, td->first.get());
+    return true;
   }
-  if (const ir::FftSchedule *mat = td->matrix.get()) return run_matrix(*mat, plan, in_at, target_out.data(), len);
-  if (td->matrix_asked)
-    if (std::shared_ptr<const ir::FftSchedule> later = std::atomic_load(&td->matrix_later))
-      return run_matrix(*later, plan, in_at, target_out.data(), len);
+  const ir::FftSchedule *mat = td->matrix.get();
+  std::shared_ptr<const ir::FftSchedule> later;
+  if (!mat && td->matrix_asked && (later = std::atomic_load(&td->matrix_later))) mat = later.get();
+  if (mat) {
+    run_matrix(*mat, plan, in_at, target_out.data(), len);
+    return true;
+  }
+  const std::shared_ptr<const Kernel> kernel = core_kernel();
+  if (!kernel) return false;
   const size_t tile = kCoreTileBytes, stride = core_slot_stride(tile);
   uint8_t *scr = scratch(size_t(n) * stride);
   std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, kPreTables * size_t(n) + 2);
-  void *fn = steps_.address;
+  void *fn = kernel->address;
   for (uint32_t x = 0; x < n; ++x) ptr[x] = scr + size_t(x) * stride;
   // The folded ends' table arrays (ir::fold_decode_ends): pre's, then post's.
   ptr[kPreTables * n] = const_cast<uint8_t *>(plan.tables.data());
@@ -614,6 +643,7 @@ void FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
       call_steps(fn, ptr.data(), lists[g.list] + g.begin, g.end - g.begin,
                  g.list == 1 ? core.tables.data() : plan.tables.data(), bytes);
   }
+  return true;
 }
 
 }  // namespace ecjit::runtime

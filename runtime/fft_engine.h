@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ecjit/codec.h"
+#include "ir_builders/fft_kernel.h"
 #include "ir_builders/fft_step_kernel.h"
 #include "runtime/fft_blocks.h"
 #include "runtime/jit_impl.h"
@@ -80,8 +81,9 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   void encode(const uint8_t *const *in, uint8_t *const *out, size_t len) const;
   // The seam of FftCodec's decode (runtime/fft_codec.h, FftDecodeRun): in_at[x] the shard
   // read at point x where plan.holds[x], out_at[x] the shard restored at point x or null,
-  // plan.tables its multipliers; len a multiple of 64.
-  void decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at, size_t len) const;
+  // plan.tables its multipliers; len a multiple of 64. false: nothing written - the set runs
+  // the decode core and its step kernel could not be compiled (the caller decodes otherwise).
+  bool decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at, size_t len) const;
 
   // How a decode of `targets` from plan.sources runs, for KernelInfo::why: the matrix or the
   // pruned transforms, with both costs in multiplies per element (makes the set's entry).
@@ -102,7 +104,6 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   const KernelInfo &decode_info() const { return decode_info_; }
 
  private:
-  using StepFn = void (*)(uint8_t *const *, const ir::FftStep *, size_t, const uint8_t *, size_t);
   FftEngine() = default;
 
   // The decode of `targets` (shard ids) from plan.sources: a matrix when that is no more
@@ -155,9 +156,20 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   uint32_t core_block_slots_ = 0;
   codes::fft::Geometry geometry_;
   size_t core_multiplies_ = 0;  // ir::fft_multiplies(decode_core_.steps)
+  // The step kernels (one per field and Jit, shared by every code): transform_steps_ of the
+  // transforms' kinds (ir::FftStepKinds::kTransforms), compiled by make - encodes, matrix
+  // decodes, the inverted encoder; and the kernel of every kind, for the decode core (its
+  // derivative, folded ends and Top passes), which make asks the Jit's background thread for:
+  // a codec's encoder waits for half the code (1024:1024 cold, Emerald Rapids: codec() ~110
+  // ms against ~220 with the one kernel of every kind), and a core decode that finds it not
+  // yet there waits for that compile or makes it (core_kernel).
   Kernel unrolled_;  // the encoder when the code is small (fn set), else empty
-  Kernel steps_;     // the step kernel
-  StepFn step_fn_ = nullptr;
+  Kernel transform_steps_;
+  ir::FftKernelDesc core_desc_;
+  mutable std::shared_ptr<const Kernel> core_kernel_;  // std::atomic_load / store; null until compiled
+  // The kernel of every kind: core_kernel_, or compiled (or waited for) now; null where its
+  // compile failed (a later call tries again).
+  std::shared_ptr<const Kernel> core_kernel() const;
   ir::FftSchedule encode_schedule_;
   size_t encode_multiplies_ = 0;  // ir::fft_multiplies(encode_schedule_.steps)
   // The decode core: its slots and tables; its steps, unfolded, where it may be pruned (at most

@@ -208,7 +208,16 @@ if ! grep -q "vgf2p8affineqb" <<<"$fft_gfni_asm" || grep -q "vpshufb" <<<"$fft_g
   fails=$((fails + 1))
 fi
 expect_error "work slots, more than the 64" ir --spec rs-fft:k=100,m=100
-expect_error "is not encode, decode or steps" asm --spec rs-fft:k=8,m=4 --op shape
+expect_error "is not encode, decode, steps or transform-steps" asm --spec rs-fft:k=8,m=4 --op shape
+# The transforms' step kernel (what a codec compiles first): the step kernel without the decode
+# core's derivative-fused kinds.
+fft_tsteps_ir=$("$ECJIT" ir --spec rs-fft:k=8,m=4 --op transform-steps --no-opt)
+fft_steps_ir=$("$ECJIT" ir --spec rs-fft:k=8,m=4 --op steps --no-opt)
+if ! grep -q "define void @ecjit_fft_transform_steps" <<<"$fft_tsteps_ir" || grep -q "top8d" <<<"$fft_tsteps_ir" ||
+   ! grep -q "define internal void @ecjit_fft_steps.top8d" <<<"$fft_steps_ir"; then
+  echo "FAIL: ecjit ir --op transform-steps is not the step kernel without the decode core's kinds"
+  fails=$((fails + 1))
+fi
 expect_error "--erased does not apply to rs-fft" asm --spec rs-fft:k=8,m=4 --op decode --erased 0
 expect_error "erasure set {0,4}: an rs-fft decoder ahead of time inverts the encoder" aot --spec rs-fft:k=10,m=4 \
   --target aarch64 --decoders "0-3;0,4" -o "$tmpd/fft.o"

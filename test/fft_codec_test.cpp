@@ -1158,7 +1158,10 @@ TEST(FftCodec, KernelSeamTakesTheAbiTwins) {
     ecjit::runtime::FftKernels kernels;
     kernels.encode = twin_encode;
     kernels.decode = [](const ecjit::runtime::FftDecodePlan &plan, const uint8_t *const *in, uint8_t *const *out,
-                        size_t len) { twin_decode(in, out, plan.tables.data(), len); };
+                        size_t len) {
+      twin_decode(in, out, plan.tables.data(), len);
+      return true;
+    };
     kernels.encode_info.strategy = kernels.decode_info.strategy = "twin";
     auto spec = ecjit::CodeSpec::parse(spec_of(k, m));
     ASSERT_TRUE(spec.ok());
@@ -1189,6 +1192,36 @@ TEST(FftCodec, KernelSeamTakesTheAbiTwins) {
     EXPECT_GT(twins.encode_calls, 1);
     EXPECT_GT(twins.decode_calls, 0);
   }
+}
+
+// A decode kernel that cannot run (FftEngine::decode where the decode core's step kernel failed
+// to compile) writes nothing and says so: the codec restores the shards on the scalar path.
+TEST(FftCodec, DecodeKernelThatCannotRunFallsBackToTheScalarPath) {
+  JitOptions o;
+  o.disk_cache = false;
+  o.tune = false;
+  auto impl = ecjit::runtime::JitImpl::make(o);
+  ASSERT_TRUE(impl.ok()) << impl.status().to_string();
+  const unsigned k = 20, m = 12, n = k + m;
+  int refused = 0;
+  ecjit::runtime::FftKernels kernels;
+  kernels.decode = [&refused](const ecjit::runtime::FftDecodePlan &, const uint8_t *const *, uint8_t *const *,
+                              size_t) {
+    ++refused;  // writes nothing
+    return false;
+  };
+  auto spec = ecjit::CodeSpec::parse(spec_of(k, m));
+  ASSERT_TRUE(spec.ok());
+  auto made = ecjit::runtime::FftCodec::make(*impl, *spec, kernels);
+  ASSERT_TRUE(made.ok()) << made.status().to_string();
+  const Codec &codec = **made;
+  Stripe st(k, m, 4096 + 64 + 6, n);
+  ASSERT_TRUE(codec.encode(st.data(), st.parity(), st.len).ok());
+  std::vector<bool> present(n, true);
+  for (unsigned s : {0u, 3u, 7u, 19u, 22u, 30u}) present[s] = false, st.spoil(s);
+  ASSERT_TRUE(codec.reconstruct(st.ptrs, present, st.len).ok());
+  for (unsigned s = 0; s < n; ++s) ASSERT_TRUE(st.equal(s)) << "shard " << s;
+  EXPECT_GT(refused, 0);
 }
 
 // ---- The C API ----

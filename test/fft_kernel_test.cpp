@@ -267,17 +267,24 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
     if (!info) GTEST_SKIP() << GetParam() << ": " << err_text(info.takeError());
     target_ = *info;
     if (!ir::fft_kernel_supported(target_)) GTEST_SKIP() << GetParam() << ": no byte shuffle";
-    ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kSteps, 0, 0,
-                        std::string(G == fft::Gf::k8 ? "fft8" : "fft") + "_steps_" + std::to_string(counter_++), {},
-                        {}, G};
-    auto k = jit::jit_kernel(*session(), jit::fft_compile_request(d, target_, jit::OptLevel::kO3));
-    ASSERT_TRUE(bool(k)) << err_text(k.takeError());
-    kernel_ = std::move(*k);
-    EXPECT_TRUE(jit::fft_kernel_matches_desc(*kernel_, d));
+    // Both kernels, as FftEngine has them: every kind, and the transforms' kinds alone.
+    for (auto kind : {ir::FftKernelDesc::Kind::kSteps, ir::FftKernelDesc::Kind::kTransformSteps}) {
+      ir::FftKernelDesc d{kind, 0, 0,
+                          std::string(G == fft::Gf::k8 ? "fft8" : "fft") + "_steps_" + std::to_string(counter_++),
+                          {}, {}, G};
+      auto k = jit::jit_kernel(*session(), jit::fft_compile_request(d, target_, jit::OptLevel::kO3));
+      ASSERT_TRUE(bool(k)) << err_text(k.takeError());
+      EXPECT_TRUE(jit::fft_kernel_matches_desc(**k, d));
+      (kind == ir::FftKernelDesc::Kind::kSteps ? kernel_ : transforms_) = std::move(*k);
+    }
   }
+  // On the transforms' kernel where it runs every step (encodes, matrices, the inverted
+  // encoder: FftEngine's choice), else on the kernel of every kind.
   void run(const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len, size_t tile,
            const uint8_t *tables = nullptr) {
-    run_tiles(*kernel_, s, shards, len, tile, tables);
+    const bool transforms = ir::fft_steps_are_transforms(s.steps);
+    transform_runs_ += transforms;
+    run_tiles(transforms ? *transforms_ : *kernel_, s, shards, len, tile, tables);
   }
   // One derivative-fused step of each kind (kFftStepFft4D / Fft8D / Top4D / Top8D; the Top
   // kinds' `table` their difference multiplier) at distances up to the
@@ -406,7 +413,8 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
     }
   }
   ir::TargetInfo target_;
-  std::unique_ptr<jit::CompiledKernel> kernel_;
+  std::unique_ptr<jit::CompiledKernel> kernel_, transforms_;
+  size_t transform_runs_ = 0;  // run()s on transforms_
   static inline int counter_ = 0;
 };
 class FftSteps : public FftStepsOf<fft::Gf::k16> {};
@@ -429,6 +437,7 @@ TEST_P(FftSteps, EncodeAndDecodeMatchReferenceAtEverySize) {
     for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].begin() + whole, 0xEE);
     auto enc = ir::fft_encode_schedule(k, m, true, radix8);
     ASSERT_TRUE(enc.ok()) << enc.status().to_string();
+    ASSERT_TRUE(ir::fft_steps_are_transforms(enc->steps));  // on the transforms' kernel
     run(*enc, got, len, tile);
     for (unsigned j = 0; j < m; ++j) ASSERT_EQ(got[k + j], want[k + j]) << k << ":" << m << " recovery " << j;
     for (int trial = 0; trial < 3; ++trial) {
@@ -474,6 +483,7 @@ TEST_P(FftSteps, InvertedEncoderOnTheEncodersTables) {
       auto inv = ir::fft_inverse_decode_schedule(k, m, *sources, targets, &*enc, radix8);
       ASSERT_TRUE(inv) << k << ":" << m;
       EXPECT_TRUE(inv->tables.empty());
+      ASSERT_TRUE(ir::fft_steps_are_transforms(inv->steps));
       auto got = want;
       for (unsigned t : targets) std::fill(got[t].begin(), got[t].begin() + whole, 0xA5);
       run(*inv, got, len, tile, enc->tables.data());
@@ -514,6 +524,7 @@ TEST_P(FftSteps, MatrixDecodesThreeSourcesToAStep) {
                             [](const ir::FftStep &st) { return st.kind == ir::kFftStepMul3 || st.kind == ir::kFftStepMulAdd3; }),
               long(targets.size() * (used / 3)));
     EXPECT_EQ(ir::fft_multiplies(s.steps), targets.size() * used);
+    ASSERT_TRUE(ir::fft_steps_are_transforms(s.steps));
     auto got = want;
     for (unsigned t : targets) std::fill(got[t].begin(), got[t].end(), 0xA5);
     run(s, got, len, 128);
@@ -856,6 +867,40 @@ INSTANTIATE_TEST_SUITE_P(Targets, FftSteps, testing::Values("host", "host-avx2",
 
 namespace ecjit {
 namespace {
+
+// The transforms' step kernel (FftStepKinds::kTransforms, what a codec compiles first) is the
+// kernel of every kind without the decode core's: no function of a derivative-fused kind, well
+// under the whole kernel's instructions; and the schedules of the decode core are exactly the
+// ones that need the kernel of every kind.
+TEST(FftStepKinds, TransformKernelLeavesTheDecodeCoresKindsOut) {
+  auto info = test::resolve_target("host");
+  ASSERT_TRUE(bool(info)) << err_text(info.takeError());
+  if (!ir::fft_kernel_supported(*info)) GTEST_SKIP() << "no byte shuffle";
+  size_t instructions[2] = {0, 0};
+  for (auto kinds : {ir::FftStepKinds::kAll, ir::FftStepKinds::kTransforms}) {
+    llvm::LLVMContext ctx;
+    auto mod = ir::build_fft_step_kernel(ctx, "steps", *info, fft::Gf::k16, kinds);
+    ASSERT_TRUE(bool(mod)) << err_text(mod.takeError());
+    bool fused = false;
+    for (const llvm::Function &f : **mod) {
+      fused = fused || f.getName().ends_with(".fft8d") || f.getName().ends_with(".top8d");
+      instructions[kinds == ir::FftStepKinds::kTransforms] += f.getInstructionCount();
+    }
+    EXPECT_EQ(fused, kinds == ir::FftStepKinds::kAll);
+  }
+  EXPECT_LT(instructions[1] * 10, instructions[0] * 6) << instructions[1] << " of " << instructions[0];
+  for (bool radix8 : {false, true})
+    for (auto [k, m] : {std::pair{32u, 32u}, {128u, 128u}, {1024u, 1024u}}) {  // cores that fold their derivative
+      auto enc = ir::fft_encode_schedule(k, m, true, radix8);
+      auto core = ir::fft_decode_core(k, m, radix8);
+      ASSERT_TRUE(enc.ok() && core.ok());
+      EXPECT_TRUE(ir::fft_steps_are_transforms(enc->steps)) << k << ":" << m;
+      EXPECT_FALSE(ir::fft_steps_are_transforms(core->steps)) << k << ":" << m;  // its derivative at least
+      for (uint32_t kind = 0; kind <= ir::kFftStepTop8D; ++kind)
+        EXPECT_EQ(ir::fft_steps_are_transforms({ir::FftStep{kind, 0, 0, 0}}),
+                  kind < ir::kFftStepFft4D) << "kind " << kind;
+    }
+}
 
 // Foreign targets: the step kernel and an unrolled encoder compile for AArch64 NEON (TBL
 // lookups) and 128-bit x86 (PSHUFB) through the same pipeline as the JIT (AOT objects).

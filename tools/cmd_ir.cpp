@@ -21,9 +21,10 @@ CommandDef ir_def() {
       "that serves the first calls of any erasure set: k inputs, --outputs R, coefficients read\n"
       "at run time (docs/operations.md, degraded reads). Array codes (xcode:p=7, bpcode:p=7):\n"
       "--op decode is the rebuild of the --erased disks (default disk 0), in place on the disks.\n"
-      "rs-fft: --op encode (unrolled encoder), decode (the decode core, multipliers as data) or\n"
-      "steps (the kernel that runs every larger code's schedules); GFNI affine blocks where the\n"
-      "target has GFNI (x86_64-v3+gfni), nibble lookups otherwise.";
+      "rs-fft: --op encode (unrolled encoder), decode (the decode core, multipliers as data),\n"
+      "steps (the kernel that runs every larger code's schedules) or transform-steps (the same\n"
+      "without the decode core's kinds: what a codec compiles first, for its encodes); GFNI\n"
+      "affine blocks where the target has GFNI (x86_64-v3+gfni), nibble lookups otherwise.";
   d.options = kernel_options();
   d.options.push_back({"no-opt", "", "print the IR as the builder emits it, before any pass"});
   return d;

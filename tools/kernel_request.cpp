@@ -53,7 +53,7 @@ std::vector<Option> kernel_options() {
       {"op", "OP",
        "encode, decode, or shape: the kernel that serves first calls of any erasure set (k "
        "inputs, --outputs R, coefficients as data) (default encode); rs-fft: encode, decode "
-       "(the decode core every erasure set shares) or steps (the schedule executor)"},
+       "(the decode core every erasure set shares), steps (the schedule executor) or transform-steps (its kinds for encodes)"},
       {"outputs", "R", "shape only: number of outputs, 1..8 (default min(m, 8))"},
       {"erased", "LIST",
        "decode only: missing shards, e.g. 0,3 or 0-3,7 (default: the first m shards)"},
@@ -223,7 +223,7 @@ std::optional<KernelRequest> make_array_request(const Args &args, const codes::A
 }
 
 // --spec rs-fft: --op encode (the unrolled encoder), decode (the decode core every erasure
-// pattern shares, multipliers as data) or steps (the schedule executor every code shares).
+// pattern shares, multipliers as data), steps (the schedule executor every code shares) or transform-steps.
 // The lowering follows the target: GFNI affine blocks where it has them, else nibble lookups.
 std::optional<KernelRequest> make_fft_request(const Args &args, const CodeSpec &spec, std::string *error) {
   for (const char *o : {"outputs", "unroll", "erased"})
@@ -254,8 +254,9 @@ std::optional<KernelRequest> make_fft_request(const Args &args, const CodeSpec &
   ir::FftKernelDesc d{ir::FftKernelDesc::Kind::kEncode, spec.k, spec.m, "", {}, {}, gf};
   if (op == "decode") d.kind = ir::FftKernelDesc::Kind::kDecode;
   else if (op == "steps") d = {ir::FftKernelDesc::Kind::kSteps, 0, 0, "", {}, {}, gf};
+  else if (op == "transform-steps") d = {ir::FftKernelDesc::Kind::kTransformSteps, 0, 0, "", {}, {}, gf};
   else if (op != "encode") {
-    *error = "--op '" + op + "' is not encode, decode or steps for rs-fft";
+    *error = "--op '" + op + "' is not encode, decode, steps or transform-steps for rs-fft";
     return std::nullopt;
   }
   const size_t slots = ir::fft_kernel_slots(d);
@@ -267,7 +268,8 @@ std::optional<KernelRequest> make_fft_request(const Args &args, const CodeSpec &
     return std::nullopt;
   }
   const std::string prefix = ir::fft_symbol_prefix(gf);  // the runtime's names
-  const std::string name = op == "steps" ? prefix + "steps"
+  const std::string name = op == "steps"             ? prefix + "steps"
+                           : op == "transform-steps" ? prefix + "transform_steps"
                                          : prefix + op + "__k" + std::to_string(spec.k) + "_m" + std::to_string(spec.m);
   d.symbol = name;
   jit::CompileRequest req = jit::fft_compile_request(d, target->info, opt);
