@@ -356,7 +356,8 @@ void FftEngine::run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tabl
       }
       std::copy(ptr.begin() + s.slots, ptr.end(), fptr.begin() + restored);
       for (uint32_t t = 0; t < restored; ++t) fptr[restored + unsigned(first->slot_shard[t])] = nullptr;
-      call_steps(transform_steps_.address, fptr.data(), first->steps.data(), first->steps.size(), first->tables.data(), bytes);
+      call_steps(transform_steps_.address, fptr.data(), first->steps.data(), first->steps.size(),
+                 first->tables.data(), bytes);
     }
     call_steps(transform_steps_.address, ptr.data(), s.steps.data(), s.steps.size(), tables, bytes);
   }
@@ -622,8 +623,28 @@ bool FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
     run_matrix(*mat, plan, in_at, target_out.data(), len);
     return true;
   }
-  const std::shared_ptr<const Kernel> kernel = core_kernel();
-  if (!kernel) return false;
+  std::shared_ptr<const Kernel> kernel = std::atomic_load(&core_kernel_);
+  if (!kernel) {
+    // The decode core's kernel not compiled yet (a first decode soon after the Jit's first
+    // rs-fft codec): a matrix on the transforms' kernel serves this call where making and
+    // running it costs less than kFftInterimMatrixNs; else the call waits for the compile.
+    const size_t matrix_cost = targets.size() * plan.sources.size();
+    const double ns = double(matrix_cost) * kFftMatrixNsPerCoefficient +
+                      double(targets.size()) * double(core_multiplies_) * kFftMatrixNsPerCoreMultiply +
+                      double(matrix_cost) * double(len / 64) * kFftCoreNsPerColumnMultiply;
+    if (ns <= kFftInterimMatrixNs) {
+      std::vector<bool> present(k_ + m_, false);
+      for (unsigned s : plan.sources) present[s] = true;
+      if (std::shared_ptr<const ir::FftSchedule> interim =
+              matrix_decode(k_, m_, present, plan.sources, targets, geometry_.gf)) {
+        if (td->matrix_asked) std::atomic_store(&td->matrix_later, interim);  // what the background makes
+        run_matrix(*interim, plan, in_at, target_out.data(), len);
+        return true;
+      }
+    }
+    kernel = core_kernel();
+    if (!kernel) return false;
+  }
   const size_t tile = kCoreTileBytes, stride = core_slot_stride(tile);
   uint8_t *scr = scratch(size_t(n) * stride);
   std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, kPreTables * size_t(n) + 2);

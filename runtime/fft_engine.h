@@ -32,6 +32,13 @@ constexpr size_t kFftUnrolledEncodeSlots = 16;
 constexpr double kFftMatrixNsPerCoefficient = 300, kFftMatrixNsPerCoreMultiply = 2,
                  kFftCoreNsPerColumnMultiply = 2;
 
+// A decode that needs the decode core's step kernel before its background compile is done
+// (FftEngine::core_kernel; ~150 ms on Emerald Rapids, begun by the Jit's first rs-fft codec)
+// runs as a matrix instead where making and running that matrix is estimated (the constants
+// above) at no more than this, in ns; else it waits for the compile. 32:32 losing 32 at 64 KiB
+// shards: ~2.5 ms; 1024:1024 losing 1024: ~0.4 s, past it.
+constexpr double kFftInterimMatrixNs = 25e6;
+
 // Decode cores of at most this many steps may be pruned (ir::prune_fft_steps; sizeof(ir::FftStep),
 // 56 bytes, a step: the engine keeps the core unfolded beside the folded one, and up to
 // kFftPrunedCores pruned ones); larger ones run whole. 16384:16384's ~97,000 steps: ~5 MB each.

@@ -390,6 +390,49 @@ TEST(FftCodec, ManyCoefficientMatricesAreMadeInTheBackground) {
   for (unsigned s = 0; s < 512; ++s) ASSERT_TRUE(st.equal(s)) << "by the matrix, shard " << s;
 }
 
+// The decode core's step kernel compiles on the background thread after the Jit's first rs-fft
+// codec (FftEngine::core_kernel). A decode that needs it sooner runs as a matrix on the
+// transforms' kernel where that is cheap (32:32 losing 32: no compile on the call), else it
+// compiles the kernel itself (512:512 losing 512: a matrix of 262,144 coefficients would cost
+// more); the same bytes either way, and the background's compile then finds the kernel made.
+TEST(FftCodec, DecodesBeforeTheCoreKernelIsCompiledRunAsAMatrixOrCompileIt) {
+  auto j = make_jit();
+  ASSERT_TRUE(j);
+  ecjit::test::BackgroundGate gate(*j);  // the codecs' compiles of the core kernel wait behind it
+  auto small = codec_of(32, 32, *j);
+  ASSERT_TRUE(small);
+  if (small->decoder_info(std::vector<bool>(64, true)).vector_bits == 64) GTEST_SKIP() << "no JIT kernels here";
+  std::mt19937_64 rng(0x1e7);
+  auto lose = [&rng](Stripe &st, unsigned n, unsigned count) {
+    std::vector<bool> present(n, true);
+    for (unsigned lost = 0; lost < count;) {
+      const unsigned s = unsigned(rng() % n);
+      if (present[s]) present[s] = false, st.spoil(s), ++lost;
+    }
+    return present;
+  };
+  Stripe st(32, 32, 65536 + 64 + 2, 31);
+  const uint64_t compiled = j->stats().kernels_compiled;
+  for (int call = 0; call < 3; ++call) {
+    st.restore();
+    const std::vector<bool> present = lose(st, 64, 32);
+    ASSERT_TRUE(small->reconstruct(st.ptrs, present, st.len).ok());
+    for (unsigned s = 0; s < 64; ++s) ASSERT_TRUE(st.equal(s)) << "32:32 call " << call << " shard " << s;
+  }
+  EXPECT_EQ(j->stats().kernels_compiled, compiled) << "a decode of 32:32 compiled on the caller's thread";
+  auto wide = codec_of(512, 512, *j);
+  ASSERT_TRUE(wide);
+  Stripe big(512, 512, 4096, 32);
+  const std::vector<bool> present = lose(big, 1024, 512);
+  const uint64_t before = j->stats().kernels_compiled;
+  ASSERT_TRUE(wide->reconstruct(big.ptrs, present, big.len).ok());
+  for (unsigned s = 0; s < 1024; ++s) ASSERT_TRUE(big.equal(s)) << "512:512 shard " << s;
+  EXPECT_EQ(j->stats().kernels_compiled, before + 1) << "the core kernel, compiled by the call";
+  gate.release();
+  j->wait_for_tuning();
+  EXPECT_EQ(j->stats().kernels_compiled, before + 1) << "compiled twice";
+}
+
 // A small code's inverted decode is compiled unrolled on the background thread while the step
 // kernel serves; once swapped in, the same bytes (whole columns and a partial tail).
 TEST(FftCodec, SmallCodesInvertUnrolledOnceCompiled) {
