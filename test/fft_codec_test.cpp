@@ -41,6 +41,16 @@ std::shared_ptr<Jit> make_jit(unsigned threads = 1) {
   return j.ok() ? *j : nullptr;
 }
 
+// A JitImpl of its own, for the FftKernels seam (FftCodec::make with given kernels).
+std::shared_ptr<ecjit::runtime::JitImpl> make_impl() {
+  JitOptions o;
+  o.disk_cache = false;
+  o.tune = false;
+  auto impl = ecjit::runtime::JitImpl::make(o);
+  EXPECT_TRUE(impl.ok()) << impl.status().to_string();
+  return impl.ok() ? *impl : nullptr;
+}
+
 Jit &jit() {
   static std::shared_ptr<Jit> j = make_jit();
   return *j;
@@ -1191,11 +1201,8 @@ void twin_decode(const uint8_t *const *in, uint8_t *const *out, const uint8_t *t
 }
 
 TEST(FftCodec, KernelSeamTakesTheAbiTwins) {
-  JitOptions o;
-  o.disk_cache = false;
-  o.tune = false;
-  auto impl = ecjit::runtime::JitImpl::make(o);
-  ASSERT_TRUE(impl.ok()) << impl.status().to_string();
+  auto impl = make_impl();
+  ASSERT_TRUE(impl);
   for (auto [k, m] : {std::pair{6u, 5u}, {20u, 100u}, {100u, 20u}}) {
     twins = Twins{k, m};
     ecjit::runtime::FftKernels kernels;
@@ -1208,7 +1215,7 @@ TEST(FftCodec, KernelSeamTakesTheAbiTwins) {
     kernels.encode_info.strategy = kernels.decode_info.strategy = "twin";
     auto spec = ecjit::CodeSpec::parse(spec_of(k, m));
     ASSERT_TRUE(spec.ok());
-    auto made = ecjit::runtime::FftCodec::make(*impl, *spec, kernels);
+    auto made = ecjit::runtime::FftCodec::make(impl, *spec, kernels);
     ASSERT_TRUE(made.ok()) << made.status().to_string();
     const Codec &codec = **made;
     EXPECT_EQ(codec.encoder_info().strategy, "twin");
@@ -1240,11 +1247,8 @@ TEST(FftCodec, KernelSeamTakesTheAbiTwins) {
 // A decode kernel that cannot run (FftEngine::decode where the decode core's step kernel failed
 // to compile) writes nothing and says so: the codec restores the shards on the scalar path.
 TEST(FftCodec, DecodeKernelThatCannotRunFallsBackToTheScalarPath) {
-  JitOptions o;
-  o.disk_cache = false;
-  o.tune = false;
-  auto impl = ecjit::runtime::JitImpl::make(o);
-  ASSERT_TRUE(impl.ok()) << impl.status().to_string();
+  auto impl = make_impl();
+  ASSERT_TRUE(impl);
   const unsigned k = 20, m = 12, n = k + m;
   int refused = 0;
   ecjit::runtime::FftKernels kernels;
@@ -1255,7 +1259,7 @@ TEST(FftCodec, DecodeKernelThatCannotRunFallsBackToTheScalarPath) {
   };
   auto spec = ecjit::CodeSpec::parse(spec_of(k, m));
   ASSERT_TRUE(spec.ok());
-  auto made = ecjit::runtime::FftCodec::make(*impl, *spec, kernels);
+  auto made = ecjit::runtime::FftCodec::make(impl, *spec, kernels);
   ASSERT_TRUE(made.ok()) << made.status().to_string();
   const Codec &codec = **made;
   Stripe st(k, m, 4096 + 64 + 6, n);
