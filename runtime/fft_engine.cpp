@@ -219,6 +219,11 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   return std::shared_ptr<const FftEngine>(std::move(e));
 }
 
+double FftEngine::matrix_make_ns(size_t matrix_cost, size_t targets) const {
+  return double(matrix_cost) * kFftMatrixNsPerCoefficient +
+         double(targets) * double(core_multiplies_) * kFftMatrixNsPerCoreMultiply;
+}
+
 std::shared_ptr<const Kernel> FftEngine::core_kernel() const {
   if (std::shared_ptr<const Kernel> k = std::atomic_load(&core_kernel_)) return k;
   Result<Kernel> k = jit_->fft_kernel(core_desc_);  // one compile per Jit: later askers wait for it
@@ -429,8 +434,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
   }
   if (!d->inverse && d->matrix_cost <= d->transform_cost) {
     // Its making against the whole transforms' run of the asking call (runtime/fft_engine.h).
-    const double make_ns = double(d->matrix_cost) * kFftMatrixNsPerCoefficient +
-                           double(targets.size()) * double(core_multiplies_) * kFftMatrixNsPerCoreMultiply;
+    const double make_ns = matrix_make_ns(d->matrix_cost, targets.size());
     const double core_ns = double(d->transform_cost) * double(len / 64) * kFftCoreNsPerColumnMultiply;
     // Null only where decode_matrix refuses (not for a valid plan): the transforms serve.
     auto make = [k = k_, m = m_, gf = geometry_.gf, present, sources = plan.sources, targets] {
@@ -628,10 +632,8 @@ bool FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
     // The decode core's kernel not compiled yet (a first decode soon after the Jit's first
     // rs-fft codec): a matrix on the transforms' kernel serves this call where making and
     // running it costs less than kFftInterimMatrixNs; else the call waits for the compile.
-    const size_t matrix_cost = targets.size() * plan.sources.size();
-    const double ns = double(matrix_cost) * kFftMatrixNsPerCoefficient +
-                      double(targets.size()) * double(core_multiplies_) * kFftMatrixNsPerCoreMultiply +
-                      double(matrix_cost) * double(len / 64) * kFftCoreNsPerColumnMultiply;
+    const double ns = matrix_make_ns(td->matrix_cost, targets.size()) +
+                      double(td->matrix_cost) * double(len / 64) * kFftCoreNsPerColumnMultiply;
     if (ns <= kFftInterimMatrixNs) {
       std::vector<bool> present(k_ + m_, false);
       for (unsigned s : plan.sources) present[s] = true;

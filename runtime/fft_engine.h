@@ -177,6 +177,9 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   // The kernel of every kind: core_kernel_, or compiled (or waited for) now; null where its
   // compile failed (a later call tries again).
   std::shared_ptr<const Kernel> core_kernel() const;
+  // Making a matrix decode of matrix_cost coefficients for `targets` shards, in ns (the
+  // constants above): target_decode's choice against the transforms, decode's interim matrix.
+  double matrix_make_ns(size_t matrix_cost, size_t targets) const;
   ir::FftSchedule encode_schedule_;
   size_t encode_multiplies_ = 0;  // ir::fft_multiplies(encode_schedule_.steps)
   // The decode core: its slots and tables; its steps, unfolded, where it may be pruned (at most
