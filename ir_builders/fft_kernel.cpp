@@ -2,12 +2,10 @@
 #include "ir_builders/fft_kernel.h"
 
 #include <array>
-#include <cstring>
 #include <functional>
 #include <optional>
 #include <vector>
 
-#include "codes/coeff_layout.h"
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_program.h"
 #include "ir_builders/fft_column.h"
@@ -93,49 +91,6 @@ std::vector<int64_t> last_touch(const fft::Program &p) {
 }
 
 }  // namespace
-
-void fft_mul_tables(uint16_t log, uint8_t *out, fft::Gf gf, bool matrices_only) {
-  // x -> c x is linear: the images of the field's bits give every table entry by XOR (a
-  // matrix decode of a new erasure set makes thousands of these, the decode core one per
-  // point: a field multiply per bit, not per entry).
-  const fft::LchField &f = fft::lch_field(gf);
-  uint64_t images[16];
-  for (unsigned b = 0; b < f.bits; ++b) images[b] = f.mul_log(uint16_t(1u << b), log);
-  if (gf == fft::Gf::k8) {
-    if (!matrices_only) {
-      std::memset(out, 0, kFftGfniOffset);
-      for (unsigned q = 0; q < 2; ++q)
-        for (unsigned v = 0; v < 16; ++v) {
-          uint8_t p = 0;
-          for (unsigned bit = 0; bit < 4; ++bit)
-            if (v >> bit & 1) p ^= uint8_t(images[4 * q + bit]);
-          out[16 * q + v] = p;
-        }
-    }
-    const uint64_t a = codes::gfni_block_of_map(images, 0, 0);
-    for (unsigned t = 0; t < 8; ++t) out[kFftGfniOffset + t] = uint8_t(a >> (8 * t));
-    std::memset(out + kFftGfniOffset + 8, 0, kFftMulTableBytes - kFftGfniOffset - 8);
-    return;
-  }
-  if (!matrices_only)
-    for (unsigned q = 0; q < 4; ++q) {
-      uint16_t p[16];
-      p[0] = 0;
-      for (unsigned v = 1; v < 16; ++v) {
-        const unsigned low = unsigned(__builtin_ctz(v));
-        p[v] = uint16_t(p[v & (v - 1)] ^ images[4 * q + low]);
-      }
-      for (unsigned v = 0; v < 16; ++v) {
-        out[16 * q + v] = uint8_t(p[v]);
-        out[64 + 16 * q + v] = uint8_t(p[v] >> 8);
-      }
-    }
-  for (unsigned i = 0; i < 2; ++i)
-    for (unsigned j = 0; j < 2; ++j) {
-      const uint64_t a = codes::gfni_block_of_map(images, i, j);
-      for (unsigned t = 0; t < 8; ++t) out[kFftGfniOffset + 8 * (2 * i + j) + t] = uint8_t(a >> (8 * t));
-    }
-}
 
 bool fft_kernel_supported(const TargetInfo &target) { return fft_shuffle_for(target) != FftShuffle::kNone; }
 

@@ -48,7 +48,8 @@ constexpr size_t kFftGfniOffset = 128;
 // log == the field's modulus is c = 1. GF(2^8): T_lo[0] (c * v), T_lo[1] (c * (v << 4)) and
 // the one matrix A_00 in their places, every other byte 0. matrices_only: only the GFNI
 // bit-matrices (bytes kFftGfniOffset on; the rest left as they are), all a GFNI kernel reads:
-// an erasure set's first call makes one per point. Pure; thread-safe.
+// an erasure set's first call makes one per point. Pure; thread-safe (fft_mul_tables.cpp: the
+// XOR of c's nibbles' tables, every byte being GF(2)-linear in c).
 void fft_mul_tables(uint16_t log, uint8_t *out, codes::fft::Gf gf = codes::fft::Gf::k16,
                     bool matrices_only = false);
 

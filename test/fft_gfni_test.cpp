@@ -72,6 +72,25 @@ TEST(FftGfniTables, NibbleTablesKeepTheirLayout) {
   }
 }
 
+// GF(2^8)'s tables (every log): T_lo[0] and T_lo[1] hold c * v and c * (v << 4), the one
+// matrix A_00 maps every byte x to c * x, and every other byte is 0 - each entry against the
+// field's own multiply.
+TEST(FftGfniTables, Gf8TablesEqualFieldMultiply) {
+  const fft::LchField &f = fft::lch_field(fft::Gf::k8);
+  std::vector<uint8_t> t(ir::kFftMulTableBytes);
+  for (uint32_t l = 0; l <= f.modulus; ++l) {
+    const uint16_t log = uint16_t(l);
+    std::fill(t.begin(), t.end(), 0xa5);
+    ir::fft_mul_tables(log, t.data(), fft::Gf::k8);
+    for (unsigned q = 0; q < 2; ++q)
+      for (unsigned v = 0; v < 16; ++v) ASSERT_EQ(t[16 * q + v], f.mul_log(uint16_t(v << (4 * q)), log)) << "log " << l;
+    const uint64_t a = qword(t.data() + ir::kFftGfniOffset);
+    for (unsigned x = 0; x < 256; ++x) ASSERT_EQ(gfni_affine_byte(a, uint8_t(x)), f.mul_log(uint16_t(x), log)) << "log " << l;
+    for (size_t i = 32; i < ir::kFftGfniOffset; ++i) ASSERT_EQ(t[i], 0) << "log " << l << " byte " << i;
+    for (size_t i = ir::kFftGfniOffset + 8; i < ir::kFftMulTableBytes; ++i) ASSERT_EQ(t[i], 0) << "log " << l << " byte " << i;
+  }
+}
+
 // matrices_only (what a GFNI kernel's run-time multipliers need, made per point of every new
 // erasure set): the same matrices as the whole tables, and nothing before them written.
 TEST(FftGfniTables, MatricesOnlyWritesTheSameMatricesAlone) {
