@@ -6,7 +6,8 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_program.h"
@@ -27,6 +28,46 @@ namespace {
 
 namespace fft = codes::fft;
 
+// Table indices by multiplier log, open addressing on the 16-bit keys: a matrix decode's
+// schedule looks one up per coefficient (thousands on an erasure set's first call), where a
+// std::unordered_map allocated a node for each.
+class LogIndex {
+ public:
+  // The index held for `log`, or `fresh` stored for it; second: whether it was stored.
+  std::pair<uint32_t, bool> emplace(uint16_t log, uint32_t fresh) {
+    if (2 * (used_ + 1) > slots_.size()) grow();
+    uint64_t &e = slots_[probe(log)];
+    if (e != kEmpty) return {uint32_t(e), false};
+    e = uint64_t(log) << 32 | fresh;
+    ++used_;
+    return {fresh, true};
+  }
+  // The index held for `log`, or null.
+  const uint64_t *find(uint16_t log) const {
+    if (slots_.empty()) return nullptr;
+    const uint64_t &e = slots_[probe(log)];
+    return e == kEmpty ? nullptr : &e;
+  }
+  static uint32_t index_of(const uint64_t *e) { return uint32_t(*e); }
+
+ private:
+  static constexpr uint64_t kEmpty = ~uint64_t(0);  // an entry's top 16 bits are 0
+  size_t probe(uint16_t log) const {
+    const size_t mask = slots_.size() - 1;
+    size_t h = (uint32_t(log) * 0x9E3779B1u >> 16) & mask;
+    while (slots_[h] != kEmpty && uint16_t(slots_[h] >> 32) != log) h = (h + 1) & mask;
+    return h;
+  }
+  void grow() {
+    std::vector<uint64_t> old(std::max<size_t>(64, 2 * slots_.size()), kEmpty);
+    old.swap(slots_);
+    for (uint64_t e : old)
+      if (e != kEmpty) slots_[probe(uint16_t(e >> 32))] = e;
+  }
+  std::vector<uint64_t> slots_;
+  size_t used_ = 0;
+};
+
 // Builds steps and their deduplicated multiplier tables.
 class ScheduleWriter {
  public:
@@ -42,17 +83,17 @@ class ScheduleWriter {
   bool missing() const { return missing_; }
   uint32_t table(uint16_t log) {
     if (shared_) {
-      auto it = index_.find(log);
-      if (it == index_.end()) missing_ = true;
-      return it == index_.end() ? 0 : it->second;
+      const uint64_t *e = index_.find(log);
+      if (!e) missing_ = true;
+      return e ? LogIndex::index_of(e) : 0;
     }
-    auto [it, fresh] = index_.emplace(log, uint32_t(s_.tables.size() / kFftMulTableBytes));
+    const auto [index, fresh] = index_.emplace(log, uint32_t(s_.tables.size() / kFftMulTableBytes));
     if (fresh) {
       s_.tables.resize(s_.tables.size() + kFftMulTableBytes);
       s_.table_logs.push_back(log);
       fft_mul_tables(log, s_.tables.data() + s_.tables.size() - kFftMulTableBytes, s_.gf);
     }
-    return it->second;
+    return index;
   }
   void step(FftStepKind kind, uint32_t a, uint32_t b = 0, uint32_t t = 0) { s_.steps.push_back({kind, a, b, t}); }
   // The table of a field element c (0 included).
@@ -148,7 +189,7 @@ class ScheduleWriter {
   }
 
   FftSchedule &s_;
-  std::unordered_map<uint16_t, uint32_t> index_;
+  LogIndex index_;
   int64_t zero_ = -1;  // index of the zero table, once made
   bool shared_ = false, missing_ = false;
 };
