@@ -470,9 +470,22 @@ Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &
   return p;
 }
 
+Result<Program> decode_core_program(unsigned k, unsigned m, Gf gf) {
+  Result<Geometry> g = geometry(k, m, gf);
+  if (!g.ok()) return g.status();
+  const size_t n = g->decode_work;
+  Program core;
+  core.gf = gf;
+  core.work_count = uint32_t(n);
+  append_ifft(core, 0, n, g->decode_end, 0);
+  append_formal_derivative(core, n);
+  append_fft(core, 0, n, g->decode_end, 0);
+  return core;
+}
+
 Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::vector<bool> &present,
                                             const std::vector<unsigned> &sources,
-                                            const std::vector<unsigned> &targets, Gf gf) {
+                                            const std::vector<unsigned> &targets, Gf gf, const Program *given) {
   Result<std::vector<uint16_t>> logs = locator_logs(k, m, present, gf);
   if (!logs.ok()) return logs.status();
   for (unsigned s : sources)
@@ -485,12 +498,13 @@ Result<std::vector<uint16_t>> decode_matrix(unsigned k, unsigned m, const std::v
   const LchField &f = lch_field(gf);
   const size_t n = g.decode_work;
   auto point = [&](unsigned s) { return s < k ? g.original_pos + s : g.recovery_pos + (s - k); };
-  Program core;
-  core.gf = gf;
-  core.work_count = uint32_t(n);
-  append_ifft(core, 0, n, g.decode_end, 0);
-  append_formal_derivative(core, n);
-  append_fft(core, 0, n, g.decode_end, 0);
+  std::optional<Program> built;
+  if (!given) built = *decode_core_program(k, m, gf);
+  else if (given->gf != gf || given->work_count != n)
+    return Status(StatusCode::kInvalidArgument, "rs-fft decode_matrix: the core given is not this code's (" +
+                                                    std::to_string(given->work_count) + " points, need " +
+                                                    std::to_string(n) + ")");
+  const Program &core = given ? *given : *built;
   std::vector<uint16_t> out(targets.size() * sources.size()), v(n);
   // The multiplies inline on the tables (a first reconstruct of a new erasure set waits for
   // |targets| passes of about 2 n log n of them: 1024:1024, 16 lost, ~0.4 M).

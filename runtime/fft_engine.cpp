@@ -125,10 +125,12 @@ uint32_t l1_block_slots(uint32_t slots, size_t stride) {
 
 // The decode of `targets` from `sources` (exactly the shards `present` marks) as a matrix
 // schedule; null where codes::fft::decode_matrix refuses (not for a valid plan).
+// core: the code's decode core program (FftEngine::matrix_core).
 std::shared_ptr<const ir::FftSchedule> matrix_decode(unsigned k, unsigned m, const std::vector<bool> &present,
                                                      const std::vector<unsigned> &sources,
-                                                     const std::vector<unsigned> &targets, codes::fft::Gf gf) {
-  Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k, m, present, sources, targets, gf);
+                                                     const std::vector<unsigned> &targets, codes::fft::Gf gf,
+                                                     const codes::fft::Program *core) {
+  Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k, m, present, sources, targets, gf, core);
   if (!coeffs.ok()) return nullptr;
   return std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, sources, targets, gf));
 }
@@ -222,6 +224,15 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
 double FftEngine::matrix_make_ns(size_t matrix_cost, size_t targets) const {
   return double(matrix_cost) * kFftMatrixNsPerCoefficient +
          double(targets) * double(core_multiplies_) * kFftMatrixNsPerCoreMultiply;
+}
+
+std::shared_ptr<const codes::fft::Program> FftEngine::matrix_core() const {
+  std::lock_guard<std::mutex> lock(matrix_core_mutex_);
+  if (!matrix_core_) {
+    Result<codes::fft::Program> p = codes::fft::decode_core_program(k_, m_, geometry_.gf);
+    if (p.ok()) matrix_core_ = std::make_shared<const codes::fft::Program>(std::move(*p));
+  }
+  return matrix_core_;
 }
 
 std::shared_ptr<const Kernel> FftEngine::core_kernel() const {
@@ -402,7 +413,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     }
     std::shared_ptr<const ir::FftSchedule> first;
     if (inv && !reads->first.empty() &&
-        !(first = matrix_decode(k_, m_, present, plan.sources, reads->first, geometry_.gf)))
+        !(first = matrix_decode(k_, m_, present, plan.sources, reads->first, geometry_.gf, matrix_core().get())))
       inv.reset();  // cannot fail for a valid plan; else the others serve
     if (inv) {
       ir::order_fft_steps_by_block(&inv->steps, inv->slots, l2_block_slots(inv->slots, tile_bytes(inv->slots)));
@@ -437,8 +448,8 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     const double make_ns = matrix_make_ns(d->matrix_cost, targets.size());
     const double core_ns = double(d->transform_cost) * double(len / 64) * kFftCoreNsPerColumnMultiply;
     // Null only where decode_matrix refuses (not for a valid plan): the transforms serve.
-    auto make = [k = k_, m = m_, gf = geometry_.gf, present, sources = plan.sources, targets] {
-      return matrix_decode(k, m, present, sources, targets, gf);
+    auto make = [k = k_, m = m_, gf = geometry_.gf, present, sources = plan.sources, targets, core = matrix_core()] {
+      return matrix_decode(k, m, present, sources, targets, gf, core.get());
     };
     if (len > 0 && make_ns > core_ns) {
       std::weak_ptr<FftTargetDecode> entry = d;
@@ -638,7 +649,7 @@ bool FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
       std::vector<bool> present(k_ + m_, false);
       for (unsigned s : plan.sources) present[s] = true;
       if (std::shared_ptr<const ir::FftSchedule> interim =
-              matrix_decode(k_, m_, present, plan.sources, targets, geometry_.gf)) {
+              matrix_decode(k_, m_, present, plan.sources, targets, geometry_.gf, matrix_core().get())) {
         if (td->matrix_asked) std::atomic_store(&td->matrix_later, interim);  // what the background makes
         run_matrix(*interim, plan, in_at, target_out.data(), len);
         return true;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "codes/rs_fft_program.h"
 #include "ecjit/codec.h"
 #include "ir_builders/fft_kernel.h"
 #include "ir_builders/fft_step_kernel.h"
@@ -28,7 +29,11 @@ constexpr size_t kFftUnrolledEncodeSlots = 16;
 // (codes::fft::decode_matrix) - against the whole transforms' run of that call, per multiply
 // and 64-byte column. Zen 5: 1024:1024 losing 16 makes its 16 x 1024 matrix in ~6.8 ms and
 // runs the whole core on 4 KiB in ~2.7 ms; 16384:16384 losing 4 makes its matrix in ~15 ms
-// against ~88 ms of core.
+// against ~88 ms of core. Emerald Rapids, session 43 (nibble-table multipliers, the core
+// program kept by the engine): 23-74 ns a coefficient and ~3 ns a core multiply per target
+// make it cheaper than these say; lowered to that, 1024:1024 losing 16 made its matrix on the
+// call and paid its run beside it (first calls 4.6-5.5 -> 6.7-7.3 ms): kept as they were until
+// the choice weighs the matrix's run too.
 constexpr double kFftMatrixNsPerCoefficient = 300, kFftMatrixNsPerCoreMultiply = 2,
                  kFftCoreNsPerColumnMultiply = 2;
 
@@ -187,6 +192,12 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   ir::FftSchedule decode_core_;
   size_t core_steps_ = 0;                       // the decode core's steps
   std::shared_ptr<const FftFoldedCore> whole_;  // the whole core, folded
+  // The decode core as a program (codes::fft::decode_core_program), what every matrix decode
+  // transposes: built by the first (1024:1024: ~0.6 ms of the ~0.7 a matrix's coefficients
+  // took), kept (about 16 bytes per butterfly or XOR: 1024:1024 ~0.6 MB).
+  std::shared_ptr<const codes::fft::Program> matrix_core() const;
+  mutable std::mutex matrix_core_mutex_;
+  mutable std::shared_ptr<const codes::fft::Program> matrix_core_;
   mutable std::mutex pruned_mutex_;
   mutable std::vector<std::shared_ptr<const FftFoldedCore>> pruned_;  // least recently used first
   // The lost_blocks of pruned cores being made in the background, and of the last sets that

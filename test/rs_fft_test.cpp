@@ -1104,6 +1104,12 @@ TEST(RsFftProgram, DecodeMatrixEqualsTheTransforms) {
       for (unsigned s = 0; s < n; ++s) (present[s] ? sources : targets).push_back(s);
       auto mat = fft::decode_matrix(k, m, present, sources, targets);
       ASSERT_TRUE(mat.ok()) << mat.status().to_string();
+      // The same matrix from a core program made once (what FftEngine keeps for every set).
+      auto core = fft::decode_core_program(k, m);
+      ASSERT_TRUE(core.ok());
+      auto again = fft::decode_matrix(k, m, present, sources, targets, fft::Gf::k16, &*core);
+      ASSERT_TRUE(again.ok()) << again.status().to_string();
+      EXPECT_EQ(*again, *mat) << k << ":" << m;
       for (size_t t = 0; t < targets.size(); ++t)
         for (size_t e = 0; e < len; ++e) {
           uint16_t acc = 0;
@@ -1116,4 +1122,10 @@ TEST(RsFftProgram, DecodeMatrixEqualsTheTransforms) {
   present[2] = false;
   EXPECT_EQ(fft::decode_matrix(4, 2, present, {0, 1, 2}, {3}).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(fft::decode_matrix(4, 2, present, {0, 1}, {1}).status().code(), StatusCode::kInvalidArgument);
+  // A core of another size is refused, naming the sizes.
+  auto other = fft::decode_core_program(32, 32);
+  ASSERT_TRUE(other.ok());
+  auto wrong = fft::decode_matrix(4, 2, present, {0, 1, 3, 4}, {2}, fft::Gf::k16, &*other);
+  EXPECT_EQ(wrong.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(wrong.status().message().find("not this code's"), std::string::npos) << wrong.status().to_string();
 }
