@@ -460,9 +460,7 @@ Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &
     else
       push(p, OpKind::kZero, x);
   }
-  append_ifft(p, 0, n, g.decode_end, 0);
-  append_formal_derivative(p, n);
-  append_fft(p, 0, n, g.decode_end, 0);
+  append_decode_core(p, g);
   for (uint32_t s : wanted) {
     push(p, OpKind::kMulLog, pos(s), 0, uint16_t(lch_field(gf).modulus - lg[pos(s)]));
     p.outputs.push_back({s, uint32_t(pos(s))});
@@ -470,16 +468,20 @@ Result<Program> decode_program(unsigned k, unsigned m, const std::vector<bool> &
   return p;
 }
 
+void append_decode_core(Program &p, const Geometry &g, Order order) {
+  const size_t n = g.decode_work;
+  append_ifft(p, 0, n, g.decode_end, 0, order);
+  append_formal_derivative(p, n);
+  append_fft(p, 0, n, g.decode_end, 0, order);
+}
+
 Result<Program> decode_core_program(unsigned k, unsigned m, Gf gf) {
   Result<Geometry> g = geometry(k, m, gf);
   if (!g.ok()) return g.status();
-  const size_t n = g->decode_work;
   Program core;
   core.gf = gf;
-  core.work_count = uint32_t(n);
-  append_ifft(core, 0, n, g->decode_end, 0);
-  append_formal_derivative(core, n);
-  append_fft(core, 0, n, g->decode_end, 0);
+  core.work_count = uint32_t(g->decode_work);
+  append_decode_core(core, *g);
   return core;
 }
 

@@ -85,6 +85,9 @@ void append_ifft(Program &p, size_t pos, size_t size, size_t truncated, size_t s
 // Append formal_derivative over work slots [0, count) as kXor ops, grouped by the slot they
 // write (rising slots; the same sums as rs_fft.h's block order).
 void append_formal_derivative(Program &p, size_t count);
+// Append the decode core on g's decode_work points: the IFFT, the formal derivative and the FFT
+// (what every erasure set's decode runs between its locator multiplies), in `order`.
+void append_decode_core(Program &p, const Geometry &g, Order order = Order::kLayers);
 
 // Encode: inputs are originals 0 .. k-1, outputs recovery 0 .. m-1 (shard ids k .. k+m-1).
 // Errors: kInvalidSpec.

@@ -164,11 +164,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
     for (const fft::Binding &bd : prog.inputs) in_slot[bd.shard] = bd.slot;
     for (const fft::Binding &bd : prog.outputs) out_slot[bd.shard - desc.k] = bd.slot;
   } else {
-    const size_t n = g.decode_work;
-    prog.work_count = uint32_t(n);
-    fft::append_ifft(prog, 0, n, g.decode_end, 0, fft::Order::kDepthFirst);
-    fft::append_formal_derivative(prog, n);
-    fft::append_fft(prog, 0, n, g.decode_end, 0, fft::Order::kDepthFirst);
+    prog.work_count = uint32_t(g.decode_work);
+    fft::append_decode_core(prog, g, fft::Order::kDepthFirst);
     // Pointer x is point x; only the points that hold a shard are read and written.
     for (unsigned s = 0; s < desc.k + desc.m; ++s) {
       const size_t x = s < desc.k ? g.original_pos + s : g.recovery_pos + (s - desc.k);

@@ -42,13 +42,12 @@ class LogIndex {
     ++used_;
     return {fresh, true};
   }
-  // The index held for `log`, or null.
-  const uint64_t *find(uint16_t log) const {
-    if (slots_.empty()) return nullptr;
-    const uint64_t &e = slots_[probe(log)];
-    return e == kEmpty ? nullptr : &e;
+  // The index held for `log`, if any.
+  std::optional<uint32_t> find(uint16_t log) const {
+    if (slots_.empty()) return std::nullopt;
+    const uint64_t e = slots_[probe(log)];
+    return e == kEmpty ? std::nullopt : std::optional<uint32_t>(uint32_t(e));
   }
-  static uint32_t index_of(const uint64_t *e) { return uint32_t(*e); }
 
  private:
   static constexpr uint64_t kEmpty = ~uint64_t(0);  // an entry's top 16 bits are 0
@@ -83,9 +82,9 @@ class ScheduleWriter {
   bool missing() const { return missing_; }
   uint32_t table(uint16_t log) {
     if (shared_) {
-      const uint64_t *e = index_.find(log);
-      if (!e) missing_ = true;
-      return e ? LogIndex::index_of(e) : 0;
+      const std::optional<uint32_t> index = index_.find(log);
+      if (!index) missing_ = true;
+      return index.value_or(0);
     }
     const auto [index, fresh] = index_.emplace(log, uint32_t(s_.tables.size() / kFftMulTableBytes));
     if (fresh) {

@@ -448,8 +448,12 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     const double make_ns = matrix_make_ns(d->matrix_cost, targets.size());
     const double core_ns = double(d->transform_cost) * double(len / 64) * kFftCoreNsPerColumnMultiply;
     // Null only where decode_matrix refuses (not for a valid plan): the transforms serve.
-    auto make = [k = k_, m = m_, gf = geometry_.gf, present, sources = plan.sources, targets, core = matrix_core()] {
-      return matrix_decode(k, m, present, sources, targets, gf, core.get());
+    // The kept core program is fetched where the matrix is made (the background thread when
+    // queued): the call that queues it does not build it.
+    auto make = [self = weak_from_this(), k = k_, m = m_, gf = geometry_.gf, present, sources = plan.sources,
+                 targets]() -> std::shared_ptr<const ir::FftSchedule> {
+      const std::shared_ptr<const FftEngine> e = self.lock();
+      return e ? matrix_decode(k, m, present, sources, targets, gf, e->matrix_core().get()) : nullptr;
     };
     if (len > 0 && make_ns > core_ns) {
       std::weak_ptr<FftTargetDecode> entry = d;
