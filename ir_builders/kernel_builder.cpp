@@ -1,6 +1,7 @@
 // build_kernel: the loop skeleton shared by every strategy (loads, stores, loops, tail, ABI).
 #include "ir_builders/kernel_builder.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <vector>
@@ -736,6 +737,24 @@ unsigned kernel_vector_lanes(const codes::Field &field, const TargetInfo &target
 size_t kernel_min_len(const KernelDesc &desc, const TargetInfo &target) {
   if (!desc.whole_vectors) return 1;
   return size_t(kernel_vector_lanes(desc.field, target)) * desc.field.bytes();
+}
+
+KernelContract kernel_contract(const KernelDesc &desc, const TargetInfo &target,
+                               const BuildOptions &options) {
+  KernelContract c;
+  c.min_len = kernel_min_len(desc, target);
+  c.len_multiple = desc.field.bytes();
+  c.vector_bytes = size_t(kernel_vector_lanes(desc.field, target)) * desc.field.bytes();
+  c.step_bytes = c.vector_bytes;
+  // Tiled kernels walk one vector per step and store as ordinary kernels do.
+  if (kernel_is_tiled(desc, options)) return c;
+  unsigned unroll = options.unroll;
+  if (desc.streaming_stores) {  // whole lines per step of the main loop, as emit() builds it
+    c.len_multiple = c.out_align = kStreamingStoreAlign;
+    unroll = std::max<unsigned>(unroll, unsigned(std::max<size_t>(1, kStreamingStoreAlign / c.vector_bytes)));
+  }
+  c.step_bytes = c.vector_bytes * unroll;
+  return c;
 }
 
 std::string kernel_symbol(const std::string &op, const std::string &spec,

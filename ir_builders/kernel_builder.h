@@ -42,8 +42,8 @@ struct KernelDesc {
   // kOverwrite on x86 only: outputs written with non-temporal (streaming) stores, for
   // shards larger than the caches (no read-for-ownership of output lines, no eviction of
   // the inputs), and an SFENCE before returning. Caller contract, on top of build_kernel's:
-  // every output pointer aligned to the vector size and len a multiple of it (so every
-  // store is a whole aligned vector); anything else is undefined behaviour.
+  // every output pointer aligned to kStreamingStoreAlign and len a multiple of it (so every
+  // store is a whole aligned vector; kernel_contract); anything else is undefined behaviour.
   bool streaming_stores = false;
   // Optional first stage (empty, 0 x 0, = none; kOverwrite + kPlain only): t x k, the
   // intermediates t[j] = sum_c pre(j, c) * in[c], computed per vector and never stored.
@@ -104,6 +104,23 @@ struct BuildOptions {
   // 1024 on GF(2^16)) compile in bounded time and code size. RS(64,64) GF(2^8) is 4096.
   uint64_t max_unrolled_products = 4096;
 };
+
+// What a caller of a kernel of `desc` must guarantee, and the loops its code has: the
+// self-test of a kernel from the disk cache (jit/kernel_self_test.h) runs every loop within
+// these bounds, and the runtime calls a streaming encoder only on shards that meet them.
+struct KernelContract {
+  size_t min_len = 1;       // shortest nonzero len (kernel_min_len)
+  size_t len_multiple = 1;  // every len is a multiple of it (the symbol; kStreamingStoreAlign)
+  size_t out_align = 1;     // every output pointer is aligned to it (kStreamingStoreAlign)
+  size_t vector_bytes = 1;  // one step of the one-vector loop
+  size_t step_bytes = 1;    // one step of the main loop (vector_bytes times its unroll)
+};
+// Output alignment and length granule of a streaming-store kernel (KernelDesc::
+// streaming_stores): a whole cache line, so every non-temporal store is an aligned vector.
+inline constexpr size_t kStreamingStoreAlign = 64;
+// The contract of the kernel build_kernel(desc, target, strategy, options) emits.
+KernelContract kernel_contract(const KernelDesc &desc, const TargetInfo &target,
+                               const BuildOptions &options);
 
 // Emits (fully unrolled; wide plain kernels tiled, see BuildOptions::max_unrolled_products
 // and tiled_kernel.h)

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -87,9 +88,13 @@ const std::string &DiskCache::build_identity() {
     std::string s = "llvm-" LLVM_VERSION_STRING;
     Dl_info info;
     struct stat st;
+    // The binary by its canonical path: one build run as ./ecjit, by an absolute path or
+    // through a link shares its entries.
+    char canonical[PATH_MAX];
     if (dladdr(reinterpret_cast<void *>(&DiskCache::default_dir), &info) && info.dli_fname &&
         stat(info.dli_fname, &st) == 0) {
-      s += std::string("|") + info.dli_fname + "|" + std::to_string(st.st_size) + "|" +
+      const char *name = realpath(info.dli_fname, canonical) ? canonical : info.dli_fname;
+      s += std::string("|") + name + "|" + std::to_string(st.st_size) + "|" +
            std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
     } else {
       s += "|unknown-binary|" + std::to_string(reinterpret_cast<uintptr_t>(&DiskCache::default_dir));

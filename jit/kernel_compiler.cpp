@@ -77,13 +77,24 @@ CompileRequest fft_compile_request(const ir::FftKernelDesc &kernel, const ir::Ta
   return req;
 }
 
+namespace {
+
+// The code-shape options a request's kernel is built with (build_module) and checked under
+// (kernel_contract in jit_kernel's self-test of a loaded object).
+ir::BuildOptions build_options(const CompileRequest &req) {
+  ir::BuildOptions options;
+  options.unroll = req.unroll;
+  return options;
+}
+
+}  // namespace
+
 llvm::Expected<BuiltModule> build_module(const CompileRequest &req, bool optimize_it) {
   if (llvm::Error e = init_llvm_targets()) return std::move(e);
   BuiltModule out;
   out.ctx = std::make_unique<llvm::LLVMContext>();
   const ir::Strategy strategy = resolve_strategy(req.strategy, req.target, req.desc.field.bits());
-  ir::BuildOptions options;
-  options.unroll = req.unroll;
+  const ir::BuildOptions options = build_options(req);
   auto module = req.xor_kernel   ? ir::build_xor_kernel(*out.ctx, *req.xor_kernel, req.target)
                 : req.fft_kernel ? ir::build_fft_kernel(*out.ctx, *req.fft_kernel, req.target)
                                  : ir::build_kernel(*out.ctx, req.desc, req.target, strategy, options);
@@ -205,14 +216,16 @@ llvm::Expected<std::unique_ptr<CompiledKernel>> jit_kernel(JitSession &session,
   const std::string key = kernel_cache_key(req);
   if (auto cached = disk->load(key)) {
     auto k = session.add_object(std::move(cached), req.symbol());
-    // A stored object serves only once it computes the request's map on a few vectors: an
-    // entry with the right key and checksum may still hold another kernel (forged by a
-    // writer of the directory, see DiskCache).
+    // A stored object serves only once it computes the request's map on every path its
+    // code has, called within its contract (a streaming-store kernel on aligned whole lines):
+    // an entry with the right key and checksum may still hold another kernel (forged by a
+    // writer of the directory, see DiskCache). A mismatch is a rebuild, never a call.
     const ir::Strategy strategy = resolve_strategy(req.strategy, req.target, req.desc.field.bits());
     const bool matches = k && (req.xor_kernel   ? xor_kernel_matches_desc(**k, *req.xor_kernel)
                                : req.fft_kernel ? fft_kernel_matches_desc(**k, *req.fft_kernel)
                                                 : kernel_matches_desc(**k, req.desc, strategy,
-                                                                      ir::kernel_min_len(req.desc, req.target)));
+                                                                      ir::kernel_contract(req.desc, req.target,
+                                                                                          build_options(req))));
     if (matches) {
       if (from_disk) *from_disk = true;
       return done(std::move(k));

@@ -59,8 +59,54 @@ void run_fft_schedule(void *fn, const ir::FftSchedule &s, std::vector<std::vecto
   call_fft_steps(fn, ptr.data(), s, len);
 }
 
+namespace {
+
+// `len` bytes at `offset` past a 64-byte boundary, with kGuard bytes of a fixed pattern on
+// either side: a kernel that writes before or past its shard is caught, and the offset puts
+// the buffer where the kernel's contract allows (aligned for streaming stores, else one
+// symbol off every vector boundary).
+class GuardedBuffer {
+ public:
+  static constexpr size_t kGuard = 64;
+  static constexpr uint8_t kPattern = 0xa5;
+  GuardedBuffer(size_t len, size_t offset) : mem_(len + offset + 2 * kGuard + 64, kPattern), len_(len) {
+    const uintptr_t base = reinterpret_cast<uintptr_t>(mem_.data()) + kGuard;
+    data_ = mem_.data() + ((base + 63) & ~uintptr_t(63)) - reinterpret_cast<uintptr_t>(mem_.data()) + offset;
+  }
+  uint8_t *data() { return data_; }
+  const uint8_t *data() const { return data_; }
+  bool guards_intact() const {
+    const uint8_t *begin = data_, *end = data_ + len_;
+    return std::all_of(mem_.data(), begin, [](uint8_t b) { return b == kPattern; }) &&
+           std::all_of(end, mem_.data() + mem_.size(), [](uint8_t b) { return b == kPattern; });
+  }
+
+ private:
+  std::vector<uint8_t> mem_;
+  uint8_t *data_ = nullptr;
+  size_t len_ = 0;
+};
+
+// The lengths that take each path of a kernel with `contract`: the main loop twice, the
+// one-vector loop and an overlapping last vector; one vector and a bit; the shortest allowed
+// (a shard shorter than a vector, where the contract has one). Each a multiple of
+// len_multiple and at least min_len.
+std::vector<size_t> self_test_lengths(const ir::KernelContract &c, size_t symbol) {
+  const size_t unit = std::max(c.len_multiple, symbol);
+  std::vector<size_t> out;
+  for (size_t want : {2 * c.step_bytes + c.vector_bytes + 5 * symbol, c.vector_bytes + symbol,
+                      std::max(c.min_len, unit)}) {
+    size_t len = want / unit * unit;
+    if (len < c.min_len) len = (c.min_len + unit - 1) / unit * unit;
+    if (len && std::find(out.begin(), out.end(), len) == out.end()) out.push_back(len);
+  }
+  return out;
+}
+
+}  // namespace
+
 bool kernel_matches_desc(const CompiledKernel &kernel, const ir::KernelDesc &desc,
-                         ir::Strategy strategy, size_t min_len) {
+                         ir::Strategy strategy, const ir::KernelContract &contract) {
   if (desc.output != ir::OutputMode::kOverwrite && desc.output != ir::OutputMode::kAccumulate)
     return true;
   const codes::Field &f = desc.field;
@@ -74,17 +120,22 @@ bool kernel_matches_desc(const CompiledKernel &kernel, const ir::KernelDesc &des
     for (uint64_t &a : M.a) a = rng() & f.mask();
     codes::prepare_matrix(ir::runtime_layout(strategy), f, M, &prepared);
   }
-  for (size_t len : {std::max(size_t(3 * 64 + 5 * 8), min_len + 5 * 8), size_t(sb)}) {
-    len = len / sb * sb;
-    if (len < min_len) continue;
-    std::vector<std::vector<uint8_t>> in(delta ? 2 * k : k, std::vector<uint8_t>(len));
-    std::vector<std::vector<uint8_t>> out(m, std::vector<uint8_t>(len)), want = out, x(k, std::vector<uint8_t>(len));
-    for (auto &v : in)
-      for (auto &b : v) b = uint8_t(rng());
-    for (unsigned r = 0; r < m; ++r)
-      for (size_t i = 0; i < len; ++i) out[r][i] = uint8_t(rng());
+  // Inputs one symbol off a vector boundary (kernels load unaligned); outputs too where the
+  // contract allows, else aligned as it demands.
+  const size_t out_offset = contract.out_align > 1 ? 0 : sb;
+  for (size_t len : self_test_lengths(contract, sb)) {
+    std::vector<GuardedBuffer> in, out;
+    for (unsigned c = 0; c < (delta ? 2 * k : k); ++c) in.emplace_back(len, sb);
+    for (unsigned r = 0; r < m; ++r) out.emplace_back(len, out_offset);
+    std::vector<std::vector<uint8_t>> want(m, std::vector<uint8_t>(len)), x(k, std::vector<uint8_t>(len));
+    std::vector<std::vector<uint8_t>> in_copy;
+    for (auto &v : in) {
+      std::generate(v.data(), v.data() + len, [&] { return uint8_t(rng()); });
+      in_copy.emplace_back(v.data(), v.data() + len);
+    }
+    for (unsigned r = 0; r < m; ++r) std::generate(out[r].data(), out[r].data() + len, [&] { return uint8_t(rng()); });
     for (unsigned c = 0; c < k; ++c)
-      for (size_t i = 0; i < len; ++i) x[c][i] = delta ? in[2 * c][i] ^ in[2 * c + 1][i] : in[c][i];
+      for (size_t i = 0; i < len; ++i) x[c][i] = delta ? in_copy[2 * c][i] ^ in_copy[2 * c + 1][i] : in_copy[c][i];
     std::vector<const uint8_t *> in_p, x_p;
     std::vector<uint8_t *> out_p, want_p;
     for (auto &v : in) in_p.push_back(v.data());
@@ -94,9 +145,12 @@ bool kernel_matches_desc(const CompiledKernel &kernel, const ir::KernelDesc &des
     codes::apply_matrix(f, M, x_p.data(), want_p.data(), len);
     if (desc.output == ir::OutputMode::kAccumulate)
       for (unsigned r = 0; r < m; ++r)
-        for (size_t i = 0; i < len; ++i) want[r][i] ^= out[r][i];
+        for (size_t i = 0; i < len; ++i) want[r][i] ^= out[r].data()[i];
     call(kernel.address(), in_p.data(), out_p.data(), len, desc.runtime_coeffs ? prepared.data() : nullptr);
-    if (out != want) return false;
+    for (unsigned r = 0; r < m; ++r)
+      if (!std::equal(want[r].begin(), want[r].end(), out[r].data()) || !out[r].guards_intact()) return false;
+    for (size_t c = 0; c < in.size(); ++c)
+      if (!std::equal(in_copy[c].begin(), in_copy[c].end(), in[c].data()) || !in[c].guards_intact()) return false;
   }
   return true;
 }

@@ -14,15 +14,19 @@
 namespace ecjit::jit {
 
 // Whether `kernel` computes desc's map (codes::apply_matrix; a first stage composed in,
-// shape kernels on a matrix prepared here in runtime_layout(strategy)) on seeded inputs at a
-// length of several vectors plus a remainder and at one symbol. Covers kOverwrite and
-// kAccumulate with kPlain or kDelta inputs; kVerify and kSignature kernels are not run
-// (true). For kernels from the disk cache: an entry with a valid key and checksum that holds
-// another map (forged, or a builder bug that the key does not name) is never executed on
-// callers' data. Cost: a few microseconds. The target must be runnable by this process.
-// `min_len` (ir::kernel_min_len): no length below it is run (a whole_vectors kernel would trap).
+// shape kernels on a matrix prepared here in runtime_layout(strategy)) on seeded inputs, on
+// every path `contract` (ir::kernel_contract of the request that built it) says the code
+// has: the main loop at its unroll, the one-vector loop, an overlapping last vector and a
+// shard shorter than a vector, each within the contract (lengths, output alignment: a
+// streaming-store kernel is run on aligned whole lines, as the runtime calls it), with
+// guard bytes around every buffer that must stay untouched and inputs that must not change.
+// Covers kOverwrite and kAccumulate with kPlain or kDelta inputs; kVerify and kSignature
+// kernels are not run (true). For kernels from the disk cache: an entry with a valid key and
+// checksum that holds another map (forged, or a builder bug that the key does not name) is
+// never executed on callers' data. Cost: tens of microseconds. The target must be runnable
+// by this process.
 bool kernel_matches_desc(const CompiledKernel &kernel, const ir::KernelDesc &desc,
-                         ir::Strategy strategy, size_t min_len = 1);
+                         ir::Strategy strategy, const ir::KernelContract &contract);
 
 // The same for a bit-matrix kernel: its program run by codes::run_program, packet by packet,
 // on two blocks of seeded data (accumulate kernels over seeded outputs).

@@ -1,6 +1,7 @@
 // CodecImpl: argument checks, then a call into the JIT-compiled encoder or a cached decoder.
 #include "runtime/codec_impl.h"
 
+#include "ir_builders/kernel_builder.h"
 #include "runtime/parallel_kernel.h"
 #include "runtime/shard_checks.h"
 
@@ -32,9 +33,11 @@ Status CodecImpl::encode(Span<const uint8_t *const> data, Span<uint8_t *const> p
   if (len % sb) return shard_size_error(len, sb);
   if (len == 0) return Status::Ok();
   const size_t streaming_min = jit_->options().streaming_min_len;
-  if (streaming_min && len >= streaming_min && len % 64 == 0) {
+  // The streaming encoder's contract (ir::kernel_contract): whole aligned cache lines.
+  constexpr size_t kLine = ir::kStreamingStoreAlign;
+  if (streaming_min && len >= streaming_min && len % kLine == 0) {
     bool aligned = true;
-    for (unsigned i = 0; i < m; ++i) aligned &= (reinterpret_cast<uintptr_t>(parity[i]) & 63) == 0;
+    for (unsigned i = 0; i < m; ++i) aligned &= (reinterpret_cast<uintptr_t>(parity[i]) % kLine) == 0;
     if (const Kernel *nt = aligned ? streaming_encoder() : nullptr) {
       run_kernel(*jit_, nt->fn, data.data, k, parity.data, m, len);
       return Status::Ok();

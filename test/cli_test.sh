@@ -257,7 +257,17 @@ if [[ $? -ne 0 ]] || [[ $(grep -c "every byte checked" <<<"$store_out") -ne 9 ]]
   echo "FAIL: ecjit edp --store did not check 9 code x placement replays on disk files"
   fails=$((fails + 1))
 fi
-rm -rf "$tmpd"
+# A user's first two runs with the disk cache on (the default): the second loads every kernel,
+# the streaming-store encoder of 4 MiB shards included, and must run as the first did.
+cache_dir=$(mktemp -d)
+for run in first second; do
+  if ! ECJIT_CACHE_DIR="$cache_dir" "$ECJIT" demo --spec rs-vand:k=10,m=4,gf=8 --size 4M --seconds 0.05 >"$tmpd/demo.out" 2>&1 ||
+     ! grep -q "^OK" "$tmpd/demo.out"; then
+    echo "FAIL: the $run ecjit demo --size 4M over one disk cache did not end with OK: $(tail -n 3 "$tmpd/demo.out")"
+    fails=$((fails + 1))
+  fi
+done
+rm -rf "$cache_dir" "$tmpd"
 
 if [[ $fails -ne 0 ]]; then
   echo "$fails check(s) failed"

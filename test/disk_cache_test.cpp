@@ -50,32 +50,44 @@ Fixture make_fixture(const std::string &name) {
   return Fixture{std::string(d), code, req};
 }
 
-// Runs the kernel on random data and compares with the reference codec.
-bool kernel_correct(const Fixture &f, void *address) {
-  const size_t len = 1000;
-  std::vector<std::vector<uint8_t>> d(5, std::vector<uint8_t>(len)), p(3, std::vector<uint8_t>(len)),
-      want(3, std::vector<uint8_t>(len));
+// Runs the kernel on random data of `len` bytes per shard and compares with the reference
+// codec; outputs 64-byte aligned (a streaming-store kernel's contract), inputs too.
+bool kernel_correct(const Fixture &f, void *address, size_t len = 1000) {
+  struct Aligned {
+    std::vector<uint8_t> mem;
+    uint8_t *p;
+    explicit Aligned(size_t n) : mem(n + 64) {
+      p = mem.data() + (64 - reinterpret_cast<uintptr_t>(mem.data()) % 64) % 64;
+    }
+  };
+  std::vector<Aligned> d, p;
+  std::vector<std::vector<uint8_t>> want(3, std::vector<uint8_t>(len));
   std::mt19937 rng(3);
-  for (auto &s : d)
-    for (auto &b : s) b = uint8_t(rng());
+  for (int i = 0; i < 5; ++i) {
+    d.emplace_back(len);
+    for (size_t b = 0; b < len; ++b) d.back().p[b] = uint8_t(rng());
+  }
+  for (int i = 0; i < 3; ++i) p.emplace_back(len);
   std::vector<const uint8_t *> in;
   std::vector<uint8_t *> out, ref;
-  for (auto &s : d) in.push_back(s.data());
-  for (int i = 0; i < 3; ++i) out.push_back(p[i].data()), ref.push_back(want[i].data());
+  for (auto &s : d) in.push_back(s.p);
+  for (int i = 0; i < 3; ++i) out.push_back(p[i].p), ref.push_back(want[i].data());
   if (!codes::ref_encode(f.code, in.data(), ref.data(), len).ok()) return false;
   reinterpret_cast<KernelFn>(address)(in.data(), out.data(), len);
-  return p == want;
+  for (int i = 0; i < 3; ++i)
+    if (!std::equal(want[i].begin(), want[i].end(), p[i].p)) return false;
+  return true;
 }
 
 // One session, one jit_kernel call through the disk cache; returns whether it came from disk.
-bool compile_once(const Fixture &f, bool *correct) {
+bool compile_once(const Fixture &f, bool *correct, size_t len = 1000) {
   auto session = jit::JitSession::create();
   EXPECT_TRUE(bool(session));
   jit::DiskCache disk(f.dir);
   bool from_disk = false;
   auto k = jit::jit_kernel(**session, f.req, nullptr, &disk, &from_disk);
   EXPECT_TRUE(bool(k)) << (k ? "" : llvm::toString(k.takeError()));
-  *correct = k && kernel_correct(f, (*k)->address());
+  *correct = k && kernel_correct(f, (*k)->address(), len);
   return from_disk;
 }
 
@@ -100,6 +112,60 @@ TEST(DiskCache, WholeVectorKernelsComeBackFromDisk) {
   EXPECT_TRUE(correct);
   EXPECT_TRUE(compile_once(f, &correct));
   EXPECT_TRUE(correct);
+  llvm::sys::fs::remove_directories(f.dir);
+}
+
+// Streaming-store and unrolled kernels come back from disk: the load-time self-test runs
+// each within its contract (a streaming kernel on aligned whole lines: on unaligned buffers
+// its non-temporal stores fault) and through its main loop, and passes, so the stored object
+// serves instead of a rebuild. Every vector tier this machine has.
+TEST(DiskCache, StreamingAndUnrolledKernelsComeBackFromDisk) {
+  for (const char *tier : {"host", "host-avx512f", "host-avx2"}) {
+    auto spec = jit::TargetSpec::parse(tier);
+    ASSERT_TRUE(bool(spec));
+    auto info = spec->resolve();
+    ASSERT_TRUE(bool(info));
+    for (bool streaming : {false, true})
+      for (unsigned unroll : {1u, 4u}) {
+        Fixture f = make_fixture("variants");
+        f.req.target = *info;
+        f.req.desc.streaming_stores = streaming;
+        f.req.unroll = unroll;
+        const std::string what = std::string(tier) + (streaming ? " streaming" : "") + " unroll " +
+                                 std::to_string(unroll);
+        const size_t len = (size_t(64) << 10) + 3 * 64;
+        bool correct = false;
+        EXPECT_FALSE(compile_once(f, &correct, len)) << what;
+        EXPECT_TRUE(correct) << what;
+        EXPECT_TRUE(compile_once(f, &correct, len)) << what << ": the stored object was rebuilt";
+        EXPECT_TRUE(correct) << what;
+        llvm::sys::fs::remove_directories(f.dir);
+      }
+  }
+}
+
+// The contract the self-test keeps to: streaming kernels take aligned whole lines, their main
+// loop a whole line per step; others any length from one symbol.
+TEST(DiskCache, KernelContractNamesStreamingAlignmentAndTheMainLoop) {
+  Fixture f = make_fixture("contract");
+  ir::TargetInfo avx2 = f.req.target;
+  avx2.vector_bits = 256;
+  ir::BuildOptions options;
+  ir::KernelContract c = ir::kernel_contract(f.req.desc, avx2, options);
+  EXPECT_EQ(c.min_len, 1u);
+  EXPECT_EQ(c.len_multiple, 1u);
+  EXPECT_EQ(c.out_align, 1u);
+  EXPECT_EQ(c.vector_bytes, 32u);
+  EXPECT_EQ(c.step_bytes, 32u);
+  options.unroll = 4;
+  EXPECT_EQ(ir::kernel_contract(f.req.desc, avx2, options).step_bytes, 128u);
+  ir::KernelDesc nt = f.req.desc;
+  nt.streaming_stores = true;
+  options.unroll = 1;
+  c = ir::kernel_contract(nt, avx2, options);
+  EXPECT_EQ(c.len_multiple, ir::kStreamingStoreAlign);
+  EXPECT_EQ(c.out_align, ir::kStreamingStoreAlign);
+  EXPECT_EQ(c.step_bytes, 64u);  // two 256-bit vectors: a whole line per step
   llvm::sys::fs::remove_directories(f.dir);
 }
 
@@ -190,6 +256,13 @@ TEST(DiskCache, KeyCoversWhatTheCodeDependsOn) {
   EXPECT_NE(jit::kernel_cache_key(other), base);
   other = f.req;
   other.codegen = jit::Codegen::kNoSchedulers;
+  EXPECT_NE(jit::kernel_cache_key(other), base);
+  // Streaming stores and the main loop's unroll: other code for the same map.
+  other = f.req;
+  other.desc.streaming_stores = true;
+  EXPECT_NE(jit::kernel_cache_key(other), base);
+  other = f.req;
+  other.unroll = 2;
   EXPECT_NE(jit::kernel_cache_key(other), base);
   // A first stage: same coeffs applied to other values (3 x 4 coeffs over 2 inputs + 2
   // intermediates, or over 3 inputs + 1 intermediate).

@@ -4,6 +4,11 @@
 // input-chosen bytes flipped, cut or appended, its checksum left as it was, or (2) the valid
 // entry with input-chosen header fields (format, key size, object size). A fresh Jit over the
 // same directory then builds the codec, and its parity must equal the reference codec's.
+// Mode 3 sweeps valid entries instead: an input-chosen field, strategy, tier, length and
+// alignment; a fresh Jit over a second cache directory loads the codec's kernels (the first
+// input of each combination stores them), and its encode and reconstruct must equal, byte
+// for byte, a codec compiled without the disk cache and the reference codec. Streaming
+// stores start at 4 KiB there, so aligned whole-line lengths run the streaming encoder.
 #include <dirent.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -13,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -79,12 +85,130 @@ void set_up() {
   }
 }
 
+std::string g_sweep_dir;  // mode 3's cache: valid entries only
+
+const char *const kSweepTiers[] = {"host", "host-avx512f", "host-avx2"};
+const char *const kSweepStrategies[] = {"auto", "clmul-shift", "split-table", "gfni", "clmul-insn", "clmul-mixed"};
+
+std::shared_ptr<ecjit::Jit> sweep_jit(const char *tier, const char *strategy, bool disk) {
+  ecjit::JitOptions o;
+  o.target = tier;
+  o.strategy = strategy;
+  o.tune = false;
+  o.aot_kernels = false;  // the codec's own kernels (from disk, or compiled) serve every call
+  o.streaming_min_len = 4096;
+  o.disk_cache = disk;
+  o.cache_dir = g_sweep_dir;
+  auto j = ecjit::Jit::create(o);
+  return j.ok() ? *j : nullptr;  // a tier this CPU lacks
+}
+
+// Mode 3 (see the file comment).
+void sweep(const uint8_t *data, size_t size) {
+  if (size < 6) return;
+  if (g_sweep_dir.empty()) {
+    char tmpl[] = "/tmp/ecjit-cache-sweep-XXXXXX";
+    if (!mkdtemp(tmpl)) abort();
+    g_sweep_dir = tmpl;
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(g_sweep_dir, ec);
+    });
+  }
+  const unsigned gf = 8u << (data[0] % 4), k = 1 + data[1] % 8, m = 1 + data[2] % 4;
+  const char *tier = kSweepTiers[data[3] % 3];
+  const char *strategy = kSweepStrategies[(data[3] / 3) % 6];
+  const size_t sb = gf / 8, offset = (data[4] & 1) ? sb : 0;
+  // Up to 64 KiB; aligned whole lines (the streaming encoder's) for a quarter of the draws.
+  size_t len = (size_t(data[4] >> 1) << 9 | data[5]) % 65536 / sb * sb;
+  if (data[5] % 4 == 0) len = std::max<size_t>(4096, len / 64 * 64);
+  if (len == 0) len = sb;
+  const uint8_t lose = data[5] ^ data[0];
+  data += 6;
+  size -= 6;
+  const std::string spec = "rs-vand:k=" + std::to_string(k) + ",m=" + std::to_string(m) + ",gf=" + std::to_string(gf);
+  static std::map<std::string, std::shared_ptr<const ecjit::Codec>> fresh;  // compiled without the cache
+  static std::map<std::string, std::shared_ptr<ecjit::Jit>> fresh_jits;
+  const std::string jit_key = std::string(tier) + "/" + strategy;
+  auto &fj = fresh_jits[jit_key];
+  if (!fj && !(fj = sweep_jit(tier, strategy, false))) return;
+  auto &fc = fresh[jit_key + "/" + spec];
+  if (!fc) {
+    auto c = fj->codec(spec);
+    if (!c.ok()) return;  // the strategy cannot serve this field on this tier
+    fc = *c;
+  }
+  auto cached_jit = sweep_jit(tier, strategy, true);
+  auto cached = cached_jit ? cached_jit->codec(spec) : ecjit::Result<std::shared_ptr<const ecjit::Codec>>(
+                                                            ecjit::Status(ecjit::StatusCode::kJitFailure, "no Jit"));
+  if (!cached.ok()) {
+    fprintf(stderr, "codec %s on %s (%s) through the disk cache failed: %s\n", spec.c_str(), tier, strategy,
+            cached.status().to_string().c_str());
+    abort();
+  }
+  std::vector<std::vector<uint8_t>> shards(k + m, std::vector<uint8_t>(len + offset));
+  for (unsigned s = 0; s < k; ++s)
+    for (size_t b = 0; b < len; ++b) shards[s][offset + b] = uint8_t(b * 131 + s * 7 + (size ? data[b % size] : 0));
+  std::vector<uint8_t> got_fresh, got_cached;
+  // Encode, then reconstruct after input-chosen losses, on 64-byte aligned copies of the
+  // shards (at `offset`); the parity and every shard after the rebuild appended to `out`.
+  auto run = [&](const ecjit::Codec &c, std::vector<uint8_t> *out) {
+    std::vector<uint8_t *> ptrs;
+    std::vector<std::unique_ptr<uint8_t, void (*)(void *)>> bufs;
+    for (unsigned s = 0; s < k + m; ++s) {
+      void *p = nullptr;
+      if (posix_memalign(&p, 64, len + offset + 64) != 0) abort();
+      memcpy(p, shards[s].data(), len + offset);
+      bufs.emplace_back(static_cast<uint8_t *>(p), free);
+    }
+    const unsigned kk = c.k(), mm = c.m();
+    std::vector<const uint8_t *> in;
+    std::vector<uint8_t *> par, all;
+    for (unsigned s = 0; s < kk + mm; ++s) all.push_back(bufs[s].get() + offset);
+    for (unsigned s = 0; s < kk; ++s) in.push_back(all[s]);
+    for (unsigned s = 0; s < mm; ++s) par.push_back(all[kk + s]);
+    if (!c.encode(in, par, len).ok()) abort();
+    for (unsigned s = 0; s < mm; ++s) out->insert(out->end(), par[s], par[s] + len);
+    std::vector<bool> present(kk + mm, true);
+    for (unsigned s = 0, lost = 0; s < kk + mm && lost < mm; ++s)
+      if ((lose >> (s % 8)) & 1) present[s] = false, ++lost, memset(all[s], 0xee, len);
+    if (!c.reconstruct(all, present, len).ok()) abort();
+    for (unsigned s = 0; s < kk + mm; ++s) out->insert(out->end(), all[s], all[s] + len);
+  };
+  run(*fc, &got_fresh);
+  run(**cached, &got_cached);
+  if (got_fresh != got_cached) {
+    fprintf(stderr, "MISMATCH: %s on %s (%s), len %zu, offset %zu: the kernels from the disk cache gave other bytes "
+            "than freshly compiled ones (encoder %s)\n", spec.c_str(), tier, strategy, len, offset,
+            (*cached)->encoder_info().symbol.c_str());
+    abort();
+  }
+  // And both the reference codec's parity.
+  auto code = ecjit::codes::build_code(spec);
+  std::vector<std::vector<uint8_t>> want(m, std::vector<uint8_t>(len));
+  std::vector<const uint8_t *> in;
+  std::vector<uint8_t *> ref;
+  for (unsigned s = 0; s < k; ++s) in.push_back(shards[s].data() + offset);
+  for (auto &v : want) ref.push_back(v.data());
+  if (!code.ok() || !ecjit::codes::ref_encode(*code, in.data(), ref.data(), len).ok()) abort();
+  for (unsigned s = 0; s < m; ++s)
+    if (memcmp(want[s].data(), got_cached.data() + s * len, len) != 0) {
+      fprintf(stderr, "MISMATCH: %s on %s (%s), len %zu: parity %u differs from the reference codec\n", spec.c_str(),
+              tier, strategy, len, s);
+      abort();
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (g_dir.empty()) set_up();
   if (size < 2) return 0;
-  const unsigned mode = data[0] % 3, which = data[1] % g_files.size();
+  if (data[0] % 4 == 3) {
+    sweep(data + 1, size - 1);
+    return 0;
+  }
+  const unsigned mode = data[0] % 4, which = data[1] % g_files.size();
   data += 2;
   size -= 2;
   std::vector<char> entry = g_contents[which];
