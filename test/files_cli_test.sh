@@ -40,7 +40,9 @@ expect_status 2 protect
 expect_status 2 protect "$dir/t" --unit 100
 expect_status 2 protect "$dir/t" --spec cauchy-good:k=4,m=2,w=8
 expect_status 2 protect "$dir/t" --spec rs-vand:k=0,m=1
-expect_status 2 protect "$dir/t" --threads 0
+expect_status 2 protect "$dir/t" --threads 257
+expect_status 2 protect "$dir/t/.ecjit"
+expect_status 2 restore "$dir/t/a.bin" --overwrite
 expect_status 2 restore "$dir/t/a.bin" "$dir/t/b.bin"
 expect_status 2 scrub "$dir/t" --bogus
 [[ -e $dir/t/.ecjit ]] && fail "a refused command wrote redundancy"

@@ -30,15 +30,17 @@ constexpr int kExitClean = 0, kExitFailure = 1, kExitRepaired = 3, kExitDamaged 
 
 const char *kExitHelp =
     "exit status: 0 clean (or protected), 1 an error stopped a file, 2 bad arguments,\n"
-    "3 damage found and all of it repaired, 4 damage or a modified file found and not\n"
-    "repaired, 5 data lost (more bad units in a stripe than the code can rebuild).";
+    "3 damage found and all of it repaired, 4 damage, a modified, missing, renamed or corrupt\n"
+    "file found and not repaired, 5 data lost (more bad units in a stripe than the code can\n"
+    "rebuild: the lost byte ranges are listed, and protect refuses the file until --accept-loss).";
 
 const std::vector<Option> kCommonOptions = {
     {"ecc-dir", "DIR", "redundancy under DIR (mirroring absolute paths) instead of .ecjit/ beside each file"},
-    {"threads", "N", "workers: small files side by side, a large file's stripes shared out (default: one per hardware thread)"},
+    {"threads", "N", "workers: small files side by side, a large file's stripes shared out (0, the default: one per hardware thread)"},
     {"max-rate", "RATE", "cap bytes read + written per second, e.g. 50M (default: no cap)"},
     {"json", "", "print a machine-readable summary on stdout instead of the text report"},
-    {"quiet", "", "no progress line (it is only drawn on a terminal anyway)"},
+    {"quiet", "", "print only problems (no progress line, no report of a clean, unchanged or protected file)"},
+    {"verbose", "", "also name every symbolic link and special file left out (the summary counts them)"},
 };
 
 CommandDef protect_def() {
@@ -49,10 +51,13 @@ CommandDef protect_def() {
                "(docs/files.md). A file protected before is updated: only stripes whose data changed are\n"
                "re-encoded; a file whose size and mtime are as protected is skipped. New redundancy is\n"
                "written to temporary files, fsynced and renamed: an interrupted run leaves the old\n"
-               "redundancy valid. The data files are only read.\n\n" + std::string(kExitHelp),
+               "redundancy valid. The data files are only read. A file whose size and mtime are as\n"
+               "protected but whose data differs from its signatures is corrupt, never re-encoded; a file\n"
+               "a check found data lost in is refused until --accept-loss.\n\n" + std::string(kExitHelp),
                {{"spec", "S", "code over GF(2^l) symbols (default: a protected file's own, else rs-vand:k=10,m=4)"},
                 {"unit", "SIZE", "bytes per unit, a multiple of 64 (default: a protected file's own, else 1M)"},
-                {"force", "", "re-encode every stripe even of unchanged files"}},
+                {"force", "", "read and re-encode even files whose size and mtime are as protected (units that fail their signatures are reported, not re-encoded)"},
+                {"accept-loss", "", "protect files a check found data lost in, as they are now"}},
                "PATH..."};
   d.options.insert(d.options.end(), kCommonOptions.begin(), kCommonOptions.end());
   return d;
@@ -67,8 +72,11 @@ CommandDef scrub_def() {
                "rebuilt from units whose signatures check and rewritten in place, and missing or torn\n"
                "redundancy files are written afresh; a rebuilt unit is written only when its signature\n"
                "is the stored one. A file changed after protection (new mtime, units differ) is reported\n"
-               "as modified and never rolled back (ecjit restore does that).\n\n" + std::string(kExitHelp),
-               {{"repair", "", "rebuild and rewrite bad units and redundancy files"}},
+               "as modified and never rolled back (ecjit restore does that). Every protected file of a\n"
+               "walked directory is accounted for: one deleted after protection is missing, one whose\n"
+               "inode now has another name renamed (ecjit prune drops their redundancy).\n\n" + std::string(kExitHelp),
+               {{"repair", "", "rebuild and rewrite bad units and redundancy files"},
+                {"orphans", "", "only list protected files that are gone (missing or renamed)"}},
                "PATH..."};
   d.options.insert(d.options.end(), kCommonOptions.begin(), kCommonOptions.end());
   return d;
@@ -80,10 +88,28 @@ CommandDef restore_def() {
                "Rebuilds a data file that is missing, truncated, partly unreadable, corrupt or modified\n"
                "since protection back to its protected contents: in place (only the bad units are\n"
                "written, then its size and mtime are set back), or with --to into a new file (written to\n"
-               "a temporary file and renamed; FILE is only read).\n\n" + std::string(kExitHelp),
-               {{"to", "OUT", "write the restored file to OUT instead of in place"}},
+               "a temporary file and renamed; FILE is only read). A file is rebuilt only as far as each\n"
+               "stripe has k good units of k + m: where one does not, the lost byte ranges are listed,\n"
+               "the file keeps its size and mtime, and the recoverable parts of a file that is gone (or\n"
+               "of OUT) are written to NAME.ecjit-partial.\n\n" + std::string(kExitHelp),
+               {{"to", "OUT", "write the restored file to OUT (a directory: OUT/NAME) instead of in place"},
+                {"overwrite", "", "let --to replace an existing file"}},
                "FILE"};
   d.options.insert(d.options.end(), kCommonOptions.begin(), kCommonOptions.end());
+  return d;
+}
+
+CommandDef prune_def() {
+  CommandDef d{"prune", "PATH... [--apply] [--ecc-dir DIR]",
+               "drop the redundancy of protected files that are gone (dry run by default)",
+               "Lists the redundancy files (and lock and loss record) of every protected file under the\n"
+               "paths whose data file no longer exists - deleted or renamed since protection, as scrub\n"
+               "reports them - and with --apply removes them. Without --apply nothing is removed.\n\n"
+               "exit status: 0 done (or nothing to prune), 1 an error, 2 bad arguments.",
+               {{"apply", "", "remove the files listed (default: only list them)"}},
+               "PATH..."};
+  for (const Option &o : kCommonOptions)
+    if (std::string(o.name) == "ecc-dir" || std::string(o.name) == "json") d.options.push_back(o);
   return d;
 }
 
@@ -109,6 +135,9 @@ int exit_for(files::Verdict v) {
     case files::Verdict::kRepaired: return kExitRepaired;
     case files::Verdict::kDamaged:
     case files::Verdict::kModified:
+    case files::Verdict::kMissing:
+    case files::Verdict::kRenamed:
+    case files::Verdict::kCorrupt:
     case files::Verdict::kUnprotected: return kExitDamaged;
     case files::Verdict::kDataLost: return kExitLost;
     default: return kExitClean;
@@ -130,7 +159,8 @@ class ProgressLine {
     auto &f = per_file_[p.path];
     if (f.start == std::chrono::steady_clock::time_point()) f.start = std::chrono::steady_clock::now();
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - f.start).count();
-    const double rate = secs > 0 ? p.bytes_done / secs / 1e6 : 0;
+    // A rate only once there is time to divide by (the first sample comes at once).
+    const double rate = secs >= 0.2 ? p.bytes_done / secs / 1e6 : 0;
     std::string eta = "--";
     if (p.units_done && p.units_total > p.units_done) {
       const double left = secs * double(p.units_total - p.units_done) / double(p.units_done);
@@ -140,8 +170,10 @@ class ProgressLine {
     }
     std::string name = p.path;
     if (name.size() > 40) name = "..." + name.substr(name.size() - 37);
-    std::fprintf(stderr, "\r\033[K[%zu/%zu done] %s  units %llu/%llu  %.1f MB/s  ETA %s", done_, files_, name.c_str(),
-                 static_cast<unsigned long long>(p.units_done), static_cast<unsigned long long>(p.units_total), rate,
+    char speed[32] = "-- MB/s";
+    if (secs >= 0.2) snprintf(speed, sizeof speed, "%.1f MB/s", rate);
+    std::fprintf(stderr, "\r\033[K[%zu/%zu done] %s  units %llu/%llu  %s  ETA %s", done_, files_, name.c_str(),
+                 static_cast<unsigned long long>(p.units_done), static_cast<unsigned long long>(p.units_total), speed,
                  eta.c_str());
     drawn_ = true;
   }
@@ -177,11 +209,13 @@ std::string human_bytes(uint64_t b) {
 void print_report(const files::FileReport &r, const std::string &command) {
   const double mb = double(r.bytes_read + r.bytes_written) / 1e6;
   std::printf("%-11s %s", files::verdict_name(r.verdict), r.path.c_str());
-  if (command == "protect" && r.verdict != files::Verdict::kUnchanged)
+  const bool sized = r.verdict != files::Verdict::kUnprotected && r.verdict != files::Verdict::kMissing &&
+                     r.verdict != files::Verdict::kRenamed;
+  if (command == "protect" && r.verdict != files::Verdict::kUnchanged && r.verdict != files::Verdict::kDataLost)
     std::printf("  (%llu of %llu stripes encoded, %s, %.1f MB/s)", static_cast<unsigned long long>(r.stripes_encoded),
                 static_cast<unsigned long long>(r.stripes), human_bytes(r.file_size).c_str(),
                 r.seconds > 0 ? mb / r.seconds : 0.0);
-  else if (command != "protect" && r.verdict != files::Verdict::kUnprotected)
+  else if (command != "protect" && sized)
     std::printf("  (%llu stripes, %s, %.1f MB/s)", static_cast<unsigned long long>(r.stripes),
                 human_bytes(r.file_size).c_str(), r.seconds > 0 ? mb / r.seconds : 0.0);
   std::printf("\n");
@@ -195,24 +229,56 @@ void print_report(const files::FileReport &r, const std::string &command) {
     std::printf("    stripe %llu %s unit %u: %s%s\n", static_cast<unsigned long long>(d.stripe), data ? "data" : "ecc",
                 data ? d.unit : d.unit - r.k, d.what.c_str(), d.repaired ? ", repaired" : "");
   }
+  shown = 0;
+  for (const files::FileReport::ByteRange &l : r.lost) {
+    if (++shown > 12) {
+      std::printf("    ... %zu more lost ranges\n", r.lost.size() - 12);
+      break;
+    }
+    std::printf("    lost bytes %llu-%llu (%llu bytes)\n", static_cast<unsigned long long>(l.offset),
+                static_cast<unsigned long long>(l.offset + l.length - 1), static_cast<unsigned long long>(l.length));
+  }
   for (const std::string &note : r.notes) std::printf("    %s\n", note.c_str());
 }
 
+// One file of the JSON summary (schema in docs/files.md): units numbered as in the text, a
+// data unit by j in 0..k-1, an ECC unit by r in 0..m-1 (its redundancy file).
 void print_json_report(const files::FileReport &r, bool first) {
-  std::printf("%s\n    {\"path\": %s, \"verdict\": \"%s\", \"file_size\": %llu, \"stripes\": %llu, "
+  std::printf("%s\n    {\"path\": %s, \"verdict\": \"%s\", \"k\": %u, \"m\": %u, \"file_size\": %llu, \"stripes\": %llu, "
               "\"stripes_encoded\": %llu, \"bytes_read\": %llu, \"bytes_written\": %llu, \"seconds\": %.6f, "
               "\"damage\": [",
-              first ? "" : ",", json_string(r.path).c_str(), files::verdict_name(r.verdict),
+              first ? "" : ",", json_string(r.path).c_str(), files::verdict_name(r.verdict), r.k, r.m,
               static_cast<unsigned long long>(r.file_size), static_cast<unsigned long long>(r.stripes),
               static_cast<unsigned long long>(r.stripes_encoded), static_cast<unsigned long long>(r.bytes_read),
               static_cast<unsigned long long>(r.bytes_written), r.seconds);
-  for (size_t i = 0; i < r.damage.size(); ++i)
-    std::printf("%s{\"stripe\": %llu, \"unit\": %u, \"what\": \"%s\", \"repaired\": %s}", i ? ", " : "",
-                static_cast<unsigned long long>(r.damage[i].stripe), r.damage[i].unit, r.damage[i].what.c_str(),
-                r.damage[i].repaired ? "true" : "false");
-  std::printf("], \"notes\": [");
+  for (size_t i = 0; i < r.damage.size(); ++i) {
+    const files::UnitDamage &d = r.damage[i];
+    const bool data = d.unit < r.k;
+    std::printf("%s{\"stripe\": %llu, \"kind\": \"%s\", \"unit\": %u, \"what\": \"%s\", \"repaired\": %s}", i ? ", " : "",
+                static_cast<unsigned long long>(d.stripe), data ? "data" : "ecc", data ? d.unit : d.unit - r.k,
+                d.what.c_str(), d.repaired ? "true" : "false");
+  }
+  std::printf("], \"lost\": [");
+  for (size_t i = 0; i < r.lost.size(); ++i)
+    std::printf("%s{\"offset\": %llu, \"length\": %llu}", i ? ", " : "", static_cast<unsigned long long>(r.lost[i].offset),
+                static_cast<unsigned long long>(r.lost[i].length));
+  std::printf("], \"partial_path\": %s, \"renamed_to\": %s, \"notes\": [",
+              r.partial_path.empty() ? "null" : json_string(r.partial_path).c_str(),
+              r.renamed_to.empty() ? "null" : json_string(r.renamed_to).c_str());
   for (size_t i = 0; i < r.notes.size(); ++i) std::printf("%s%s", i ? ", " : "", json_string(r.notes[i]).c_str());
   std::printf("]}");
+}
+
+// A report --quiet still prints: anything but a clean, unchanged or freshly protected file.
+bool is_problem(files::Verdict v) {
+  return v != files::Verdict::kClean && v != files::Verdict::kUnchanged && v != files::Verdict::kProtected &&
+         v != files::Verdict::kUpdated;
+}
+
+void print_json_list(const char *name, const std::vector<std::string> &items) {
+  std::printf("\"%s\": [", name);
+  for (size_t i = 0; i < items.size(); ++i) std::printf("%s%s", i ? ", " : "", json_string(items[i]).c_str());
+  std::printf("]");
 }
 
 int run(const CommandDef &def, int argc, char **argv) {
@@ -222,21 +288,24 @@ int run(const CommandDef &def, int argc, char **argv) {
   if (args.positional().empty()) return usage_error(cmd, "no " + def.positional + " given (see --help)");
   if (cmd == "restore" && args.positional().size() != 1)
     return usage_error(cmd, "restore takes exactly one FILE");
+  if (cmd == "restore" && args.has("overwrite") && !args.has("to"))
+    return usage_error(cmd, "--overwrite is for --to (an in-place restore rewrites only the file's bad units)");
   files::ProtectOptions opt;
   opt.spec = args.get("spec", opt.spec);
   opt.ecc_dir = args.get("ecc-dir");
   opt.force = args.has("force");
+  opt.accept_loss = args.has("accept-loss");
   if (args.has("unit") && (!parse_size(args.get("unit"), &opt.unit) || opt.unit == 0))
     return usage_error(cmd, "--unit '" + args.get("unit") + "': expected a size such as 65536, 64K or 1M");
   uint64_t v = 0;
-  if (args.has("threads")) {
-    if (!parse_u64(args.get("threads"), &v) || v == 0 || v > 256)
-      return usage_error(cmd, "--threads '" + args.get("threads") + "': expected 1..256");
+  if (args.has("threads")) {  // 0: one per hardware thread, as everywhere in ecjit
+    if (!parse_u64(args.get("threads"), &v) || v > 256)
+      return usage_error(cmd, "--threads '" + args.get("threads") + "': expected 0..256 (0: one per hardware thread)");
     opt.threads = unsigned(v);
   }
   if (args.has("max-rate") && (!parse_size(args.get("max-rate"), &opt.max_rate) || opt.max_rate == 0))
     return usage_error(cmd, "--max-rate '" + args.get("max-rate") + "': expected bytes per second such as 50M");
-  const bool json = args.has("json");
+  const bool json = args.has("json"), quiet = args.has("quiet"), verbose = args.has("verbose");
 
   JitOptions jo;
   auto jit = Jit::create(jo);
@@ -248,20 +317,45 @@ int run(const CommandDef &def, int argc, char **argv) {
       return usage_error(cmd, protector.status().to_string());
     return runtime_error(cmd, protector.status().to_string());
   }
+  auto path_error = [&](const Status &st) {
+    return st.code() == StatusCode::kInvalidArgument ? usage_error(cmd, st.message()) : runtime_error(cmd, st.message());
+  };
+  if (cmd == "prune") {
+    auto reports = (*protector)->prune(args.positional(), args.has("apply"));
+    if (!reports.ok()) return path_error(reports.status());
+    if (json) std::printf("{\"schema\": \"ecjit-files/2\", \"command\": \"prune\", \"apply\": %s, \"files\": [",
+                          args.has("apply") ? "true" : "false");
+    for (size_t i = 0; i < reports->size(); ++i) {
+      if (json) print_json_report((*reports)[i], i == 0);
+      else print_report((*reports)[i], cmd);
+    }
+    if (json) std::printf("\n  ], \"exit\": 0}\n");
+    else std::printf("%zu protected files gone; %s\n", reports->size(),
+                     args.has("apply") ? "their redundancy removed" : "nothing removed (dry run: --apply removes)");
+    return kExitClean;
+  }
   std::vector<std::string> paths;
+  files::Skipped skipped;
   if (cmd == "restore") {
     paths = args.positional();  // the file may be gone: that is what restore is for
   } else {
-    auto expanded = (*protector)->expand(args.positional());
-    if (!expanded.ok()) return runtime_error(cmd, expanded.status().message());
+    // A scrub accounts for every protected file: those gone are checked (missing / renamed) too.
+    auto expanded = (*protector)->expand(args.positional(), cmd == "scrub", &skipped);
+    if (!expanded.ok()) return path_error(expanded.status());
     paths = std::move(*expanded);
+    if (args.has("orphans")) {  // only the protected files that are gone
+      std::vector<std::string> gone;
+      for (const std::string &p : paths)
+        if (::access(p.c_str(), F_OK) != 0) gone.push_back(p);
+      paths = std::move(gone);
+    }
   }
-  ProgressLine line(!json && !args.has("quiet") && isatty(STDERR_FILENO), paths.size());
+  ProgressLine line(!json && !quiet && isatty(STDERR_FILENO), paths.size());
   (*protector)->on_progress([&](const files::Progress &p) { line.draw(p); });
 
   int exit_code = kExitClean;
   std::map<std::string, size_t> counts;
-  if (json) std::printf("{\"command\": \"%s\", \"files\": [", cmd.c_str());
+  if (json) std::printf("{\"schema\": \"ecjit-files/2\", \"command\": \"%s\", \"files\": [", cmd.c_str());
   bool first = true;
   // Reports in the order files finish (several run side by side).
   auto done = [&](size_t i, const Result<files::FileReport> &r) {
@@ -282,13 +376,18 @@ int run(const CommandDef &def, int argc, char **argv) {
     if (json) {
       print_json_report(*r, first);
       first = false;
-    } else {
+    } else if (!quiet || is_problem(r->verdict)) {
       print_report(*r, cmd);
     }
     std::fflush(stdout);
   };
   if (cmd == "restore") {
-    done(0, (*protector)->restore(paths[0], args.get("to")));
+    auto r = (*protector)->restore(paths[0], args.get("to"), args.has("overwrite"));
+    if (!r.ok() && r.status().code() == StatusCode::kInvalidArgument) {
+      if (json) std::printf("\n  ], \"error\": %s, \"exit\": 2}\n", json_string(r.status().message()).c_str());
+      return usage_error(cmd, r.status().message());
+    }
+    done(0, r);
   } else {
     const auto command = cmd == "protect"      ? files::FileProtector::Command::kProtect
                          : args.has("repair") ? files::FileProtector::Command::kRepair
@@ -296,16 +395,34 @@ int run(const CommandDef &def, int argc, char **argv) {
     (*protector)->run(paths, command, done);
   }
   if (json) {
-    std::printf("\n  ], \"summary\": {");
+    std::printf("\n  ], \"skipped\": {");
+    print_json_list("symlinks", skipped.symlinks);
+    std::printf(", ");
+    print_json_list("special", skipped.special);
+    std::printf(", ");
+    print_json_list("partial", skipped.partial);
+    std::printf("}, \"summary\": {");
     bool f = true;
     for (const auto &kv : counts) {
       std::printf("%s\"%s\": %zu", f ? "" : ", ", kv.first.c_str(), kv.second);
       f = false;
     }
     std::printf("}, \"exit\": %d}\n", exit_code);
-  } else if (paths.size() > 1) {
+    return exit_code;
+  }
+  if (verbose) {
+    for (const std::string &l : skipped.symlinks) std::printf("skipped     %s  (symbolic link, not followed)\n", l.c_str());
+    for (const std::string &l : skipped.special) std::printf("skipped     %s  (not a regular file)\n", l.c_str());
+    for (const std::string &l : skipped.partial)
+      std::printf("skipped     %s  (recovered parts of a file with losses)\n", l.c_str());
+  }
+  const size_t n_skipped = skipped.symlinks.size() + skipped.special.size() + skipped.partial.size();
+  if ((paths.size() > 1 || n_skipped) && (!quiet || exit_code != kExitClean)) {
     std::printf("%zu files:", paths.size());
     for (const auto &kv : counts) std::printf(" %zu %s", kv.second, kv.first.c_str());
+    if (!skipped.symlinks.empty()) std::printf("; skipped %zu symbolic links", skipped.symlinks.size());
+    if (!skipped.special.empty()) std::printf("; skipped %zu special files", skipped.special.size());
+    if (!skipped.partial.empty()) std::printf("; skipped %zu .ecjit-partial files", skipped.partial.size());
     std::printf("\n");
   }
   return exit_code;
@@ -316,5 +433,6 @@ int run(const CommandDef &def, int argc, char **argv) {
 int cmd_protect(int argc, char **argv) { return run(protect_def(), argc, argv); }
 int cmd_scrub(int argc, char **argv) { return run(scrub_def(), argc, argv); }
 int cmd_restore(int argc, char **argv) { return run(restore_def(), argc, argv); }
+int cmd_prune(int argc, char **argv) { return run(prune_def(), argc, argv); }
 
 }  // namespace ecjit::tools

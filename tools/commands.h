@@ -16,5 +16,7 @@ int cmd_edp(int argc, char **argv);
 int cmd_protect(int argc, char **argv);
 int cmd_scrub(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
+// prune: 0 done, 1 failure, 2 bad arguments.
+int cmd_prune(int argc, char **argv);
 
 }  // namespace ecjit::tools

@@ -26,6 +26,7 @@ constexpr Command kCommands[] = {
     {"protect", ecjit::tools::cmd_protect, "write redundancy files (with unit signatures) for files and directories"},
     {"scrub", ecjit::tools::cmd_scrub, "check protected files by signatures; --repair rebuilds bad units"},
     {"restore", ecjit::tools::cmd_restore, "rebuild a protected file (missing, truncated, corrupt) from its redundancy"},
+    {"prune", ecjit::tools::cmd_prune, "drop the redundancy of protected files that are gone (dry run by default)"},
     {"check-mds", ecjit::tools::cmd_check_mds,
      "check that a code is MDS; --table: which families are MDS up to which k, m"},
 };

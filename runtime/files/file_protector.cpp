@@ -20,6 +20,7 @@
 #include "codes/gf.h"
 #include "ecjit/jit.h"
 #include "runtime/files/file_io.h"
+#include "runtime/files/loss_record.h"
 #include "runtime/files/redundancy_header.h"
 #include "runtime/files/redundancy_set.h"
 #include "runtime/files/stripe_workers.h"
@@ -38,6 +39,9 @@ const char *verdict_name(Verdict v) {
     case Verdict::kModified: return "modified";
     case Verdict::kDataLost: return "data-lost";
     case Verdict::kUnprotected: return "unprotected";
+    case Verdict::kMissing: return "missing";
+    case Verdict::kRenamed: return "renamed";
+    case Verdict::kCorrupt: return "corrupt";
   }
   return "unknown";
 }
@@ -107,12 +111,14 @@ class FileProtector::Impl {
   std::string redundancy_path(const std::string &path, unsigned r) const {
     return ecc_base(absolute_path(path)) + ".ecc" + std::to_string(r);
   }
-  Result<std::vector<std::string>> expand(const std::vector<std::string> &paths) const;
+  Result<std::vector<std::string>> expand(const std::vector<std::string> &paths, bool protected_missing,
+                                          Skipped *skipped);
+  Result<std::vector<FileReport>> prune(const std::vector<std::string> &paths, bool apply);
   // threads: workers for this file (0: the options').
   Result<FileReport> protect(const std::string &path, unsigned threads = 0);
   // scrub (repair or not) and restore (in place, or into `to`).
   Result<FileReport> check(const std::string &path, bool repair, bool restore, const std::string &to,
-                           unsigned threads = 0);
+                           unsigned threads = 0, bool overwrite = false);
   void run(const std::vector<std::string> &files, Command command,
            const std::function<void(size_t, const Result<FileReport> &)> &on_done);
 
@@ -149,8 +155,23 @@ class FileProtector::Impl {
   bool judge(Check &c);  // false: done (nothing to rebuild)
   Status rebuild(Check &c);
 
+  // Whether `abs` is redundancy rather than data: inside a `.ecjit` directory or the ecc_dir.
+  bool is_redundancy(const std::string &abs) const {
+    if (abs.find("/.ecjit/") != std::string::npos || abs.size() >= 7 && abs.compare(abs.size() - 7, 7, "/.ecjit") == 0)
+      return true;
+    if (opt_.ecc_dir.empty()) return false;
+    const std::string root = absolute_path(opt_.ecc_dir);
+    return abs == root || abs.compare(0, root.size() + 1, root + "/") == 0;
+  }
+  // The data files of directory `dir` that have redundancy (".ecc0") but no data file.
+  std::vector<std::string> missing_in(const std::string &dir) const;
+
   Jit &jit_;
   ProtectOptions opt_;
+  // From the last expand(): the walked regular files by (device, inode), and the files a
+  // missing protected file was renamed to (by inode), for scrub's verdicts.
+  std::map<std::pair<uint64_t, uint64_t>, std::string> walked_inodes_;
+  std::map<std::string, std::string> renamed_from_;  // new path -> old path
   RateLimit rate_;  // shared by every file of the object
   std::function<void(const Progress &)> progress_;
   std::shared_ptr<const Codec> default_;  // the options' code
@@ -158,9 +179,48 @@ class FileProtector::Impl {
   std::map<std::string, std::shared_ptr<const Codec>> codecs_;
 };
 
-Result<std::vector<std::string>> FileProtector::Impl::expand(const std::vector<std::string> &paths) const {
+namespace {
+// What a restore leaves beside a data file: never walked as data.
+constexpr const char *kPartialSuffix = ".ecjit-partial";  // the recoverable parts of a file with losses
+constexpr const char *kTmpSuffix = ".ecjit-tmp";          // a restore's file before its rename
+bool ends_with(const std::string &s, const char *suffix) {
+  const size_t n = strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+}  // namespace
+
+std::vector<std::string> FileProtector::Impl::missing_in(const std::string &dir) const {
   std::vector<std::string> out;
+  const std::string shadow = dir_name(ecc_base(dir == "/" ? "/x" : dir + "/x"));
+  DIR *d = ::opendir(shadow.c_str());
+  if (!d) return out;
+  const std::string suffix = ".ecc0";
+  while (struct dirent *e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    const std::string data = (dir == "/" ? "" : dir) + "/" + name.substr(0, name.size() - suffix.size());
+    struct stat st;
+    if (::lstat(data.c_str(), &st) != 0 && errno == ENOENT) out.push_back(data);
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::vector<std::string>> FileProtector::Impl::expand(const std::vector<std::string> &paths,
+                                                             bool protected_missing, Skipped *skipped) {
+  std::vector<std::string> out, missing;
+  walked_inodes_.clear();
+  renamed_from_.clear();
   const std::string ecc_root = opt_.ecc_dir.empty() ? "" : absolute_path(opt_.ecc_dir);
+  auto add_file = [&](const std::string &p, const struct stat &st) {
+    out.push_back(p);
+    walked_inodes_[{uint64_t(st.st_dev), uint64_t(st.st_ino)}] = p;
+  };
+  auto skip = [&](const std::string &p, const struct stat &st) {
+    if (!skipped) return;
+    (S_ISLNK(st.st_mode) ? skipped->symlinks : skipped->special).push_back(p);
+  };
   std::function<Status(const std::string &)> walk = [&](const std::string &dir) -> Status {
     DIR *d = ::opendir(dir.c_str());
     if (!d) return Status(StatusCode::kIoError, dir + ": cannot list: " + std::strerror(errno));
@@ -180,23 +240,82 @@ Result<std::vector<std::string>> FileProtector::Impl::expand(const std::vector<s
       if (S_ISDIR(st.st_mode)) {
         ECJIT_RETURN_IF_ERROR(walk(p));
       } else if (S_ISREG(st.st_mode)) {
-        out.push_back(p);
+        if (ends_with(name, kPartialSuffix)) {
+          if (skipped) skipped->partial.push_back(p);
+        } else if (!ends_with(name, kTmpSuffix)) {
+          add_file(p, st);
+        }
+      } else {
+        skip(p, st);
       }
     }
+    if (protected_missing)
+      for (const std::string &m : missing_in(dir)) missing.push_back(m);
     return Status::Ok();
   };
   for (const std::string &path : paths) {
     const std::string abs = absolute_path(path);
+    if (is_redundancy(abs))
+      return Status(StatusCode::kInvalidArgument,
+                    path + ": is redundancy (a .ecjit directory or the --ecc-dir), not data; name the data files");
     struct stat st;
-    if (::stat(abs.c_str(), &st) != 0)
+    if (::stat(abs.c_str(), &st) != 0) {
+      // A protected file that is gone, named on the command line: scrub reports it.
+      if (protected_missing && errno == ENOENT && ::access((ecc_base(abs) + ".ecc0").c_str(), F_OK) == 0) {
+        missing.push_back(abs);
+        continue;
+      }
       return Status(StatusCode::kIoError, path + ": " + std::strerror(errno));
+    }
     if (S_ISDIR(st.st_mode)) {
       ECJIT_RETURN_IF_ERROR(walk(abs));
     } else if (S_ISREG(st.st_mode)) {
-      out.push_back(abs);
+      add_file(abs, st);
     } else {
       return Status(StatusCode::kIoError, path + ": not a regular file or directory");
     }
+  }
+  // A missing file whose protected inode is a walked file was renamed (or hard-linked) there.
+  for (const std::string &m : missing) {
+    RedundancySet set = RedundancySet::load(ecc_base(m), base_name(m), default_->m(), false);
+    if (const RedundancyHeader *h = set.newest()) {
+      auto it = walked_inodes_.find({h->data.dev, h->data.inode});
+      if (it != walked_inodes_.end()) renamed_from_[it->second] = m;
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
+Result<std::vector<FileReport>> FileProtector::Impl::prune(const std::vector<std::string> &paths, bool apply) {
+  auto files = expand(paths, true, nullptr);
+  if (!files.ok()) return files.status();
+  std::vector<FileReport> out;
+  for (const std::string &f : *files) {
+    struct stat st;
+    if (::lstat(f.c_str(), &st) == 0) continue;  // the data file is there: not an orphan
+    FileReport rep;
+    rep.path = f;
+    rep.verdict = Verdict::kMissing;
+    const std::string base = ecc_base(f), dir = dir_name(base), prefix = base_name(base) + ".";
+    std::vector<std::string> victims;
+    if (DIR *d = ::opendir(dir.c_str())) {
+      while (struct dirent *e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        if (name.compare(0, prefix.size(), prefix) != 0) continue;
+        const std::string rest = name.substr(prefix.size());
+        if (rest.compare(0, 3, "ecc") == 0 || rest == "lock" || rest == "lost") victims.push_back(dir + "/" + name);
+      }
+      ::closedir(d);
+    }
+    std::sort(victims.begin(), victims.end());
+    for (const std::string &v : victims) {
+      if (apply && ::unlink(v.c_str()) != 0)
+        return Status(StatusCode::kIoError, v + ": cannot remove: " + std::strerror(errno));
+      rep.notes.push_back((apply ? "removed " : "would remove ") + v);
+    }
+    if (apply) ECJIT_RETURN_IF_ERROR(sync_dir(dir));
+    out.push_back(std::move(rep));
   }
   return out;
 }
@@ -255,6 +374,16 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
   hdr.data = *id;
   hdr.name = base_name(abs);
   rep.stripes = hdr.stripes();
+  // A loss found by a check stays recorded until the user accepts it: new redundancy of the
+  // damaged file would make the loss permanent and pass the file for intact.
+  if (std::optional<std::vector<ByteRange>> lost = read_loss_record(ecc_base(abs)); lost && !opt_.accept_loss) {
+    rep.verdict = Verdict::kDataLost;
+    rep.lost = *lost;
+    rep.notes.push_back(abs + ": " + describe_ranges(*lost) +
+                        " were found lost by a check, so it is not re-encoded; `ecjit restore` rebuilds what can "
+                        "be rebuilt, `ecjit protect --accept-loss` protects the file as it is now");
+    return rep;
+  }
   if (all_current && !opt_.force) {
     rep.verdict = Verdict::kUnchanged;
     rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -301,6 +430,13 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
     }
   }
 
+  // Size and mtime as protected: the data must be as protected too. A unit that differs from
+  // its stored signature is corruption, not an edit (an edit moves the mtime): its stripe is
+  // never re-encoded. With every old redundancy file current (--force) the stripe keeps its
+  // protected redundancy and the others are re-encoded; otherwise nothing is written.
+  const bool check_sigs = prev && prev->spec == spec && prev->unit == unit && prev->k == k && prev->m == m &&
+                          prev->data.same_contents_claim(*id);
+  std::vector<std::vector<unsigned>> corrupt(rep.stripes);
   std::atomic<uint64_t> encoded{0}, bytes_read{0}, bytes_written{0};
   workers.begin(abs, rep.stripes * k);
   Status st = workers.run(rep.stripes, n, unit, [&](uint64_t s, UnitBuffers &b) -> Status {
@@ -312,6 +448,23 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
       if (!sig.ok()) return sig.status();
       for (unsigned r = 0; r < m; ++r) hdrs[r].data_sig(s, j) = *sig;
       workers.moved(&bytes_read, *got, 1);
+    }
+    if (check_sigs && s < prev->stripes()) {
+      for (unsigned j = 0; j < k; ++j)
+        if (hdrs[0].data_sig(s, j) != prev->data_sig(s, j)) corrupt[s].push_back(j);
+      if (!corrupt[s].empty()) {
+        if (!all_current) return Status::Ok();  // nothing is written (after the pass)
+        for (unsigned r = 0; r < m; ++r) {  // the stripe's protected redundancy, as it was
+          const auto &h = old[r].header;
+          for (unsigned j = 0; j < k; ++j) hdrs[r].data_sig(s, j) = h->data_sig(s, j);
+          hdrs[r].ecc_sig(s) = h->ecc_sig(s);
+          size_t got = 0;
+          ECJIT_RETURN_IF_ERROR(read_at(old[r].fd.get(), h->unit_offset(s), size_t(su), b.unit[k + r], &got, old[r].path));
+          if (got) ECJIT_RETURN_IF_ERROR(write_at(tmp[r].get(), hdrs[r].unit_offset(s), got, b.unit[k + r], tmp_path[r]));
+          workers.moved(&bytes_written, 2 * got, 0);
+        }
+        return Status::Ok();
+      }
     }
     std::vector<unsigned> todo;
     for (unsigned r = 0; r < m; ++r) {
@@ -363,7 +516,28 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
     auto after = identity_of(data->get(), abs);
     if (!after.ok()) st = after.status();
     else if (!after->same_contents_claim(*id))
-      st = Status(StatusCode::kIoError, abs + ": changed while it was being protected; the old redundancy is kept, run again");
+      st = Status(StatusCode::kIoError, abs + ": changed while it was being protected; " +
+                                            std::string(prev ? "the old redundancy is kept" : "no redundancy written") +
+                                            ", run again");
+  }
+  uint64_t corrupt_stripes = 0;
+  for (uint64_t s = 0; s < rep.stripes; ++s)
+    if (!corrupt[s].empty()) {
+      ++corrupt_stripes;
+      for (unsigned j : corrupt[s]) rep.damage.push_back({s, j, "corrupt", false});
+    }
+  if (st.ok() && corrupt_stripes) {
+    rep.verdict = Verdict::kCorrupt;
+    rep.notes.push_back(abs + ": size and mtime as protected, but " + std::to_string(rep.damage.size()) +
+                        " data units differ from their signatures: silent corruption, not an edit; "
+                        "`ecjit scrub --repair` rebuilds them");
+    if (!all_current) {  // some redundancy file is missing or older: the corrupt stripes have none to keep
+      remove_temps();
+      rep.notes.push_back("nothing re-encoded (run the repair first)");
+      rep.bytes_read = bytes_read.load();
+      rep.seconds = seconds_since(t0);
+      return rep;
+    }
   }
   for (unsigned r = 0; st.ok() && r < m; ++r) {
     const std::vector<uint8_t> bytes = hdrs[r].serialize();
@@ -389,8 +563,15 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
   ECJIT_RETURN_IF_ERROR(sync_dir(dir_name(base)));
   bool any_reused = false;
   for (unsigned r = 0; r < m; ++r) any_reused = any_reused || reusable[r];
-  rep.verdict = any_reused ? Verdict::kUpdated : Verdict::kProtected;
+  if (opt_.accept_loss) remove_loss_record(base);
   rep.stripes_encoded = encoded.load();
+  if (corrupt_stripes) {
+    rep.notes.push_back(std::to_string(rep.stripes - corrupt_stripes) + " stripes check (" +
+                        std::to_string(rep.stripes_encoded) + " re-encoded, the rest kept); " +
+                        std::to_string(corrupt_stripes) + " with corrupt units kept their protected redundancy");
+  } else {
+    rep.verdict = any_reused ? Verdict::kUpdated : Verdict::kProtected;
+  }
   rep.bytes_read = bytes_read.load();
   rep.bytes_written = bytes_written.load() + uint64_t(m) * hdrs[0].header_bytes();
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -423,12 +604,21 @@ struct FileProtector::Impl::Check {
 };
 
 Result<FileReport> FileProtector::Impl::check(const std::string &path, bool repair, bool restore,
-                                               const std::string &to, unsigned threads) {
+                                               const std::string &to, unsigned threads, bool overwrite) {
   const auto t0 = std::chrono::steady_clock::now();
   StripeWorkers workers(threads_or_default(threads), rate_, progress_);
   Check c(workers);
   c.abs = absolute_path(path);
-  c.to = to;
+  if (!to.empty()) {  // a directory means DIR/<name>; an existing file is replaced only when asked
+    std::string t = absolute_path(to);
+    struct stat st;
+    if (::stat(t.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) t += "/" + base_name(c.abs);
+    if (t == c.abs)
+      return Status(StatusCode::kInvalidArgument, to + ": is the data file itself; restore it in place (no --to)");
+    if (::lstat(t.c_str(), &st) == 0 && !overwrite)
+      return Status(StatusCode::kInvalidArgument, t + ": exists; restore --to replaces a file only with --overwrite");
+    c.to = t;
+  }
   c.repair = repair;
   c.restore = restore;
   c.write_ecc = repair && !restore;
@@ -444,6 +634,8 @@ Result<FileReport> FileProtector::Impl::check(const std::string &path, bool repa
   if (::access(lock_path(c.abs).c_str(), F_OK) != 0 && ::access((ecc_base(c.abs) + ".ecc0").c_str(), F_OK) != 0) {
     c.rep.verdict = Verdict::kUnprotected;
     c.rep.notes.push_back("no redundancy files " + ecc_base(c.abs) + ".ecc*");
+    auto from = renamed_from_.find(c.abs);
+    if (from != renamed_from_.end()) c.rep.notes.push_back(c.abs + ": renamed from " + from->second);
     return finish();
   }
   auto lock = RunLock::acquire(lock_path(c.abs), c.abs);
@@ -489,11 +681,33 @@ Result<FileReport> FileProtector::Impl::check(const std::string &path, bool repa
     c.cur = *id;
   } else if (fd.status().message().find("does not exist") == std::string::npos) {
     return fd.status();
+  } else if (!restore) {
+    // Deleted (or renamed) after protection: reported, never brought back by a scrub.
+    auto renamed = walked_inodes_.find({c.auth->data.dev, c.auth->data.inode});
+    if (renamed != walked_inodes_.end() && renamed->second != c.abs) {
+      c.rep.verdict = Verdict::kRenamed;
+      c.rep.renamed_to = renamed->second;
+      c.rep.notes.push_back(c.abs + ": renamed to " + renamed->second +
+                            " (same inode); `ecjit protect` it there, `ecjit prune` drops this redundancy");
+    } else {
+      c.rep.verdict = Verdict::kMissing;
+      c.rep.notes.push_back(c.abs + ": deleted after it was protected; `ecjit restore` rebuilds what it can, "
+                            "`ecjit prune` drops its redundancy");
+    }
+    return finish();
   } else {
     c.rep.notes.push_back(c.abs + ": data file missing");
   }
   ECJIT_RETURN_IF_ERROR(scan(c));
   if (judge(c)) ECJIT_RETURN_IF_ERROR(rebuild(c));
+  // The loss stays recorded until a check finds the file whole (protect refuses it till then).
+  const std::string base = ecc_base(c.abs);
+  if (c.rep.verdict == Verdict::kDataLost) {
+    if (Status st = write_loss_record(base, c.rep.lost); !st.ok()) c.rep.notes.push_back(st.message());
+  } else if (c.rep.verdict == Verdict::kClean || c.rep.verdict == Verdict::kRepaired ||
+             c.rep.verdict == Verdict::kDamaged) {
+    remove_loss_record(base);
+  }
   return finish();
 }
 
@@ -595,6 +809,17 @@ bool FileProtector::Impl::judge(Check &c) {
   if (c.size_changed && c.cur.size < auth.data.size)
     c.rep.notes.push_back(c.abs + ": " + std::to_string(c.cur.size) + " bytes, protected with " +
                           std::to_string(auth.data.size));
+  if (!modified || c.restore) {  // the byte ranges of the data no stripe can rebuild
+    std::vector<ByteRange> lost;
+    for (uint64_t s = 0; s < c.rep.stripes; ++s) {
+      unsigned bad = 0;
+      for (unsigned i = 0; i < c.n; ++i) bad += c.states[s][i] != UnitState::kGood;
+      if (bad <= m) continue;
+      for (unsigned j = 0; j < k; ++j)
+        if (c.states[s][j] != UnitState::kGood) lost.push_back({auth.data_offset(s, j), auth.data_bytes(s, j)});
+    }
+    c.rep.lost = merge_ranges(std::move(lost));
+  }
   if (modified && !c.restore) {
     c.rep.verdict = Verdict::kModified;
     std::string what = std::to_string(c.bad_data) + " data units differ";
@@ -629,35 +854,65 @@ bool FileProtector::Impl::judge(Check &c) {
   return true;
 }
 
-// Pass 2: rebuilds bad units from good ones and writes them (restore --to and regenerated
-// redundancy files: every stripe).
+// Pass 2: rebuilds bad units from good ones and writes them: in place, into an image (restore
+// --to; the recoverable parts of a file with lost stripes), and into regenerated redundancy
+// files (every stripe).
 Status FileProtector::Impl::rebuild(Check &c) {
   const RedundancyHeader &auth = *c.auth;
   const Codec &codec = *c.codec;
   const unsigned k = c.k, m = c.m, n = c.n;
   const uint64_t unit = c.unit;
   const std::string &abs = c.abs;
+  // Some stripes cannot be rebuilt (judge): nothing may pass for the protected file. In place
+  // the file keeps its size and mtime and only units inside it are written; the whole
+  // recoverable image goes to a .ecjit-partial file beside it (or beside --to's file) when
+  // the file is gone or shorter than protected.
+  const bool loss = c.lost_stripes > 0;
   const bool write_out = !c.to.empty();
+  std::string image_path;
+  // (A partial image only when some byte of it can be had.)
+  const bool some_left = total_bytes(c.rep.lost) < auth.data.size;
+  if (write_out) image_path = !loss ? c.to : some_left ? c.to + ".ecjit-partial" : "";
+  else if (loss && some_left && (!c.exists || c.cur.size < auth.data.size)) image_path = abs + ".ecjit-partial";
+  const bool image = !image_path.empty();
+  const bool in_place = !write_out && (c.exists || !loss);
+  const uint64_t old_size = c.exists ? c.cur.size : 0;  // bytes the data file has (before any resize)
   Fd out;
-  std::string out_tmp;
-  if (write_out) {
-    out_tmp = absolute_path(c.to) + ".ecjit-tmp";
-    auto fd = open_file(out_tmp, O_RDWR | O_CREAT | O_TRUNC, 0644);
-    if (!fd.ok()) return fd.status();
-    out = std::move(*fd);
-    if (::ftruncate(out.get(), off_t(auth.data.size)) != 0)
-      return Status(StatusCode::kIoError, out_tmp + ": cannot size: " + std::strerror(errno));
-  } else if (!c.exists) {
-    auto fd = open_file(abs, O_RDWR | O_CREAT | O_EXCL, 0644);
-    if (!fd.ok()) return fd.status();
-    c.data = std::move(*fd);
-  }
-  // In place, a truncated (or missing) file gets its protected size back first.
-  if (!write_out && c.cur.size != auth.data.size && ::ftruncate(c.data.get(), off_t(auth.data.size)) != 0)
-    return Status(StatusCode::kIoError, abs + ": cannot resize: " + std::strerror(errno));
+  const std::string out_tmp = image ? image_path + ".ecjit-tmp" : "";
   std::vector<RedundancyHeader> fresh(m);
   std::vector<std::string> fresh_tmp(m);
   std::vector<Fd> fresh_fd(m);
+  bool created = false;
+  // Every failure leaves nothing behind: the image's and regenerated files' temporaries, and a
+  // data file this call created.
+  bool armed = true;
+  struct Cleanup {
+    std::function<void()> f;
+    ~Cleanup() { f(); }
+  } cleanup{[&] {
+    if (!armed) return;
+    if (image) ::unlink(out_tmp.c_str());
+    for (unsigned r = 0; r < m; ++r)
+      if (!fresh_tmp[r].empty()) ::unlink(fresh_tmp[r].c_str());
+    if (created) ::unlink(abs.c_str());
+  }};
+  if (image) {
+    auto fd = open_file(out_tmp, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (!fd.ok()) return fd.status();
+    out = std::move(*fd);
+    if (::ftruncate(out.get(), off_t(auth.data.size)) != 0)  // sparse: holes stay holes
+      return Status(StatusCode::kIoError, out_tmp + ": cannot size: " + std::strerror(errno));
+  }
+  if (in_place && !c.exists) {
+    auto fd = open_file(abs, O_RDWR | O_CREAT | O_EXCL, 0644);
+    if (!fd.ok()) return fd.status();
+    c.data = std::move(*fd);
+    created = true;
+  }
+  // In place without loss, a truncated, missing or grown file gets its protected size first.
+  if (in_place && !loss && (!c.exists || c.cur.size != auth.data.size) &&
+      ::ftruncate(c.data.get(), off_t(auth.data.size)) != 0)
+    return Status(StatusCode::kIoError, abs + ": cannot resize: " + std::strerror(errno));
   for (unsigned r = 0; r < m; ++r) {
     if (!c.regenerate[r]) continue;
     fresh[r] = auth;
@@ -669,13 +924,28 @@ Status FileProtector::Impl::rebuild(Check &c) {
     if (::ftruncate(fresh_fd[r].get(), off_t(fresh[r].file_bytes())) != 0)
       return Status(StatusCode::kIoError, fresh_tmp[r] + ": cannot size: " + std::strerror(errno));
   }
-  auto discard = [&] {
-    if (write_out) ::unlink(out_tmp.c_str());
-    for (unsigned r = 0; r < m; ++r)
-      if (c.regenerate[r]) ::unlink(fresh_tmp[r].c_str());
+  std::atomic<bool> data_written{false};
+  // Writes data unit j of stripe s from buf: into the image (all-zero units stay holes), and
+  // in place when it was rebuilt (clipped to the file's size when stripes are lost; all-zero
+  // units past the old end of the file stay holes).
+  auto write_data = [&](uint64_t s, unsigned j, const uint8_t *buf, bool rebuilt) -> Status {
+    const uint64_t len = auth.data_bytes(s, j), off = auth.data_offset(s, j);
+    if (!len) return Status::Ok();
+    const bool zero = all_zero(buf, size_t(len));
+    if (image && !zero) {
+      ECJIT_RETURN_IF_ERROR(write_at(out.get(), off, size_t(len), buf, out_tmp));
+      c.workers.moved(&c.bytes_written, len, 0);
+    }
+    if (!in_place || !rebuilt) return Status::Ok();
+    uint64_t w = len;
+    if (loss) w = off >= old_size ? 0 : std::min(len, old_size - off);
+    if (!w || (zero && off >= old_size)) return Status::Ok();
+    ECJIT_RETURN_IF_ERROR(write_at(c.data.get(), off, size_t(w), buf, abs));
+    data_written.store(true);
+    c.workers.moved(&c.bytes_written, w, 0);
+    return Status::Ok();
   };
   std::vector<uint8_t> lost(c.rep.stripes, 0);
-  std::atomic<bool> data_written{false};
   c.workers.begin(abs, c.rep.stripes * k);
   Status st = c.workers.run(c.rep.stripes, n, unit, [&](uint64_t s, UnitBuffers &b) -> Status {
     const std::vector<UnitState> &u = c.states[s];
@@ -688,15 +958,11 @@ Status FileProtector::Impl::rebuild(Check &c) {
       good += present[i];
       if (!present[i] && (i < k || c.write_ecc)) need = true;
     }
-    if (!need && !write_out && !c.any_regen) return Status::Ok();
-    if (good < k) {
-      lost[s] = 1;
-      return Status::Ok();
-    }
+    if (!need && !image && !c.any_regen) return Status::Ok();
     // Re-read the good units (pass 1's buffers are gone) and check them again: only units
-    // whose signatures check go into a rebuild.
+    // whose signatures check go into a rebuild (or an image).
     for (unsigned i = 0; i < n; ++i) {
-      if (!present[i]) continue;
+      if (!present[i] || (good < k && i >= k)) continue;
       uint64_t want_sig;
       if (i < k) {
         auto got = read_data_unit(c.data.get(), auth, s, i, b.unit[i], abs);
@@ -715,6 +981,12 @@ Status FileProtector::Impl::rebuild(Check &c) {
       if (*sig != want_sig)
         return Status(StatusCode::kIoError, abs + ": stripe " + std::to_string(s) + " unit " + std::to_string(i) +
                                                 " changed during the repair; nothing more written, run again");
+    }
+    if (good < k) {  // lost: its good data units go to the image, nothing is rebuilt
+      lost[s] = 1;
+      for (unsigned j = 0; j < k && image; ++j)
+        if (present[j]) ECJIT_RETURN_IF_ERROR(write_data(s, j, b.unit[j], false));
+      return Status::Ok();
     }
     std::vector<uint8_t *> ptr(b.unit.begin(), b.unit.end());
     if (good < n) ECJIT_RETURN_IF_ERROR(codec.reconstruct(Span<uint8_t *const>(ptr.data(), n), present, su));
@@ -743,6 +1015,7 @@ Status FileProtector::Impl::rebuild(Check &c) {
       const unsigned r = i - k;
       if (regen) {
         fresh[r].ecc_sig(s) = *sig;
+        if (*sig == 0 && all_zero(b.unit[i], size_t(su))) continue;  // the fresh file is sparse: holes stay holes
         ECJIT_RETURN_IF_ERROR(write_at(fresh_fd[r].get(), fresh[r].unit_offset(s), size_t(su), b.unit[i], fresh_tmp[r]));
       } else if (c.write_ecc) {
         const EccFile &e = c.set.files[r];
@@ -752,57 +1025,37 @@ Status FileProtector::Impl::rebuild(Check &c) {
       }
       c.workers.moved(&c.bytes_written, su, 0);
     }
-    for (unsigned j = 0; j < k; ++j) {
-      const uint64_t len = auth.data_bytes(s, j);
-      if (!len) break;
-      const uint64_t off = auth.data_offset(s, j);
-      if (write_out) {
-        ECJIT_RETURN_IF_ERROR(write_at(out.get(), off, size_t(len), b.unit[j], out_tmp));
-      } else if (!present[j]) {
-        ECJIT_RETURN_IF_ERROR(write_at(c.data.get(), off, size_t(len), b.unit[j], abs));
-        data_written.store(true);
-      } else {
-        continue;
-      }
-      c.workers.moved(&c.bytes_written, len, 0);
-    }
+    for (unsigned j = 0; j < k; ++j) ECJIT_RETURN_IF_ERROR(write_data(s, j, b.unit[j], !present[j]));
     return Status::Ok();
   });
   c.workers.finish();
-  if (!st.ok()) {
-    discard();
-    return st;
-  }
+  if (!st.ok()) return st;
   uint64_t n_lost = 0;
   for (uint64_t s = 0; s < c.rep.stripes; ++s) n_lost += lost[s];
   for (UnitDamage &d : c.rep.damage)
     d.repaired = !lost[d.stripe] && (d.unit < k || (c.write_ecc && !(c.regenerate[d.unit - k] && n_lost)));
-  // Finish: sizes, mtimes, syncs, renames.
-  if (write_out && n_lost) {
-    // A restored copy with holes would pass for the file: none is written.
-    ::unlink(out_tmp.c_str());
-    c.rep.notes.push_back(std::to_string(n_lost) + " stripes cannot be rebuilt; nothing written to " + c.to);
-  } else if (write_out) {
-    ECJIT_RETURN_IF_ERROR(set_mtime(out.get(), auth.data.mtime_ns, out_tmp));
+  // Finish: sizes, mtimes, syncs, renames. The protected mtime only on a whole file.
+  if (image) {
+    if (!loss) ECJIT_RETURN_IF_ERROR(set_mtime(out.get(), auth.data.mtime_ns, out_tmp));
     ECJIT_RETURN_IF_ERROR(sync_file(out.get(), out_tmp));
-    if (::rename(out_tmp.c_str(), absolute_path(c.to).c_str()) != 0)
-      return Status(StatusCode::kIoError, c.to + ": rename: " + std::strerror(errno));
-    ECJIT_RETURN_IF_ERROR(sync_dir(dir_name(absolute_path(c.to))));
-  } else if (!c.exists && n_lost) {
-    // Nothing of the file was there and not all of it can be rebuilt: no file of holes.
-    ::unlink(abs.c_str());
-    c.rep.notes.push_back(std::to_string(n_lost) + " stripes cannot be rebuilt; " + abs + " not created");
-  } else if (data_written.load() || c.cur.size != auth.data.size || !c.exists) {
+    if (::rename(out_tmp.c_str(), image_path.c_str()) != 0)
+      return Status(StatusCode::kIoError, image_path + ": rename: " + std::strerror(errno));
+    ECJIT_RETURN_IF_ERROR(sync_dir(dir_name(image_path)));
+    if (loss) c.rep.partial_path = image_path;
+  }
+  if (in_place && (data_written.load() || created || (!loss && c.cur.size != auth.data.size))) {
     ECJIT_RETURN_IF_ERROR(sync_file(c.data.get(), abs));
-    // The protected identity again: later runs check it as protected (units still bad are
-    // damage, not a modification).
-    ECJIT_RETURN_IF_ERROR(set_mtime(c.data.get(), auth.data.mtime_ns, abs));
+    // The protected identity again only when every byte is back: later runs check it as
+    // protected (units still bad are damage, not a modification).
+    if (!loss) ECJIT_RETURN_IF_ERROR(set_mtime(c.data.get(), auth.data.mtime_ns, abs));
+    if (created) ECJIT_RETURN_IF_ERROR(sync_dir(dir_name(abs)));
   }
   for (unsigned r = 0; r < m; ++r) {
     const EccFile &e = c.set.files[r];
     if (c.regenerate[r]) {
       if (n_lost) {  // a redundancy file with holes would claim units it does not have
         ::unlink(fresh_tmp[r].c_str());
+        fresh_tmp[r].clear();
         continue;
       }
       const std::vector<uint8_t> bytes = fresh[r].serialize();
@@ -810,13 +1063,24 @@ Status FileProtector::Impl::rebuild(Check &c) {
       ECJIT_RETURN_IF_ERROR(sync_file(fresh_fd[r].get(), fresh_tmp[r]));
       if (::rename(fresh_tmp[r].c_str(), e.path.c_str()) != 0)
         return Status(StatusCode::kIoError, e.path + ": rename: " + std::strerror(errno));
+      fresh_tmp[r].clear();
       c.rep.notes.push_back(e.path + ": rewritten");
     } else if (c.write_ecc && e.fd.valid()) {
       ECJIT_RETURN_IF_ERROR(sync_file(e.fd.get(), e.path));
     }
   }
+  armed = false;
   if (c.any_regen) ECJIT_RETURN_IF_ERROR(sync_dir(dir_name(ecc_base(abs))));
-  if (n_lost) c.rep.verdict = Verdict::kDataLost;
+  if (n_lost) {
+    c.rep.verdict = Verdict::kDataLost;
+    std::string where = !c.rep.partial_path.empty() ? "the recoverable parts are in " + c.rep.partial_path
+                        : !some_left ? "nothing of it can be rebuilt, nothing written"
+                        : c.exists ? "every recoverable unit was rewritten in " + abs +
+                                         ", the lost ranges left as they were (its size and mtime not set back)"
+                                   : abs + " not created";
+    c.rep.notes.push_back(std::to_string(n_lost) + " stripes cannot be rebuilt (" + describe_ranges(c.rep.lost) +
+                          "); " + where);
+  }
   return Status::Ok();
 }
 
@@ -874,8 +1138,12 @@ Result<std::unique_ptr<FileProtector>> FileProtector::create(Jit &jit, const Pro
 void FileProtector::on_progress(std::function<void(const Progress &)> callback) {
   impl_->on_progress(std::move(callback));
 }
-Result<std::vector<std::string>> FileProtector::expand(const std::vector<std::string> &paths) const {
-  return impl_->expand(paths);
+Result<std::vector<std::string>> FileProtector::expand(const std::vector<std::string> &paths,
+                                                       bool protected_missing, Skipped *skipped) {
+  return impl_->expand(paths, protected_missing, skipped);
+}
+Result<std::vector<FileReport>> FileProtector::prune(const std::vector<std::string> &paths, bool apply) {
+  return impl_->prune(paths, apply);
 }
 Result<FileReport> FileProtector::protect(const std::string &path) { return impl_->protect(path); }
 void FileProtector::run(const std::vector<std::string> &files, Command command,
@@ -885,8 +1153,8 @@ void FileProtector::run(const std::vector<std::string> &files, Command command,
 Result<FileReport> FileProtector::scrub(const std::string &path, bool repair) {
   return impl_->check(path, repair, false, "");
 }
-Result<FileReport> FileProtector::restore(const std::string &path, const std::string &to) {
-  return impl_->check(path, true, true, to);
+Result<FileReport> FileProtector::restore(const std::string &path, const std::string &to, bool overwrite) {
+  return impl_->check(path, true, true, to, 0, overwrite);
 }
 std::string FileProtector::redundancy_path(const std::string &path, unsigned r) const {
   return impl_->redundancy_path(path, r);

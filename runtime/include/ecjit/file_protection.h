@@ -40,8 +40,14 @@ struct ProtectOptions {
   unsigned threads = 0;
   // Bytes per second read and written in all, 0 = unlimited.
   uint64_t max_rate = 0;
-  // Re-encode every stripe even when the data file's identity is unchanged.
+  // Read and re-encode even a file whose size and mtime are as protected: its data units are
+  // checked against their stored signatures first, and a stripe with a unit that differs is
+  // corrupt (reported, its redundancy kept as it was for a repair), never re-encoded.
   bool force = false;
+  // protect a file whose last scrub, repair or restore found data lost (a `<name>.lost`
+  // record beside its redundancy): without it protect refuses such a file (kDataLost), as
+  // new redundancy would make the loss permanent and pass the damaged file for intact.
+  bool accept_loss = false;
 };
 
 // Progress of a file, called from worker threads (at most ~20 times a second per file, and
@@ -62,15 +68,23 @@ enum class Verdict {
   kRepaired,    // scrub --repair / restore: every damaged unit rebuilt and rewritten
   kModified,    // scrub: the data changed after protection (size or mtime differ and units
                 // differ): run protect to update, or restore to roll back
-  kDataLost,    // some damage is beyond the code (more than m bad units in a stripe)
+  kDataLost,    // some damage is beyond the code (more than m bad units in a stripe):
+                // FileReport::lost has the byte ranges; protect refuses the file until
+                // ProtectOptions::accept_loss
   kUnprotected, // no usable redundancy file for this data file
+  kMissing,     // scrub: the data file is gone but its redundancy is there (deleted after
+                // protection: restore brings it back, prune drops the redundancy)
+  kRenamed,     // scrub: the data file is gone and a file of the walked tree has its inode
+                // (FileReport::renamed_to): protect the new name, prune the old redundancy
+  kCorrupt,     // protect: size and mtime as protected but data units differ from their
+                // signatures (silent corruption, not an edit): not re-encoded, run a repair
 };
 const char *verdict_name(Verdict v);
 
 // A unit found bad, and what became of it.
 struct UnitDamage {
   uint64_t stripe = 0;
-  unsigned unit = 0;       // 0..k-1 data unit, k..k+m-1 ECC unit (redundancy file unit - k)
+  unsigned unit = 0;       // 0..k-1 data unit j, k..k+m-1 ECC unit r = unit - k (in redundancy file r)
   std::string what;        // "corrupt", "unreadable", "missing", "inconsistent", "stale"
   bool repaired = false;
 };
@@ -84,8 +98,24 @@ struct FileReport {
   uint64_t stripes_encoded = 0;    // protect: stripes (re-)encoded
   uint64_t bytes_read = 0, bytes_written = 0;
   double seconds = 0;
-  std::vector<UnitDamage> damage;  // scrub / restore
+  std::vector<UnitDamage> damage;  // scrub / restore; protect: corrupt units
+  // kDataLost: the byte ranges of the data file that cannot be rebuilt (ascending, merged).
+  struct ByteRange {
+    uint64_t offset = 0, length = 0;
+  };
+  std::vector<ByteRange> lost;
+  // Where the recoverable parts of a file with lost ranges were written (FILE.ecjit-partial,
+  // or OUT.ecjit-partial for a restore into OUT), "" when none was: the protected size with
+  // holes at the lost ranges, never the protected mtime.
+  std::string partial_path;
+  std::string renamed_to;          // kRenamed: the walked file with the protected inode
   std::vector<std::string> notes;  // one line each: redundancy files missing, torn, foreign...
+};
+
+// What expand() left out, by kind, named (not protected, checked or counted as files).
+struct Skipped {
+  std::vector<std::string> symlinks, special;  // links (not followed), FIFOs, sockets, devices
+  std::vector<std::string> partial;            // NAME.ecjit-partial: a restore's recoverable parts
 };
 
 // Runs the commands on one Jit's codecs. Thread-compatible: one command (or run()) at a time
@@ -101,8 +131,13 @@ class FileProtector {
   void on_progress(std::function<void(const Progress &)> callback);
 
   // The regular files under each path (a directory is walked; `.ecjit` directories and the
-  // ecc_dir are skipped), in order. Errors: kIoError (a path that does not exist).
-  Result<std::vector<std::string>> expand(const std::vector<std::string> &paths) const;
+  // ecc_dir are skipped), in order; with `protected_missing`, also every file of a walked
+  // directory that has redundancy but no data file (deleted or renamed: scrub reports it).
+  // Symbolic links and special files are left out and named in *skipped (when given).
+  // Errors: kIoError (a path that does not exist), kInvalidArgument (a path inside a
+  // `.ecjit` directory or the ecc_dir: that is redundancy, not data).
+  Result<std::vector<std::string>> expand(const std::vector<std::string> &paths, bool protected_missing = false,
+                                          Skipped *skipped = nullptr);
 
   // Writes (or updates) the redundancy of `path`: stripes whose data signatures are unchanged
   // keep their ECC units (the old redundancy file is copied), the others are re-encoded.
@@ -121,8 +156,18 @@ class FileProtector {
 
   // Rebuilds the protected contents of `path`: in place (missing, truncated, corrupt or
   // modified units rewritten, the size and mtime set back), or into `to` (written to a
-  // temporary file and renamed; `path` only read).
-  Result<FileReport> restore(const std::string &path, const std::string &to = "");
+  // temporary file and renamed; `path` only read; a directory means `to`/<name>; an
+  // existing file is replaced only with `overwrite`, else kInvalidArgument). Where some
+  // stripes cannot be rebuilt (kDataLost), nothing passes for the file: in place the
+  // recoverable units are written, the lost ranges left as they are and the size and mtime
+  // not set back; the recoverable parts of a file that is gone (or of `to`) go to
+  // FileReport::partial_path instead. Nothing is left behind on a failure.
+  Result<FileReport> restore(const std::string &path, const std::string &to = "", bool overwrite = false);
+
+  // The redundancy files (and lock and loss record) of every file under `paths` whose data
+  // file is gone (expand with protected_missing), removed when `apply`, else only listed:
+  // one report per such file, verdict kMissing, the files in notes. Errors as expand().
+  Result<std::vector<FileReport>> prune(const std::vector<std::string> &paths, bool apply);
 
   // The command of run().
   enum class Command { kProtect, kScrub, kRepair, kRestore };
