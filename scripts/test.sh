@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
 JOBS="${ECJIT_JOBS:-2}"
-CONFIG=(-G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19)
+# The file commands' failpoints (ECJIT_FAILPOINT) are compiled into the test builds only.
+CONFIG=(-G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 -DECJIT_FAILPOINTS=ON)
 
 # stage <title>: prints the title and how long the previous stage took, so CI's budget
 # (40 minutes on a 2-core machine) stays visible in its log.
@@ -41,7 +42,7 @@ ctest --test-dir build --output-on-failure -j "$JOBS"
 # (ECJIT_SKIP_GCC=1 skips it).
 if [ "${ECJIT_SKIP_GCC:-0}" != "1" ]; then
   stage "build (GCC $(gcc -dumpversion), Release)"
-  cmake -S . -B build-gcc -G Ninja -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+  cmake -S . -B build-gcc -G Ninja -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ -DECJIT_FAILPOINTS=ON \
     -DCMAKE_BUILD_TYPE=Release -DECJIT_BUILD_BENCH=OFF -DECJIT_BUILD_PACKAGE=OFF \
     -DECJIT_BUILD_SLOW_TESTS=OFF >/dev/null
   cmake --build build-gcc -j "$JOBS"

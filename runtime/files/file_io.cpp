@@ -157,6 +157,12 @@ std::string absolute_path(const std::string &path) {
 
 Result<RunLock> RunLock::acquire(const std::string &lock_path, const std::string &what) {
   auto fd = open_file(lock_path, O_RDWR | O_CREAT, 0644);
+  // A read-only medium (a backup disk mounted ro) still has the lock file protect left: a
+  // read-only descriptor takes the lock as well, so a scrub can check it there.
+  if (!fd.ok()) {
+    auto read_only = open_file(lock_path, O_RDONLY);
+    if (read_only.ok()) fd = std::move(read_only);
+  }
   if (!fd.ok()) return fd.status();
   if (::flock(fd->get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK)

@@ -19,6 +19,7 @@
 
 #include "codes/gf.h"
 #include "ecjit/jit.h"
+#include "runtime/files/failpoint.h"
 #include "runtime/files/file_io.h"
 #include "runtime/files/loss_record.h"
 #include "runtime/files/redundancy_header.h"
@@ -131,6 +132,8 @@ class FileProtector::Impl {
     return absolute_path(opt_.ecc_dir) + abs;
   }
   std::string lock_path(const std::string &abs) const { return ecc_base(abs) + ".lock"; }
+  // Present while a repair writes into the data file in place (judge, rebuild).
+  std::string repair_marker(const std::string &abs) const { return ecc_base(abs) + ".repairing"; }
 
   Result<std::shared_ptr<const Codec>> codec_for(const std::string &spec) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -304,7 +307,7 @@ Result<std::vector<FileReport>> FileProtector::Impl::prune(const std::vector<std
         const std::string name = e->d_name;
         if (name.compare(0, prefix.size(), prefix) != 0) continue;
         const std::string rest = name.substr(prefix.size());
-        if (rest.compare(0, 3, "ecc") == 0 || rest == "lock" || rest == "lost") victims.push_back(dir + "/" + name);
+        if (rest.compare(0, 3, "ecc") == 0 || rest == "lock" || rest == "lost" || rest == "repairing") victims.push_back(dir + "/" + name);
       }
       ::closedir(d);
     }
@@ -384,6 +387,12 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
                         "be rebuilt, `ecjit protect --accept-loss` protects the file as it is now");
     return rep;
   }
+  if (::access(repair_marker(abs).c_str(), F_OK) == 0) {  // half repaired: neither old nor edited
+    rep.verdict = Verdict::kDamaged;
+    rep.notes.push_back(abs + ": a repair of this file was interrupted; run `ecjit scrub --repair` to finish it "
+                              "before protecting it again");
+    return rep;
+  }
   if (all_current && !opt_.force) {
     rep.verdict = Verdict::kUnchanged;
     rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -438,6 +447,7 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
                           prev->data.same_contents_claim(*id);
   std::vector<std::vector<unsigned>> corrupt(rep.stripes);
   std::atomic<uint64_t> encoded{0}, bytes_read{0}, bytes_written{0};
+  failpoint("protect.reading");
   workers.begin(abs, rep.stripes * k);
   Status st = workers.run(rep.stripes, n, unit, [&](uint64_t s, UnitBuffers &b) -> Status {
     const uint64_t su = hdr.stripe_unit(s);
@@ -520,6 +530,25 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
                                             std::string(prev ? "the old redundancy is kept" : "no redundancy written") +
                                             ", run again");
   }
+  // Shorter than protected, and every stripe still whole in both layouts as protected: that
+  // is a cut, not an edit (scrub says the same), so it is not folded into new redundancy.
+  if (st.ok() && !opt_.accept_loss && prev && prev->spec == spec && prev->unit == unit && prev->k == k &&
+      prev->m == m && id->size < prev->data.size) {
+    bool as_before = true;
+    for (uint64_t s = 0; s + 1 < rep.stripes && as_before; ++s)
+      for (unsigned j = 0; j < k && as_before; ++j) as_before = hdrs[0].data_sig(s, j) == prev->data_sig(s, j);
+    if (as_before) {
+      remove_temps();
+      rep.verdict = Verdict::kDamaged;
+      rep.notes.push_back(abs + ": " + std::to_string(id->size) + " bytes, protected with " +
+                          std::to_string(prev->data.size) + ", and every whole stripe as protected: it looks cut "
+                          "short, so it is not re-encoded; `ecjit scrub --repair` restores it, `ecjit protect "
+                          "--accept-loss` protects it as it is now");
+      rep.bytes_read = bytes_read.load();
+      rep.seconds = seconds_since(t0);
+      return rep;
+    }
+  }
   uint64_t corrupt_stripes = 0;
   for (uint64_t s = 0; s < rep.stripes; ++s)
     if (!corrupt[s].empty()) {
@@ -544,7 +573,9 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
     st = write_at(tmp[r].get(), 0, bytes.size(), bytes.data(), tmp_path[r]);
     if (st.ok()) st = sync_file(tmp[r].get(), tmp_path[r]);
   }
+  failpoint("protect.temps-written");
   for (unsigned r = 0; st.ok() && r < m; ++r) {
+    if (r == 1) failpoint("protect.between-renames");
     const std::string final_path = base + ".ecc" + std::to_string(r);
     if (::rename(tmp_path[r].c_str(), final_path.c_str()) != 0)
       st = Status(StatusCode::kIoError, final_path + ": rename: " + std::strerror(errno));
@@ -598,6 +629,7 @@ struct FileProtector::Impl::Check {
   std::atomic<uint64_t> bytes_read{0}, bytes_written{0};
   uint64_t bad_data = 0, lost_stripes = 0;
   bool ecc_damage = false, size_changed = false;
+  bool identity_off = false;  // an interrupted repair left the file without its protected mtime
   std::vector<bool> regenerate;  // redundancy files written afresh by the rebuild
   bool any_regen = false;
   FileReport rep;
@@ -645,6 +677,12 @@ Result<FileReport> FileProtector::Impl::check(const std::string &path, bool repa
     c.rep.notes.push_back(lock.status().message());
     return finish();
   }
+  // A repair that cannot write says so before it reads anything (not "unprotected").
+  if (repair && (c.to.empty() || c.write_ecc))
+    for (const std::string &p : {c.abs, dir_name(ecc_base(c.abs))})
+      if (::access(p.c_str(), W_OK) != 0 && errno == EROFS)
+        return Status(StatusCode::kIoError, p + ": read-only file system; nothing repaired (a scrub without "
+                                                "--repair checks it as it is)");
   c.set = RedundancySet::load(ecc_base(c.abs), base_name(c.abs), default_->m(), c.write_ecc);
   c.auth = c.set.newest();
   if (!c.auth) {
@@ -708,6 +746,7 @@ Result<FileReport> FileProtector::Impl::check(const std::string &path, bool repa
              c.rep.verdict == Verdict::kDamaged) {
     remove_loss_record(base);
   }
+  if (c.rep.verdict == Verdict::kClean || c.rep.verdict == Verdict::kRepaired) ::unlink(repair_marker(c.abs).c_str());
   return finish();
 }
 
@@ -731,14 +770,12 @@ Status FileProtector::Impl::scan(Check &c) {
         continue;
       }
       c.workers.moved(&c.bytes_read, got, 1);
-      if (got < want) {
-        u[j] = UnitState::kMissing;
-        continue;
-      }
+      // Bytes past the end read as zeros: a unit cut short whose signature still checks had
+      // only zeros there (a hole of a sparse file), and the protected size brings them back.
       memset(b.unit[j] + got, 0, size_t(su - got));
       auto sig = unit_signature(codec, b.unit[j], su);
       if (!sig.ok()) return sig.status();
-      if (*sig != auth.data_sig(s, j)) u[j] = UnitState::kCorrupt;
+      if (*sig != auth.data_sig(s, j)) u[j] = got < want ? UnitState::kMissing : UnitState::kCorrupt;
     }
     for (unsigned r = 0; r < m; ++r) {
       const EccFile &e = c.set.files[r];
@@ -793,7 +830,10 @@ bool FileProtector::Impl::judge(Check &c) {
   c.size_changed = c.exists && c.cur.size != auth.data.size;
   // Units differ and the mtime moved: somebody wrote the file after protection. A shorter file
   // whose remaining units all check is a truncation (damage), not a modification.
-  bool modified = c.exists && !c.cur.same_contents_claim(auth.data) && c.bad_data > 0;
+  // (An in-place repair that did not finish moved the mtime itself: that is not an edit.)
+  const bool interrupted_repair = ::access(repair_marker(c.abs).c_str(), F_OK) == 0;
+  bool modified = c.exists && !c.cur.same_contents_claim(auth.data) && c.bad_data > 0 && !interrupted_repair;
+  c.identity_off = interrupted_repair && c.exists && !c.cur.same_contents_claim(auth.data);
   if (modified && c.cur.size < auth.data.size) {
     bool only_tail = true;
     for (uint64_t s = 0; s < c.rep.stripes && only_tail; ++s)
@@ -841,7 +881,7 @@ bool FileProtector::Impl::judge(Check &c) {
       c.regenerate[r] = !h || h->run_id != auth.run_id || inconsistent;
       c.any_regen = c.any_regen || c.regenerate[r];
     }
-  const bool damaged = c.bad_data > 0 || c.ecc_damage || c.size_changed || !c.exists;
+  const bool damaged = c.bad_data > 0 || c.ecc_damage || c.size_changed || !c.exists || c.identity_off;
   if (!c.repair && !c.restore) {
     bool missing_file = false;
     for (const EccFile &e : c.set.files) missing_file = missing_file || !e.header;
@@ -923,6 +963,16 @@ Status FileProtector::Impl::rebuild(Check &c) {
     fresh_fd[r] = std::move(*fd);
     if (::ftruncate(fresh_fd[r].get(), off_t(fresh[r].file_bytes())) != 0)
       return Status(StatusCode::kIoError, fresh_tmp[r] + ": cannot size: " + std::strerror(errno));
+  }
+  // A repair in place moves the file's mtime before it sets it back: a marker says so, so that
+  // a run after a crash in between still sees damage, not an edit.
+  const std::string marker = repair_marker(abs);
+  const bool writes_data =
+      in_place && (c.bad_data > 0 || !c.exists || c.cur.size != auth.data.size || c.identity_off);
+  if (writes_data) {
+    auto fd = open_file(marker, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (!fd.ok()) return fd.status();
+    ECJIT_RETURN_IF_ERROR(sync_dir(dir_name(marker)));
   }
   std::atomic<bool> data_written{false};
   // Writes data unit j of stripe s from buf: into the image (all-zero units stay holes), and
@@ -1030,6 +1080,7 @@ Status FileProtector::Impl::rebuild(Check &c) {
   });
   c.workers.finish();
   if (!st.ok()) return st;
+  failpoint("repair.units-written");
   uint64_t n_lost = 0;
   for (uint64_t s = 0; s < c.rep.stripes; ++s) n_lost += lost[s];
   for (UnitDamage &d : c.rep.damage)
@@ -1038,12 +1089,13 @@ Status FileProtector::Impl::rebuild(Check &c) {
   if (image) {
     if (!loss) ECJIT_RETURN_IF_ERROR(set_mtime(out.get(), auth.data.mtime_ns, out_tmp));
     ECJIT_RETURN_IF_ERROR(sync_file(out.get(), out_tmp));
+    failpoint("restore.before-rename");
     if (::rename(out_tmp.c_str(), image_path.c_str()) != 0)
       return Status(StatusCode::kIoError, image_path + ": rename: " + std::strerror(errno));
     ECJIT_RETURN_IF_ERROR(sync_dir(dir_name(image_path)));
     if (loss) c.rep.partial_path = image_path;
   }
-  if (in_place && (data_written.load() || created || (!loss && c.cur.size != auth.data.size))) {
+  if (in_place && (data_written.load() || created || c.identity_off || (!loss && c.cur.size != auth.data.size))) {
     ECJIT_RETURN_IF_ERROR(sync_file(c.data.get(), abs));
     // The protected identity again only when every byte is back: later runs check it as
     // protected (units still bad are damage, not a modification).
@@ -1061,6 +1113,7 @@ Status FileProtector::Impl::rebuild(Check &c) {
       const std::vector<uint8_t> bytes = fresh[r].serialize();
       ECJIT_RETURN_IF_ERROR(write_at(fresh_fd[r].get(), 0, bytes.size(), bytes.data(), fresh_tmp[r]));
       ECJIT_RETURN_IF_ERROR(sync_file(fresh_fd[r].get(), fresh_tmp[r]));
+      failpoint("repair.before-regenerated-rename");
       if (::rename(fresh_tmp[r].c_str(), e.path.c_str()) != 0)
         return Status(StatusCode::kIoError, e.path + ": rename: " + std::strerror(errno));
       fresh_tmp[r].clear();
@@ -1070,6 +1123,7 @@ Status FileProtector::Impl::rebuild(Check &c) {
     }
   }
   armed = false;
+  if (writes_data) ::unlink(marker.c_str());
   if (c.any_regen) ECJIT_RETURN_IF_ERROR(sync_dir(dir_name(ecc_base(abs))));
   if (n_lost) {
     c.rep.verdict = Verdict::kDataLost;
