@@ -168,6 +168,13 @@ class FileProtector::Impl {
   }
   // The data files of directory `dir` that have redundancy (".ecc0") but no data file.
   std::vector<std::string> missing_in(const std::string &dir) const;
+  // The temporaries of killed protect runs of `base` (the caller holds its lock). A redundancy
+  // directory is listed once per object, not once per file: a tree of many files in one
+  // directory would list it once per file (quadratic). A temporary listed then but renamed
+  // since by a run that held the lock meanwhile is gone, and its unlink a harmless miss.
+  std::vector<std::string> leftover_temps(const std::string &base);
+  std::mutex temps_mu_;
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> temps_;  // dir -> base name -> temps
 
   Jit &jit_;
   ProtectOptions opt_;
@@ -191,6 +198,29 @@ bool ends_with(const std::string &s, const char *suffix) {
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 }  // namespace
+
+std::vector<std::string> FileProtector::Impl::leftover_temps(const std::string &base) {
+  const std::string dir = dir_name(base);
+  std::lock_guard<std::mutex> lock(temps_mu_);
+  auto listed = temps_.find(dir);
+  if (listed == temps_.end()) {
+    listed = temps_.emplace(dir, std::map<std::string, std::vector<std::string>>()).first;
+    if (DIR *d = ::opendir(dir.c_str())) {
+      while (struct dirent *e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        const size_t tmp = name.find(".tmp-"), ecc = name.rfind(".ecc", tmp);
+        if (tmp == std::string::npos || ecc == std::string::npos) continue;
+        listed->second[name.substr(0, ecc)].push_back(dir + "/" + name);
+      }
+      ::closedir(d);
+    }
+  }
+  auto mine = listed->second.find(base_name(base));
+  if (mine == listed->second.end()) return {};
+  std::vector<std::string> out = std::move(mine->second);
+  listed->second.erase(mine);
+  return out;
+}
 
 std::vector<std::string> FileProtector::Impl::missing_in(const std::string &dir) const {
   std::vector<std::string> out;
@@ -414,15 +444,7 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
     for (unsigned r = 0; r < m; ++r)
       if (!tmp_path[r].empty()) ::unlink(tmp_path[r].c_str());
   };
-  if (DIR *d = ::opendir(dir_name(base).c_str())) {
-    const std::string prefix = base_name(base) + ".ecc";
-    while (struct dirent *e = ::readdir(d)) {
-      std::string name = e->d_name;
-      if (name.compare(0, prefix.size(), prefix) == 0 && name.find(".tmp-") != std::string::npos)
-        ::unlink((dir_name(base) + "/" + name).c_str());
-    }
-    ::closedir(d);
-  }
+  for (const std::string &left : leftover_temps(base)) ::unlink(left.c_str());
   const uint64_t file_bytes = hdrs[0].file_bytes();
   for (unsigned r = 0; r < m; ++r) {
     tmp_path[r] = base + ".ecc" + std::to_string(r) + suffix;
