@@ -432,12 +432,17 @@ def _(t):
     expect_bytes(t, UNICODE)
 
 
-@row("small file deleted: restore brings it back (at most m of its units were data)")
-def _(t):
-    os.unlink(t.p("small.txt"))
-    expect_verdict(run(t, ["scrub", t.d], 4), "small.txt", "missing")
-    expect_verdict(run(t, ["restore", t.p("small.txt")], 3), "small.txt", "repaired")
-    expect_bytes(t, "small.txt")
+def deleted_and_restored_row(title, name):
+    @row(title)
+    def _(t):
+        os.unlink(t.p(name))
+        expect_verdict(run(t, ["scrub", t.d], 4), name, "missing")
+        expect_verdict(run(t, ["restore", t.p(name)], 3), name, "repaired")
+        expect_bytes(t, name)
+
+
+deleted_and_restored_row("small file deleted: restore brings it back (at most m of its units were data)", "small.txt")
+deleted_and_restored_row("empty file deleted and restored", "empty")
 
 
 @row("large file deleted: missing, restore says every byte is lost and creates nothing")
@@ -450,14 +455,6 @@ def _(t):
     expect_lost(info, [(0, len(t.orig["a.bin"]))])
     if os.path.exists(t.p("a.bin")) or os.path.exists(t.p("a.bin.ecjit-partial")):
         raise RowFailure("a file (or partial) of holes was created")
-
-
-@row("empty file deleted and restored")
-def _(t):
-    os.unlink(t.p("empty"))
-    expect_verdict(run(t, ["scrub", t.d], 4), "empty", "missing")
-    expect_verdict(run(t, ["restore", t.p("empty")], 3), "empty", "repaired")
-    expect_bytes(t, "empty")
 
 
 @row("renamed data file: renamed from / to, prune drops the old redundancy")
