@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -283,42 +284,53 @@ void print_json_list(const char *name, const std::vector<std::string> &items) {
 
 int run(const CommandDef &def, int argc, char **argv) {
   Args args;
-  if (auto done = parse_command(def, argc, argv, &args)) return *done;
   const std::string cmd = def.name;
-  if (args.positional().empty()) return usage_error(cmd, "no " + def.positional + " given (see --help)");
+  // With --json an error of the arguments or of the set-up is a JSON object on stdout too.
+  bool json_wanted = false;
+  for (int i = 0; i < argc; ++i) json_wanted = json_wanted || std::string(argv[i]) == "--json";
+  auto fail = [&](int code, const std::string &message) {
+    if (json_wanted)
+      std::printf("{\"schema\": \"ecjit-files/2\", \"command\": \"%s\", \"files\": [], \"error\": %s, \"exit\": %d}\n",
+                  cmd.c_str(), json_string(message).c_str(), code);
+    return code == 2 ? usage_error(cmd, message) : runtime_error(cmd, message);
+  };
+  std::string parse_error;
+  if (!args.parse(def, argc, argv, &parse_error)) return fail(2, parse_error);
+  if (args.help()) return *parse_command(def, argc, argv, &args);
+  if (args.positional().empty()) return fail(2, "no " + def.positional + " given (see --help)");
   if (cmd == "restore" && args.positional().size() != 1)
-    return usage_error(cmd, "restore takes exactly one FILE");
+    return fail(2, "restore takes exactly one FILE");
   if (cmd == "restore" && args.has("overwrite") && !args.has("to"))
-    return usage_error(cmd, "--overwrite is for --to (an in-place restore rewrites only the file's bad units)");
+    return fail(2, "--overwrite is for --to (an in-place restore rewrites only the file's bad units)");
   files::ProtectOptions opt;
   opt.spec = args.get("spec", opt.spec);
   opt.ecc_dir = args.get("ecc-dir");
   opt.force = args.has("force");
   opt.accept_loss = args.has("accept-loss");
   if (args.has("unit") && (!parse_size(args.get("unit"), &opt.unit) || opt.unit == 0))
-    return usage_error(cmd, "--unit '" + args.get("unit") + "': expected a size such as 65536, 64K or 1M");
+    return fail(2, "--unit '" + args.get("unit") + "': expected a size such as 65536, 64K or 1M");
   uint64_t v = 0;
   if (args.has("threads")) {  // 0: one per hardware thread, as everywhere in ecjit
     if (!parse_u64(args.get("threads"), &v) || v > 256)
-      return usage_error(cmd, "--threads '" + args.get("threads") + "': expected 0..256 (0: one per hardware thread)");
+      return fail(2, "--threads '" + args.get("threads") + "': expected 0..256 (0: one per hardware thread)");
     opt.threads = unsigned(v);
   }
   if (args.has("max-rate") && (!parse_size(args.get("max-rate"), &opt.max_rate) || opt.max_rate == 0))
-    return usage_error(cmd, "--max-rate '" + args.get("max-rate") + "': expected bytes per second such as 50M");
+    return fail(2, "--max-rate '" + args.get("max-rate") + "': expected bytes per second such as 50M");
   const bool json = args.has("json"), quiet = args.has("quiet"), verbose = args.has("verbose");
 
   JitOptions jo;
   auto jit = Jit::create(jo);
-  if (!jit.ok()) return runtime_error(cmd, jit.status().to_string());
+  if (!jit.ok()) return fail(1, jit.status().to_string());
   auto protector = files::FileProtector::create(**jit, opt);
   if (!protector.ok()) {
     const StatusCode c = protector.status().code();
     if (c == StatusCode::kInvalidSpec || c == StatusCode::kUnsupported || c == StatusCode::kInvalidArgument)
-      return usage_error(cmd, protector.status().to_string());
-    return runtime_error(cmd, protector.status().to_string());
+      return fail(2, protector.status().to_string());
+    return fail(1, protector.status().to_string());
   }
   auto path_error = [&](const Status &st) {
-    return st.code() == StatusCode::kInvalidArgument ? usage_error(cmd, st.message()) : runtime_error(cmd, st.message());
+    return fail(st.code() == StatusCode::kInvalidArgument ? 2 : 1, st.message());
   };
   if (cmd == "prune") {
     auto reports = (*protector)->prune(args.positional(), args.has("apply"));
@@ -355,6 +367,13 @@ int run(const CommandDef &def, int argc, char **argv) {
 
   int exit_code = kExitClean;
   std::map<std::string, size_t> counts;
+  // restore checks its --to first: a refusal is an argument error, before any report.
+  std::optional<Result<files::FileReport>> restored;
+  if (cmd == "restore") {
+    restored = (*protector)->restore(paths[0], args.get("to"), args.has("overwrite"));
+    if (!restored->ok() && restored->status().code() == StatusCode::kInvalidArgument)
+      return fail(2, restored->status().message());
+  }
   if (json) std::printf("{\"schema\": \"ecjit-files/2\", \"command\": \"%s\", \"files\": [", cmd.c_str());
   bool first = true;
   // Reports in the order files finish (several run side by side).
@@ -382,12 +401,7 @@ int run(const CommandDef &def, int argc, char **argv) {
     std::fflush(stdout);
   };
   if (cmd == "restore") {
-    auto r = (*protector)->restore(paths[0], args.get("to"), args.has("overwrite"));
-    if (!r.ok() && r.status().code() == StatusCode::kInvalidArgument) {
-      if (json) std::printf("\n  ], \"error\": %s, \"exit\": 2}\n", json_string(r.status().message()).c_str());
-      return usage_error(cmd, r.status().message());
-    }
-    done(0, r);
+    done(0, *restored);
   } else {
     const auto command = cmd == "protect"      ? files::FileProtector::Command::kProtect
                          : args.has("repair") ? files::FileProtector::Command::kRepair

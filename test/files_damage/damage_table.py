@@ -657,6 +657,11 @@ def _(t):
         if p.returncode != 2 or fragment not in p.stderr:
             raise RowFailure("ecjit %s -> exit %d, stderr %r; want 2 and %r" % (" ".join(args), p.returncode,
                                                                               p.stderr, fragment))
+        # With --json the error is a JSON object on stdout as well.
+        p = subprocess.run([ECJIT] + args + ["--json"], capture_output=True, text=True, env=ENV, timeout=60)
+        doc = json.loads(p.stdout) if p.stdout.strip() else {}
+        if p.returncode != 2 or doc.get("exit") != 2 or fragment not in doc.get("error", ""):
+            raise RowFailure("ecjit %s --json -> exit %d, stdout %r" % (" ".join(args), p.returncode, p.stdout))
 
 
 @row("a scrub after protect is clean for every file, and JSON follows its schema")
