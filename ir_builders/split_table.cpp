@@ -242,12 +242,7 @@ class SplitTableLowering final : public MultiplyLowering {
   }
 
   // x86: PSHUFB of a whole table vector (this shuffle's width) by idx, lane by lane.
-  llvm::Value *shuffle(llvm::Value *table, llvm::Value *idx) {
-    llvm::Intrinsic::ID id = llvm::Intrinsic::x86_ssse3_pshuf_b_128;
-    if (shuffle_ == ByteShuffle::kAvx2) id = llvm::Intrinsic::x86_avx2_pshuf_b;
-    if (shuffle_ == ByteShuffle::kAvx512bw) id = llvm::Intrinsic::x86_avx512_pshuf_b_512;
-    return b_->CreateIntrinsic(id, {}, {table, idx});
-  }
+  llvm::Value *shuffle(llvm::Value *table, llvm::Value *idx) { return split_table_lookup(*b_, shuffle_, table, idx); }
 
   void xor_into(llvm::Value *&acc, llvm::Value *v) { acc = acc ? b_->CreateXor(acc, v) : v; }
 
@@ -264,6 +259,15 @@ class SplitTableLowering final : public MultiplyLowering {
 };
 
 }  // namespace
+
+llvm::Value *split_table_lookup(llvm::IRBuilderBase &b, ByteShuffle shuffle, llvm::Value *table, llvm::Value *idx) {
+  if (shuffle == ByteShuffle::kNeonTbl)
+    return b.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_tbl1, {table->getType()}, {table, idx});
+  llvm::Intrinsic::ID id = llvm::Intrinsic::x86_ssse3_pshuf_b_128;
+  if (shuffle == ByteShuffle::kAvx2) id = llvm::Intrinsic::x86_avx2_pshuf_b;
+  if (shuffle == ByteShuffle::kAvx512bw) id = llvm::Intrinsic::x86_avx512_pshuf_b_512;
+  return b.CreateIntrinsic(id, {}, {table, idx});
+}
 
 ByteShuffle split_table_shuffle(const TargetInfo &target) {
   const llvm::Triple triple(target.triple);

@@ -9,6 +9,8 @@
 
 namespace llvm {
 template <typename T> class Expected;
+class IRBuilderBase;
+class Value;
 }  // namespace llvm
 
 namespace ecjit::ir {
@@ -26,6 +28,11 @@ enum class ByteShuffle {
 // 128, AVX2 at 256, AVX-512BW at 512 bits on x86; NEON at 128 bits on AArch64; else kNone
 // (no vector unit, other architectures). Thread-safe.
 ByteShuffle split_table_shuffle(const TargetInfo &target);
+
+// One lookup of 16-entry byte tables: `table` (the shuffle's width, one table repeated in
+// every 128-bit lane) indexed by `idx` (values 0..15), with the shuffle's instruction.
+// Precondition: shuffle != kNone, table and idx of the shuffle's vector width.
+llvm::Value *split_table_lookup(llvm::IRBuilderBase &b, ByteShuffle shuffle, llvm::Value *table, llvm::Value *idx);
 
 // Whether split-table can serve `field` on `target`: GF(2^8) or GF(2^16) and a shuffle.
 bool split_table_supported(const codes::Field &field, const TargetInfo &target);

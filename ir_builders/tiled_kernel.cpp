@@ -9,6 +9,7 @@
 #include "ir_builders/generic_kernel.h"
 #include "ir_builders/gfni_affine.h"
 #include "ir_builders/kernel_abi.h"
+#include "ir_builders/split_table.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
@@ -28,14 +29,128 @@ llvm::Error make_error(const std::string &msg) {
 
 constexpr unsigned kMaxTileRows = 8;
 
-// Emits the GFNI tiled kernel into a module (see the header). Holds the per-build IR state.
-class TiledGfniEmitter {
+// How a tile multiplies: the table of each (output, input) coefficient, what is made once
+// per input vector, one product from a table entry, and an output's last step.
+class TileProducts {
  public:
-  TiledGfniEmitter(llvm::Module &mod, const KernelDesc &desc, const TargetInfo &target)
-      : ctx_(mod.getContext()), mod_(mod), desc_(desc), target_(target), b_(ctx_),
+  virtual ~TileProducts() = default;
+  // Vector registers besides the tile's accumulators (what one input's products keep live).
+  virtual unsigned live_registers() const = 0;
+  // Bytes of one coefficient's entry, and the table of every entry, row-major (r, c).
+  virtual uint64_t entry_bytes() const = 0;
+  virtual llvm::Constant *table(llvm::LLVMContext &ctx, const KernelDesc &desc) const = 0;
+  virtual std::vector<llvm::Value *> prepare(llvm::IRBuilderBase &b, llvm::Value *x) const = 0;
+  // The product of the prepared input with the coefficient whose entry is at `entry`.
+  virtual llvm::Value *product(llvm::IRBuilderBase &b, const std::vector<llvm::Value *> &prepared,
+                               llvm::Value *entry) const = 0;
+  virtual llvm::Value *finish(llvm::IRBuilderBase &b, llvm::Value *acc) const { return acc; }
+};
+
+// GFNI: per rotation t of the L byte planes one affine transform by the block matrix
+// A_{j, j + t} of the coefficient, its pattern of max(L, 2) qwords broadcast to the vector.
+// GF(2^8) stores its one matrix twice: a 64-bit pattern would be folded into the affine
+// instruction as an EVEX {1to8} broadcast operand, and LLVM 19 encodes that operand's
+// compressed displacement scaled by the vector size instead of 8 (a wrong address as soon
+// as the offset is not 0). A 128-bit pattern is loaded by its own broadcast instruction.
+class GfniTileProducts : public TileProducts {
+ public:
+  GfniTileProducts(const codes::Field &field, const TargetInfo &target)
+      : field_(field), target_(target), planes_(field.bits() / 8), pattern_(std::max(planes_, 2u)),
+        vb_(target.vector_bits / 8) {}
+  unsigned live_registers() const override { return planes_ + 3; }
+  uint64_t entry_bytes() const override { return uint64_t(planes_) * pattern_ * 8; }
+  llvm::Constant *table(llvm::LLVMContext &ctx, const KernelDesc &desc) const override {
+    std::vector<uint64_t> q;
+    q.reserve(size_t(desc.coeffs.rows) * desc.coeffs.cols * planes_ * pattern_);
+    for (unsigned r = 0; r < desc.coeffs.rows; ++r)
+      for (unsigned c = 0; c < desc.coeffs.cols; ++c)
+        for (unsigned t = 0; t < planes_; ++t)
+          for (unsigned j = 0; j < pattern_; ++j)
+            q.push_back(ir::gfni_block_matrix(field_, desc.coeffs.at(r, c), j % planes_, (j + t) % planes_));
+    return llvm::ConstantDataArray::get(ctx, q);
+  }
+  std::vector<llvm::Value *> prepare(llvm::IRBuilderBase &b, llvm::Value *x) const override {
+    return gfni_rotations(b, x, planes_);
+  }
+  llvm::Value *product(llvm::IRBuilderBase &b, const std::vector<llvm::Value *> &rot,
+                       llvm::Value *entry) const override {
+    auto *pattern_ty = llvm::FixedVectorType::get(b.getInt64Ty(), pattern_);
+    auto *byte_vec = llvm::FixedVectorType::get(b.getInt8Ty(), vb_);
+    std::vector<int> splat(vb_ / 8);
+    for (unsigned i = 0; i < splat.size(); ++i) splat[i] = int(i % pattern_);
+    llvm::Value *sum = nullptr;
+    for (unsigned t = 0; t < planes_; ++t) {
+      llvm::Value *at = b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), entry, uint64_t(t) * pattern_);
+      llvm::Value *pat = b.CreateAlignedLoad(pattern_ty, at, llvm::Align(8));
+      llvm::Value *mat = b.CreateBitCast(b.CreateShuffleVector(pat, splat), byte_vec);
+      llvm::Value *v = b.CreateIntrinsic(llvm::Intrinsic::ID(gfni_affine_intrinsic(target_)), {}, {rot[t], mat, b.getInt8(0)});
+      sum = sum ? b.CreateXor(sum, v) : v;
+    }
+    return sum;
+  }
+  llvm::Value *finish(llvm::IRBuilderBase &b, llvm::Value *acc) const override {
+    return gfni_untranspose(b, acc, planes_);
+  }
+
+ private:
+  codes::Field field_;
+  const TargetInfo &target_;
+  const unsigned planes_, pattern_, vb_;
+};
+
+// Split tables (GF(2^8)): per coefficient c the 16-byte tables T_lo[v] = c v and
+// T_hi[v] = c (v << 4), each loaded and repeated in every 128-bit lane; per input vector
+// its low and high nibbles; per product two byte shuffles (PSHUFB / TBL) and their XOR.
+class SplitTileProducts : public TileProducts {
+ public:
+  SplitTileProducts(const codes::Field &field, const TargetInfo &target)
+      : field_(field), shuffle_(split_table_shuffle(target)), vb_(target.vector_bits / 8) {}
+  unsigned live_registers() const override { return 4; }
+  uint64_t entry_bytes() const override { return 32; }
+  llvm::Constant *table(llvm::LLVMContext &ctx, const KernelDesc &desc) const override {
+    std::vector<uint8_t> t;
+    t.reserve(size_t(desc.coeffs.rows) * desc.coeffs.cols * 32);
+    for (unsigned r = 0; r < desc.coeffs.rows; ++r)
+      for (unsigned c = 0; c < desc.coeffs.cols; ++c)
+        for (unsigned shift : {0u, 4u})
+          for (unsigned v = 0; v < 16; ++v) t.push_back(uint8_t(field_.mul(desc.coeffs.at(r, c), v << shift)));
+    return llvm::ConstantDataArray::get(ctx, t);
+  }
+  std::vector<llvm::Value *> prepare(llvm::IRBuilderBase &b, llvm::Value *x) const override {
+    llvm::Value *low = llvm::ConstantInt::get(x->getType(), 0x0f);
+    return {b.CreateAnd(x, low), b.CreateAnd(b.CreateLShr(x, llvm::ConstantInt::get(x->getType(), 4)), low)};
+  }
+  llvm::Value *product(llvm::IRBuilderBase &b, const std::vector<llvm::Value *> &nibbles,
+                       llvm::Value *entry) const override {
+    auto *lane = llvm::FixedVectorType::get(b.getInt8Ty(), 16);
+    std::vector<int> repeat(vb_);
+    for (unsigned i = 0; i < vb_; ++i) repeat[i] = int(i % 16);
+    llvm::Value *sum = nullptr;
+    for (unsigned h = 0; h < 2; ++h) {
+      llvm::Value *t = b.CreateAlignedLoad(lane, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), entry, 16 * h),
+                                           llvm::Align(1));
+      if (vb_ != 16) t = b.CreateShuffleVector(t, repeat);
+      llvm::Value *v = split_table_lookup(b, shuffle_, t, nibbles[h]);
+      sum = sum ? b.CreateXor(sum, v) : v;
+    }
+    return sum;
+  }
+
+ private:
+  codes::Field field_;
+  ByteShuffle shuffle_;
+  const unsigned vb_;
+};
+
+// Emits the tiled kernel into a module (see the header). Holds the per-build IR state.
+class TiledEmitter {
+ public:
+  TiledEmitter(llvm::Module &mod, const KernelDesc &desc, const TargetInfo &target, const TileProducts &products)
+      : ctx_(mod.getContext()), mod_(mod), desc_(desc), target_(target), products_(products), b_(ctx_),
         planes_(desc.field.bits() / 8), vb_(target.vector_bits / 8), k_(desc.coeffs.cols),
-        m_(desc.coeffs.rows), pattern_(std::max(planes_, 2u)) {
-    const unsigned regs = target.vector_regs > planes_ + 4 ? target.vector_regs - planes_ - 3 : 1;
+        m_(desc.coeffs.rows) {
+    const unsigned live = products.live_registers();
+    const unsigned regs = target.vector_regs > live + 1 ? target.vector_regs - live : 1;
     rows_ = std::min({kMaxTileRows, m_, regs});
   }
 
@@ -78,24 +193,11 @@ class TiledGfniEmitter {
     return a;
   }
 
-  // Per (row, input, rotation t): the pattern of pattern_ qwords A_{j mod L, (j + t) mod L}
-  // (coefficient), j < pattern_ = max(L, 2). GF(2^8) stores its one matrix twice: a
-  // 64-bit pattern would be folded into the affine instruction as an EVEX {1to8} broadcast
-  // operand, and LLVM 19 encodes that operand's compressed displacement scaled by the
-  // vector size instead of 8 (a wrong address as soon as the offset is not 0). A 128-bit
-  // pattern is loaded by its own broadcast instruction.
+  // Every coefficient's entry (TileProducts::table), row-major.
   void make_tables() {
-    std::vector<uint64_t> q;
-    q.reserve(size_t(m_) * k_ * planes_ * pattern_);
-    for (unsigned r = 0; r < m_; ++r)
-      for (unsigned c = 0; c < k_; ++c)
-        for (unsigned t = 0; t < planes_; ++t)
-          for (unsigned j = 0; j < pattern_; ++j)
-            q.push_back(ir::gfni_block_matrix(desc_.field, desc_.coeffs.at(r, c), j % planes_,
-                                          (j + t) % planes_));
-    llvm::Constant *init = llvm::ConstantDataArray::get(ctx_, q);
+    llvm::Constant *init = products_.table(ctx_, desc_);
     tables_ = new llvm::GlobalVariable(mod_, init->getType(), /*isConstant=*/true,
-                                       llvm::GlobalValue::PrivateLinkage, init, "gfni.tables");
+                                       llvm::GlobalValue::PrivateLinkage, init, "tile.tables");
     tables_->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
     tables_->setAlignment(llvm::Align(64));
   }
@@ -157,7 +259,7 @@ class TiledGfniEmitter {
   // Outputs rb .. rb + rows - 1 at byte offset `off` (staged: the stack buffers).
   void emit_tile(llvm::Value *off, llvm::Value *rb, unsigned rows, bool staged) {
     llvm::BasicBlock *entry = b_.GetInsertBlock();
-    // The inputs: acc[r] ^= sum_t affine(rot_t(x_c), M(rb + r, c, t)).
+    // The inputs: acc[r] ^= M(rb + r, c) x_c (TileProducts::product).
     llvm::BasicBlock *cloop = block("inputs");
     b_.CreateBr(cloop);
     b_.SetInsertPoint(cloop);
@@ -177,24 +279,13 @@ class TiledGfniEmitter {
       src = b_.CreateInBoundsGEP(b_.getInt8Ty(), src, off);
     }
     llvm::Value *x = b_.CreateAlignedLoad(byte_vec_, src, llvm::Align(1), "x");
-    const std::vector<llvm::Value *> rot = gfni_rotations(b_, x, planes_);
-    auto *pattern_ty = llvm::FixedVectorType::get(b_.getInt64Ty(), pattern_);
-    std::vector<int> splat(vb_ / 8);
-    for (unsigned i = 0; i < splat.size(); ++i) splat[i] = int(i % pattern_);
-    const uint64_t per_coeff = uint64_t(planes_) * pattern_;  // qwords per (row, input)
+    const std::vector<llvm::Value *> prepared = products_.prepare(b_, x);
     std::vector<llvm::Value *> sum(rows);
     for (unsigned r = 0; r < rows; ++r) {
       llvm::Value *row = b_.CreateAdd(rb, size(r));
-      llvm::Value *base = b_.CreateMul(b_.CreateAdd(b_.CreateMul(row, size(k_)), c), size(per_coeff));
-      sum[r] = acc[r];
-      for (unsigned t = 0; t < planes_; ++t) {
-        llvm::Value *at = b_.CreateInBoundsGEP(b_.getInt64Ty(), tables_,
-                                               b_.CreateAdd(base, size(uint64_t(t) * pattern_)));
-        llvm::Value *pat = b_.CreateAlignedLoad(pattern_ty, at, llvm::Align(8));
-        llvm::Value *mat = b_.CreateBitCast(b_.CreateShuffleVector(pat, splat), byte_vec_);
-        sum[r] = b_.CreateXor(sum[r], b_.CreateIntrinsic(llvm::Intrinsic::ID(gfni_affine_intrinsic(target_)),
-                                                         {}, {rot[t], mat, b_.getInt8(0)}));
-      }
+      llvm::Value *at = b_.CreateMul(b_.CreateAdd(b_.CreateMul(row, size(k_)), c), size(products_.entry_bytes()));
+      llvm::Value *entry = b_.CreateInBoundsGEP(b_.getInt8Ty(), tables_, at);
+      sum[r] = b_.CreateXor(acc[r], products_.product(b_, prepared, entry));
     }
     llvm::Value *c_next = b_.CreateAdd(c, size(1));
     llvm::BasicBlock *latch = b_.GetInsertBlock(), *cexit = block("inputs.exit");
@@ -206,7 +297,7 @@ class TiledGfniEmitter {
     for (unsigned r = 0; r < rows; ++r) {
       llvm::Value *dst = b_.CreateAlignedLoad(
           ptr_, b_.CreateInBoundsGEP(ptr_, out_, b_.CreateAdd(rb, size(r))), ptr_align());
-      llvm::Value *y = gfni_untranspose(b_, sum[r], planes_);
+      llvm::Value *y = products_.finish(b_, sum[r]);
       if (staged) {
         llvm::Value *stage = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), stage_out_, uint64_t(r) * vb_);
         b_.CreateAlignedStore(y, stage, llvm::Align(1));
@@ -223,9 +314,9 @@ class TiledGfniEmitter {
   llvm::Module &mod_;
   const KernelDesc &desc_;
   const TargetInfo &target_;
+  const TileProducts &products_;
   llvm::IRBuilder<> b_;
   const unsigned planes_, vb_, k_, m_;
-  const unsigned pattern_;  // qwords per table pattern (make_tables)
   unsigned rows_ = 1;  // outputs per tile
   llvm::IntegerType *size_ty_ = nullptr;
   llvm::PointerType *ptr_ = nullptr;
@@ -293,7 +384,12 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_tiled_kernel(llvm::LLVMConte
                         "-bit vectors)");
     mod = std::make_unique<llvm::Module>(desc.symbol, ctx);
     mod->setTargetTriple(target.triple);
-    TiledGfniEmitter(*mod, desc, target).emit();
+    TiledEmitter(*mod, desc, target, GfniTileProducts(desc.field, target)).emit();
+  } else if (strategy == Strategy::kSplitTable && desc.field.bits() == 8 &&
+             split_table_shuffle(target) != ByteShuffle::kNone) {
+    mod = std::make_unique<llvm::Module>(desc.symbol, ctx);
+    mod->setTargetTriple(target.triple);
+    TiledEmitter(*mod, desc, target, SplitTileProducts(desc.field, target)).emit();
   } else {
     const std::string inner = desc.symbol + "_generic";
     auto generic = build_generic_kernel(ctx, desc.field, target, inner);

@@ -32,6 +32,10 @@ bool kernel_is_tiled(const KernelDesc &desc, const BuildOptions &options);
 //   table as one L-qword pattern broadcast to the vector. The last partial vector overlaps
 //   the previous one; a shard shorter than a vector is staged through zeroed stack vectors.
 //   The same instruction count per product as the unrolled gfni kernel, plus the loads.
+// - Strategy::kSplitTable on GF(2^8) with a byte shuffle (split_table_shuffle): the same
+//   loops, each coefficient's two 16-byte nibble tables loaded and repeated per 128-bit lane,
+//   per input its low and high nibbles, per product two shuffles (PSHUFB / TBL) and an XOR:
+//   the wide codes of CPUs without GFNI at the unrolled split-table kernels' cost per product.
 // - any other strategy: build_generic_kernel's run-time-coefficient clmul-shift kernel,
 //   called with the coefficient table by a wrapper of the kernel ABI (portable, slower).
 // KernelDesc::streaming_stores is ignored (ordinary stores meet its contract too). A desc
