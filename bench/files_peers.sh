@@ -28,16 +28,20 @@ mnt() {  # mnt NAME SIZE: a tmpfs of its own
 }
 bytes() { numfmt --from=iec "$1"; }
 for i in 1 2 3 4; do mnt "d$i" "$(( $(bytes "$SIZE") * 3 / 2 ))"; mnt "p$i" "$(( $(bytes "$SIZE") * 3 / 2 ))"; done
-mnt ecc "$(( $(bytes "$SIZE") * 5 ))"
+mnt ecc "$(( $(bytes "$SIZE") * 8 ))"
+mnt content 64M  # SnapRAID wants parity levels + 1 content files on distinct disks
 for i in 1 2 3 4; do head -c "$SIZE" /dev/urandom >"$root/d$i/file$i.bin"; done
 conf=$root/snapraid.conf
 {
   echo "parity $root/p1/snapraid.parity"
+  echo "content $root/content/snapraid.content"
   for i in 2 3 4; do echo "$i-parity $root/p$i/snapraid.$i-parity"; done
   for i in 1 2 3 4; do echo "content $root/d$i/snapraid.content"; echo "data d$i $root/d$i/"; done
   echo "blocksize 256"
 } >"$conf"
 snap() { snapraid -c "$conf" "$@" >"$root/snap.log" 2>&1; }
+# The first sync must work, or every SnapRAID figure below would time an error.
+if ! snap sync; then echo "files_peers: snapraid sync failed:"; tail -n 20 "$root/snap.log"; exit 1; fi
 files=("$root"/d1/file1.bin "$root"/d2/file2.bin "$root"/d3/file3.bin "$root"/d4/file4.bin)
 ec() { "$ECJIT" "$1" "${files[@]}" --ecc-dir "$root/ecc" "${@:2}" --quiet >"$root/ec.log" 2>&1; }
 
@@ -55,10 +59,10 @@ median_time() {
 }
 data_mb=$(( $(bytes "$SIZE") * 4 / 1000000 ))
 echo "== timings: 4 data files of $SIZE on their own tmpfs, 4 parity levels (medians of $REPS)"
-t_sync=$(median_time bash -c "rm -f $root/p*/snapraid.* $root/d*/snapraid.content; snapraid -c $conf sync >/dev/null 2>&1")
+t_sync=$(median_time bash -c "rm -f $root/p*/snapraid.* $root/d*/snapraid.content $root/content/*; snapraid -c $conf sync >/dev/null 2>&1 || echo 'snapraid sync FAILED' >&2")
 t_protect=$(median_time bash -c "rm -rf $root/ecc/*; $ECJIT protect ${files[*]} --ecc-dir $root/ecc --spec rs-vand:k=4,m=4 --quiet >/dev/null 2>&1")
-t_check=$(median_time snap check)
-t_sscrub=$(median_time snap scrub -p 100 -o 0)
+t_check=$(median_time bash -c "snapraid -c $conf check >/dev/null 2>&1 || echo 'snapraid check FAILED' >&2")
+t_sscrub=$(median_time bash -c "snapraid -c $conf scrub -p 100 -o 0 >/dev/null 2>&1 || echo 'snapraid scrub FAILED' >&2")
 t_scrub=$(median_time ec scrub)
 printf '%-34s %8s s  %8.0f MB/s\n' "snapraid sync" "$t_sync" "$(echo "$data_mb / $t_sync" | bc -l)"
 printf '%-34s %8s s  %8.0f MB/s  (%.1fx snapraid sync)\n' "ecjit protect rs-vand:k=4,m=4" "$t_protect" \
@@ -78,7 +82,7 @@ printf '%-34s %8s s\n%-34s %8s s  (%.1fx par2)\n' "par2 create -r40" "$t_par2" "
 rm -rf "$root/ecc"/*
 
 # --- damage rows that apply to both --------------------------------------------------------------
-snap sync
+snap sync || true
 ec protect --spec rs-vand:k=4,m=4
 for i in 1 2 3 4; do sha256sum "${files[$((i - 1))]}" >"$root/sum$i"; done
 keep_mtime_flip() { python3 -c "
@@ -108,6 +112,6 @@ echo "== damage rows (SnapRAID: check -a, fix -d DISK; ecjit: scrub, scrub --rep
 echo "| damage | snapraid | ecjit |"
 echo "|---|---|---|"
 row "a flipped byte, mtime kept" "keep_mtime_flip \$f 1234567" 1
-row "two flipped bytes in one file" "keep_mtime_flip \$f 100; keep_mtime_flip \$f 99999999" 2
+row "two flipped bytes in one file" "keep_mtime_flip \$f 100; keep_mtime_flip \$f \$(( \$(stat -c %s \$f) - 100 ))" 2
 row "file truncated to half" "truncate -s \$(( \$(stat -c %s \$f) / 2 )) \$f" 3
 row "file deleted" "rm -f \$f" 4
