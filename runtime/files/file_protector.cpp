@@ -116,7 +116,20 @@ class FileProtector::Impl {
                                           Skipped *skipped);
   Result<std::vector<FileReport>> prune(const std::vector<std::string> &paths, bool apply);
   // threads: workers for this file (0: the options').
-  Result<FileReport> protect(const std::string &path, unsigned threads = 0);
+  // A protect whose new redundancy is written (temporaries with their headers) but not yet in
+  // place: commit() makes the temporaries durable (unless a batch's syncfs did), renames them
+  // over the old files (in order: a crash between renames leaves older files that scrub
+  // reads by their run id) and syncs the directory. Holds the file's run lock until then.
+  struct PendingCommit {
+    std::string base;              // the redundancy's shadow name
+    unsigned m = 0;
+    std::vector<std::string> tmp;  // temporary of redundancy file r
+    std::vector<Fd> fds;
+    std::optional<RunLock> lock;
+    bool clear_loss = false;       // --accept-loss: the loss record goes with the commit
+    bool empty() const { return tmp.empty(); }
+  };
+  Result<FileReport> protect(const std::string &path, unsigned threads = 0, PendingCommit *pending = nullptr);
   // scrub (repair or not) and restore (in place, or into `to`).
   Result<FileReport> check(const std::string &path, bool repair, bool restore, const std::string &to,
                            unsigned threads = 0, bool overwrite = false);
@@ -148,7 +161,17 @@ class FileProtector::Impl {
     return *c;
   }
 
-  Result<FileReport> protect_locked(const std::string &abs, StripeWorkers &workers);
+  Status commit(PendingCommit &p, bool synced, bool sync_directory);
+  // Many small files' commits at once: one syncfs for all their temporaries, the renames,
+  // one fsync per directory - instead of m + 1 fsyncs per file.
+  struct Batched {
+    size_t index;
+    FileReport report;
+    PendingCommit pending;
+  };
+  void commit_batch(std::vector<Batched> &batch, const std::function<void(size_t, const Result<FileReport> &)> &done);
+  // pending: given, the commit is left to the caller (the file's lock moves into it).
+  Result<FileReport> protect_locked(const std::string &abs, StripeWorkers &workers, PendingCommit *pending);
   unsigned threads_or_default(unsigned threads) const {
     if (!threads) threads = opt_.threads;
     return threads ? threads : std::max(1u, std::thread::hardware_concurrency());
@@ -160,7 +183,7 @@ class FileProtector::Impl {
 
   // Whether `abs` is redundancy rather than data: inside a `.ecjit` directory or the ecc_dir.
   bool is_redundancy(const std::string &abs) const {
-    if (abs.find("/.ecjit/") != std::string::npos || abs.size() >= 7 && abs.compare(abs.size() - 7, 7, "/.ecjit") == 0)
+    if (abs.find("/.ecjit/") != std::string::npos || (abs.size() >= 7 && abs.compare(abs.size() - 7, 7, "/.ecjit") == 0))
       return true;
     if (opt_.ecc_dir.empty()) return false;
     const std::string root = absolute_path(opt_.ecc_dir);
@@ -353,16 +376,81 @@ Result<std::vector<FileReport>> FileProtector::Impl::prune(const std::vector<std
   return out;
 }
 
-Result<FileReport> FileProtector::Impl::protect(const std::string &path, unsigned threads) {
+Result<FileReport> FileProtector::Impl::protect(const std::string &path, unsigned threads, PendingCommit *pending) {
   const std::string abs = absolute_path(path);
   ECJIT_RETURN_IF_ERROR(make_dirs(dir_name(ecc_base(abs))));
   auto lock = RunLock::acquire(lock_path(abs), abs);
   if (!lock.ok()) return lock.status();
   StripeWorkers workers(threads_or_default(threads), rate_, progress_);
-  return protect_locked(abs, workers);
+  auto rep = protect_locked(abs, workers, pending);
+  if (rep.ok() && pending && !pending->empty()) pending->lock = std::move(*lock);
+  return rep;
 }
 
-Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, StripeWorkers &workers) {
+Status FileProtector::Impl::commit(PendingCommit &p, bool synced, bool sync_directory) {
+  Status st;
+  for (unsigned r = 0; st.ok() && !synced && r < p.m; ++r) st = sync_file(p.fds[r].get(), p.tmp[r]);
+  if (st.ok()) failpoint("protect.temps-written");
+  for (unsigned r = 0; st.ok() && r < p.m; ++r) {
+    if (r == 1) failpoint("protect.between-renames");
+    const std::string final_path = p.base + ".ecc" + std::to_string(r);
+    if (::rename(p.tmp[r].c_str(), final_path.c_str()) != 0)
+      st = Status(StatusCode::kIoError, final_path + ": rename: " + std::strerror(errno));
+    else
+      p.tmp[r].clear();
+  }
+  if (!st.ok()) {
+    for (const std::string &t : p.tmp)
+      if (!t.empty()) ::unlink(t.c_str());
+    return st;
+  }
+  // A code with fewer parities than before leaves no stale redundancy files behind.
+  for (unsigned r = p.m;; ++r) {
+    const std::string extra = p.base + ".ecc" + std::to_string(r);
+    if (::unlink(extra.c_str()) != 0) break;
+  }
+  if (sync_directory) ECJIT_RETURN_IF_ERROR(sync_dir(dir_name(p.base)));
+  if (p.clear_loss) remove_loss_record(p.base);
+  p.fds.clear();
+  p.lock.reset();
+  return Status::Ok();
+}
+
+void FileProtector::Impl::commit_batch(std::vector<Batched> &batch,
+                                       const std::function<void(size_t, const Result<FileReport> &)> &done) {
+  if (batch.empty()) return;
+  // syncfs flushes the file system of the first temporary: every temporary of the batch when
+  // they share it (checked by device), else each one's fsync.
+  bool synced = false;
+  struct stat first;
+  if (::fstat(batch[0].pending.fds[0].get(), &first) == 0) {
+    bool one_fs = true;
+    for (const Batched &b : batch) {
+      struct stat st;
+      one_fs = one_fs && ::fstat(b.pending.fds[0].get(), &st) == 0 && st.st_dev == first.st_dev;
+    }
+    synced = one_fs && ::syncfs(batch[0].pending.fds[0].get()) == 0;
+  }
+  std::vector<std::string> dirs;
+  std::vector<Status> status(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    status[i] = commit(batch[i].pending, synced, /*sync_directory=*/false);
+    if (status[i].ok()) dirs.push_back(dir_name(batch[i].pending.base));
+  }
+  std::sort(dirs.begin(), dirs.end());
+  dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
+  std::map<std::string, Status> dir_status;
+  for (const std::string &d : dirs) dir_status[d] = sync_dir(d);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (status[i].ok()) status[i] = dir_status[dir_name(batch[i].pending.base)];
+    if (status[i].ok()) done(batch[i].index, batch[i].report);
+    else done(batch[i].index, status[i]);
+  }
+  batch.clear();
+}
+
+Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, StripeWorkers &workers,
+                                                       PendingCommit *pending) {
   const auto t0 = std::chrono::steady_clock::now();
   FileReport rep;
   rep.path = abs;
@@ -593,30 +681,21 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
   for (unsigned r = 0; st.ok() && r < m; ++r) {
     const std::vector<uint8_t> bytes = hdrs[r].serialize();
     st = write_at(tmp[r].get(), 0, bytes.size(), bytes.data(), tmp_path[r]);
-    if (st.ok()) st = sync_file(tmp[r].get(), tmp_path[r]);
-  }
-  failpoint("protect.temps-written");
-  for (unsigned r = 0; st.ok() && r < m; ++r) {
-    if (r == 1) failpoint("protect.between-renames");
-    const std::string final_path = base + ".ecc" + std::to_string(r);
-    if (::rename(tmp_path[r].c_str(), final_path.c_str()) != 0)
-      st = Status(StatusCode::kIoError, final_path + ": rename: " + std::strerror(errno));
-    else
-      tmp_path[r].clear();
   }
   if (!st.ok()) {
     remove_temps();
     return st;
   }
-  // A code with fewer parities than before leaves no stale redundancy files behind.
-  for (unsigned r = m;; ++r) {
-    const std::string extra = base + ".ecc" + std::to_string(r);
-    if (::unlink(extra.c_str()) != 0) break;
-  }
-  ECJIT_RETURN_IF_ERROR(sync_dir(dir_name(base)));
+  PendingCommit own;
+  PendingCommit &p = pending ? *pending : own;
+  p.base = base;
+  p.m = m;
+  p.tmp = std::move(tmp_path);
+  p.fds = std::move(tmp);
+  p.clear_loss = opt_.accept_loss;
+  if (!pending) ECJIT_RETURN_IF_ERROR(commit(p, /*synced=*/false, /*sync_directory=*/true));
   bool any_reused = false;
   for (unsigned r = 0; r < m; ++r) any_reused = any_reused || reusable[r];
-  if (opt_.accept_loss) remove_loss_record(base);
   rep.stripes_encoded = encoded.load();
   if (corrupt_stripes) {
     rep.notes.push_back(std::to_string(rep.stripes - corrupt_stripes) + " stripes check (" +
@@ -1186,8 +1265,28 @@ void FileProtector::Impl::run(const std::vector<std::string> &files, Command com
     on_done(i, r);
   };
   std::atomic<size_t> next{0};
+  // Small files' protects commit in batches (commit_batch); reports follow their commits. A
+  // batch holds m + 1 descriptors per file: at most ~768 open in all (under a default
+  // RLIMIT_NOFILE of 1024), 16 files a batch at the most.
+  const size_t kBatch = std::clamp<size_t>(768 / (size_t(threads) * (default_->m() + 1)), 1, 16);
   auto side_by_side = [&] {
-    for (size_t j; (j = next.fetch_add(1)) < small.size();) report(small[j], one(small[j], 1));
+    std::vector<Batched> batch;
+    for (size_t j; (j = next.fetch_add(1)) < small.size();) {
+      if (command != Command::kProtect) {
+        report(small[j], one(small[j], 1));
+        continue;
+      }
+      Batched b{small[j], {}, {}};
+      auto r = protect(files[small[j]], 1, &b.pending);
+      if (!r.ok() || b.pending.empty()) {
+        report(small[j], r);
+        continue;
+      }
+      b.report = std::move(*r);
+      batch.push_back(std::move(b));
+      if (batch.size() == kBatch) commit_batch(batch, report);
+    }
+    commit_batch(batch, report);
   };
   std::vector<std::thread> pool;
   for (unsigned w = 1; w < std::min<size_t>(threads, small.size()); ++w) pool.emplace_back(side_by_side);
