@@ -204,7 +204,17 @@ class FileProtector::Impl {
   // From the last expand(): the walked regular files by (device, inode), and the files a
   // missing protected file was renamed to (by inode), for scrub's verdicts.
   std::map<std::pair<uint64_t, uint64_t>, std::string> walked_inodes_;
+  std::map<uint64_t, std::vector<std::string>> walked_by_size_;
   std::map<std::string, std::string> renamed_from_;  // new path -> old path
+  struct Rename {
+    std::string to, how;  // the new path; "same inode" or "same data"
+  };
+  std::map<std::string, Rename> renamed_to_;  // old path -> its new name
+  // A walked file without redundancy of its own whose data is that of the protected file of
+  // header h (size, the first and the last data unit's signatures): a copy renamed. "" none.
+  std::string same_data(const RedundancyHeader &h);
+  // Whether the file at `path` has the signature h stores for data unit j of stripe s.
+  bool unit_matches(const RedundancyHeader &h, const std::string &path, uint64_t s, unsigned j);
   RateLimit rate_;  // shared by every file of the object
   std::function<void(const Progress &)> progress_;
   std::shared_ptr<const Codec> default_;  // the options' code
@@ -267,11 +277,14 @@ Result<std::vector<std::string>> FileProtector::Impl::expand(const std::vector<s
                                                              bool protected_missing, Skipped *skipped) {
   std::vector<std::string> out, missing;
   walked_inodes_.clear();
+  walked_by_size_.clear();
   renamed_from_.clear();
+  renamed_to_.clear();
   const std::string ecc_root = opt_.ecc_dir.empty() ? "" : absolute_path(opt_.ecc_dir);
   auto add_file = [&](const std::string &p, const struct stat &st) {
     out.push_back(p);
     walked_inodes_[{uint64_t(st.st_dev), uint64_t(st.st_ino)}] = p;
+    if (st.st_size > 0) walked_by_size_[uint64_t(st.st_size)].push_back(p);
   };
   auto skip = [&](const std::string &p, const struct stat &st) {
     if (!skipped) return;
@@ -331,16 +344,55 @@ Result<std::vector<std::string>> FileProtector::Impl::expand(const std::vector<s
       return Status(StatusCode::kIoError, path + ": not a regular file or directory");
     }
   }
-  // A missing file whose protected inode is a walked file was renamed (or hard-linked) there.
+  // A missing file whose protected inode is a walked file was renamed (or hard-linked) there;
+  // else one whose data is a walked unprotected file's was copied there and deleted.
   for (const std::string &m : missing) {
     RedundancySet set = RedundancySet::load(ecc_base(m), base_name(m), default_->m(), false);
     if (const RedundancyHeader *h = set.newest()) {
+      Rename r;
       auto it = walked_inodes_.find({h->data.dev, h->data.inode});
-      if (it != walked_inodes_.end()) renamed_from_[it->second] = m;
+      // The inode alone is no evidence (a new file may get a deleted one's number): its first
+      // unit must still be the protected one (an edit elsewhere after the rename keeps it).
+      if (it != walked_inodes_.end() && it->second != m &&
+          (h->stripes() == 0 || unit_matches(*h, it->second, 0, 0)))
+        r = {it->second, "same inode"};
+      else if (std::string to = same_data(*h); !to.empty())
+        r = {to, "same data"};
+      if (!r.to.empty()) {
+        renamed_from_[r.to] = m;
+        renamed_to_[m] = r;
+      }
     }
     out.push_back(m);
   }
   return out;
+}
+
+bool FileProtector::Impl::unit_matches(const RedundancyHeader &h, const std::string &path, uint64_t s, unsigned j) {
+  auto codec = codec_for(h.spec);
+  auto fd = open_file(path, O_RDONLY);
+  if (!codec.ok() || !fd.ok()) return false;
+  std::vector<uint8_t> buf(size_t(h.stripe_unit(s)));
+  auto got = read_data_unit(fd->get(), h, s, j, buf.data(), path);
+  auto sig = got.ok() ? unit_signature(**codec, buf.data(), buf.size()) : Result<uint64_t>(uint64_t(0));
+  return got.ok() && sig.ok() && *sig == h.data_sig(s, j);
+}
+
+std::string FileProtector::Impl::same_data(const RedundancyHeader &h) {
+  auto sized = walked_by_size_.find(h.data.size);
+  if (sized == walked_by_size_.end() || h.stripes() == 0) return "";
+  // The first data unit and the last one with data: what a copy has and an edit rarely keeps.
+  const uint64_t last = h.stripes() - 1;
+  unsigned last_j = 0;
+  for (unsigned j = 0; j < h.k; ++j)
+    if (h.data_bytes(last, j)) last_j = j;
+  unsigned tried = 0;
+  for (const std::string &p : sized->second) {
+    if (renamed_from_.count(p) || ::access((ecc_base(p) + ".ecc0").c_str(), F_OK) == 0) continue;
+    if (++tried > 16) break;  // bounded work per missing file
+    if (unit_matches(h, p, 0, 0) && unit_matches(h, p, last, last_j)) return p;
+  }
+  return "";
 }
 
 Result<std::vector<FileReport>> FileProtector::Impl::prune(const std::vector<std::string> &paths, bool apply) {
@@ -822,12 +874,12 @@ Result<FileReport> FileProtector::Impl::check(const std::string &path, bool repa
     return fd.status();
   } else if (!restore) {
     // Deleted (or renamed) after protection: reported, never brought back by a scrub.
-    auto renamed = walked_inodes_.find({c.auth->data.dev, c.auth->data.inode});
-    if (renamed != walked_inodes_.end() && renamed->second != c.abs) {
+    auto renamed = renamed_to_.find(c.abs);
+    if (renamed != renamed_to_.end()) {
       c.rep.verdict = Verdict::kRenamed;
-      c.rep.renamed_to = renamed->second;
-      c.rep.notes.push_back(c.abs + ": renamed to " + renamed->second +
-                            " (same inode); `ecjit protect` it there, `ecjit prune` drops this redundancy");
+      c.rep.renamed_to = renamed->second.to;
+      c.rep.notes.push_back(c.abs + ": renamed to " + renamed->second.to + " (" + renamed->second.how +
+                            "); `ecjit protect` it there, `ecjit prune` drops this redundancy");
     } else {
       c.rep.verdict = Verdict::kMissing;
       c.rep.notes.push_back(c.abs + ": deleted after it was protected; `ecjit restore` rebuilds what it can, "

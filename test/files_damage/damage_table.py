@@ -481,6 +481,22 @@ def _(t):
     expect_verdict(run(t, ["scrub", t.d], 0), "b.bin", "clean")
 
 
+@row("copied under a new name and deleted: renamed, matched by its data")
+def _(t):
+    shutil.copyfile(t.p("a.bin"), t.p("copy.bin"))
+    os.unlink(t.p("a.bin"))
+    doc = run(t, ["scrub", t.d], 4)
+    info = expect_verdict(doc, "a.bin", "renamed")
+    if info.get("renamed_to") != t.p("copy.bin") or not any("same data" in n for n in info["notes"]):
+        raise RowFailure("not matched by its data: %s" % info)
+    expect_verdict(doc, "copy.bin", "unprotected")
+    # A file of the same size but other data is no match.
+    os.unlink(t.p("copy.bin"))
+    with open(t.p("other.bin"), "wb") as f:
+        f.write(seeded(len(t.orig["a.bin"]), 77))
+    expect_verdict(run(t, ["scrub", t.d], 4), "a.bin", "missing")
+
+
 @row("deleted file with --ecc-dir: missing in the mirrored tree")
 def _(t):
     ecc = os.path.join(t.root, "ecc")
