@@ -185,11 +185,11 @@ copy_data() {  # copy_data DIR
   rm -rf "$1"; mkdir -p "$1"
   cp "$WORK/orig/"* "$1/"
 }
-damage() {  # damage DIR: 1 MiB of random bytes in the middle of every file, mtime kept
+damage() {  # damage DIR: random bytes in the middle of every file (1 MiB, at most a 20th of it: within what every tool can repair), mtime kept
   local f n len off mt
   for n in "${NAMES[@]}"; do
     f=$1/$n
-    len=$(( FSIZE / 2 < DAMAGE_MAX ? FSIZE / 2 : DAMAGE_MAX ))
+    len=$(( FSIZE / 20 < DAMAGE_MAX ? FSIZE / 20 : DAMAGE_MAX ))
     off=$(( FSIZE / 2 - len / 2 ))
     mt=$(stat -c %y "$f")
     head -c "$len" /dev/urandom | dd of="$f" bs="$len" seek="$off" oflag=seek_bytes \
