@@ -1,4 +1,4 @@
-// ir_stats: instruction counts of generated kernels (XOR, shift, AND), as in dissertation Fig. 5-4.
+// ir_stats: instruction counts of generated kernels (XOR, shift, AND), as in Nešković 2018, Fig. 5-4.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Strategy: the lowering of constant Galois-field multiplies into IR (DESIGN.md, "Strategies").
+// Strategy: the lowering of constant Galois-field multiplies into IR (the table of strategies in README.md).
 #pragma once
 
 #include <optional>

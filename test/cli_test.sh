@@ -230,7 +230,7 @@ if ! "$ECJIT" aot --spec rs-fft:k=8,m=4 --target aarch64 --decoders "0;4-7" -o "
   echo "FAIL: ecjit aot of an rs-fft encoder for aarch64 did not write its object and header"
   fails=$((fails + 1))
 fi
-# Array codes: the spec rules, a demo, and `ecjit edp` (seed 003's degraded-read replay).
+# Array codes: the spec rules, a demo, and `ecjit edp` (the degraded-read replay of Shen et al. 2016).
 if ! grep -Eq "^xcode p=7 +7 +5 +4\.00 +4\.00 +2\.00 +2$" <<<"$xor_table"; then
   echo "FAIL: stats --xor-table does not show X-Code p=7 at the optimum (4 XORs per parity, update 2)"
   fails=$((fails + 1))

@@ -1,4 +1,4 @@
-// `ecjit edp`: seed 003's evaluation - degraded reads over RDP, X-Code and BP-Code with horizontal, vertical and EDP data placement.
+// `ecjit edp`: Shen et al. 2016's evaluation - degraded reads over RDP, X-Code and BP-Code with horizontal, vertical and EDP data placement.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -29,24 +29,24 @@ CommandDef edp_def() {
   CommandDef d;
   d.name = kCmd;
   d.synopsis = "[--codes rdp,xcode,bpcode] [--p P] [--workloads W,...] [--reads N] [--element SIZE] [--seed N] [--csv FILE]";
-  d.summary = "degraded reads under horizontal, vertical and EDP data placement (seed 003)";
+  d.summary = "degraded reads under horizontal, vertical and EDP data placement (Shen et al. 2016)";
   d.details =
-      "Replays a synthetic read trace for each of seed 003's workloads (Table II: read count and\n"
+      "Replays a synthetic read trace for each of Shen et al. 2016's workloads (Table II: read count and\n"
       "mean size; sizes geometric in 4 KiB units, offsets uniform over 64 GiB, seeded) over a\n"
       "volume striped across the code's disks, element by element, with one disk failed - each\n"
       "disk in turn, averaged. Each stripe's degraded read is planned by codes::plan_degraded_read\n"
       "(every lost element rebuilt from the chain choice that reads the fewest elements).\n"
       "Reported per code, workload and placement: elements read per read (requested + extra),\n"
-      "elements read on the most loaded disk (Q_max, seed 003 Fig. 15), and a parallel-disk\n"
+      "elements read on the most loaded disk (Q_max, Shen et al. 2016, Fig. 15), and a parallel-disk\n"
       "time model: a read lasts as long as its busiest disk's element count (Fig. 14 measures\n"
       "real disks; this is not that). Reductions are EDP's against the other two placements.\n"
       "With --store the reads also run for real on disk files (--reads defaults to 2000 there).";
   d.options = {
       {"codes", "LIST", std::string("array codes (default rdp,xcode,bpcode; known: ") + codes::array_layout_families() + ")"},
-      {"p", "P", "the prime of every code (default 7, as seed 003)"},
+      {"p", "P", "the prime of every code (default 7, as Shen et al. 2016)"},
       {"workloads", "LIST", "of mds_0, rsrch_1, web_1, web_3 (default all)"},
       {"reads", "N", "reads per workload (default: Table II's count)"},
-      {"element", "SIZE", "element size (default 16K, as seed 003)"},
+      {"element", "SIZE", "element size (default 16K, as Shen et al. 2016)"},
       {"seed", "N", "trace seed (default 1)"},
       {"csv", "FILE", "also write the rows as CSV"},
       {"store", "DIR", "also lay a file over disk files under DIR (one directory per disk) for each code and\n"

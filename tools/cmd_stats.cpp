@@ -1,4 +1,4 @@
-// `ecjit stats`: XOR/shift/AND counts of a kernel in IR and machine code, .text size; --sweep redoes dissertation Fig. 5-4.
+// `ecjit stats`: XOR/shift/AND counts of a kernel in IR and machine code, .text size; --sweep redoes Nešković 2018, Fig. 5-4.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -37,8 +37,8 @@ CommandDef stats_def() {
       "7.7n (optimized shifts); prints a table and writes it as CSV. The sweep uses the\n"
       "dissertation's lowering, clmul-shift, unless --strategy says otherwise.\n"
       "\n"
-      "--xor-table counts the schedules of bit-matrix codes (no compile): seed 002's Table 3\n"
-      "(XOR + copy operations of Cauchy bit-matrices per (i, j) strategy) and seed 001's XORs\n"
+      "--xor-table counts the schedules of bit-matrix codes (no compile): Zhou and Tian 2019, Table 3\n"
+      "(XOR + copy operations of Cauchy bit-matrices per (i, j) strategy) and Plank et al. 2009's XORs\n"
       "per coding word per family, each beside the paper's figure (docs/xor-codes.md).";
   d.options = kernel_options();
   d.options.push_back({"sweep", "", "run the Figure 5-4 sweep instead of one kernel"});

@@ -1,4 +1,4 @@
-// read_trace: seeded synthetic read traces shaped like seed 003's MSR Cambridge volumes (its Table II).
+// read_trace: seeded synthetic read traces shaped like the MSR Cambridge volumes of Shen et al. 2016 (its Table II).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@ struct TraceRead {
   uint64_t size = 0;    // bytes, a multiple of 4 KiB
 };
 
-// One of seed 003's workloads: its name, type, number of read operations and mean read
+// One of Shen et al. 2016's workloads: its name, type, number of read operations and mean read
 // size (Table II). The traces themselves are not distributed with the paper's text.
 struct Workload {
   const char *name;

@@ -1,4 +1,4 @@
-// xor_table: schedules of seed 002's (n, k, w) Cauchy matrices, the RAID-6 families and the array codes, counted.
+// xor_table: schedules of Zhou and Tian 2019's (n, k, w) Cauchy matrices, the RAID-6 families and the array codes, counted.
 #include "tools/xor_table.h"
 
 #include <algorithm>
@@ -59,7 +59,7 @@ int print_xor_table(const std::string &csv_path) {
   std::printf("Seed 002 Table 3: XOR + copy operations of Cauchy RS bit-matrices, (X, Y) in sequential\n"
               "order (Jerasure's cauchy-orig), per (i, j) strategy: i = 1 bit-matrix normalisation,\n"
               "j = 0 dumb, 1 smart, 2 uniform matching, 3 weighted matching. ecjit = its schedules\n"
-              "(xors + copies, counted as seed 002 counts them: a copy starts each chain in memory);\n"
+              "(xors + copies, counted as Zhou and Tian 2019 count them: a copy starts each chain in memory);\n"
               "paper = the table's first column (\"-\" where the source text is not legible).\n\n");
   std::printf("%-12s %-6s %8s %8s %8s %8s\n", "(n,k,w)", "(i,j)", "xors", "copies", "ecjit", "paper");
   for (const Seed002Row &row : kSeed002) {
@@ -155,7 +155,7 @@ int print_xor_table(const std::string &csv_path) {
   std::printf("\nArray codes at element level (codes/array_layout.h, the encoder Jit::array_codec compiles):\n"
               "XORs per parity element of the best schedule (optimum: chain length - 1 = k - 1 for these),\n"
               "and the update cost - parity elements a data element's change rewrites (mean / max; m = 2\n"
-              "is optimal; seed 003: X-Code and BP-Code reach it, RDP does not; seed 001: RDP and EVENODD\n"
+              "is optimal; Shen et al. 2016: X-Code and BP-Code reach it, RDP does not; Plank et al. 2009: RDP and EVENODD\n"
               "are about 1.5x worse than the minimal-density codes).\n\n");
   std::printf("%-16s %6s %8s %12s %10s %12s %10s\n", "code", "disks", "k", "xors/parity", "optimum", "update mean",
               "update max");

@@ -5,7 +5,7 @@
 
 namespace ecjit::tools {
 
-// Prints the tables (seed 002 Table 3 without its search columns; seed 001's XORs per coding
+// Prints the tables (Zhou and Tian 2019, Table 3 without its search columns; Plank et al. 2009's XORs per coding
 // word per family) and writes them as CSV to `csv_path` (empty: no CSV). Returns the exit
 // code (0, or 1 when a schedule fails its symbolic check or the CSV cannot be written).
 int print_xor_table(const std::string &csv_path);
