@@ -692,10 +692,11 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
                                             std::string(prev ? "the old redundancy is kept" : "no redundancy written") +
                                             ", run again");
   }
-  // Shorter than protected, and every stripe still whole in both layouts as protected: that
-  // is a cut, not an edit (scrub says the same), so it is not folded into new redundancy.
+  // Shorter than protected, and every stripe still whole in both layouts as protected (at
+  // least one: a file of one stripe that got shorter is an edit, its units move): that is a
+  // cut, not an edit (scrub says the same), so it is not folded into new redundancy.
   if (st.ok() && !opt_.accept_loss && prev && prev->spec == spec && prev->unit == unit && prev->k == k &&
-      prev->m == m && id->size < prev->data.size) {
+      prev->m == m && id->size < prev->data.size && rep.stripes >= 2) {
     bool as_before = true;
     for (uint64_t s = 0; s + 1 < rep.stripes && as_before; ++s)
       for (unsigned j = 0; j < k && as_before; ++j) as_before = hdrs[0].data_sig(s, j) == prev->data_sig(s, j);

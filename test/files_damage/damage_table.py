@@ -363,12 +363,22 @@ def _(t):
     expect_bytes(t, "a.bin")
 
 
-@row("a file emptied on purpose: protect --accept-loss protects it as it is")
+@row("a file cut short on purpose: protect --accept-loss protects it as it is")
 def _(t):
-    cut(t, "small.txt", 0)
-    expect_verdict(run(t, ["protect", t.d], 4), "small.txt", "damaged")
-    expect_verdict(run(t, ["protect", t.d, "--accept-loss"], 0), "small.txt", "updated")
-    t.orig["small.txt"] = b""
+    cut(t, "a.bin", 2 * STRIPE + 100)
+    expect_verdict(run(t, ["protect", t.d], 4), "a.bin", "damaged")
+    expect_verdict(run(t, ["protect", t.d, "--accept-loss"], 0), "a.bin", "updated")
+    t.orig["a.bin"] = t.orig["a.bin"][:2 * STRIPE + 100]
+    expect_verdict(run(t, ["scrub", t.d], 0), "a.bin", "clean")
+
+
+@row("a one-stripe file made shorter is an edit: protect updates it")
+def _(t):
+    with open(t.p("small.txt"), "r+b") as f:
+        f.truncate(50)
+    t.identity_moved.add("small.txt")
+    expect_verdict(run(t, ["protect", t.d], 0), "small.txt", "updated")
+    t.orig["small.txt"] = t.orig["small.txt"][:50]
     expect_verdict(run(t, ["scrub", t.d], 0), "small.txt", "clean")
 
 
