@@ -296,7 +296,10 @@ int run(const CommandDef &def, int argc, char **argv) {
   };
   std::string parse_error;
   if (!args.parse(def, argc, argv, &parse_error)) return fail(2, parse_error);
-  if (args.help()) return *parse_command(def, argc, argv, &args);
+  if (args.help()) {
+    print_help(def);
+    return kExitClean;
+  }
   if (args.positional().empty()) return fail(2, "no " + def.positional + " given (see --help)");
   if (cmd == "restore" && args.positional().size() != 1)
     return fail(2, "restore takes exactly one FILE");

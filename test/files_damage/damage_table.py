@@ -24,10 +24,10 @@ import os
 import signal
 import random
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 ECJIT = sys.argv[1]
 CRASH = "--crash" in sys.argv[2:]
@@ -50,20 +50,6 @@ def seeded(n, seed):
 
 def sha(data):
     return hashlib.sha256(data).hexdigest()
-
-
-def unit_of_last_stripe(size):
-    stripes = (size + STRIPE - 1) // STRIPE
-    rest = size - (stripes - 1) * STRIPE
-    return min(UNIT, ((rest + K - 1) // K + 63) // 64 * 64)
-
-
-def data_range(size, s, j):
-    """Byte range [a, b) of data unit j of stripe s (docs/files.md layout)."""
-    stripes = (size + STRIPE - 1) // STRIPE
-    su = UNIT if s + 1 < stripes else unit_of_last_stripe(size)
-    a = s * STRIPE + j * su
-    return a, min(size, a + su)
 
 
 class Tree:
@@ -137,12 +123,10 @@ def check_schema(doc, args):
     def need(obj, key, kinds, where):
         if key not in obj or not isinstance(obj[key], kinds):
             raise RowFailure("%s: JSON %s lacks %s of type %s: %s" % (" ".join(args), where, key, kinds, obj))
-    need(doc, "schema", str, "summary")
+    for key, kind in (("schema", str), ("command", str), ("files", list), ("exit", int)):
+        need(doc, key, kind, "summary")
     if doc["schema"] != "ecjit-files/2":
         raise RowFailure("schema %r" % doc["schema"])
-    need(doc, "command", str, "summary")
-    need(doc, "files", list, "summary")
-    need(doc, "exit", int, "summary")
     for f in doc["files"]:
         need(f, "path", str, "file")
         need(f, "verdict", str, "file")
@@ -151,13 +135,11 @@ def check_schema(doc, args):
             continue
         for key in ("k", "m", "file_size", "stripes", "stripes_encoded", "bytes_read", "bytes_written"):
             need(f, key, int, "file")
-        need(f, "damage", list, "file")
-        need(f, "lost", list, "file")
-        need(f, "notes", list, "file")
+        for key in ("damage", "lost", "notes"):
+            need(f, key, list, "file")
         for d in f["damage"]:
-            need(d, "stripe", int, "damage")
-            need(d, "kind", str, "damage")
-            need(d, "unit", int, "damage")
+            for key, kind in (("stripe", int), ("kind", str), ("unit", int)):
+                need(d, key, kind, "damage")
             if d["kind"] not in ("data", "ecc") or d["unit"] >= (f["k"] if d["kind"] == "data" else f["m"]):
                 raise RowFailure("damage unit numbered outside its kind: %s" % d)
         for r in f["lost"]:
@@ -785,7 +767,6 @@ def _(t):
         with open("/proc/%d/stat" % p.pid) as f:
             if f.read().rsplit(")", 1)[1].split()[0] == "T":
                 break
-        import time
         time.sleep(0.01)
     else:
         p.kill()
