@@ -86,8 +86,8 @@ void flip_bit(const std::string &path, uint64_t off) {
 
 struct Scratch {
   std::string dir;
-  explicit Scratch(const std::string &name) {
-    dir = ::testing::TempDir() + "ecjit-files-" + name + "-" + std::to_string(getpid());
+  explicit Scratch(const std::string &name, const std::string &root = ::testing::TempDir()) {
+    dir = root + "ecjit-files-" + name + "-" + std::to_string(getpid());
     std::string cmd = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
     EXPECT_EQ(system(cmd.c_str()), 0);
   }
@@ -484,6 +484,38 @@ TEST(FileProtection, RunWorksManyFilesAndReportsEachOnce) {
   for (size_t i = 0; i < files.size(); ++i) EXPECT_TRUE(read_file(files[i]) == contents[i]) << files[i];
   run(FileProtector::Command::kScrub, Verdict::kClean);
   expect_matches_reference(fx, files.back(), "rs-vand:k=4,m=2", 4096);
+}
+
+// Small files commit in batches with one syncfs when their redundancy shares a file system,
+// each temporary reopened and fsynced when it does not: a run over two file systems (the
+// scratch directory and /dev/shm, a tmpfs) protects every file either way, and each file's
+// redundancy is the reference codec's.
+TEST(FileProtection, BatchedCommitsAcrossFileSystems) {
+  struct stat shm, scratch_st;
+  Fixture fx("batch2fs", "rs-vand:k=4,m=2", 4096);
+  if (::stat("/dev/shm", &shm) != 0 || ::access("/dev/shm", W_OK) != 0 ||
+      ::stat(fx.scratch.dir.c_str(), &scratch_st) != 0 || shm.st_dev == scratch_st.st_dev)
+    GTEST_SKIP() << "no writable /dev/shm on a file system of its own";
+  Scratch other("batch2fs", "/dev/shm/");
+  std::vector<std::string> files;
+  std::vector<std::string> contents;
+  for (int i = 0; i < 40; ++i) {
+    files.push_back((i % 2 ? other : fx.scratch).path("f" + std::to_string(i)));
+    contents.push_back(random_bytes(size_t(500 + 1000 * i), uint32_t(90 + i)));
+    write_file(files.back(), contents.back());
+  }
+  std::vector<int> seen(files.size(), 0);
+  fx.fp->run(files, FileProtector::Command::kProtect, [&](size_t i, const ecjit::Result<FileReport> &r) {
+    ASSERT_LT(i, files.size());
+    ++seen[i];
+    ASSERT_TRUE(r.ok()) << files[i] << ": " << r.status().to_string();
+    EXPECT_EQ(r->verdict, Verdict::kProtected) << files[i];
+  });
+  for (size_t i = 0; i < files.size(); ++i) {
+    EXPECT_EQ(seen[i], 1) << files[i];
+    expect_matches_reference(fx, files[i], "rs-vand:k=4,m=2", 4096);
+    EXPECT_EQ(fx.scrub(files[i], false).verdict, Verdict::kClean) << files[i];
+  }
 }
 
 }  // namespace
