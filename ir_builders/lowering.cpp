@@ -131,10 +131,11 @@ bool shape_kernel_supported(Strategy strategy, const codes::Field &field, const 
   return bits > 64 && bits == (*lowering)->runtime_vector_bits();
 }
 
-std::optional<Strategy> pick_shape_strategy(Strategy preferred, const codes::Field &field,
+std::optional<Strategy> pick_shape_strategy(Strategy requested, Strategy resolved, const codes::Field &field,
                                             const TargetInfo &target) {
-  const std::optional<Strategy> own = shape_strategy(preferred);
+  const std::optional<Strategy> own = shape_strategy(requested == Strategy::kAuto ? resolved : requested);
   if (own && shape_kernel_supported(*own, field, target)) return own;
+  if (requested != Strategy::kAuto) return std::nullopt;
   for (Strategy s : {Strategy::kGfni, Strategy::kSplitTable, Strategy::kClmulInsn})
     if (shape_kernel_supported(s, field, target)) return s;
   return std::nullopt;

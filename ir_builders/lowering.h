@@ -89,10 +89,13 @@ codes::CostModel strategy_cost_model(Strategy strategy, const codes::Field &fiel
 // reads prepared coefficients): split-table and gfni themselves, clmul-insn for clmul-insn and
 // clmul-mixed; nullopt for clmul-shift and kAuto (their run-time form is the generic kernel).
 std::optional<Strategy> shape_strategy(Strategy strategy);
-// The strategy of a field's shape kernels on `target`: shape_strategy(preferred) when it has a
-// shape kernel there, else the first of gfni, split-table and clmul-insn that does; nullopt
-// when none does (no vector unit, or no byte shuffle, GFNI or carry-less multiply for it).
-std::optional<Strategy> pick_shape_strategy(Strategy preferred, const codes::Field &field,
+// The strategy of a field's shape kernels on `target` for JitOptions::strategy `requested`:
+// a forced strategy's own run-time form (shape_strategy(requested)) when the target builds it,
+// else none - a forced strategy is never replaced; under kAuto, shape_strategy(resolved) (the
+// static choice) when it has a shape kernel there, else the first of gfni, split-table and
+// clmul-insn that does; nullopt when none does (no vector unit, or no byte shuffle, GFNI or
+// carry-less multiply for it).
+std::optional<Strategy> pick_shape_strategy(Strategy requested, Strategy resolved, const codes::Field &field,
                                             const TargetInfo &target);
 // Outputs one shape kernel of `strategy` should compute at once on `target`: its
 // accumulators (per output: 1 for split-table GF(2^8) and gfni, 2 or 4 for split-table

@@ -213,7 +213,10 @@ Result<std::unique_ptr<KernelService>> KernelService::make(const JitOptions &opt
   for (unsigned l : {8u, 16u, 32u, 64u}) {
     auto field = codes::Field::make(l);
     if (!field.ok()) continue;
-    s->shape_strategy_[__builtin_ctz(l) - 3] = ir::pick_shape_strategy(s->resolved(l), *field, s->target_);
+    // A forced strategy is the shape kernels' too (its run-time form, or none: decoders are
+    // then compiled per erasure set in it); "auto" takes the best the target has.
+    s->shape_strategy_[__builtin_ctz(l) - 3] =
+        ir::pick_shape_strategy(s->strategy_, s->resolved(l), *field, s->target_);
   }
   s->guard_exit();
   return s;
@@ -426,6 +429,16 @@ bool KernelService::tuned_xor_kernel_ready(const XorPlan &plan) const {
   // The memory key names the symbol, not the program: only the recorded program's object counts.
   const std::optional<XorPlan> chosen = recorded_xor_plan(plan, target_, st.opt, st.disk.get());
   return chosen && xor_object_on_disk(chosen->desc);
+}
+
+Status KernelService::check_strategy(const codes::Field &field) const {
+  if (strategy_auto_ || strategy_ == ir::Strategy::kAuto) return Status::Ok();
+  auto lowering = ir::make_lowering(strategy_, field, target_);
+  if (lowering) return Status::Ok();
+  return Status(StatusCode::kUnsupportedTarget,
+                "strategy '" + std::string(ir::strategy_name(strategy_)) + "' cannot run GF(2^" +
+                    std::to_string(field.bits()) + ") on target '" + target_name_ + "': " +
+                    llvm::toString(lowering.takeError()) + " (strategy 'auto' picks what the target has)");
 }
 
 Result<Kernel> KernelService::fft_kernel(const ir::FftKernelDesc &desc) {

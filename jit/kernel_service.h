@@ -114,9 +114,14 @@ class KernelService {
   Result<Kernel> shape_kernel(const codes::Field &field, unsigned inputs, unsigned outputs,
                               std::optional<ir::Strategy> strategy = std::nullopt,
                               bool accumulate = false);
-  // The strategy of the field's shape kernels on this target: JitOptions::strategy when it
-  // has a run-time form (clmul-mixed: clmul-insn), else the first of gfni, split-table and
-  // clmul-insn that the target has; nullopt when none.
+  // Ok under "auto" (it falls back to what the target has) and when the forced strategy
+  // (JitOptions::strategy) has a lowering for `field` on this target; otherwise
+  // kUnsupportedTarget naming the strategy, the field, the target and what it lacks - so a
+  // codec never quietly runs another strategy than the one asked for.
+  Status check_strategy(const codes::Field &field) const;
+  // The strategy of the field's shape kernels on this target: a forced JitOptions::strategy's
+  // run-time form (clmul-mixed: clmul-insn; none for clmul-shift); under "auto" the first of
+  // gfni, split-table and clmul-insn that the target has; nullopt when none.
   std::optional<ir::Strategy> shape_strategy(unsigned field_bits) const {
     return shape_strategy_[__builtin_ctz(field_bits) - 3];
   }

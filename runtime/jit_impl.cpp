@@ -70,6 +70,10 @@ Result<std::shared_ptr<const Codec>> JitImpl::codec(const CodeSpec &spec) {
       if (std::shared_ptr<const Codec> live = it->second.lock()) return live;
   }
   std::shared_ptr<const Codec> out;
+  if (!spec.bitmatrix()) {  // a forced strategy runs as asked or is refused, never replaced
+    auto field = codes::Field::make(spec.gf);
+    if (field.ok()) ECJIT_RETURN_IF_ERROR(service_->check_strategy(*field));
+  }
   if (spec.family == CodeFamily::kRsFft) {  // not a matrix code: FftCodec (runtime/fft_codec.h)
     auto codec = FftCodec::make(shared_from_this(), spec);
     if (!codec.ok()) return codec.status();

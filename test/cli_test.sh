@@ -36,6 +36,9 @@ expect_error "--opt 'O7' is not one of O0, O1, O2, O3" asm --spec rs-vand:k=4,m=
 expect_error "unknown strategy 'bogus'" stats --spec rs-vand:k=4,m=2,gf=8 --strategy bogus
 # Bad demo arguments exit 2 like every command's; numbers are decimal.
 expect_error "unknown strategy 'foo'" demo --strategy foo --size 4K
+# A forced strategy the target cannot run is refused (exit 2), never replaced by another.
+expect_error "strategy 'gfni' cannot run GF(2^8) on target 'host-gfni'" demo --strategy gfni --target host-gfni --size 4K
+expect_error "strategy 'clmul-insn' cannot run GF(2^8)" demo --strategy clmul-insn --size 4K
 # Index lists take ranges; bad ranges and repeats are named.
 expect_error "'5-2' in '0,5-2' is not a shard index or a range a-b (a <= b)" demo --lose 0,5-2 --size 4K
 expect_error "shard 3 listed twice in '0-3,3'" demo --lose 0-3,3 --size 4K

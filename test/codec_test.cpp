@@ -351,6 +351,53 @@ TEST(KernelInfo, ReportsTierAndStrategy) {
   EXPECT_NE((*c)->encoder_info().symbol.find("ecjit_encode__rs_vand"), std::string::npos);
 }
 
+// A forced strategy is honoured or refused, never replaced: on every tier reached by masking
+// (GFNI off, AVX-512 off, AVX2 off) and every field, codec() either serves with the strategy
+// asked for (its encoder says so - the built-in kernels included - and encodes as the
+// reference does) or fails with kUnsupportedTarget naming it. Independent of the host: GFNI is
+// refused wherever the tier masks it, clmul-insn on GF(2^8) / GF(2^16) and split-table on
+// GF(2^32) / GF(2^64) everywhere, and clmul-shift runs on every tier.
+TEST(ForcedStrategy, HonouredOrRefusedOnEveryTier) {
+  const std::vector<std::string> tiers = {"host", "host-gfni", "host-gfni,-avx512f", "host-gfni,-avx512f,-avx2"};
+  const std::vector<std::string> strategies = {"gfni", "split-table", "clmul-shift", "clmul-insn", "clmul-mixed"};
+  for (const std::string &tier : tiers) {
+    for (const std::string &strategy : strategies) {
+      JitOptions o;
+      o.target = tier;
+      o.strategy = strategy;
+      auto jit = Jit::create(o);
+      ASSERT_TRUE(jit.ok()) << tier << " " << strategy << ": " << jit.status().to_string();
+      for (unsigned gf : {8u, 16u, 32u, 64u}) {
+        const std::string spec = "rs-vand:k=6,m=3,gf=" + std::to_string(gf);
+        const std::string what = tier + " " + strategy + " " + spec;
+        auto c = (*jit)->codec(spec);
+        const bool must_refuse = (strategy == "gfni" && tier != "host") ||
+                                 (strategy.rfind("clmul-", 0) == 0 && strategy != "clmul-shift" && gf <= 16) ||
+                                 (strategy == "split-table" && gf >= 32);
+        if (strategy == "clmul-shift") ASSERT_TRUE(c.ok()) << what << ": " << c.status().to_string();
+        if (must_refuse) ASSERT_FALSE(c.ok()) << what << " ran " << (*c)->encoder_info().strategy;
+        if (!c.ok()) {
+          EXPECT_EQ(c.status().code(), StatusCode::kUnsupportedTarget) << what << ": " << c.status().to_string();
+          EXPECT_NE(c.status().message().find("'" + strategy + "'"), std::string::npos) << c.status().message();
+          continue;
+        }
+        const std::string ran = (*c)->encoder_info().strategy;
+        // clmul-mixed's run-time-coefficient (shape) form is clmul-insn.
+        EXPECT_TRUE(ran == strategy || (strategy == "clmul-mixed" && ran == "clmul-insn"))
+            << what << " ran " << ran << " (" << (*c)->encoder_info().why << ")";
+        std::vector<bool> present(9, true);
+        present[0] = present[4] = false;
+        const std::string decodes = (*c)->decoder_info(present).strategy;
+        EXPECT_TRUE(decodes == strategy || (strategy == "clmul-mixed" && decodes == "clmul-insn"))
+            << what << " decodes with " << decodes << " (" << (*c)->decoder_info(present).why << ")";
+        auto code = ecjit::codes::build_code(*ecjit::CodeSpec::parse(spec));
+        ASSERT_TRUE(code.ok());
+        check_encode(**c, *code, 4096 + 64, 0, gf, what);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 namespace ecjit {

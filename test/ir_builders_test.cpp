@@ -778,9 +778,14 @@ TEST(DecoderPlanner, RequestFollowsTheUse) {
   }
   // Shape kernels serve up to kMaxShapeInputs data shards, never a code without parity.
   const ir::Strategy resolved = jit::resolve_strategy(ir::Strategy::kAuto, *info, 8);
-  const bool host_has_shapes = ir::pick_shape_strategy(resolved, code.field, *info).has_value();
-  EXPECT_EQ(jit::shape_kernels_serve(code, *info, resolved), host_has_shapes);
-  EXPECT_FALSE(jit::shape_kernels_serve(*codes::build_code("rs-vand:k=65,m=2,gf=8"), *info, resolved));
+  const bool host_has_shapes = ir::pick_shape_strategy(ir::Strategy::kAuto, resolved, code.field, *info).has_value();
+  EXPECT_EQ(jit::shape_kernels_serve(code, *info, ir::Strategy::kAuto, resolved), host_has_shapes);
+  EXPECT_FALSE(jit::shape_kernels_serve(*codes::build_code("rs-vand:k=65,m=2,gf=8"), *info, ir::Strategy::kAuto,
+                                        resolved));
+  // A forced strategy without a run-time form (clmul-shift) has no shape kernels: its
+  // decoders are compiled per set in it, never served by another strategy's shape kernels.
+  EXPECT_FALSE(jit::shape_kernels_serve(code, *info, ir::Strategy::kClmulShift, ir::Strategy::kClmulShift));
+  EXPECT_FALSE(ir::pick_shape_strategy(ir::Strategy::kClmulShift, ir::Strategy::kClmulShift, code.field, *info));
 }
 
 // The same IR compiles for targets this machine cannot run (object emission only).

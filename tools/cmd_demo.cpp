@@ -198,6 +198,12 @@ int cmd_demo(int argc, char **argv) {
                : runtime_error(kCmd, jit.status().to_string());
   // packet=auto: the codec times the packets first; the reference code and the sizes follow
   // its choice. Every other spec: the codec is made (and timed) once the arguments are checked.
+  // A forced --strategy the target cannot run is the caller's choice (status 2), a failed
+  // compile the tool's (status 1).
+  auto codec_error = [](const Status &st) {
+    return st.code() == StatusCode::kUnsupportedTarget ? usage_error(kCmd, st.to_string())
+                                                       : runtime_error(kCmd, "encoder: " + st.to_string());
+  };
   Result<std::shared_ptr<const Codec>> codec = Status(StatusCode::kInvalidArgument, "no codec yet");
   double codec_seconds = 0;
   auto make_codec = [&](const CodeSpec &spec) {
@@ -207,7 +213,7 @@ int cmd_demo(int argc, char **argv) {
   };
   if (parsed->packet_auto) {
     make_codec(*parsed);
-    if (!codec.ok()) return runtime_error(kCmd, "encoder: " + codec.status().to_string());
+    if (!codec.ok()) return codec_error(codec.status());
   }
   Result<ReferenceCode> code = reference_code(codec.ok() ? (*codec)->spec().to_string() : spec_text);
   if (!code.ok()) return usage_error(kCmd, "spec '" + spec_text + "': " + code.status().message());
@@ -248,7 +254,7 @@ int cmd_demo(int argc, char **argv) {
                                    gib(phys) + " of memory (the demo uses at most half)");
   }
   if (!codec.ok()) make_codec(code->spec);
-  if (!codec.ok()) return runtime_error(kCmd, "encoder: " + codec.status().to_string());
+  if (!codec.ok()) return codec_error(codec.status());
   const JitStats at_codec = (*jit)->stats();
   const KernelInfo enc_at_codec = (*codec)->encoder_info();  // ahead-of-time kernels, or compiled
   const bool aot = enc_at_codec.why.find("ahead of time") != std::string::npos;

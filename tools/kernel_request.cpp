@@ -348,8 +348,8 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
       return std::nullopt;
     }
     const std::optional<ir::Strategy> shape = ir::pick_shape_strategy(
-        jit::resolve_strategy(*strategy, target->info, code->field.bits()), code->field, target->info);
-    if (!shape || (*strategy != ir::Strategy::kAuto && ir::shape_strategy(*strategy) != shape)) {
+        *strategy, jit::resolve_strategy(*strategy, target->info, code->field.bits()), code->field, target->info);
+    if (!shape) {
       *error = std::string("no shape kernel for GF(2^") + std::to_string(code->field.bits()) +
                ") with strategy " + strategy_text + " on target " + target->spec.to_string() +
                " (shape kernels: split-table, gfni, clmul-insn)";
@@ -379,7 +379,8 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
   // a default Jit builds it (promoted behind shape kernels where they serve the code).
   const std::string target_name = target->spec.to_string();
   const jit::DecoderUse use =
-      jit::shape_kernels_serve(*code, target->info, jit::resolve_strategy(*strategy, target->info, code->field.bits()))
+      jit::shape_kernels_serve(*code, target->info, *strategy,
+                               jit::resolve_strategy(*strategy, target->info, code->field.bits()))
           ? jit::DecoderUse::kPromoted
           : jit::DecoderUse::kPerSet;
   Result<jit::DecoderPlan> plan =

@@ -18,8 +18,11 @@ struct JitOptions {
   // this process can run are accepted (kUnsupportedTarget otherwise).
   std::string target = "host";
   // Lowering strategy: "auto" (picked per field and target, tuned unless tune = false),
-  // "clmul-shift", "split-table", "gfni", "clmul-insn", "clmul-mixed" (kJitFailure at
-  // codec() when the strategy cannot serve the field on the target).
+  // "clmul-shift", "split-table", "gfni", "clmul-insn", "clmul-mixed". A forced strategy
+  // runs every kernel of a matrix code over GF(2^l) - encoder, decoders, the built-in
+  // kernels - or codec() fails with kUnsupportedTarget naming what the target lacks; it is
+  // never replaced by another. rs-fft codecs refuse it alike; their transforms multiply with
+  // GFNI where the target has it, else split tables. Bit-matrix codes have one lowering (xor).
   std::string strategy = "auto";
   // LLVM optimization level 0..3 (0 keeps the dissertation's redundant shift form).
   unsigned opt_level = 3;
