@@ -153,14 +153,16 @@ Result<std::unique_ptr<KernelService>> KernelService::make(const JitOptions &opt
                   "target '" + options.target +
                       "' is not this machine; the JIT runs 'host' (optionally with features "
                       "masked, e.g. host-avx2); use `ecjit asm` for other targets");
-  const llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  if (!jit::host_mask().error.empty()) return Status(StatusCode::kUnsupportedTarget, jit::host_mask().error);
+  const llvm::StringMap<bool> host = jit::host_features();
   for (const std::string &c : spec->changes) {
     if (c.empty() || c[0] != '+') continue;
     auto it = host.find(c.substr(1));
     if (it == host.end() || !it->second)
       return Status(StatusCode::kUnsupportedTarget,
                     "target '" + options.target + "' adds feature '" + c.substr(1) +
-                        "', which this CPU (" + llvm::sys::getHostCPUName().str() + ") lacks");
+                        "', which this CPU (" + llvm::sys::getHostCPUName().str() + ") lacks" +
+                        (jit::host_mask().changes.empty() ? "" : " (or ECJIT_HOST_MASK hides)"));
   }
   auto info = spec->resolve();
   if (!info) return to_status(info.takeError(), StatusCode::kUnsupportedTarget, "target '" + options.target + "'");

@@ -2,6 +2,7 @@
 #include "jit/target_spec.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <system_error>
 #include <utility>
@@ -245,6 +246,8 @@ std::string resolved_features(const BaseRow &base, const std::vector<std::string
     std::sort(items.begin(), items.end(), [](const std::string &a, const std::string &b) {
       return llvm::StringRef(a).drop_front() < llvm::StringRef(b).drop_front();
     });
+    // After every detected feature, so that LLVM also turns off what the hidden ones imply.
+    for (const std::string &hidden : host_mask().changes) items.push_back(hidden);
   }
   items.insert(items.end(), changes.begin(), changes.end());
   return llvm::join(items, ",");
@@ -309,6 +312,35 @@ llvm::Expected<TargetSpec> TargetSpec::parse(const std::string &text) {
   if (auto err = expand_aliases(*base, spec.changes)) return std::move(err);
   if (auto err = validate_features(*base, spec.changes)) return std::move(err);
   return spec;
+}
+
+const HostMask &host_mask() {
+  static const HostMask mask = [] {
+    HostMask m;
+    const char *env = std::getenv("ECJIT_HOST_MASK");
+    if (!env || !*env) return m;
+    auto spec = TargetSpec::parse(std::string("host") + (env[0] == '-' || env[0] == '+' ? "" : "-") + env);
+    if (!spec) {
+      m.error = "ECJIT_HOST_MASK '" + std::string(env) + "': " + llvm::toString(spec.takeError());
+      return m;
+    }
+    for (const std::string &c : spec->changes) {
+      if (c[0] != '-') {
+        m.error = "ECJIT_HOST_MASK '" + std::string(env) + "': '" + c +
+                  "' adds a feature; the mask only hides features (\"-gfni,-avx512f\")";
+        return m;
+      }
+    }
+    m.changes = spec->changes;
+    return m;
+  }();
+  return mask;
+}
+
+llvm::StringMap<bool> host_features() {
+  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  for (const std::string &hidden : host_mask().changes) host[llvm::StringRef(hidden).drop_front()] = false;
+  return host;
 }
 
 std::string TargetSpec::to_string() const {

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <string>
+
 #include <vector>
 
 #include "ir_builders/target_info.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
 namespace ecjit::jit {
@@ -44,5 +46,18 @@ struct TargetSpec {
   // The base names, in table order.
   static std::vector<std::string> known_bases();
 };
+
+// ECJIT_HOST_MASK: features this process hides from "host", as "-name" items ("-gfni,-avx512f"
+// stands in for an AVX2 CPU without GFNI on a newer one): applied after the detected features
+// and before a target's own changes, to the JIT, the built-in kernels' choice and the tuner
+// alike, so a test run on one machine class checks what another would do. A target that
+// adds a hidden feature back is refused as one this CPU lacks.
+struct HostMask {
+  std::vector<std::string> changes;  // "-gfni", ...; empty when unset
+  std::string error;                 // why the variable is unusable ("" when it is fine)
+};
+const HostMask &host_mask();  // read and checked once per process
+// The detected host features with the mask's turned off.
+llvm::StringMap<bool> host_features();
 
 }  // namespace ecjit::jit

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "codes/coeff_layout.h"
+#include "ir_builders/lowering.h"
 #include "ir_builders/strategy.h"
 #include "runtime/parallel_kernel.h"
 
@@ -14,12 +15,20 @@ namespace ecjit::runtime {
 const aot::AotShapeSet *aot_set_for(const JitImpl &jit, const codes::Field &field) {
   const JitOptions &o = jit.options();  // aot_kernels: ECJIT_AOT=0 applied (JitImpl::make)
   // tune without tune_in_background: codec() returns the tuned encoder, as asked.
-  if (!o.aot_kernels || (o.tune && !o.tune_in_background) || o.target != "host") return nullptr;
+  if (!o.aot_kernels || (o.tune && !o.tune_in_background) || o.target.rfind("host", 0) != 0) return nullptr;
   const std::optional<ir::Strategy> strategy = jit.shape_strategy(field.bits());
   if (!strategy) return nullptr;
-  const aot::AotShapeSet *set =
-      aot::host_shape_set(field.bits(), /*without_gfni=*/*strategy != ir::Strategy::kGfni);
-  return set && set->strategy == *strategy ? set : nullptr;
+  // The fastest set this CPU runs that the Jit's target allows (a masked tier, e.g.
+  // host-gfni,-avx512f or ECJIT_HOST_MASK, gets the set its machine class would): the field's
+  // shape strategy, at most the target's vector width, its instructions there.
+  const ir::TargetInfo &target = jit.target_info();
+  for (const aot::AotShapeSet *set : aot::runnable_shape_sets(field.bits())) {
+    if (set->strategy != *strategy || set->vector_bits > target.vector_bits) continue;
+    ir::TargetInfo at_width = target;
+    at_width.vector_bits = set->vector_bits;
+    if (ir::shape_kernel_supported(set->strategy, field, at_width)) return set;
+  }
+  return nullptr;
 }
 
 namespace {

@@ -39,6 +39,15 @@ expect_error "unknown strategy 'foo'" demo --strategy foo --size 4K
 # A forced strategy the target cannot run is refused (exit 2), never replaced by another.
 expect_error "strategy 'gfni' cannot run GF(2^8) on target 'host-gfni'" demo --strategy gfni --target host-gfni --size 4K
 expect_error "strategy 'clmul-insn' cannot run GF(2^8)" demo --strategy clmul-insn --size 4K
+# ECJIT_HOST_MASK hides host features (a test run standing in for an older machine class):
+# only "-name" items, and a hidden feature cannot be asked for again.
+ECJIT_HOST_MASK=-gfni,+avx2 expect_error "'+avx2' adds a feature; the mask only hides features" demo --size 4K
+ECJIT_HOST_MASK=-nosuchfeature expect_error "ECJIT_HOST_MASK '-nosuchfeature'" demo --size 4K
+ECJIT_HOST_MASK=-gfni expect_error "strategy 'gfni' cannot run GF(2^8) on target 'host'" demo --strategy gfni --size 4K
+if ! ECJIT_HOST_MASK=-gfni,-avx512f "$ECJIT" demo --spec rs-vand:k=10,m=4,gf=8 --size 64K | grep -q "^encoder: .*(strategy split-table)"; then
+  echo "FAIL: ECJIT_HOST_MASK=-gfni,-avx512f: the encoder is not split-table"
+  fails=$((fails + 1))
+fi
 # Index lists take ranges; bad ranges and repeats are named.
 expect_error "'5-2' in '0,5-2' is not a shard index or a range a-b (a <= b)" demo --lose 0,5-2 --size 4K
 expect_error "shard 3 listed twice in '0-3,3'" demo --lose 0-3,3 --size 4K

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ir_builders/target_features.h"
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_program.h"
 #include "fft_step_interpreter.h"
@@ -951,9 +952,9 @@ TEST_P(FftSteps8, FoldedEndsMatchTheInterpreter) { check_end_steps(); }
 // Encode, the decode core with random losses, a matrix decode and the inverted encoder on the
 // encoder's tables: every schedule kind the runtime builds, two- and three-layer steps.
 TEST_P(FftSteps8, EverySchedulekindMatchesTheReference) {
-  // host: whole 512-bit columns where the machine has AVX-512BW; host-avx512f (no BW) and
+  // host: whole 512-bit columns where the target has AVX-512BW; host-avx512f (no BW) and
   // host-avx2: 256-bit planes.
-  EXPECT_EQ(ir::fft_whole_column_vectors(target_), GetParam() == "host" && __builtin_cpu_supports("avx512bw"))
+  EXPECT_EQ(ir::fft_whole_column_vectors(target_), GetParam() == "host" && ir::has_feature(target_, "avx512bw"))
       << GetParam();
   std::mt19937_64 rng(0x8f8);
   const unsigned sizes[][2] = {{1, 1}, {3, 5}, {10, 4}, {32, 32}, {100, 20}, {20, 100}, {128, 128}, {190, 50}};
