@@ -429,7 +429,7 @@ int main(int argc, char **argv) {
   };
   // The system ISA-L first, by name: dlopen() of a bare name returns any library already
   // loaded under that SONAME, and the drop-in (and an ISA-L build) are libisal.so.2 too - the
-  // "isal-2.30" of runs before session 28 loaded after them measured the drop-in.
+  // "isal-2.30" loaded after them would measure the drop-in.
   add_api("isal-2.30", "libisal.so.2");
   add_api("dropin", dropin);
   add_api("isal-2.31", isal231);

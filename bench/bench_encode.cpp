@@ -273,7 +273,7 @@ void register_ecjit(size_t len) {
     EcjitConfig cached{code, rs_spec("rs-vand", gf), "host", 3, "auto"};
     cached.streaming = false;
     if (len >= (1u << 20)) add(cached);
-    // The dissertation's redundant form as emitted (Figures 5-5 / 5-6: O0 vs O3).
+    // Nešković 2018's redundant form as emitted (Figures 5-5 / 5-6: O0 vs O3).
     add({code, rs_spec("rs-vand", gf), "host", 0, "clmul-shift"});
     // Reconstruct with the tuner's choice and with every strategy forced (decoders are planned
     // for the strategy that runs them: docs/operations.md).

@@ -166,7 +166,7 @@ void bm_signature(benchmark::State &state, const char *spec, unsigned comps, siz
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(len));
 }
 
-// Decode set-up of a wide code (issue 22 item 5): the plan of a new erasure set of `lost`
+// Decode set-up of a wide code: the plan of a new erasure set of `lost`
 // data shards, rs-cauchy:k=4000,m=96,gf=16 - inversion and coefficients, no compile.
 void bm_wide_setup(benchmark::State &state, unsigned lost) {
   auto code = ecjit::codes::build_code("rs-cauchy:k=4000,m=96,gf=16");

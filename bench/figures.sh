@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # bench/figures.sh: measures, then draws the benchmark figures of docs/figures/ (bench/plots.py).
-#   bench/figures.sh            (about 7 minutes of measuring on a quiet 2-core VM, plus waits)
+#   bench/figures.sh            (about 7 minutes of measuring on a quiet 2-core EPYC, plus waits)
 # Runs, with the binaries already built in $BUILD (nothing is compiled here):
-#   1. ecjit stats --sweep --csv           dissertation Figure 5-4 counts (deterministic, no timing)
+#   1. ecjit stats --sweep --csv           Nešković 2018, Figure 5-4 counts (deterministic, no timing)
 #   2. bench_encode (Google Benchmark)     RS(10,4) at 64 KiB, every backend, 3 repetitions
 #   3. plots.py measure-encode-k           RS(k,4) encode at 64 KiB for k = 2..32 (bench_encode has k = 10 only)
 #   4. bench_degraded                      degraded reads, ecjit vs ISA-L, per lost count
 #   4b. bench_degraded per k (degraded_k)  degraded reads against k = $DEG_KS, 64 KiB, 1 and 1..4 lost
-#   5. plots.py measure-fig56              dissertation Figures 5-5 / 5-6: RS(n, 3n/4) encode, O0 and O3,
+#   5. plots.py measure-fig56              Nešković 2018, Figures 5-5 / 5-6: RS(n, 3n/4) encode, O0 and O3,
 #                                          scalar / SSE / AVX2 tiers, clmul-shift (about 2 minutes)
-#   6. plots.py measure-fig57              dissertation Figure 5-7 as llvm-mca-19 estimates (AArch64
+#   6. plots.py measure-fig57              Nešković 2018, Figure 5-7 as llvm-mca-19 estimates (AArch64
 #                                          scalar / NEON, Cortex-A72, 2.0 GHz nominal; no timing)
 #   7. bench_fft (step rsfft)              rs-fft against reed-solomon-simd: encode, and decode losing
 #                                          originals / one recovery shard / half recovery shards / a

@@ -177,19 +177,19 @@ def plot_sweep(data_dir, out_dir, machine):
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 5.4))
     pos = lambda v: [x if x > 0 else float("nan") for x in v]  # a zero count has no place on a log axis
     a.plot(n, pos(s0), "o-", color="C0", label="shifts, O0 (measured)")
-    a.plot(n, e0, "--", color="C0", alpha=0.7, label="shifts, unoptimized: n·k·l/2 (thesis estimate)")
+    a.plot(n, e0, "--", color="C0", alpha=0.7, label="shifts, unoptimized: n·k·l/2 (Nešković 2018's estimate)")
     a.plot(n, pos(s3), "s-", color="C1", label="shifts, O3 (measured)")
-    a.plot(n, e3, "--", color="C1", alpha=0.7, label="shifts, optimized: 7.7n (thesis estimate)")
+    a.plot(n, e3, "--", color="C1", alpha=0.7, label="shifts, optimized: 7.7n (Nešković 2018's estimate)")
     a.plot(n, pos(x3), "^-", color="C2", label="XORs, O3 (measured)")
     a.set_yscale("log")
     a.set_xlabel("n (RS(n, k = 3n/4), GF(2^8), l = 8)")
     a.set_ylabel("instructions in the main loop's IR (log scale)")
-    a.set_title("measured vs the dissertation's estimates")
+    a.set_title("measured vs Nešković 2018's estimates")
     a.grid(True, which="both", alpha=0.3)
     a.legend(fontsize=8, loc="lower right")
 
     b.plot(n, s3, "s-", color="C1", label="shifts, O3 (measured)")
-    b.plot(n, e3, "--", color="C1", label="7.7n (thesis estimate)")
+    b.plot(n, e3, "--", color="C1", label="7.7n (Nešković 2018's estimate)")
     # Per-n slope of the measured count, for the text.
     big = [(ni, si) for ni, si in zip(n, s3) if ni >= 16]
     slope = sum(si for _, si in big) / sum(ni for ni, _ in big) if big else float("nan")
@@ -204,13 +204,13 @@ def plot_sweep(data_dir, out_dir, machine):
     b.annotate("n = %d: %d measured\nvs %.0f estimated (%.2fx)" % (n[last], s3[last], e3[last], s3[last] / e3[last]),
                (n[last], s3[last]), xytext=(n[last] * 0.72, s3[last] * 0.2), textcoords="data", fontsize=8,
                ha="center", arrowprops=dict(arrowstyle="->", color="gray"))
-    fig.suptitle("Dissertation Figure 5-4 reproduced: shifts and XORs in the main loop of RS(n, 3n/4) "
+    fig.suptitle("Nešković 2018, Figure 5-4 reproduced: shifts and XORs in the main loop of RS(n, 3n/4) "
                  "encoders, GF(2^8), clmul-shift lowering")
     zeros = [str(ni) for ni, v in zip(n, s0) if v == 0]
     nl = footer(fig, machine, [
         "ecjit stats --sweep (spec rs-vand:k=3n/4,m=n/4, target host, IR after the pipeline at O0 / O3, main "
         "loop = blocks vloop*, a vector instruction counts once): deterministic counts, no timing; generated %s. "
-        "Solid: measured by ecjit; dashed: the estimates given in the dissertation's text (ch. 5.3), not "
+        "Solid: measured by ecjit; dashed: the estimates given in the text of Nešković 2018 (ch. 5.3), not "
         "measurements.%s" % (meta.get("date", "?"),
                              " n = %s: 0 shifts (off the log axis)." % ", ".join(zeros) if zeros else "")],
         threads=False)
@@ -238,7 +238,7 @@ ENCODE_NAMES = [
     ("BM_ecjit/gf8-isal-cauchy/host/auto/O3", "ecjit GF(2^8) isal-cauchy (ISA-L's matrix), host, auto", "ecjit"),
     ("BM_ecjit/gf8/host/gfni/O3", "ecjit GF(2^8) host, gfni forced", "ecjit"),
     ("BM_ecjit/gf8/host/split-table/O3", "ecjit GF(2^8) host, split-table forced", "ecjit"),
-    ("BM_ecjit/gf8/host/clmul-shift/O3", "ecjit GF(2^8) host, clmul-shift (thesis lowering), O3", "ecjit"),
+    ("BM_ecjit/gf8/host/clmul-shift/O3", "ecjit GF(2^8) host, clmul-shift (Nešković 2018's lowering), O3", "ecjit"),
     ("BM_ecjit/gf8/host/clmul-shift/O0", "ecjit GF(2^8) host, clmul-shift, O0", "ecjit"),
     ("BM_ecjit/gf8/host-gfni/auto/O3", "ecjit GF(2^8) AVX-512BW tier, no GFNI, auto", "ecjit"),
     ("BM_ecjit/gf8/host-avx512f,-gfni/auto/O3", "ecjit GF(2^8) AVX2 tier (256-bit), auto", "ecjit"),
@@ -609,7 +609,7 @@ def plot_encode_k(data_dir, out_dir, machine):
         hi = [series[key][k][2] - series[key][k][0] for k in ks]
         a.errorbar(ks, ys, yerr=[lo, hi], fmt=style, color=colour, label=lab, capsize=2, markersize=5,
                    mfc="white" if key == "dropin" else colour)
-    # Cross-check: bench_encode's k = 10 points (Google Benchmark, native calls, same VM).
+    # Cross-check: bench_encode's k = 10 points (Google Benchmark, native calls, same machine).
     cross = []
     be = os.path.join(data_dir, "bench_encode.json")
     if os.path.exists(be):
@@ -979,7 +979,7 @@ def plot_rs_fft(data_dir, out_dir, machine):
 
 
 # ----------------------------------------------------------------------------------------
-# Dissertation Figures 5-5 / 5-6 (O0 / O3 encode throughput against n, x86 tiers) and 5-7
+# Nešković 2018, Figures 5-5 / 5-6 (O0 / O3 encode throughput against n, x86 tiers) and 5-7
 # (ARM, as llvm-mca estimates): measurement, estimate, figures
 # ----------------------------------------------------------------------------------------
 
@@ -1250,11 +1250,11 @@ def plot_fig56(data_dir, out_dir, machine):
                      "rs-vand:k=K,m=M,gf=8|16, --strategy clmul-shift forced, tuning and disk cache off, %d KiB "
                      "shards, one thread; per-call times include a ctypes call (~1 us). The six encoders of each "
                      "(n, field) wrote identical parity%s. JIT compile at %s: up to %.1f s (n = %s, GF(2^%s), %s). "
-                     "Thesis: Intel Haswell Xeon E5-2660v3, absolute values not tabulated in the text; this is a "
+                     "Nešković 2018: Intel Haswell Xeon E5-2660v3, absolute values not tabulated in the text; this is a "
                      "different CPU, compare shapes, not values. O0 = LLVM's O0 IR pipeline and code generation "
                      "at CodeGenOptLevel::None (fast register allocation, no scheduling); x86 instruction "
                      "selection still merges the repeated shifts (ecjit stats, RS(32,24) GF(2^8): 1520 shifts in "
-                     "the O0 IR, 384 in the machine code at O0 and at O3), so O0 is faster than the thesis's "
+                     "the O0 IR, 384 in the machine code at O0 and at O3), so O0 is faster than Nešković 2018's "
                      "unoptimized code. 64 KiB shards re-encoded: small n runs from cache. Raw: data/fig56.csv."
                      % (size // 1024, "" if not bad else " EXCEPT " + ", ".join("n=%s gf=%s %s %s" % b for b in bad),
                         opt, cs[-1][0] if cs else 0, cs[-1][1] if cs else "?", cs[-1][2] if cs else "?",
@@ -1320,7 +1320,7 @@ def plot_fig57(data_dir, out_dir, machine):
              "names vloop*, fed to `llvm-mca-19 -mtriple=aarch64 -mcpu=%s`: GB/s = k x vector bytes per iteration "
              "/ (Total Cycles / Iterations) x %.1f GHz. llvm-mca models the core's pipeline only: every load hits "
              "L1, no memory bandwidth limit, no front-end stalls, so small n is not capped by DRAM as on the "
-             "thesis's board. Thesis: its ARM platform's absolute values are not tabulated in the text."
+             "board of Nešković 2018, whose ARM platform's absolute values are not tabulated in its text."
              % (label, meta.get("date", "?"), cpu, ghz)]
     import textwrap  # footer() starts with the machine's line; no ARM machine ran anything here
     lines = [x for line in ["No ARM machine: computed on the x86 host."] + notes

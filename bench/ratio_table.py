@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# ratio_table: reads bench_encode's Google Benchmark JSON; prints every ecjit row as a ratio to its baseline from the same run, and the targets met or not.
+# ratio_table: reads bench_encode's Google Benchmark JSON; prints every ecjit row as a ratio to its baseline from the same run, and the project's performance targets met or not.
 #   ratio_table.py BENCH_JSON [--markdown]
 import json
 import sys
@@ -117,7 +117,7 @@ def main():
     print("Per field and tier, 64 KiB shards: the tuner's choice (auto), and every strategy forced:\n")
     rep.table(["field", "tier", "tuner chose", "GB/s", "vs baseline (same run)", "each strategy, GB/s"], rows)
 
-    # The targets.
+    # The project's performance targets.
     targets = []
     extra = []  # notes printed under the targets table
 

@@ -23,7 +23,7 @@ const char *const kSpecs[] = {
     "cauchy-good:k=10,m=4,w=8,packet=2048", "cauchy-orig:k=10,m=4,w=8,packet=2048",
     "liberation:k=10,w=11,packet=2048",     "blaum-roth:k=10,w=10,packet=2048",
     "liber8tion:k=8,packet=2048",
-    // Array codes (issue 19's yardsticks: libJerasure's liberation for m = 2 and its
+    // Array codes (their yardsticks: libJerasure's liberation for m = 2 and its
     // cauchy-good for m = 3 at their best packet; ecjit's cauchy-good at the same k, m).
     "evenodd:k=10,p=11,packet=64",          "rdp:k=10,p=11,packet=64",
     "star:k=10,p=11,packet=64",             "cauchy-good:k=10,m=2,w=8,packet=64",
@@ -74,8 +74,8 @@ std::shared_ptr<Jit> xor_jit(uint64_t promote_after, const char *target = "host"
 }
 
 // The encoder under test: ecjit's codec, the same on the AVX2 tier (GFNI and AVX-512 masked
-// off: issue 18's comparison with ISA-L's ec_encode_data_avx2), libJerasure's smart schedule,
-// or (order >= 0) one of seed 000's loop orders (codes::encode_in_order).
+// off: the comparison with ISA-L's ec_encode_data_avx2), libJerasure's smart schedule,
+// or (order >= 0) one of Luo et al. 2014's loop orders (codes::encode_in_order).
 constexpr int kEcjit = -1, kJerasure = -2, kEcjitAvx2 = -3;
 // The AVX2 tier on an AVX-512 + GFNI CPU (bench_encode's kTiers).
 constexpr const char *kAvx2Tier = "host-avx512f,-gfni";
@@ -274,13 +274,13 @@ void register_xor_order_benchmarks() {
       benchmark::RegisterBenchmark(("BM_array_codec/" + std::string(rebuild ? "rebuild2/" : "encode/") + spec).c_str(),
                                    bm_array, std::string(spec), size_t(64) << 10, rebuild);
   // A degraded read of one failed disk: compiled rebuild against ArrayCodec::read in 4 KiB and
-  // 64 KiB reads (issue 19: ranged reads run uncompiled).
+  // 64 KiB reads (ranged reads run uncompiled).
   for (const char *spec : {"xcode:p=7", "bpcode:p=7", "rdp:p=7"})
     for (size_t piece : {size_t(0), size_t(4096), size_t(65536)})
       benchmark::RegisterBenchmark(("BM_array_read1/" + std::string(piece ? "read" + std::to_string(piece) : "rebuild") +
                                     "/" + spec).c_str(),
                                    bm_array_read, std::string(spec), size_t(1) << 20, piece);
-  // Seed 000's Table 2 (Liberation k = w = 11), Table 4 (RDP k = w = 10) and Fig. 13 (STAR
+  // Luo et al. 2014's Table 2 (Liberation k = w = 11), Table 4 (RDP k = w = 10) and Fig. 13 (STAR
   // k = 11, w = 10); 256 KiB shards, the packet swept (the paper reports each order's peak).
   for (const char *code : {"liberation:k=11,w=11", "rdp:k=10,p=11", "star:k=11,p=11"})
     for (unsigned packet : {64u, 256u, 1024u, 4096u}) {

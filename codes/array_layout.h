@@ -10,7 +10,7 @@
 
 namespace ecjit::codes {
 
-// One stripe of an XOR array code as seed 003 draws it: cell (row, disk) holds one element
+// One stripe of an XOR array code as Shen et al. 2016 draw it: cell (row, disk) holds one element
 // (a data element or a parity element); a parity chain is a parity cell and the cells XORed
 // into it (data cells, or for RDP's diagonals also a row-parity cell). Parity cells stay
 // where the code puts them; which logical data element a data cell holds is a placement
@@ -24,7 +24,7 @@ struct ArrayLayout {
   unsigned p = 0;
   unsigned rows = 0;
   unsigned disks = 0;
-  std::vector<Chain> chains;      // in the code's numbering (seed 003's R_1, R_2, ...)
+  std::vector<Chain> chains;      // in the code's numbering (Shen et al. 2016's R_1, R_2, ...)
   std::vector<int> chain_of_cell; // per cell: the chain whose parity it is, or -1 (data)
 
   unsigned cells() const { return rows * disks; }
@@ -53,8 +53,8 @@ struct ArrayLayout {
 //            column c, the data element {x, y} (x != y, x + y != 0 mod p) in column
 //            <x + y> and in the chains of P_x and P_y (P-Code, Jin et al. 2009). Balanced
 //            as BP-Code asks: rows are assigned so that every chain has its p - 3 data
-//            elements two to a row (a deterministic search; the row order of the BP-Code
-//            paper itself is not in the seeds).
+//            elements two to a row (a deterministic search of ecjit's own; not the row order
+//            of the BP-Code paper, which the references do not include).
 Result<ArrayLayout> array_layout(const std::string &family, unsigned p);
 // The same with p up to max_p instead of 61 (the bound that keeps a stripe's disks within
 // the 64-bit masks of ArrayCodec and the EDP planner): the bit-matrix builders of rdp,

@@ -6,7 +6,7 @@
 
 namespace ecjit::codes {
 
-// Dissertation eq. 2.25-2.27: the (k+m) x k Vandermonde matrix on the points 0..k+m-1,
+// Nešković 2018, eq. 2.25-2.27: the (k+m) x k Vandermonde matrix on the points 0..k+m-1,
 // brought to systematic form by column operations (V * inv(V_top)); returns the m x k
 // bottom. Needs k + m <= 2^l.
 Matrix rs_vandermonde_parity(const Field &f, unsigned k, unsigned m);
@@ -25,7 +25,7 @@ Matrix isal_cauchy_parity(const Field &f, unsigned k, unsigned m);
 // distribution matrix made systematic, then its first parity row and column scaled to 1.
 Matrix jerasure_vandermonde_parity(const Field &f, unsigned k, unsigned m);
 
-// RAID-Z (dissertation eq. 6.2): P = 1, Q = alpha^(k-1-j), R = (alpha^2)^(k-1-j), alpha = X.
+// RAID-Z (Nešković 2018, eq. 6.2): P = 1, Q = alpha^(k-1-j), R = (alpha^2)^(k-1-j), alpha = X.
 Matrix raidz_parity(const Field &f, unsigned k, unsigned m);
 
 }  // namespace ecjit::codes

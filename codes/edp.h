@@ -1,4 +1,5 @@
-// Data placement on an array code's stripe (horizontal, vertical, seed 003's EDP) and the degraded-read planner.
+// Data placement on an array code's stripe (horizontal, vertical, the EDP of Shen et al. 2016) and the
+// degraded-read planner.
 #pragma once
 
 #include <string>
@@ -12,7 +13,7 @@ namespace ecjit::codes {
 enum class Placement {
   kHorizontal,  // logical data elements row by row across the disks
   kVertical,    // disk by disk, down the rows
-  kEdp,         // seed 003: Algorithm 1 (greedy chain order by overlap) + Algorithm 2 (refinement)
+  kEdp,         // Shen et al. 2016: Algorithm 1 (greedy chain order by overlap) + Algorithm 2 (refinement)
 };
 const char *placement_name(Placement p);
 

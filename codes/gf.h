@@ -1,4 +1,5 @@
-// GF(2^l) arithmetic for l = 8, 16, 32, 64: carry-less multiply + Barrett reduction (dissertation ch. 3.1).
+// GF(2^l) arithmetic for l = 8, 16, 32, 64: carry-less multiply + Barrett reduction
+// (Nešković 2018, ch. 3.1).
 #pragma once
 
 #include <cstdint>

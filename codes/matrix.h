@@ -37,7 +37,7 @@ size_t count_products(const Matrix &M);
 
 // What a constant multiply costs a lowering: its set bits, up to `cap` (0 and 1 cost nothing).
 // kProducts (cap 1): the same for every constant (table look-ups, GFNI, carry-less multiply
-// instructions); kSetBits (cap 64): one shift-and-XOR pair per set bit (the dissertation's
+// instructions); kSetBits (cap 64): one shift-and-XOR pair per set bit (Nešković 2018's
 // shift-and-XOR lowering); a cap between: shifts and XORs for short constants, an instruction
 // costing `cap` set bits for the others (clmul-mixed). kNoSearch (cap 0, every constant
 // free) names no lowering: decode planning keeps the syndromes as its intermediates and

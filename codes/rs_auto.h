@@ -17,8 +17,8 @@ struct RsCost {
   double total() const { return encode + decode; }
 };
 
-// The model, fitted to this project's kernels at 64 KiB shards (one thread, AVX-512 + GFNI,
-// the session-34 measurements in docs/performance.md, "rs: matrix or FFT"): a matrix code
+// The model, fitted to this project's kernels at 64 KiB shards (one thread, Zen 5 with AVX-512 + GFNI,
+// the measurements in docs/performance.md, "rs: matrix or FFT"): a matrix code
 // runs m products per data byte, ~430 / m GB/s while its k x m coefficients stay small
 // (k m <= 512), ~230 / m past that, GF(2^16) a third of GF(2^8); the FFT encoder does
 // w = (chunks + 1) P log2 P / k butterfly layers per data symbol (P the transform size:

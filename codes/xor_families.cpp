@@ -51,7 +51,7 @@ Status build_cauchy(const CodeSpec &s, BitMatrix *parity, std::vector<uint64_t> 
   return Status::Ok();
 }
 
-// seed 002 sec. 4: Cauchy X (m points) and Y (k points), disjoint, searched by a genetic
+// Zhou and Tian 2019, sec. 4: Cauchy X (m points) and Y (k points), disjoint, searched by a genetic
 // algorithm for the fewest weighted operations of the normalised bit-matrix under uniform
 // matching (its c'_{1,2}: an XOR weighs 1.5 copies). The first individual is Jerasure's
 // original X = 0..m-1, Y = m..m+k-1 and the best is always kept, so the result is never

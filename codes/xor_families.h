@@ -46,7 +46,7 @@ std::vector<uint64_t> cauchy_original_matrix(const WordField &f, unsigned k, uns
 // has the table for w <= 11 only); otherwise the original Cauchy matrix normalised
 // (normalize_matrix).
 std::vector<uint64_t> cauchy_good_matrix(const WordField &f, unsigned k, unsigned m);
-// Bit-matrix normalisation (seed 002 sec. 2.2.2, Jerasure's cauchy_improve_coding_matrix) of
+// Bit-matrix normalisation (Zhou and Tian 2019, sec. 2.2.2; Jerasure's cauchy_improve_coding_matrix) of
 // an m x k matrix a (row-major) in place: each column divided by its first entry, then each
 // row 1..m-1 divided by the entry that leaves the fewest bit-matrix ones.
 void normalize_matrix(const WordField &f, unsigned k, unsigned m, std::vector<uint64_t> *a);

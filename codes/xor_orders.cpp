@@ -1,4 +1,4 @@
-// encode_in_order: the four loop nests of seed 000's Algorithms 1-4, per block of w packets.
+// encode_in_order: the four loop nests of Luo et al. 2014's Algorithms 1-4, per block of w packets.
 #include "codes/xor_orders.h"
 
 #include <cstring>

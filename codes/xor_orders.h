@@ -1,4 +1,5 @@
-// Seed 000's XOR-scheduling loop orders (PPG, PWG, DPG, DWG) for running a bit-matrix's plain equations.
+// The XOR-scheduling loop orders of Luo et al. 2014 (PPG, PWG, DPG, DWG) for running a bit-matrix's plain
+// equations.
 #pragma once
 
 #include <cstddef>
@@ -9,7 +10,7 @@
 namespace ecjit::codes {
 
 // Each parity packet is the XOR of the data packets its bit-matrix row sets (the "dumb"
-// equations); the orders differ only in how the loops over them nest (seed 000 sec. 4):
+// equations); the orders differ only in how the loops over them nest (Luo et al. 2014, sec. 4):
 //   PPG  parity packets one by one; per parity packet, each data packet whole (Jerasure's way)
 //   PWG  parity packets one by one; per parity packet, word by word over all its data packets
 //   DPG  data packets one by one; per data packet, into each parity packet that uses it, whole

@@ -29,7 +29,7 @@ struct XorProgram {
   size_t values() const { return inputs + ops.size(); }
   size_t xors() const { return ops.size(); }
   // Packet copies the program costs when run packet by packet in memory, as Jerasure runs
-  // a schedule (and seed 002 counts): a value a ^ b whose a cannot be overwritten in place
+  // a schedule (and Zhou and Tian 2019 count): a value a ^ b whose a cannot be overwritten in place
   // (an input, an output, or a value read again later) first copies a; an output that is an
   // input, or a value another output already holds, is one copy too.
   size_t copies() const;

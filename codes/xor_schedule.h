@@ -1,4 +1,5 @@
-// Schedules: ways to turn a bit-matrix into an XorProgram (seed 001's dumb and smart, seed 002's matching).
+// Schedules: ways to turn a bit-matrix into an XorProgram (Plank et al. 2009's dumb and smart, Zhou and
+// Tian 2019's matching).
 #pragma once
 
 #include <string>
@@ -8,7 +9,7 @@
 
 namespace ecjit::codes {
 
-// The j of seed 002's (i, j) strategies (its Table 2; i, bit-matrix normalisation, is a
+// The j of Zhou and Tian 2019's (i, j) strategies (its Table 2; i, bit-matrix normalisation, is a
 // property of the matrix: the cauchy families' improvement step).
 enum class XorSchedule {
   kDumb,              // j = 0: each output row as a chain of its set bits, in column order

@@ -119,8 +119,8 @@ std::vector<CarrylessSum> emit_shift_sums(llvm::IRBuilderBase &b, const codes::F
       if (g == groups.end()) groups.push_back({pattern, {i}});
       else g->second.push_back(i);
     }
-    // Every output builds the group's sum itself, fresh shifts and all: the dissertation's
-    // redundant form (Fig. 5-4), left to LLVM's CSE, which merges the copies standing next
+    // Every output builds the group's sum itself, fresh shifts and all: the redundant form of
+    // Nešković 2018 (Fig. 5-4), left to LLVM's CSE, which merges the copies standing next
     // to each other. lo takes d << i, hi d >> (l - i) for i > 0.
     for (bool high : {false, true})
       for (const auto &[pattern, bits] : groups)

@@ -1,4 +1,4 @@
-// clmul-shift: the dissertation's lowering (ch. 3.1, 5.2) — shifts and XORs, one Barrett reduction.
+// clmul-shift: the lowering of Nešković 2018 (ch. 3.1, 5.2) — shifts and XORs, one Barrett reduction.
 #pragma once
 
 #include <cstddef>
@@ -24,7 +24,7 @@ namespace ecjit::ir {
 //   u = L^l(p* x t)            = XOR_{j in p*} (t << j)
 //   result = lo ^ u
 // Emitted in the redundant form on purpose: repeated shifts of the same input are left to
-// LLVM's CSE (dissertation Fig. 5-4). The terms are ordered input by input, shift by shift,
+// LLVM's CSE (Nešković 2018, Fig. 5-4). The terms are ordered input by input, shift by shift,
 // across the outputs of a pass ((vector_regs - 4) / 2 outputs: two accumulators each), so a
 // shift is used up where it is made. Works for every field (8, 16, 32, 64) and target.
 std::unique_ptr<MultiplyLowering> make_clmul_shift_lowering(const codes::Field &field,

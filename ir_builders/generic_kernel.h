@@ -26,7 +26,7 @@ namespace ecjit::ir {
 // nothing; cols == 0 writes zeros. Outputs are overwritten, never read; they must not overlap
 // each other, the inputs or coeffs (inputs may overlap each other).
 //
-// Lowering (no per-target code): the dissertation's clmul-shift with a run-time multiplier.
+// Lowering (no per-target code): Nešković 2018's clmul-shift with a run-time multiplier.
 // For each coefficient a and bit i of it, the input vector shifted left by i (low half) and
 // right by l - i (high half) is ANDed with a mask splat from bit i of a and XORed into two
 // accumulators; one Barrett reduction by the field's constant polynomial per output vector.

@@ -170,7 +170,7 @@ KernelContract kernel_contract(const KernelDesc &desc, const TargetInfo &target,
 //   component i receives acc_i[t] = sum_j p[j N + t] * (alpha_i^N)^j over the symbols p of
 //   the shard, zero-padded to whole vectors (Horner's rule from the last vector down, one
 //   constant multiply per vector and component). The caller finishes the signature as
-//   sig_i = sum_t alpha_i^t * acc_i[t] (dissertation eq. 2.34). Output is overwritten.
+//   sig_i = sum_t alpha_i^t * acc_i[t] (Nešković 2018, eq. 2.34). Output is overwritten.
 // - runtime_coeffs (a shape kernel): emits
 //     void <symbol>(const uint8_t *const *in, uint8_t *const *out, size_t len,
 //                   const uint8_t *coeffs)

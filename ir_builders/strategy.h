@@ -11,7 +11,7 @@ namespace ecjit::ir {
 
 enum class Strategy {
   kAuto,        // let the caller (tuner) pick; resolved before a builder runs
-  kClmulShift,  // dissertation ch. 5.2: shifts + XORs into lo/hi accumulators, one Barrett
+  kClmulShift,  // Nešković 2018, ch. 5.2: shifts + XORs into lo/hi accumulators, one Barrett
                 // reduction per output vector (eq. 3.25)
   kSplitTable,  // nibble tables per constant, looked up with PSHUFB / VPSHUFB / TBL
                 // (GF(2^8), GF(2^16); SSSE3, AVX2, AVX-512BW, AArch64 NEON)

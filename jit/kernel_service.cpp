@@ -67,7 +67,7 @@ struct KernelService::State {
     from_disk += hit_disk;
     if (!shared) ++private_compiles;
   }
-  // jit_kernel of req on this session and disk cache, counted.
+  // jit_kernel of req on this service's LLJIT session and disk cache, counted.
   Result<std::shared_ptr<const CompiledKernel>> compile(const CompileRequest &req, bool shared) {
     const auto t0 = std::chrono::steady_clock::now();
     bool hit_disk = false;

@@ -161,7 +161,7 @@ llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &tm, OptLevel lev
   } else {
     // The builders' kernels: straight-line vector code, unrolled and ordered as the
     // builder wants it (outputs' terms input by input, see ir_builders/lowering.h). What it
-    // needs from LLVM is the CSE of the redundant shifts and loads (dissertation Fig. 5-4)
+    // needs from LLVM is the CSE of the redundant shifts and loads (Nešković 2018, Fig. 5-4)
     // and a tidy CFG; the default pipeline's Reassociate and InstCombine rebuild every
     // output's XOR tree with all its shifts hoisted ahead and spill (RS(10,4) clmul-shift on
     // Zen 3: 4.5 -> 6.1 GB/s GF(2^16), 4.1 -> 6.2 GF(2^32), 3.6 -> 5.7 GF(2^64) without

@@ -8,7 +8,7 @@ inc=$(mktemp)
 trap 'rm -f "$inc"' EXIT
 {
   echo "[COMMANDS IN DETAIL]"
-  for cmd in $("$ecjit" --help | awk '/^commands:/ {on = 1; next} on && NF == 0 {exit} on {print $1}'); do
+  for cmd in $("$ecjit" --help | awk '/^  [a-z]/ {print $1}'); do
     echo ".SS \"ecjit $cmd\""
     echo ".nf"
     "$ecjit" "$cmd" --help | sed -e 's/\\/\\e/g' -e 's/^\./\\\&./'

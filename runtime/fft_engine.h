@@ -29,7 +29,7 @@ constexpr size_t kFftUnrolledEncodeSlots = 16;
 // (codes::fft::decode_matrix) - against the whole transforms' run of that call, per multiply
 // and 64-byte column. Zen 5: 1024:1024 losing 16 makes its 16 x 1024 matrix in ~6.8 ms and
 // runs the whole core on 4 KiB in ~2.7 ms; 16384:16384 losing 4 makes its matrix in ~15 ms
-// against ~88 ms of core. Emerald Rapids, session 43 (nibble-table multipliers, the core
+// against ~88 ms of core. Emerald Rapids Xeon (nibble-table multipliers, the core
 // program kept by the engine): 23-74 ns a coefficient and ~3 ns a core multiply per target
 // make it cheaper than these say; lowered to that, 1024:1024 losing 16 made its matrix on the
 // call and paid its run beside it (first calls 4.6-5.5 -> 6.7-7.3 ms): kept as they were until

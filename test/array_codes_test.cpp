@@ -1,7 +1,7 @@
 // EVENODD, RDP and STAR against element-by-element references written straight from the
 // papers' parity chains (not from the bit-matrices): encode through the JIT for every p up
 // to 13 and shortened widths, every erasure set up to m, the codec operations, the spec
-// rules, and RDP's optimal XOR count (seed 001 sec. 2.3).
+// rules, and RDP's optimal XOR count (Plank et al. 2009, sec. 2.3).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -250,7 +250,7 @@ TEST(ArrayCodes, SpecRulesAreNamedAndDefaultsRoundTrip) {
   }
 }
 
-// Seed 001 sec. 2.3: RDP encodes with the optimal k - 1 XORs per coding word when k = p - 1;
+// Plank et al. 2009, sec. 2.3: RDP encodes with the optimal k - 1 XORs per coding word when k = p - 1;
 // the scheduled bit-matrix reaches it (the diagonal rows reuse the row parity).
 TEST(ArrayCodes, RdpEncodesWithTheOptimalXorCount) {
   for (unsigned p : {5u, 7u, 11u, 13u}) {
@@ -267,7 +267,7 @@ TEST(ArrayCodes, RdpEncodesWithTheOptimalXorCount) {
   }
 }
 
-// Seed 000's four loop orders compute the bit-matrix reference's parity, any code.
+// The four loop orders of Luo et al. 2014 compute the bit-matrix reference's parity, any code.
 TEST(XorOrders, EveryOrderEncodesLikeTheReference) {
   for (const char *text : {"liberation:k=11,w=11,packet=64", "rdp:k=10,p=11,packet=24", "star:k=11,p=11,packet=8",
                            "cauchy-good:k=6,m=3,w=8,packet=16", "rdp:k=3,p=5,packet=8"}) {

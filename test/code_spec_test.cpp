@@ -151,7 +151,7 @@ INSTANTIATE_TEST_SUITE_P(
 // packet=auto: kept as such by the spec (round trip, unequal to any explicit packet), refused
 // by the code builders (a Jit resolves it by timing), and a misspelt value named.
 // rs:k=,m= against measurement: encode and rebuild of m random lost shards, GB/s, `ecjit demo
-// --spec S --size 64K --lose <m random shards> --seconds 0.5` (session 33, Zen 5 with AVX-512
+// --spec S --size 64K --lose <m random shards> --seconds 0.5` (Zen 5 with AVX-512
 // and GFNI, one thread) for rs-cauchy (GF(2^8)) and rs-fft. The model picks the construction
 // whose 1 / encode + 1 / rebuild measured least at every point, and predicts each rate within
 // 2x past 40 shards.
@@ -160,7 +160,7 @@ TEST(CodeSpec, RsChoosesTheConstructionTheMeasurementsFavour) {
     unsigned k, m;
     double matrix_enc, matrix_dec, fft_enc, fft_dec;
   };
-  // Session 34 (docs/performance.md): the FFT's rates are GF(2^8)'s where k + next_pow2(m)
+  // docs/performance.md, "rs: matrix or FFT": the FFT's rates are GF(2^8)'s where k + next_pow2(m)
   // <= 256, else GF(2^16)'s (200:56).
   const Point points[] = {
       {6, 3, 134.1, 144.3, 134.1, 52.1},   {10, 4, 121.5, 121.3, 138.5, 31.6}, {16, 4, 91.5, 86.4, 91.9, 26.1},

@@ -169,7 +169,7 @@ TEST(Mds, SamplesWhenTooManySubmatrices) {
 }  // namespace
 
 // A wide code's count of square submatrices saturates at 2^64 - 1: the report says "more
-// than" that many instead of claiming the exact figure (issue 22, item 9).
+// than" that many instead of claiming the exact figure.
 TEST(CheckMds, SaturatedSubmatrixCountSaysMoreThan) {
   const ecjit::codes::MdsReport r = ecjit::codes::check_mds(code("rs-cauchy:k=200,m=56"), 1000);
   EXPECT_FALSE(r.exhaustive);

@@ -384,7 +384,7 @@ TEST(DiskCacheTrust, ForgedEntryIsNeverExecuted) {
 }
 
 // Pruning scans the whole directory: with a background runner (a Jit's thread) store() hands
-// it over instead of scanning on the caller's thread (issue 22, item 6).
+// it over instead of scanning on the caller's thread.
 TEST(DiskCacheTrust, PruneRunsOnTheBackgroundRunner) {
   Fixture f = make_fixture("prune");
   jit::DiskCache disk(f.dir);
@@ -405,7 +405,7 @@ TEST(DiskCacheTrust, PruneRunsOnTheBackgroundRunner) {
   EXPECT_EQ(entries, 64u);
 }
 
-// One prune run is bounded in time (issue 22, item 6): out of budget it stops, never trims the
+// One prune run is bounded in time: out of budget it stops, never trims the
 // directory below kMaxEntries on a partial scan, and a full run removes exactly the oldest.
 TEST(DiskCacheTrust, PruneIsBoundedInTimeAndKeepsTheNewest) {
   Fixture f = make_fixture("prune-bounded");

@@ -1,6 +1,6 @@
-// Array codes at element level (RDP, EVENODD, X-Code, Balanced P-Code), seed 003's data
-// placements and the degraded-read planner: fault tolerance by GF(2) elimination, the element
-// encoder against the bit-matrix codes, seed 003's worked examples, placement invariants.
+// Array codes at element level (RDP, EVENODD, X-Code, Balanced P-Code), the data placements of
+// Shen et al. 2016 and the degraded-read planner: fault tolerance by GF(2) elimination, the element
+// encoder against the bit-matrix codes, the paper's worked examples, placement invariants.
 // The planner against brute force: edp_planner_test (slow under ASan).
 #include <gtest/gtest.h>
 
@@ -124,7 +124,7 @@ TEST(Placement, BijectionsParityUnmoved) {
   EXPECT_EQ(v.cell_of[1], L.cell(1, 0));  // down disk 0
 }
 
-// Seed 003 sec. IV-A's worked example on X-Code p = 5: Algorithm 1 takes R_1 (chain 0, cells
+// Shen et al. 2016, sec. IV-A's worked example on X-Code p = 5: Algorithm 1 takes R_1 (chain 0, cells
 // C13 C24 C35) then R_7 (chain 6, C33 C24 C15: one overlapped element); Algorithm 2 swaps #2
 // and #3 so that both chains hold sequential elements.
 TEST(Placement, EdpReproducesSeed003Example) {
@@ -149,7 +149,7 @@ TEST(Placement, EdpReproducesSeed003Example) {
   EXPECT_EQ(P.cell_of[2], L.cell(1, 3));
 }
 
-// Seed 003's motivating reads with disk 1 (0-based 0) failed, horizontal placement: RDP
+// Shen et al. 2016's motivating reads with disk 1 (0-based 0) failed, horizontal placement: RDP
 // reads {#1, #2, #3} with two extra elements (#4 and R_1), X-Code with three.
 TEST(DegradedRead, Seed003Examples) {
   const ArrayLayout rdp = layout("rdp", 5), x = layout("xcode", 5);

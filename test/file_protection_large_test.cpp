@@ -1,4 +1,4 @@
-// File protection of a sparse file larger than 4 GiB (issue 20): offsets past 2^32 are
+// File protection of a sparse file larger than 4 GiB: offsets past 2^32 are
 // protected, damage there is found and repaired, and memory stays bounded (unit buffers
 // only, not the file). Labelled slow: it reads ~9 GiB of holes.
 #include <gtest/gtest.h>

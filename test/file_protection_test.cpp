@@ -1,4 +1,4 @@
-// File protection (issue 20): redundancy files checked against the scalar reference codec and
+// File protection: redundancy files checked against the scalar reference codec and
 // a scalar signature, and every injected corruption given the right verdict and repair.
 #include <gtest/gtest.h>
 
@@ -222,7 +222,7 @@ TEST(FileProtection, RejectsBitMatrixCodesAndBadUnits) {
   EXPECT_EQ(FileProtector::create(*test_jit(), o).status().code(), ecjit::StatusCode::kInvalidSpec);
 }
 
-// Every kind of damage the issue lists: verdict, repair, byte-identical result.
+// Every kind of damage below: verdict, repair, byte-identical result.
 struct Damage {
   const char *name;
   std::function<void(Fixture &, const std::string &)> inflict;

@@ -475,7 +475,7 @@ TEST(IrBuildersBuild, LargeShapeBuildsAndVerifies) {
   EXPECT_GT(s.shifts, 0u);
 }
 
-// Redundant shifts disappear under O3 (dissertation Fig. 5-4): ISA-L's RS 10+4 over GF(2^8).
+// Redundant shifts disappear under O3 (Nešković 2018, Fig. 5-4): ISA-L's RS 10+4 over GF(2^8).
 TEST(IrBuildersBuild, O3RemovesRedundantShifts) {
   init_session();
   const Field f = field(8);

@@ -151,7 +151,7 @@ TEST(XorFamilies, Raid6CodesBitForBit) {
   }
 }
 
-// cauchy-opt: seed 002's genetic search. Reproducible for a seed, MDS (a Cauchy matrix of
+// cauchy-opt: Zhou and Tian 2019's genetic search. Reproducible for a seed, MDS (a Cauchy matrix of
 // distinct points), and never worse than the original points it starts from.
 TEST(XorFamilies, CauchyOptIsReproducibleMdsAndNoWorse) {
   auto ops = [](const BitMatrix &M) {
@@ -247,7 +247,7 @@ TEST(XorSpecs, RulesAreNamed) {
     EXPECT_EQ(s.status().code(), StatusCode::kInvalidSpec) << text;
     EXPECT_NE(s.status().message().find(rule), std::string::npos) << text << ": " << s.status().message();
   }
-  // The word key alone: the family's full width (the spec names, rdp:p=7).
+  // The word key alone: the family's full width (the short spec names, rdp:p=7).
   const std::pair<const char *, const char *> full[] = {
       {"rdp:p=7", "rdp:k=6,p=7"},          {"evenodd:p=5", "evenodd:k=5,p=5"},
       {"star:p=7", "star:k=7,p=7"},        {"liberation:w=7", "liberation:k=7,w=7"},

@@ -219,10 +219,14 @@ int cmd_demo(int argc, char **argv) {
   if (!code.ok()) return usage_error(kCmd, "spec '" + spec_text + "': " + code.status().message());
   const unsigned k = code->k, m = code->m, n = code->n();
   const size_t sb = code->unit;
-  if (!args.has("size") && len % sb) len = (len / sb + 1) * sb;  // default: whole blocks
-  if (len % sb)
-    return usage_error(kCmd, "--size " + std::to_string(len) + " is not a multiple of " +
-                                 std::to_string(sb) + " bytes (" + code->shape + ")");
+  // A shard is a whole number of the code's blocks: the size is rounded up to one, and said so.
+  if (len % sb) {
+    const size_t asked = len;
+    len = (len / sb + 1) * sb;
+    if (args.has("size"))
+      std::fprintf(stderr, "ecjit demo: note: --size %zu rounded up to %zu, a multiple of %zu bytes (%s)\n", asked,
+                   len, sb, code->shape.c_str());
+  }
   std::vector<unsigned> lose;
   if (args.has("lose")) {
     std::string error;

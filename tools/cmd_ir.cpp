@@ -14,7 +14,7 @@ CommandDef ir_def() {
   d.summary = "print the LLVM IR of an encoder or decoder kernel";
   d.details =
       "Builds the kernel for the code and target and prints its LLVM IR after the optimization\n"
-      "pipeline at --opt (default O3). --no-opt prints the builder's raw IR, the dissertation's\n"
+      "pipeline at --opt (default O3). --no-opt prints the builder's raw IR, Nešković 2018's\n"
       "redundant shift-and-XOR form. For --op decode the kernel rebuilds the --erased shards from\n"
       "the first k present ones, in two stages when the planner factors the decode, planned and\n"
       "named by jit::plan_decoder as the runtime's decoders are. --op shape prints the kernel\n"

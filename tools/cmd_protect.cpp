@@ -68,8 +68,8 @@ CommandDef scrub_def() {
   CommandDef d{"scrub", "PATH... [--repair] [--ecc-dir DIR]",
                "check protected files by signatures; --repair rebuilds bad units",
                "Checks every data unit and ECC unit against the signatures stored with the redundancy\n"
-               "(which unit is corrupt), and that the redundancy is consistent with the data (eq. 2.37 of\n"
-               "the dissertation, on signatures only: the RAID write hole). With --repair, bad units are\n"
+               "(which unit is corrupt), and that the redundancy is consistent with the data (Nešković\n"
+               "2018, eq. 2.37, on signatures only: the RAID write hole). With --repair, bad units are\n"
                "rebuilt from units whose signatures check and rewritten in place, and missing or torn\n"
                "redundancy files are written afresh; a rebuilt unit is written only when its signature\n"
                "is the stored one. A file changed after protection (new mtime, units differ) is reported\n"

@@ -31,18 +31,19 @@ CommandDef stats_def() {
       "A vector instruction counts once. Machine shifts include adds of a register to itself\n"
       "(x + x = x << 1). Code size is the sum of the text sections of the object file.\n"
       "\n"
-      "--sweep reproduces dissertation Figure 5-4 (ch. 5.3): RS(n, k = 3n/4) over GF(2^8)\n"
+      "--sweep reproduces Nešković 2018, Figure 5-4 (ch. 5.3): RS(n, k = 3n/4) over GF(2^8)\n"
       "(spec rs-vand:k=K,m=N-K) for n = 4..64 step 4, main-loop counts: shifts in the IR at O0\n"
       "and at O3, XORs at O3, next to the text's estimates n*k*l/2 (unoptimized shifts) and\n"
       "7.7n (optimized shifts); prints a table and writes it as CSV. The sweep uses the\n"
-      "dissertation's lowering, clmul-shift, unless --strategy says otherwise.\n"
+      "lowering of Nešković 2018, clmul-shift, unless --strategy says otherwise.\n"
       "\n"
       "--xor-table counts the schedules of bit-matrix codes (no compile): Zhou and Tian 2019, Table 3\n"
       "(XOR + copy operations of Cauchy bit-matrices per (i, j) strategy) and Plank et al. 2009's XORs\n"
       "per coding word per family, each beside the paper's figure (docs/xor-codes.md).";
   d.options = kernel_options();
   d.options.push_back({"sweep", "", "run the Figure 5-4 sweep instead of one kernel"});
-  d.options.push_back({"xor-table", "", "print the XOR-count tables of bit-matrix codes (seeds 001, 002)"});
+  d.options.push_back({"xor-table", "", "print the XOR-count tables of bit-matrix codes (Plank et al. 2009, "
+                                        "Zhou and Tian 2019)"});
   d.options.push_back({"csv", "FILE", "with --sweep or --xor-table: CSV output file (--sweep default stats_sweep.csv)"});
   return d;
 }
@@ -140,7 +141,7 @@ int run_sweep(const Args &args) {
     std::optional<KernelRequest> q3 = make_encode_request(spec, target, jit::OptLevel::kO3, &error);
     if (!q3) return usage_error(kCmd, error);
     KernelRequest &r0 = *q0, &r3 = *q3;
-    // The figure is about the dissertation's lowering: clmul-shift unless asked otherwise.
+    // The figure is about Nešković 2018's lowering: clmul-shift unless asked otherwise.
     std::optional<ir::Strategy> s = ir::Strategy::kClmulShift;
     if (args.has("strategy")) s = ir::parse_strategy(args.get("strategy"));
     if (!s)
@@ -173,7 +174,7 @@ int run_sweep(const Args &args) {
                  w.shifts_o3, w.xors_o0, w.xors_o3, w.n * w.k * kL / 2, 7.7 * w.n, w.asm_shifts,
                  w.asm_xors);
   if (std::fclose(f) != 0) return runtime_error(kCmd, "writing '" + csv_path + "' failed");
-  std::printf("\nnkl/2 and 7.7n are the dissertation's estimates for unoptimized and optimized shifts;\n"
+  std::printf("\nnkl/2 and 7.7n are Nešković 2018's estimates for unoptimized and optimized shifts;\n"
               "asm columns count the O3 machine code of the main loop. CSV written to %s\n",
               csv_path.c_str());
   return 0;

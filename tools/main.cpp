@@ -8,34 +8,39 @@
 namespace {
 
 struct Command {
+  const char *group;  // the heading it is listed under
   const char *name;
   int (*run)(int argc, char **argv);
   const char *summary;
 };
 
 constexpr Command kCommands[] = {
-    {"demo", ecjit::tools::cmd_demo,
+    {"codecs", "demo", ecjit::tools::cmd_demo,
      "JIT-compile a codec for this CPU, check it against the reference codec, time it"},
-    {"ir", ecjit::tools::cmd_ir, "print the LLVM IR of a kernel (raw or optimized)"},
-    {"asm", ecjit::tools::cmd_asm, "print the assembly of a kernel for any LLVM target"},
-    {"stats", ecjit::tools::cmd_stats,
-     "count XOR/shift/AND in IR and machine code, code size; --sweep: Nešković 2018, Fig. 5-4"},
-    {"aot", ecjit::tools::cmd_aot,
-     "write an object file + C header for a target (aarch64, armv7, hexagon, riscv64, x86)"},
-    {"edp", ecjit::tools::cmd_edp, "degraded reads under horizontal, vertical and EDP data placement (Shen et al. 2016)"},
-    {"protect", ecjit::tools::cmd_protect, "write redundancy files (with unit signatures) for files and directories"},
-    {"scrub", ecjit::tools::cmd_scrub, "check protected files by signatures; --repair rebuilds bad units"},
-    {"restore", ecjit::tools::cmd_restore, "rebuild a protected file (missing, truncated, corrupt) from its redundancy"},
-    {"prune", ecjit::tools::cmd_prune, "drop the redundancy of protected files that are gone (dry run by default)"},
-    {"check-mds", ecjit::tools::cmd_check_mds,
+    {"codecs", "edp", ecjit::tools::cmd_edp, "degraded reads under horizontal, vertical and EDP data placement (Shen et al. 2016)"},
+    {"codecs", "check-mds", ecjit::tools::cmd_check_mds,
      "check that a code is MDS; --table: which families are MDS up to which k, m"},
+    {"inspect kernels", "ir", ecjit::tools::cmd_ir, "print the LLVM IR of a kernel (raw or optimized)"},
+    {"inspect kernels", "asm", ecjit::tools::cmd_asm, "print the assembly of a kernel for any LLVM target"},
+    {"inspect kernels", "stats", ecjit::tools::cmd_stats,
+     "count XOR/shift/AND in IR and machine code, code size; --sweep: Nešković 2018, Fig. 5-4"},
+    {"ahead of time", "aot", ecjit::tools::cmd_aot,
+     "write an object file + C header for a target (aarch64, armv7, hexagon, riscv64, x86)"},
+    {"files", "protect", ecjit::tools::cmd_protect, "write redundancy files (with unit signatures) for files and directories"},
+    {"files", "scrub", ecjit::tools::cmd_scrub, "check protected files by signatures; --repair rebuilds bad units"},
+    {"files", "restore", ecjit::tools::cmd_restore, "rebuild a protected file (missing, truncated, corrupt) from its redundancy"},
+    {"files", "prune", ecjit::tools::cmd_prune, "drop the redundancy of protected files that are gone (dry run by default)"},
 };
 
 void usage(FILE *out) {
   std::fprintf(out,
                "usage: ecjit <command> [options]    (ecjit <command> --help for its options)\n"
-               "\nerasure-coding kernels generated as LLVM IR and JIT-compiled\n\ncommands:\n");
-  for (const Command &c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+               "\nerasure-coding kernels generated as LLVM IR and JIT-compiled\n");
+  const char *group = "";
+  for (const Command &c : kCommands) {
+    if (std::strcmp(group, c.group) != 0) std::fprintf(out, "\n%s:\n", group = c.group);
+    std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+  }
   std::fprintf(out,
                "\n  --help     print this help\n  --version  print the ecjit and LLVM versions\n"
                "\nexit status: 0 success, 1 failure (compile error, mismatch, not MDS), 2 bad "

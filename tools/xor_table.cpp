@@ -17,7 +17,7 @@ const codes::XorSchedule kSchedules[] = {codes::XorSchedule::kDumb, codes::XorSc
                                          codes::XorSchedule::kUniformMatching,
                                          codes::XorSchedule::kWeightedMatching};
 
-// Seed 002 Table 3, the columns "without optimization" ((X, Y) in the field's sequential
+// Zhou and Tian 2019, Table 3, the columns "without optimization" ((X, Y) in the field's sequential
 // order): XOR + copy operations per strategy (i, j), rows (0,0) .. (1,3).
 struct Seed002Row {
   unsigned n, k, w;
@@ -56,11 +56,11 @@ int print_xor_table(const std::string &csv_path) {
     return 1;
   }
   if (csv) std::fprintf(csv, "table,code,n,k,w,strategy,xors,copies,total,paper\n");
-  std::printf("Seed 002 Table 3: XOR + copy operations of Cauchy RS bit-matrices, (X, Y) in sequential\n"
-              "order (Jerasure's cauchy-orig), per (i, j) strategy: i = 1 bit-matrix normalisation,\n"
-              "j = 0 dumb, 1 smart, 2 uniform matching, 3 weighted matching. ecjit = its schedules\n"
-              "(xors + copies, counted as Zhou and Tian 2019 count them: a copy starts each chain in memory);\n"
-              "paper = the table's first column (\"-\" where the source text is not legible).\n\n");
+  std::printf("Zhou and Tian 2019, Table 3: XOR + copy operations of Cauchy RS bit-matrices, (X, Y) in\n"
+              "sequential order (Jerasure's cauchy-orig), per (i, j) strategy: i = 1 bit-matrix\n"
+              "normalisation, j = 0 dumb, 1 smart, 2 uniform matching, 3 weighted matching. ecjit = its\n"
+              "schedules (xors + copies, counted as the paper counts them: a copy starts each chain in\n"
+              "memory); paper = the table's first column (\"-\" where the source text is not legible).\n\n");
   std::printf("%-12s %-6s %8s %8s %8s %8s\n", "(n,k,w)", "(i,j)", "xors", "copies", "ecjit", "paper");
   for (const Seed002Row &row : kSeed002) {
     Result<codes::WordField> f = codes::WordField::make(row.w);
@@ -85,7 +85,7 @@ int print_xor_table(const std::string &csv_path) {
     }
   }
 
-  std::printf("\nSeed 002 Table 3, third column: bit-matrices from a genetic search of X and Y.\n"
+  std::printf("\nZhou and Tian 2019, Table 3, third column: bit-matrices from a genetic search of X and Y.\n"
               "ecjit = cauchy-opt (seed 1; its GA minimises 1.5 x XORs + copies of the normalised\n"
               "matrix under uniform matching) with strategies (1,2) and (1,3).\n\n");
   std::printf("%-12s %-6s %8s %8s\n", "(n,k,w)", "(i,j)", "ecjit", "paper");
@@ -110,11 +110,12 @@ int print_xor_table(const std::string &csv_path) {
     }
   }
 
-  std::printf("\nSeed 001: XORs per coding word (schedule XORs / (m w)) of each family; optimum k - 1.\n"
-              "paper: minimal-density RAID-6 codes encode with (k-1) + (k-1)/(2w) (its sec. 2.3);\n"
-              "Jerasure's CRS [12,4] w=4 performs 17.88 (its sec. 5.2); RDP at k = p - 1: k - 1 (its\n"
-              "sec. 2.3). EVENODD / STAR at k = p: the chains' own count, (p - 1) + (p - 2) / (2 (p - 1))\n"
-              "and (p - 1) + 2 (p - 2) / (3 (p - 1)) (row parity, diagonals, one adjuster each).\n\n");
+  std::printf("\nPlank et al. 2009: XORs per coding word (schedule XORs / (m w)) of each family;\n"
+              "optimum k - 1. paper: minimal-density RAID-6 codes encode with (k-1) + (k-1)/(2w) (its\n"
+              "sec. 2.3); Jerasure's CRS [12,4] w=4 performs 17.88 (its sec. 5.2); RDP at k = p - 1:\n"
+              "k - 1 (its sec. 2.3). EVENODD / STAR at k = p: the chains' own count,\n"
+              "(p - 1) + (p - 2) / (2 (p - 1)) and (p - 1) + 2 (p - 2) / (3 (p - 1)) (row parity,\n"
+              "diagonals, one adjuster each).\n\n");
   std::printf("%-44s %8s %8s %8s %8s %8s\n", "code", "dumb", "smart", "um", "wm", "paper");
   const char *const kCodes[] = {"liberation:k=7,w=7",        "liberation:k=11,w=11",
                                 "blaum-roth:k=6,w=6",        "blaum-roth:k=10,w=10",

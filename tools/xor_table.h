@@ -1,4 +1,5 @@
-// xor_table: `ecjit stats --xor-table`, the XOR counts of bit-matrix codes next to seeds 001 and 002.
+// xor_table: `ecjit stats --xor-table`, the XOR counts of bit-matrix codes next to Plank et al. 2009 and
+// Zhou and Tian 2019.
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // FileProtector: protect / scrub / repair / restore of data files through redundancy files
-// whose headers carry the algebraic signatures of every unit (seed 004, ch. 7.3 and 2.4).
+// whose headers carry the algebraic signatures of every unit (Nešković 2018, ch. 7.3 and 2.4).
 #include "ecjit/file_protection.h"
 
 #include <dirent.h>

@@ -41,10 +41,10 @@ constexpr size_t kMaxPlans = 1024;
 // on what pays: the JIT's gain is a matrix's own kernel (its shape kernels are the
 // ahead-of-time ones' algorithm), ~13% over them at best, so a matrix must have run long
 // enough for 13% of its time to cover the start: ~4 GiB at ~12 GB/s. Random erasure sets
-// never get there and never map LLVM; a steady encoder does, within a second. (Until session
-// 22 the JIT started after 512 MiB of any matrices: a fresh process doing random RS(10,4)
-// decodes of 64 KiB ran at 0.70x ISA-L 2.31 over 2,000 calls and 0.75x of itself without the
-// JIT over 12,000, on a 2-core VM.)
+// never get there and never map LLVM; a steady encoder does, within a second. (A JIT started
+// after 512 MiB of any matrices made a fresh process doing random RS(10,4) decodes of 64 KiB
+// run at 0.70x ISA-L 2.31 over 2,000 calls and 0.75x of itself without the JIT over 12,000,
+// on a 2-core Zen 3 EPYC with AVX2.)
 constexpr uint64_t kJitStartAfterAotWork = uint64_t(4) << 30;
 
 struct Plan {
@@ -262,7 +262,7 @@ std::shared_ptr<const Plan::Blocks> compile_blocks(const Plan &p) {
   return blocks;
 }
 
-// Estimated compile time (here: ~5 ms + 0.2 ms per coefficient, split-table, O3) times the
+// Estimated compile time (Zen 3: ~5 ms + 0.2 ms per coefficient, split-table, O3) times the
 // portable kernel's speed (~1 coefficient-byte per ns). ECJIT_ISAL_COMPILE=eager: 0.
 uint64_t compile_threshold(size_t coefficients) {
   const State &s = state();

@@ -39,7 +39,7 @@ struct TransformDesc {
 };
 
 // Matrices with more coefficients than this (rows * cols) run the portable kernel: LLVM's
-// compile time grows with the coefficient count (about 4 ms per 100 coefficients here).
+// compile time grows with the coefficient count (about 4 ms per 100 coefficients on Zen 3).
 constexpr int kMaxJitCoefficients = 1024;
 
 // Runs the map on len bytes. rows >= 1, cols >= 1, len >= 1; never fails.

@@ -108,7 +108,7 @@ TEST_P(AotCodegen, UsesTheTiersInstructionsAndNoneAbove) {
   }
   if (c.target.rfind("hexagon", 0) == 0) {
     // VLIW packets: llvm-objdump opens a packet with '{' and closes it with '}'. Count the
-    // packets holding more than one instruction (dissertation appendix B).
+    // packets holding more than one instruction (Nešković 2018, appendix B).
     size_t multi = 0, packets = 0, in_packet = 0;
     for (const std::string &i : insns) {
       if (i.find('{') != std::string::npos) in_packet = 0;

@@ -99,7 +99,7 @@ std::vector<Case> cases() {
   v.push_back({"riscv64", "rs-vand:k=4,m=2,gf=32", "1;0,5", Runner::kRiscv});
   v.push_back({"hexagon-v68+hvx", "rs-vand:k=4,m=2,gf=32", "1;0,5", Runner::kHexagon});
   v.push_back({"aarch64", "rs-vand:k=3,m=2,gf=64", "0,4", Runner::kAArch64});
-  // XOR bit-matrix codes (issue 18): NEON, Hexagon scalar and HVX (128-byte packets fill one
+  // XOR bit-matrix codes: NEON, Hexagon scalar and HVX (128-byte packets fill one
   // HVX vector), ARMv7, RISC-V V.
   v.push_back({"aarch64", "liber8tion:k=8", "0,3;1,9", Runner::kAArch64});
   v.push_back({"aarch64", "cauchy-good:k=6,m=3,w=8", "0,4,7;2", Runner::kAArch64});
@@ -107,11 +107,11 @@ std::vector<Case> cases() {
   v.push_back({"hexagon-v68+hvx", "cauchy-good:k=6,m=3,w=8,packet=128", "0,4,7;2", Runner::kHexagon});
   v.push_back({"armv7", "blaum-roth:k=4,w=4", "0,5", Runner::kArm});
   v.push_back({"riscv64-v", "cauchy-orig:k=4,m=2,w=4,packet=16", "1,4", Runner::kRiscvV});
-  // Array codes (issue 19): parity on the data disks, kernels in place; native, NEON, HVX.
+  // Array codes: parity on the data disks, kernels in place; native, NEON, HVX.
   v.push_back({"x86_64-v3", "xcode:p=7", "0;1,4;5,6", Runner::kNative, "auto", "avx2"});
   v.push_back({"aarch64", "bpcode:p=7", "0;2,3;4,5", Runner::kAArch64});
   v.push_back({"hexagon-v68+hvx", "xcode:p=5,element=128", "1;0,4", Runner::kHexagon});
-  // rs-fft (issue 23): the unrolled encoder and decoders of sets the inverted encoder takes
+  // rs-fft: the unrolled encoder and decoders of sets the inverted encoder takes
   // (high rate: originals of one whole chunk, every recovery shard read; low rate: recovery
   // from every original), in whole 64-byte columns; nibble lookups on AVX2 and NEON, GFNI
   // affine blocks where the host has GFNI.

@@ -13,7 +13,7 @@ namespace ecjit {
 // Code families. Each is a systematic linear code; all but rs-fft are built from an m x k
 // parity matrix over a polynomial-basis field (codes::build_code) or its bit-matrix.
 enum class CodeFamily {
-  kRsVand,        // "rs-vand": the dissertation's systematic Vandermonde RS (ch. 2.3.1)
+  kRsVand,        // "rs-vand": the systematic Vandermonde RS of Nešković 2018 (ch. 2.3.1)
   kRsCauchy,      // "rs-cauchy": Cauchy RS, a_ij = 1/(i + (m + j)) (Jerasure's original Cauchy)
   kIsalRs,        // "isal-rs": ISA-L gf_gen_rs_matrix, GF(2^8) only
   kIsalCauchy,    // "isal-cauchy": ISA-L gf_gen_cauchy1_matrix, GF(2^8) only
@@ -28,7 +28,7 @@ enum class CodeFamily {
   kBlaumRoth,     // "blaum-roth": m = 2, w + 1 prime, k <= w
   kLiber8tion,    // "liber8tion": m = 2, w = 8, k <= 8
   kBitmatrixOf,   // "bitmatrix-of": a symbol family (of=) over GF(2^w) expanded to bits
-  kCauchyOpt,     // "cauchy-opt": Cauchy X / Y searched by seed 002's genetic algorithm
+  kCauchyOpt,     // "cauchy-opt": Cauchy X / Y searched by Zhou and Tian 2019's genetic algorithm
   // Array codes, given by a prime p (w = p - 1 rows; see codes/array_codes.h):
   kEvenodd,       // "evenodd": m = 2, k <= p
   kRdp,           // "rdp": row-diagonal parity, m = 2, k <= p - 1

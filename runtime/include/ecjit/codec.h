@@ -170,7 +170,7 @@ class Codec {
                         Span<const uint8_t *const> new_data, Span<uint8_t *const> parity,
                         size_t len) const = 0;
 
-  // One data shard's contribution to every parity (dissertation eq. 2.29): parity_acc[r] ^=
+  // One data shard's contribution to every parity (Nešković 2018, eq. 2.29): parity_acc[r] ^=
   // a(r, data_index) * shard. Starting from zeroed accumulators, applying each data shard
   // once, in any order or split over nodes whose results are XOR-summed (eq. 2.30), yields
   // encode(). Served like update(): shape kernel first, the index's own kernel when hot.
@@ -191,7 +191,7 @@ class Codec {
   virtual Result<bool> verify(Span<const uint8_t *const> shards, size_t len,
                               size_t *mismatch_offset = nullptr) const = 0;
 
-  // Algebraic signature of one shard (dissertation ch. 2.4, eq. 2.33-2.35) over the code's
+  // Algebraic signature of one shard (Nešković 2018, ch. 2.4, eq. 2.33-2.35) over the code's
   // field GF(2^l): sig[i] = sum_j p_j * alpha_i^j over the shard's symbols p_j, for the
   // n = sig.size components (1 .. kMaxSignatureComponents), base alpha_i = alpha^(i+1), alpha
   // = X, the primitive element of the code's field. Two pages collide with probability about

@@ -1,5 +1,5 @@
 // File protection: redundancy files with algebraic signatures beside ordinary data files
-// (dissertation ch. 7.3, ECCFS, with ch. 2.4) - protect, scrub, repair and restore.
+// (Nešković 2018, ch. 7.3, ECCFS, with ch. 2.4) - protect, scrub, repair and restore.
 #pragma once
 
 #include <cstddef>

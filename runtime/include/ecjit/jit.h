@@ -24,7 +24,7 @@ struct JitOptions {
   // never replaced by another. rs-fft codecs refuse it alike; their transforms multiply with
   // GFNI where the target has it, else split tables. Bit-matrix codes have one lowering (xor).
   std::string strategy = "auto";
-  // LLVM optimization level 0..3 (0 keeps the dissertation's redundant shift form).
+  // LLVM optimization level 0..3 (0 keeps the redundant shift form of Nešković 2018).
   unsigned opt_level = 3;
   // Per codec, the most specialised kernels kept (decoders per erasure set, update kernels
   // per changed set, encode_partial kernels): a least-recently-used cache, so that a storm

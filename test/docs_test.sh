@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# docs_test: product text speaks of the product. Fails on work-log words (a numbered session,
+# issue or paper "seed", a particular lab VM, a DESIGN.md that does not exist) in the README,
+# docs/, CHANGELOG.md, the CLI's help and the code's comments, and on a relative Markdown link
+# to a file that does not exist. Usage: docs_test.sh SOURCE_DIR
+set -uo pipefail
+root=${1:?usage: docs_test.sh SOURCE_DIR}
+cd "$root" || exit 2
+fails=0
+
+# Papers are cited by author and year (docs/references.md), machines by class and CPU.
+banned='[Ss]ession [0-9]|\b[Ss]eeds? 00[0-4]\b|\b[Ii]ssues? #?[0-9]|\b(this|the|2-core) VM\b|DESIGN\.md'
+hits=$(grep -rn -E "$banned" README.md CHANGELOG.md docs python/README.md \
+  codes ir_builders jit runtime tools bench scripts package python test .ci CMakeLists.txt \
+  --include='*.md' --include='*.cpp' --include='*.h' --include='*.c' --include='*.sh' \
+  --include='*.py' --include='*.txt' --include='*.cmake' --include='*.in' --include='run' 2>/dev/null |
+  grep -v '^test/docs_test.sh:')
+if [[ -n $hits ]]; then
+  echo "FAIL: work-log words in product text (cite papers by author and year, machines by class):"
+  echo "$hits" | head -n 40
+  fails=$((fails + 1))
+fi
+
+# Every relative link of every Markdown file resolves (anchors are not checked).
+while IFS= read -r md; do
+  dir=$(dirname "$md")
+  while IFS= read -r target; do
+    target=${target%%#*}
+    [[ -z $target ]] && continue
+    if [[ ! -e $dir/$target ]]; then
+      echo "FAIL: $md links to $target, which does not exist"
+      fails=$((fails + 1))
+    fi
+  done < <(grep -o -E '\]\([^)# ]+(#[^)]*)?\)' "$md" | sed -E 's/^\]\(//; s/\)$//' | grep -v -E '^[a-z]+:')
+done < <(find . -name '*.md' -not -path './build*' -not -path './.git/*' -not -path '*/target/*' \
+  -not -path '*/node_modules/*' -not -path './python/.venv*')
+
+if ((fails)); then
+  echo "$fails docs check(s) failed"
+  exit 1
+fi
+echo "docs: no work-log words, every relative link resolves"
