@@ -170,6 +170,17 @@ expect_rounded() {
 }
 expect_rounded "--size 1000 rounded up to 1152, a multiple of 384 bytes" demo --spec blaum-roth:k=6,w=6,packet=64 --size 1000
 expect_rounded "--size 65536 rounded up to 65664, a multiple of 384 bytes" demo --spec rdp:p=7 --size 64K
+# Array codes with parity on the data disks run through their ArrayCodec, checked against the
+# element-level reference encoder.
+for spec in xcode:p=7 bpcode:p=11,element=128; do
+  if ! "$ECJIT" demo --spec "$spec" --size 64K --seconds 0.05 --lose 1,3 2>/dev/null | grep -q '^OK$'; then
+    echo "FAIL: ecjit demo --spec $spec does not run"
+    fails=$((fails + 1))
+  fi
+done
+expect_error "xcode rebuilds at most 2 failed disks" demo --spec xcode:p=7 --lose 0,1,2 --size 4K
+expect_error "xcode needs p prime" demo --spec xcode:p=4
+expect_error "--lose: disk 9 does not exist (7 disks" demo --spec xcode:p=7 --lose 9
 xor_in_loop=$("$ECJIT" asm --spec liber8tion:k=8,packet=64 --target x86_64-v3 |
   awk '/^[.$A-Za-z_0-9]+:/ { inside = ($0 ~ /%vloop *$/); next } inside && /vxorps|vpxor/ { n++ } END { print n + 0 }')
 xor_header=$("$ECJIT" ir --spec liber8tion:k=8,packet=64 | head -1)
