@@ -36,6 +36,13 @@ expect_error "--opt 'O7' is not one of O0, O1, O2, O3" asm --spec rs-vand:k=4,m=
 expect_error "unknown strategy 'bogus'" stats --spec rs-vand:k=4,m=2,gf=8 --strategy bogus
 # Bad demo arguments exit 2 like every command's; numbers are decimal.
 expect_error "unknown strategy 'foo'" demo --strategy foo --size 4K
+# Every command's --help ends with its exit statuses.
+for cmd in $("$ECJIT" --help | awk '/^  [a-z]/ {print $1}'); do
+  if ! "$ECJIT" "$cmd" --help | grep -q '^exit status: 0 '; then
+    echo "FAIL: ecjit $cmd --help does not list its exit statuses"
+    fails=$((fails + 1))
+  fi
+done
 # A forced strategy the target cannot run is refused (exit 2), never replaced by another.
 expect_error "strategy 'gfni' cannot run GF(2^8) on target 'host-gfni'" demo --strategy gfni --target host-gfni --size 4K
 expect_error "strategy 'clmul-insn' cannot run GF(2^8)" demo --strategy clmul-insn --size 4K

@@ -97,6 +97,7 @@ void print_help(const CommandDef &def) {
     std::printf("  %-*s  %s\n", int(width), left.c_str(), o.help.c_str());
   }
   std::printf("  %-*s  %s\n", int(width), "--help", "print this help");
+  std::printf("\nexit status: %s\n", def.exit_status.c_str());
 }
 
 std::optional<int> parse_command(const CommandDef &def, int argc, char **argv, Args *args) {

@@ -25,6 +25,8 @@ struct CommandDef {
   std::vector<Option> options;
   // Words that are not options (e.g. "PATH..."): empty = none accepted.
   std::string positional;
+  // The exit statuses, printed last by --help.
+  std::string exit_status = "0 success, 1 failure (a compile or I/O error, a mismatch), 2 bad arguments";
 };
 
 // The parsed options of one invocation. Every option may be given at most once.

@@ -29,7 +29,7 @@ CommandDef check_mds_def() {
       "A systematic code [I; A] is MDS (any m lost shards can be rebuilt) iff every square\n"
       "submatrix of its m x k parity matrix A is invertible. The check is exhaustive when there\n"
       "are at most --budget such submatrices, otherwise it tests --budget of them drawn with a\n"
-      "fixed seed (a sampled pass is evidence, not proof). Exit status: 0 MDS, 1 not MDS.\n"
+      "fixed seed (a sampled pass is evidence, not proof).\n"
       "\n"
       "--table: for each family over GF(2^8) and m = 1..8 (raidz: 1..3), the largest k <= --max-k\n"
       "such that the code is MDS for every k' <= k, and up to which k every check was exhaustive.";
@@ -40,6 +40,7 @@ CommandDef check_mds_def() {
       {"table", "", "print the family x m table instead of checking one code"},
       {"max-k", "K", "with --table: largest k tried (default 64; stops earlier at a family's field limit)"},
   };
+  d.exit_status = "0 MDS (--table: the table printed), 1 not MDS, 2 bad arguments";
   return d;
 }
 

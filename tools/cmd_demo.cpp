@@ -42,7 +42,8 @@ CommandDef demo_def() {
       "thread alone). A --size that is not a whole number of the code's blocks is rounded up (a note\n"
       "says so). Array codes with parity on the data disks (xcode, bpcode) run through\n"
       "Jit::array_codec, checked against the element-level reference encoder; --lose names disks\n"
-      "(default 0,1). Exit 1 on any mismatch, 2 on a bad argument.";
+      "(default 0,1).";
+  d.exit_status = "0 every check passed, 1 a mismatch or a failed compile, 2 bad arguments";
   d.options = {
       {"spec", "S", "code (default rs-vand:k=10,m=4,gf=8)"},
       {"target", "T", "this CPU, optionally with features masked: host, host-avx2, host-sse2 (default host)"},

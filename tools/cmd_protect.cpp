@@ -30,7 +30,7 @@ std::string absolute_path_of(const std::string &path) {
 constexpr int kExitClean = 0, kExitFailure = 1, kExitRepaired = 3, kExitDamaged = 4, kExitLost = 5;
 
 const char *kExitHelp =
-    "exit status: 0 clean (or protected), 1 an error stopped a file, 2 bad arguments,\n"
+    "0 clean (or protected), 1 an error stopped a file, 2 bad arguments,\n"
     "3 damage found and all of it repaired, 4 damage, a modified, missing, renamed or corrupt\n"
     "file found and not repaired, 5 data lost (more bad units in a stripe than the code can\n"
     "rebuild: the lost byte ranges are listed, and protect refuses the file until --accept-loss).";
@@ -54,13 +54,14 @@ CommandDef protect_def() {
                "written to temporary files, fsynced and renamed: an interrupted run leaves the old\n"
                "redundancy valid. The data files are only read. A file whose size and mtime are as\n"
                "protected but whose data differs from its signatures is corrupt, never re-encoded; a file\n"
-               "a check found data lost in is refused until --accept-loss.\n\n" + std::string(kExitHelp),
+               "a check found data lost in is refused until --accept-loss.",
                {{"spec", "S", "code over GF(2^l) symbols (default: a protected file's own, else rs-vand:k=10,m=4)"},
                 {"unit", "SIZE", "bytes per unit, a multiple of 64 (default: a protected file's own, else 1M)"},
                 {"force", "", "read and re-encode even files whose size and mtime are as protected (units that fail their signatures are reported, not re-encoded)"},
                 {"accept-loss", "", "protect files a check found data lost in, as they are now"}},
                "PATH..."};
   d.options.insert(d.options.end(), kCommonOptions.begin(), kCommonOptions.end());
+  d.exit_status = kExitHelp;
   return d;
 }
 
@@ -75,11 +76,12 @@ CommandDef scrub_def() {
                "is the stored one. A file changed after protection (new mtime, units differ) is reported\n"
                "as modified and never rolled back (ecjit restore does that). Every protected file of a\n"
                "walked directory is accounted for: one deleted after protection is missing, one whose\n"
-               "inode now has another name renamed (ecjit prune drops their redundancy).\n\n" + std::string(kExitHelp),
+               "inode now has another name renamed (ecjit prune drops their redundancy).",
                {{"repair", "", "rebuild and rewrite bad units and redundancy files"},
                 {"orphans", "", "only list protected files that are gone (missing or renamed)"}},
                "PATH..."};
   d.options.insert(d.options.end(), kCommonOptions.begin(), kCommonOptions.end());
+  d.exit_status = kExitHelp;
   return d;
 }
 
@@ -92,11 +94,12 @@ CommandDef restore_def() {
                "a temporary file and renamed; FILE is only read). A file is rebuilt only as far as each\n"
                "stripe has k good units of k + m: where one does not, the lost byte ranges are listed,\n"
                "the file keeps its size and mtime, and the recoverable parts of a file that is gone (or\n"
-               "of OUT) are written to NAME.ecjit-partial.\n\n" + std::string(kExitHelp),
+               "of OUT) are written to NAME.ecjit-partial.",
                {{"to", "OUT", "write the restored file to OUT (a directory: OUT/NAME) instead of in place"},
                 {"overwrite", "", "let --to replace an existing file"}},
                "FILE"};
   d.options.insert(d.options.end(), kCommonOptions.begin(), kCommonOptions.end());
+  d.exit_status = kExitHelp;
   return d;
 }
 
@@ -105,12 +108,12 @@ CommandDef prune_def() {
                "drop the redundancy of protected files that are gone (dry run by default)",
                "Lists the redundancy files (and lock and loss record) of every protected file under the\n"
                "paths whose data file no longer exists - deleted or renamed since protection, as scrub\n"
-               "reports them - and with --apply removes them. Without --apply nothing is removed.\n\n"
-               "exit status: 0 done (or nothing to prune), 1 an error, 2 bad arguments.",
+               "reports them - and with --apply removes them. Without --apply nothing is removed.",
                {{"apply", "", "remove the files listed (default: only list them)"}},
                "PATH..."};
   for (const Option &o : kCommonOptions)
     if (std::string(o.name) == "ecc-dir" || std::string(o.name) == "json") d.options.push_back(o);
+  d.exit_status = "0 done (or nothing to prune), 1 an error, 2 bad arguments";
   return d;
 }
 
