@@ -57,4 +57,12 @@ fi
 # Kernels cached on disk in the scratch directory only; nothing written into the source tree.
 export ECJIT_CACHE_DIR=$work/cache PYTHONDONTWRITEBYTECODE=1
 cd "$work"
-"$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$SRC/python/tests"
+status=0
+"$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$SRC/python/tests" || status=1
+# The README's Python tour (its first ```python block) runs as written.
+awk '/^```python$/ {on = 1; next} on && /^```$/ {exit} on' "$SRC/README.md" >"$work/readme_tour.py"
+if [[ ! -s $work/readme_tour.py ]] || ! "$work/venv/bin/python" "$work/readme_tour.py"; then
+  echo "python_test: FAIL: the README's Python tour" >&2
+  status=1
+fi
+exit $status
