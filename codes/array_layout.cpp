@@ -332,4 +332,14 @@ void encode_layout(const ArrayLayout &L, uint8_t *const *cells, size_t bytes) {
   }
 }
 
+void encode_disks(const ArrayLayout &L, uint8_t *const *disks, size_t len, size_t element) {
+  std::vector<uint8_t *> cells(L.cells());
+  for (size_t at = 0; at + size_t(L.rows) * element <= len; at += size_t(L.rows) * element) {
+    for (unsigned c = 0; c < L.cells(); ++c) cells[c] = disks[L.disk_of(c)] + at + L.row_of(c) * element;
+    encode_layout(L, cells.data(), element);
+  }
+}
+
+bool parity_on_data_disks(const std::string &family) { return family == "xcode" || family == "bpcode"; }
+
 }  // namespace ecjit::codes

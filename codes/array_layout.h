@@ -93,5 +93,13 @@ Result<ArraySpec> parse_array_spec(const std::string &text);
 // The reference encoder: every parity cell of one stripe from its data cells, in
 // encode_order(). cells[c] points at cell c's `bytes` bytes.
 void encode_layout(const ArrayLayout &layout, uint8_t *const *cells, size_t bytes);
+// The same over whole disk buffers (ArrayCodec's layout: cell (row, disk) of stripe s at
+// (s * rows + row) * element of disk's buffer), stripe by stripe; len a multiple of
+// rows * element.
+void encode_disks(const ArrayLayout &layout, uint8_t *const *disks, size_t len, size_t element);
+
+// Whether `family` keeps its parity on the data disks (xcode, bpcode): an array code only
+// (Jit::array_codec), never a k + m codec spec.
+bool parity_on_data_disks(const std::string &family);
 
 }  // namespace ecjit::codes

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "codes/array_layout.h"
 #include "codes/gf.h"
 #include "codes/rs_auto.h"
 #include "codes/rs_fft.h"
@@ -348,7 +349,7 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
     return names;
   };
   found = find_family(fam, &s.family);
-  if (!found && (fam == "xcode" || fam == "bpcode"))
+  if (!found && codes::parity_on_data_disks(fam))
     return bad("'" + fam + "' keeps its parity on the data disks: it is an array code, served by "
                "Jit::array_codec(\"" + fam + ":p=7\") (C: ecjit_array_codec_create) and `ecjit edp`, "
                "not by codec()");

@@ -42,12 +42,8 @@ Result<DecoderPlan> plan_decoder(const codes::LinearCode &code, const std::vecto
   return d;
 }
 
-bool shape_kernels_serve(const codes::LinearCode &code, const ir::TargetInfo &target, ir::Strategy requested,
-                         ir::Strategy resolved) {
-  if (code.k < 1 || code.k > kMaxShapeInputs || code.m == 0) return false;
-  // As KernelService picks a field's shape strategy: on the field's default polynomial.
-  auto field = codes::Field::make(code.field.bits());
-  return field.ok() && ir::pick_shape_strategy(requested, resolved, *field, target).has_value();
+bool shape_kernels_serve(const codes::LinearCode &code, std::optional<ir::Strategy> shape_strategy) {
+  return shape_strategy && code.k >= 1 && code.k <= kMaxShapeInputs && code.m > 0;
 }
 
 }  // namespace ecjit::jit

@@ -1,6 +1,7 @@
 // plan_decoder: the one way a decoder of an erasure set is planned, named and requested - for the runtime, `ecjit ir/asm/stats` and `ecjit aot` alike.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,12 +40,11 @@ Result<DecoderPlan> plan_decoder(const codes::LinearCode &code, const std::vecto
                                  OptLevel opt = OptLevel::kO3, bool two_stage = true);
 
 // Whether shape kernels (run-time coefficients) serve the first calls of `code`'s erasure
-// sets on `target` under JitOptions::strategy `requested` (kAuto or forced) and `resolved`,
-// the Jit's static strategy for the field: a shape strategy exists for the field there
-// (ir::pick_shape_strategy) and the code has 1..kMaxShapeInputs data shards and parity.
-// Then a Jit with JitOptions::shape_kernels promotes hot sets (DecoderUse::kPromoted);
-// otherwise it compiles each set's decoder on first use (kPerSet).
-bool shape_kernels_serve(const codes::LinearCode &code, const ir::TargetInfo &target, ir::Strategy requested,
-                         ir::Strategy resolved);
+// sets, given the field's shape strategy on the target (ir::pick_shape_strategy, as
+// KernelService::shape_strategy holds it; nullopt: none): there is one and the code has
+// 1..kMaxShapeInputs data shards and parity. Then a Jit with JitOptions::shape_kernels
+// promotes hot sets (DecoderUse::kPromoted); otherwise it compiles each set's decoder on
+// first use (kPerSet).
+bool shape_kernels_serve(const codes::LinearCode &code, std::optional<ir::Strategy> shape_strategy);
 
 }  // namespace ecjit::jit

@@ -434,7 +434,7 @@ bool KernelService::tuned_xor_kernel_ready(const XorPlan &plan) const {
 }
 
 Status KernelService::check_strategy(const codes::Field &field) const {
-  if (strategy_auto_ || strategy_ == ir::Strategy::kAuto) return Status::Ok();
+  if (strategy_ == ir::Strategy::kAuto) return Status::Ok();
   auto lowering = ir::make_lowering(strategy_, field, target_);
   if (lowering) return Status::Ok();
   return Status(StatusCode::kUnsupportedTarget,

@@ -15,7 +15,8 @@ namespace ecjit::runtime {
 const aot::AotShapeSet *aot_set_for(const JitImpl &jit, const codes::Field &field) {
   const JitOptions &o = jit.options();  // aot_kernels: ECJIT_AOT=0 applied (JitImpl::make)
   // tune without tune_in_background: codec() returns the tuned encoder, as asked.
-  if (!o.aot_kernels || (o.tune && !o.tune_in_background) || o.target.rfind("host", 0) != 0) return nullptr;
+  // (Every Jit's target is this CPU, masked or not: KernelService refuses others.)
+  if (!o.aot_kernels || (o.tune && !o.tune_in_background)) return nullptr;
   const std::optional<ir::Strategy> strategy = jit.shape_strategy(field.bits());
   if (!strategy) return nullptr;
   // The fastest set this CPU runs that the Jit's target allows (a masked tier, e.g.

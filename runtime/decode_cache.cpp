@@ -9,7 +9,6 @@
 #include "codes/coeff_layout.h"
 #include "codes/decode.h"
 #include "ir_builders/lowering.h"
-#include "ir_builders/strategy.h"
 #include "jit/decoder_planner.h"
 #include "runtime/parallel_kernel.h"
 #include "runtime/promotion.h"
@@ -86,10 +85,7 @@ size_t plan_capacity(const codes::LinearCode &code, size_t coeff_bytes) {
 namespace {
 
 bool served(const JitImpl &jit, const codes::LinearCode &code) {
-  return jit.options().shape_kernels &&
-         jit::shape_kernels_serve(code, jit.target_info(),
-                                  ir::parse_strategy(jit.options().strategy).value_or(ir::Strategy::kAuto),
-                                  jit.resolved(code.field.bits()));
+  return jit.options().shape_kernels && jit::shape_kernels_serve(code, jit.shape_strategy(code.field.bits()));
 }
 
 unsigned rows_per_shape(const JitImpl &jit, const codes::Field &field) {

@@ -70,13 +70,9 @@ Disks reference_stripes(const codes::ArrayLayout &L, size_t element, size_t stri
 // `d` with every parity cell recomputed by the reference encoder, stripe by stripe.
 Disks reference_parity(const codes::ArrayLayout &L, size_t element, const Disks &d) {
   Disks out = d;
-  const size_t stripes = d.bufs[0].size() / (L.rows * element);
-  for (size_t s = 0; s < stripes; ++s) {
-    std::vector<uint8_t *> cp;
-    for (unsigned c = 0; c < L.cells(); ++c)
-      cp.push_back(out.bufs[L.disk_of(c)].data() + (s * L.rows + L.row_of(c)) * element);
-    codes::encode_layout(L, cp.data(), element);
-  }
+  std::vector<uint8_t *> disks;
+  for (auto &b : out.bufs) disks.push_back(b.data());
+  codes::encode_disks(L, disks.data(), out.bufs[0].size(), element);
   return out;
 }
 

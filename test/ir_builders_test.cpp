@@ -778,13 +778,14 @@ TEST(DecoderPlanner, RequestFollowsTheUse) {
   }
   // Shape kernels serve up to kMaxShapeInputs data shards, never a code without parity.
   const ir::Strategy resolved = jit::resolve_strategy(ir::Strategy::kAuto, *info, 8);
-  const bool host_has_shapes = ir::pick_shape_strategy(ir::Strategy::kAuto, resolved, code.field, *info).has_value();
-  EXPECT_EQ(jit::shape_kernels_serve(code, *info, ir::Strategy::kAuto, resolved), host_has_shapes);
-  EXPECT_FALSE(jit::shape_kernels_serve(*codes::build_code("rs-vand:k=65,m=2,gf=8"), *info, ir::Strategy::kAuto,
-                                        resolved));
+  const std::optional<ir::Strategy> shapes = ir::pick_shape_strategy(ir::Strategy::kAuto, resolved, code.field, *info);
+  const bool host_has_shapes = shapes.has_value();
+  EXPECT_EQ(jit::shape_kernels_serve(code, shapes), host_has_shapes);
+  EXPECT_FALSE(jit::shape_kernels_serve(*codes::build_code("rs-vand:k=65,m=2,gf=8"), shapes));
   // A forced strategy without a run-time form (clmul-shift) has no shape kernels: its
   // decoders are compiled per set in it, never served by another strategy's shape kernels.
-  EXPECT_FALSE(jit::shape_kernels_serve(code, *info, ir::Strategy::kClmulShift, ir::Strategy::kClmulShift));
+  EXPECT_FALSE(jit::shape_kernels_serve(
+      code, ir::pick_shape_strategy(ir::Strategy::kClmulShift, ir::Strategy::kClmulShift, code.field, *info)));
   EXPECT_FALSE(ir::pick_shape_strategy(ir::Strategy::kClmulShift, ir::Strategy::kClmulShift, code.field, *info));
 }
 

@@ -106,6 +106,17 @@ void print_kernel(const char *label, const KernelInfo &info) {
   if (!info.why.empty()) std::printf("%-13s %s\n", "", info.why.c_str());
 }
 
+// A shard (or disk) is a whole number of the code's blocks of `block` bytes: `len` rounded up
+// to one, with a note when --size asked for another length.
+uint64_t whole_blocks(uint64_t len, size_t block, const Args &args, const std::string &shape) {
+  if (len % block == 0) return len;
+  const uint64_t rounded = (len / block + 1) * block;
+  if (args.has("size"))
+    std::fprintf(stderr, "ecjit demo: note: --size %llu rounded up to %llu, a multiple of %zu bytes (%s)\n",
+                 static_cast<unsigned long long>(len), static_cast<unsigned long long>(rounded), block, shape.c_str());
+  return rounded;
+}
+
 // Array codes whose parity shares the disks with the data (xcode, bpcode): through
 // Jit::array_codec, against the element-level reference encoder (codes::encode_layout).
 int demo_array(Jit &jit, const std::string &spec_text, uint64_t len, double seconds, uint64_t seed,
@@ -122,13 +133,7 @@ int demo_array(Jit &jit, const std::string &spec_text, uint64_t len, double seco
   if (!layout.ok()) return runtime_error(kCmd, layout.status().to_string());
   const unsigned disks = codec.disks(), rows = codec.rows();
   const size_t element = codec.element_bytes(), sb = codec.stripe_bytes();
-  if (len % sb) {
-    const size_t asked = len;
-    len = (len / sb + 1) * sb;
-    if (args.has("size"))
-      std::fprintf(stderr, "ecjit demo: note: --size %zu rounded up to %zu, a multiple of %zu bytes (%u rows of %zu-byte elements)\n",
-                   asked, size_t(len), sb, rows, element);
-  }
+  len = whole_blocks(len, sb, args, std::to_string(rows) + " rows of " + std::to_string(element) + "-byte elements");
   std::vector<unsigned> lose = {0, 1};
   if (args.has("lose")) {
     std::string error;
@@ -159,12 +164,9 @@ int demo_array(Jit &jit, const std::string &spec_text, uint64_t len, double seco
       }
     std::memcpy(want[d].data(), ptr[d], len);
   }
-  std::vector<uint8_t *> cells(layout->cells());
-  for (size_t s = 0; s < stripes; ++s) {
-    for (unsigned c = 0; c < layout->cells(); ++c)
-      cells[c] = want[layout->disk_of(c)].data() + (s * rows + layout->row_of(c)) * element;
-    codes::encode_layout(*layout, cells.data(), element);
-  }
+  std::vector<uint8_t *> want_ptr;
+  for (std::vector<uint8_t> &w : want) want_ptr.push_back(w.data());
+  codes::encode_disks(*layout, want_ptr.data(), len, element);
   auto mismatch = [&](const char *what) {
     for (unsigned d = 0; d < disks; ++d)
       if (size_t at = first_difference(ptr[d], want[d].data(), len); at < len) {
@@ -273,8 +275,7 @@ int cmd_demo(int argc, char **argv) {
   const std::string spec_text = args.get("spec", "rs-vand:k=10,m=4,gf=8");
   Result<CodeSpec> parsed = CodeSpec::parse(spec_text);
   // Array codes whose parity shares the disks with the data are not codec() specs.
-  const std::string family = spec_text.substr(0, spec_text.find(':'));
-  const bool array_code = family == "xcode" || family == "bpcode";
+  const bool array_code = codes::parity_on_data_disks(spec_text.substr(0, spec_text.find(':')));
   if (!parsed.ok() && !array_code)
     return usage_error(kCmd, "spec '" + spec_text + "': " + parsed.status().message());
   uint64_t len = 0, seed = 1, threads = 1;
@@ -327,14 +328,7 @@ int cmd_demo(int argc, char **argv) {
   if (!code.ok()) return usage_error(kCmd, "spec '" + spec_text + "': " + code.status().message());
   const unsigned k = code->k, m = code->m, n = code->n();
   const size_t sb = code->unit;
-  // A shard is a whole number of the code's blocks: the size is rounded up to one, and said so.
-  if (len % sb) {
-    const size_t asked = len;
-    len = (len / sb + 1) * sb;
-    if (args.has("size"))
-      std::fprintf(stderr, "ecjit demo: note: --size %zu rounded up to %zu, a multiple of %zu bytes (%s)\n", asked,
-                   len, sb, code->shape.c_str());
-  }
+  len = whole_blocks(len, sb, args, code->shape);
   std::vector<unsigned> lose;
   if (args.has("lose")) {
     std::string error;

@@ -378,9 +378,13 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
   // The runtime's decoder for this set: the same planner, name and two-stage choice, built as
   // a default Jit builds it (promoted behind shape kernels where they serve the code).
   const std::string target_name = target->spec.to_string();
+  auto default_field = codes::Field::make(code->field.bits());  // as KernelService picks it
   const jit::DecoderUse use =
-      jit::shape_kernels_serve(*code, target->info, *strategy,
-                               jit::resolve_strategy(*strategy, target->info, code->field.bits()))
+      default_field.ok() &&
+              jit::shape_kernels_serve(
+                  *code, ir::pick_shape_strategy(*strategy,
+                                                 jit::resolve_strategy(*strategy, target->info, code->field.bits()),
+                                                 *default_field, target->info))
           ? jit::DecoderUse::kPromoted
           : jit::DecoderUse::kPerSet;
   Result<jit::DecoderPlan> plan =

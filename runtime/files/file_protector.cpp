@@ -451,7 +451,7 @@ Result<FileReport> FileProtector::Impl::protect(const std::string &path, unsigne
 Status FileProtector::Impl::commit(PendingCommit &p, bool synced, bool sync_directory) {
   Status st;
   for (unsigned r = 0; st.ok() && !synced && r < p.m; ++r) {
-    if (r < p.fds.size() && p.fds[r].valid()) {
+    if (r < p.fds.size()) {  // a batched commit holds no descriptors: it reopens each temporary
       st = sync_file(p.fds[r].get(), p.tmp[r]);
       continue;
     }
@@ -1345,7 +1345,6 @@ void FileProtector::Impl::run(const std::vector<std::string> &files, Command com
   const size_t kBatch = std::clamp<size_t>(512 / size_t(threads), 1, 256);
   auto side_by_side = [&] {
     std::vector<Batched> batch;
-    uint64_t batch_bytes = 0;
     for (size_t j; (j = next.fetch_add(1)) < small.size();) {
       if (command != Command::kProtect) {
         report(small[j], one(small[j], 1));
@@ -1358,12 +1357,10 @@ void FileProtector::Impl::run(const std::vector<std::string> &files, Command com
         continue;
       }
       b.report = std::move(*r);
-      batch_bytes += b.pending.bytes;
       batch.push_back(std::move(b));
-      if (batch.size() == kBatch || batch_bytes >= kBatchBytes) {
-        commit_batch(batch, report);
-        batch_bytes = 0;
-      }
+      uint64_t batch_bytes = 0;
+      for (const Batched &waiting : batch) batch_bytes += waiting.pending.bytes;
+      if (batch.size() == kBatch || batch_bytes >= kBatchBytes) commit_batch(batch, report);
     }
     commit_batch(batch, report);
   };

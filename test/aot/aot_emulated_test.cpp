@@ -371,11 +371,9 @@ std::string verify_array(const std::string &spec, const std::vector<std::vector<
   std::map<std::vector<unsigned>, unsigned> d_lines, r_lines;
   auto encode = [&] {
     if (encoded) return;
-    for (size_t at = 0; at + stripe <= len; at += stripe) {
-      std::vector<uint8_t *> cells(L.cells());
-      for (unsigned c = 0; c < L.cells(); ++c) cells[c] = disks[L.disk_of(c)].data() + at + L.row_of(c) * e;
-      codes::encode_layout(L, cells.data(), e);
-    }
+    std::vector<uint8_t *> ptrs;
+    for (auto &d : disks) ptrs.push_back(d.data());
+    codes::encode_disks(L, ptrs.data(), len / stripe * stripe, e);
     encoded = true;
   };
   while (std::getline(in, line)) {
