@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "ecjit/kernel_decision.h"
 #include "ir_builders/strategy.h"
 #include "llvm/ADT/IntrusiveRefCntPtr.h"
 #include "llvm/Support/Error.h"
@@ -37,15 +39,21 @@ class CompiledKernel {
   // The name the kernel was added under (inside the JIT it carries a unique suffix).
   const std::string &symbol() const { return symbol_; }
   // The lowering strategy and main-loop unroll depth the code was built with, and why
-  // they were chosen (the tuner's measurements, or empty for a fixed choice). Set once by
-  // whoever compiled the kernel, before it is shared.
+  // they were chosen: how (tuned, recorded, static), what was timed, and the same as a
+  // sentence (empty for a fixed choice). Set once by whoever compiled the kernel, before it
+  // is shared.
   ir::Strategy strategy() const { return strategy_; }
   unsigned unroll() const { return unroll_; }
   const std::string &why() const { return why_; }
-  void describe(ir::Strategy strategy, unsigned unroll, std::string why) {
+  DecisionSource source() const { return source_; }
+  const std::vector<MeasuredCandidate> &measured() const { return measured_; }
+  void describe(ir::Strategy strategy, unsigned unroll, std::string why,
+                DecisionSource source = DecisionSource::kStatic, std::vector<MeasuredCandidate> measured = {}) {
     strategy_ = strategy;
     unroll_ = unroll;
     why_ = std::move(why);
+    source_ = source;
+    measured_ = std::move(measured);
   }
 
  private:
@@ -59,6 +67,8 @@ class CompiledKernel {
   ir::Strategy strategy_ = ir::Strategy::kAuto;
   unsigned unroll_ = 1;
   std::string why_;
+  DecisionSource source_ = DecisionSource::kStatic;
+  std::vector<MeasuredCandidate> measured_;
 };
 
 // One LLJIT for the host process. Code generation uses a TargetMachine for the detected

@@ -34,6 +34,7 @@ namespace ecjit::jit {
 struct TunedXorKernel {
   std::shared_ptr<const CompiledKernel> code;
   std::string why;
+  KernelDecision decision;
 };
 
 struct KernelService::State {
@@ -99,7 +100,10 @@ struct KernelService::State {
         tuning_seconds += seconds;
         from_disk += result->from_disk;
       }
-      if (auto s = weak.lock()) s->publish(std::move(result->kernel), result->strategy, "tuned: " + result->why);
+      if (auto s = weak.lock())
+        s->publish(std::move(result->kernel), result->strategy, "tuned: " + result->why,
+                   result->from_record ? DecisionSource::kRecorded : DecisionSource::kTuned,
+                   std::move(result->candidates));
     };
     KernelService::register_exit_handler();
     if (!tuner->submit(std::move(job)))
@@ -327,6 +331,7 @@ Kernel KernelService::describe(std::shared_ptr<const CompiledKernel> code, const
   k.info.target = target_name_;
   k.info.cpu = target_.cpu;
   k.info.vector_bits = target_.vector_bits;
+  k.info.decision.tier = KernelTier::kCompiled;
   return k;
 }
 
@@ -353,6 +358,7 @@ Result<Kernel> KernelService::shape_kernel(const codes::Field &field, unsigned i
   k.shape_fn = reinterpret_cast<ShapeFn>(k.address);
   k.vector_lanes = ir::kernel_vector_lanes(field, target_);
   k.info.why = "shape kernel: coefficients prepared per erasure set, no compile on first use";
+  k.info.decision.tier = KernelTier::kShape;
   return k;
 }
 
@@ -364,6 +370,7 @@ Result<Kernel> KernelService::xor_kernel(const ir::XorKernelDesc &desc, bool sha
   Kernel k = describe(std::move(*code), desc.symbol, "xor");
   k.fn = reinterpret_cast<KernelFn>(k.address);
   k.info.vector_bits = ir::xor_kernel_vector_bytes(desc, target_) * 8;
+  k.info.decision.xors = desc.program.xors();
   return k;
 }
 
@@ -395,6 +402,10 @@ Result<Kernel> KernelService::tuned_xor_kernel(const XorPlan &plan) {
     auto out = std::make_shared<TunedXorKernel>();
     out->code = result->kernel ? std::shared_ptr<const CompiledKernel>(std::move(result->kernel)) : incumbent;
     out->why = std::to_string(result->plan.desc.program.xors()) + " XORs, schedule " + result->why;
+    out->decision.tier = KernelTier::kCompiled;
+    out->decision.source = result->from_record ? DecisionSource::kRecorded : DecisionSource::kTuned;
+    out->decision.candidates = std::move(result->candidates);
+    out->decision.xors = result->plan.desc.program.xors();
     return std::shared_ptr<const TunedXorKernel>(std::move(out));
   });
   if (!tuned.ok()) return tuned.status().with_context("compiling xor kernel " + plan.desc.symbol);
@@ -402,6 +413,7 @@ Result<Kernel> KernelService::tuned_xor_kernel(const XorPlan &plan) {
   k.fn = reinterpret_cast<KernelFn>(k.address);
   k.info.vector_bits = ir::xor_kernel_vector_bytes(plan.desc, target_) * 8;
   k.info.why = (*tuned)->why;
+  k.info.decision = (*tuned)->decision;
   return k;
 }
 
@@ -458,6 +470,7 @@ Result<Kernel> KernelService::fft_kernel(const ir::FftKernelDesc &desc) {
   if (!code.ok()) return code.status().with_context("compiling rs-fft kernel " + desc.symbol);
   Kernel k = describe(std::move(*code), desc.symbol, "fft");
   k.info.why = std::string("multiplies by ") + ir::fft_multiply_name(target_);
+  k.info.decision.tier = desc.steps() ? KernelTier::kStepKernel : KernelTier::kCompiled;
   if (desc.kind == ir::FftKernelDesc::Kind::kEncode || desc.kind == ir::FftKernelDesc::Kind::kInverse)
     k.fn = reinterpret_cast<KernelFn>(k.address);
   // Whole 64-byte columns in one register where three-layer steps run (AVX-512), else planes.
@@ -541,13 +554,26 @@ Result<Kernel> KernelService::kernel(const std::string &code, const std::string 
   k.vector_lanes = ir::kernel_vector_lanes(field, target_);
   k.min_len = ir::kernel_min_len(req.desc, target_);
   k.info.unroll = k.code->unroll();
-  if (!k.code->why().empty()) k.info.why = "tuned: " + k.code->why();
-  else if (defer_tuning)
+  KernelDecision &d = k.info.decision;
+  d.tier = KernelTier::kCompiled;
+  d.source = strategy_auto_ ? DecisionSource::kStatic : DecisionSource::kForced;
+  if (!k.code->why().empty()) {
+    k.info.why = "tuned: " + k.code->why();
+    d.source = k.code->source();
+    d.candidates = k.code->measured();
+  } else if (defer_tuning) {
     k.info.why = "static choice for this field and target; tuning in the background after " +
                  std::to_string(tune_after_bytes_ >> 20) + " MiB of work";
-  else if (queue_tuning) k.info.why = "static choice for this field and target; tuning in the background";
-  else if (strategy_auto_) k.info.why = "static choice for this field and target";
-  else k.info.why = "strategy forced by the caller";
+    d.tuning = true;
+    d.tune_after_bytes = tune_after_bytes_;
+  } else if (queue_tuning) {
+    k.info.why = "static choice for this field and target; tuning in the background";
+    d.tuning = true;
+  } else if (strategy_auto_) {
+    k.info.why = "static choice for this field and target";
+  } else {
+    k.info.why = "strategy forced by the caller";
+  }
   if (tune) {
     if (mode.shared) {  // one slot per cache key, shared by every user of the kernel
       std::lock_guard<std::mutex> lock(st.slots_mutex);
@@ -563,7 +589,8 @@ Result<Kernel> KernelService::kernel(const std::string &code, const std::string 
       k.slot->defer(tune_after_bytes_, [state, req, weak, code = k.code] {
         auto slot = weak.lock();
         if (!slot) return;
-        slot->publish(nullptr, slot->strategy(), "static choice for this field and target; tuning in the background");
+        slot->publish(nullptr, slot->strategy(), "static choice for this field and target; tuning in the background",
+                      DecisionSource::kStatic, {}, /*tuning=*/true);
         state->tune_later(req, slot, code, /*optional=*/false);
       });
     } else if (queue_tuning) {

@@ -39,9 +39,12 @@ class KernelSlot {
     return strategy_;
   }
   // `code` null: the running kernel won; only the description changes. Otherwise the new
-  // kernel's unroll depth (CompiledKernel::unroll) is described too.
-  void publish(std::shared_ptr<const CompiledKernel> code, ir::Strategy strategy,
-               const std::string &why);
+  // kernel's unroll depth (CompiledKernel::unroll) is described too. The decision's source
+  // and the candidates timed (none when tuning failed) replace the static choice's; `tuning`
+  // says whether tuning is still to come (a deferred tuning just started) or over.
+  void publish(std::shared_ptr<const CompiledKernel> code, ir::Strategy strategy, const std::string &why,
+               DecisionSource source = DecisionSource::kStatic, std::vector<MeasuredCandidate> measured = {},
+               bool tuning = false);
 
   // Deferred tuning: `start` runs once, on the call whose note_work() brings the input
   // this slot has processed to `after_bytes`, or at start_deferred(), whichever is first.

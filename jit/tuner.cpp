@@ -49,6 +49,15 @@ std::string rates(const std::vector<Candidate *> &cands) {
   return out;
 }
 
+// The same candidates as values, for KernelDecision::candidates.
+void measure(const std::vector<Candidate *> &cands, std::vector<MeasuredCandidate> *out) {
+  for (const Candidate *c : cands)
+    if (std::none_of(out->begin(), out->end(), [&](const MeasuredCandidate &m) {
+          return m.name == ir::strategy_name(c->strategy) && m.unroll == c->unroll;
+        }))
+      out->push_back({ir::strategy_name(c->strategy), c->unroll, c->best / 1e9});
+}
+
 // Nonzero coefficients of both stages: the terms one step of the main loop computes.
 uint64_t loop_terms(const ir::KernelDesc &desc) {
   uint64_t n = 0;
@@ -122,7 +131,7 @@ std::optional<TuneResult> recorded_kernel(JitSession &session, const CompileRequ
   result.kernel = std::move(*k);
   result.from_record = true;
   result.why = "recorded: " + record->why;
-  result.kernel->describe(result.strategy, result.unroll, result.why);
+  result.kernel->describe(result.strategy, result.unroll, result.why, DecisionSource::kRecorded);
   return result;
 }
 
@@ -192,6 +201,8 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
   for (Candidate *c : phase1)
     if (!winner || c->best > winner->best) winner = c;
   std::string why = rates(phase1);
+  std::vector<MeasuredCandidate> measured;
+  measure(phase1, &measured);
   // The static choice (the kernel serving calls meanwhile, else what "auto" resolves to)
   // stays unless another candidate beats it by kMargin: the timing runs on L2-sized shards,
   // and a near tie there (GF(2^16) split-table vs clmul-shift on Zen 3: 6.25 vs 6.30 GB/s)
@@ -225,6 +236,7 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
     std::vector<Candidate *> phase2{winner};
     for (Candidate &c : unrolled) phase2.push_back(&c);
     if (!time(phase2)) return stop();
+    measure(phase2, &measured);
     Candidate *deepest = winner;
     for (Candidate &c : unrolled)
       if (c.best > deepest->best) deepest = &c;
@@ -243,7 +255,9 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
   result.unroll = winner->unroll;
   result.from_disk = winner->from_disk;
   result.why = why + " (" + std::to_string(inputs + outputs) + " shards x " + std::to_string(len) + " B)";
-  if (result.kernel) result.kernel->describe(result.strategy, result.unroll, result.why);
+  result.candidates = measured;
+  if (result.kernel)
+    result.kernel->describe(result.strategy, result.unroll, result.why, DecisionSource::kTuned, std::move(measured));
   store_tuning_record(disk, tuning_record_key(req), {label(result.strategy, result.unroll), result.why});
   return std::move(result);
 }

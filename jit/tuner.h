@@ -22,6 +22,8 @@ struct TuneResult {
   // One line on the decision, e.g. "split-table 15.1 GB/s > clmul-shift 5.2 GB/s
   // (64 KiB x 14 shards, 2 ms each)" or "recorded: ...".
   std::string why;
+  // Every candidate timed, with its rate (empty for a recorded decision: nothing was timed).
+  std::vector<MeasuredCandidate> candidates;
   bool from_record = false;  // the decision came from the disk cache's tuning record
   bool from_disk = false;    // the winner's object came from the disk cache
 };

@@ -3,6 +3,9 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
+
+#include "ecjit/kernel_decision.h"
 
 namespace ecjit::jit {
 
@@ -21,6 +24,8 @@ struct XorPacketChoice {
   // (14 shards x 65536 B)", or "recorded: ...".
   std::string why;
   bool from_record = false;
+  // Each packet size timed (name "2048", rate); empty for the default kept untimed or a record.
+  std::vector<MeasuredCandidate> candidates;
 };
 
 }  // namespace ecjit::jit

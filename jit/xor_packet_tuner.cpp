@@ -95,8 +95,10 @@ llvm::Expected<XorPacketChoice> tune_xor_packet(JitSession &session, const CodeS
   const Candidate *winner = static_cast<const Candidate *>(compiled.front());
   for (TimedKernel *t : compiled)
     if (t->best > winner->best) winner = static_cast<const Candidate *>(t);
+  XorPacketChoice choice;
   std::string rates;
   for (TimedKernel *t : compiled) {
+    choice.candidates.push_back({std::to_string(static_cast<const Candidate *>(t)->packet), 1, t->best / 1e9});
     char buf[48];
     std::snprintf(buf, sizeof buf, "%s%u B %.1f GB/s", rates.empty() ? "" : ", ",
                   static_cast<const Candidate *>(t)->packet, t->best / 1e9);
@@ -107,7 +109,6 @@ llvm::Expected<XorPacketChoice> tune_xor_packet(JitSession &session, const CodeS
     winner = static_cast<const Candidate *>(compiled[incumbent]);
     note = " (within " + std::to_string(int((kPacketMargin - 1) * 100 + 0.5)) + "%: the default stays)";
   }
-  XorPacketChoice choice;
   choice.packet = winner->packet;
   choice.why = "packet " + std::to_string(winner->packet) + " fastest of: " + rates + note + " (" +
                std::to_string(inputs + outputs) + " shards x " + std::to_string(len) + " B)";

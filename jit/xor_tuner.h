@@ -22,6 +22,8 @@ struct XorTuneResult {
   // One line on the decision, e.g. "um fastest of: smart 22.9 GB/s (779 XORs), um 45.9 GB/s
   // (425 XORs), wm 41.9 GB/s (429 XORs) (14 shards x 16384 B)", or "recorded: ...".
   std::string why;
+  // Each schedule timed (name, rate); empty when one schedule was distinct or it was recorded.
+  std::vector<MeasuredCandidate> candidates;
   bool from_record = false;  // the schedule came from the disk cache's record
   bool from_disk = false;    // the winner's object came from the disk cache
 };

@@ -78,6 +78,9 @@ KernelInfo ArrayCodecImpl::encoder_info() const {
   KernelInfo info = base_info_;
   info.symbol = encoder_->desc.symbol;
   const unsigned xors = encoder_->desc.program.xors();
+  info.decision.tier = KernelTier::kScheduleRunner;
+  info.decision.xors = xors;
+  info.decision.compiling = xors <= XorCodec::kMaxUnrolledXors;
   info.why = "schedule runner: " + std::to_string(xors) + " XORs per stripe" +
              (xors > XorCodec::kMaxUnrolledXors ? ", too many to unroll"
                                                 : ", no compile; its unrolled kernel compiles in the background");
@@ -242,6 +245,9 @@ KernelInfo ArrayCodecImpl::decoder_info(const std::vector<bool> &present) const 
   }
   if (std::shared_ptr<const Kernel> k = std::atomic_load(&(*op)->compiled)) return k->info;
   info.symbol = (*op)->desc.symbol;
+  info.decision.tier = KernelTier::kScheduleRunner;
+  info.decision.xors = (*op)->desc.program.xors();
+  info.decision.compiling = true;
   info.why = "schedule runner (" + std::to_string((*op)->desc.program.xors()) +
              " XORs per stripe), no compile; its kernel compiles in the background";
   return info;

@@ -172,6 +172,8 @@ KernelInfo CodecKernels::aot_info(const std::string &what) const {
   info.cpu = target;
   info.vector_bits = aot_->vector_bits;
   std::lock_guard<std::mutex> lock(failure_mutex_);
+  info.decision.tier = KernelTier::kBuiltIn;
+  info.decision.compiling = failure_.empty();
   info.why = "shape kernels built into libecjit ahead of time for " + target + " serve from the first call; " +
              (failure_.empty() ? "the codec's own " + what + " is being compiled in the background"
                                : "the codec's own kernels could not be compiled (" + failure_ + ")");

@@ -219,7 +219,10 @@ KernelInfo DecodeCache::info(const DecodeSet &d) const {
   if (!shapes) return kernels_->aot_info("shape kernels");
   const size_t rows = std::min<size_t>(d.targets.size(), max_rows_);
   KernelInfo info = (*shapes)[first_shape_ + rows - 1].info;
-  if (d.promotion_asked.load()) info.why += "; its specialised decoder is being compiled";
+  if (d.promotion_asked.load()) {
+    info.why += "; its specialised decoder is being compiled";
+    info.decision.compiling = true;
+  }
   return info;
 }
 

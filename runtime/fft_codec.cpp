@@ -53,8 +53,9 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
     kernels.encode = [e](const uint8_t *const *in, uint8_t *const *out, size_t len) { e->encode(in, out, len); };
     kernels.decode = [e](const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at,
                          size_t len) { return e->decode(plan, in_at, out_at, len); };
-    kernels.decode_why = [e](const FftDecodePlan &plan, const std::vector<unsigned> &targets) {
-      return e->decode_why(plan, targets);
+    kernels.decision_why = fft_decode_why;
+    kernels.decide = [e](const FftDecodePlan &plan, const std::vector<unsigned> &targets, KernelDecision *d) {
+      e->decide(plan, targets, d);
     };
     kernels.decode_entry_bytes = e->decode_entry_bytes();
     kernels.decode_reads_matrices_only = e->decode_reads_matrices_only();
@@ -151,6 +152,7 @@ KernelInfo FftCodec::scalar_info(const char *op) const {
   i.target = jit_->options().target;
   i.cpu = jit_->target_info().cpu;
   i.vector_bits = 64;
+  i.decision.tier = KernelTier::kReference;
   const bool decode = std::string(op) == "decode";
   const size_t block = fft_block_bytes(decode ? geometry_.decode_work : 2 * geometry_.chunk);
   i.why = std::string("scalar reference (codes/rs_fft.h: ") +
@@ -276,11 +278,12 @@ KernelInfo FftCodec::decoder_info(const std::vector<bool> &present) const {
   if (!p) return encoder_info();  // nothing missing
   if (!kernels_.decode) return scalar_info("decode");
   KernelInfo i = kernels_.decode_info;
-  if (kernels_.decode_why) {  // reconstruct's targets: every missing shard
+  if (kernels_.decide) {  // reconstruct's targets: every missing shard
     std::vector<unsigned> targets;
     for (unsigned s = 0; s < n(); ++s)
       if (!present[s]) targets.push_back(s);
-    i.why += "; " + kernels_.decode_why(*p, targets);
+    kernels_.decide(*p, targets, &i.decision);
+    i.why += "; " + kernels_.decision_why(i.decision);
   }
   return i;
 }

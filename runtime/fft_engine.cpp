@@ -496,7 +496,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
       d->prune_skipped = d->whole_core = d->block_multiplies * kFftPruneMinShare < core_multiplies_;
       if (!d->whole_core) {
         // Made on this call where what it removes over the call's columns pays for it (or
-        // without a call: decode_why); else in the background, the whole core serving.
+        // without a call: decide); else in the background, the whole core serving.
         const double saved_ns = double(d->block_multiplies) * double((len + 63) / 64) * kFftCoreNsPerColumnMultiply;
         const bool now = len == 0 || saved_ns >= kFftPruneNsPerStep * double(core_steps_ + n);
         if (std::shared_ptr<const FftFoldedCore> p = pruned_core(std::move(lost_blocks), now)) {
@@ -557,48 +557,89 @@ void FftEngine::run_matrix(const ir::FftSchedule &mat, const FftDecodePlan &plan
   }
 }
 
-std::string FftEngine::decode_why(const FftDecodePlan &plan, const std::vector<unsigned> &targets) const {
+void FftEngine::decide(const FftDecodePlan &plan, const std::vector<unsigned> &targets, KernelDecision *d) const {
   const std::shared_ptr<const FftTargetDecode> td = target_decode(plan, targets);
-  const std::string matrix = std::to_string(td->matrix_cost), transforms = std::to_string(td->transform_cost);
-  if (td->matrix_asked)
-    return "this set: a matrix, " + matrix + " multiply-adds per element (" + std::to_string(targets.size()) +
-           " restored x " + std::to_string(plan.sources.size()) + " read), against the transforms' " + transforms +
-           (std::atomic_load(&td->matrix_later)
-                ? "; made in the background (the whole transforms served until then)"
-                : "; being made in the background: its making would cost the first call more than the whole "
-                  "transforms, which serve until then");
-  if (td->matrix)
-    return "this set: a matrix, " + matrix + " multiply-adds per element (" + std::to_string(targets.size()) +
-           " restored x " + std::to_string(plan.sources.size()) + " read), against the transforms' " + transforms;
-  if (td->inverse)
-    return "this set: the encoder's transforms inverted (every recovery shard read at the high rate, one "
-           "whole chunk at the low" +
-           (td->first ? ", the " + std::to_string(td->first->slots) + " of them missing restored first as a matrix"
-                      : std::string()) +
-           "), " + std::to_string(td->inverse_cost) + " multiplies per element, against "
-           "the decode core's " + transforms + " and a matrix's " + matrix +
-           (std::atomic_load(&td->unrolled) ? "; unrolled for this set"
-            : td->unrolled_asked ? "; step kernel until its unrolled kernel is compiled"
-                                 : "");
-  const std::string whole = std::to_string(plan.sources.size() + core_multiplies_ + targets.size());
+  FftDecodeDecision &f = d->fft;
+  f = FftDecodeDecision();
+  f.matrix_multiplies = td->matrix_cost;
+  f.transform_multiplies = td->transform_cost;
+  f.restored = unsigned(targets.size());
+  f.read = unsigned(plan.sources.size());
+  if (td->matrix_asked || td->matrix) {
+    f.route = FftRoute::kMatrix;
+    f.multiplies = td->matrix_cost;
+    f.made_later = td->matrix_asked && std::atomic_load(&td->matrix_later) != nullptr;
+    d->compiling = td->matrix_asked && !f.made_later;
+    return;
+  }
+  if (td->inverse) {
+    f.route = FftRoute::kInverse;
+    f.multiplies = td->inverse_cost;
+    f.restored_first = td->first ? unsigned(td->first->slots) : 0;
+    f.unrolled = std::atomic_load(&td->unrolled) != nullptr;
+    d->compiling = !f.unrolled && td->unrolled_asked;
+    if (f.unrolled) d->tier = KernelTier::kCompiled;
+    return;
+  }
+  f.route = FftRoute::kTransforms;
+  f.multiplies = f.whole_multiplies = td->transform_cost;
+  f.ends_folded = td->ends_folded;
+  f.block_multiplies = td->block_multiplies;
+  f.pruning = td->prune_skipped  ? FftPruning::kTooScattered
+              : td->prune_later  ? FftPruning::kLater
+              : td->whole_core   ? FftPruning::kCoreTooLong
+                                 : FftPruning::kPruned;
+  if (f.pruning == FftPruning::kPruned) f.whole_multiplies = plan.sources.size() + core_multiplies_ + targets.size();
+}
+
+std::string fft_decode_why(const KernelDecision &d) {
+  const FftDecodeDecision &f = d.fft;
+  const std::string matrix = std::to_string(f.matrix_multiplies), transforms = std::to_string(f.transform_multiplies);
+  const std::string shape = " (" + std::to_string(f.restored) + " restored x " + std::to_string(f.read) + " read)";
+  switch (f.route) {
+    case FftRoute::kNone:
+      return "";
+    case FftRoute::kMatrix:
+      return "this set: a matrix, " + matrix + " multiply-adds per element" + shape + ", against the transforms' " +
+             transforms +
+             (f.made_later ? "; made in the background (the whole transforms served until then)"
+              : d.compiling ? "; being made in the background: its making would cost the first call more than the "
+                              "whole transforms, which serve until then"
+                            : "");
+    case FftRoute::kInverse:
+      return "this set: the encoder's transforms inverted (every recovery shard read at the high rate, one "
+             "whole chunk at the low" +
+             (f.restored_first ? ", the " + std::to_string(f.restored_first) +
+                                     " of them missing restored first as a matrix"
+                               : std::string()) +
+             "), " + std::to_string(f.multiplies) + " multiplies per element, against the decode core's " +
+             transforms + " and a matrix's " + matrix +
+             (f.unrolled ? "; unrolled for this set" : d.compiling ? "; step kernel until its unrolled kernel is compiled" : "");
+    case FftRoute::kTransforms:
+      break;
+  }
   const std::string matrix_ends =
-      matrix + (td->ends_folded ? "; the shards read and restored inside the first and last transform steps" : "");
-  if (td->prune_skipped)
-    return "this set: the transforms, " + transforms + " multiplies per element, not pruned (losses too scattered: " +
-           std::to_string(td->block_multiplies) + " in whole blocks of points, under 1/" + std::to_string(kFftPruneMinShare) +
-           " of the core's), against a matrix's " + matrix_ends;
-  if (td->prune_later)
-    return "this set: the transforms, " + transforms + " multiplies per element, not pruned: pruning its blocks "
-           "of points read or restored nowhere (" + std::to_string(td->block_multiplies) +
-           " multiplies) would cost this call more than it removes; the core pruned for them is made in the "
-           "background once a second set loses the same blocks, for the sets after it; against a matrix's " +
-           matrix_ends;
-  if (td->whole_core)
-    return "this set: the transforms, " + transforms + " multiplies per element (a core past " +
-           std::to_string(kFftPruneMaxSteps) + " steps is not pruned), against a matrix's " + matrix_ends;
-  return "this set: the transforms, " + transforms + " multiplies per element after pruning (of " + whole +
-         "; points read " + std::to_string(plan.sources.size()) + ", restored " + std::to_string(targets.size()) +
-         "), against a matrix's " + matrix_ends;
+      matrix + (f.ends_folded ? "; the shards read and restored inside the first and last transform steps" : "");
+  const std::string head = "this set: the transforms, " + transforms + " multiplies per element";
+  switch (f.pruning) {
+    case FftPruning::kTooScattered:
+      return head + ", not pruned (losses too scattered: " + std::to_string(f.block_multiplies) +
+             " in whole blocks of points, under 1/" + std::to_string(kFftPruneMinShare) +
+             " of the core's), against a matrix's " + matrix_ends;
+    case FftPruning::kLater:
+      return head + ", not pruned: pruning its blocks of points read or restored nowhere (" +
+             std::to_string(f.block_multiplies) +
+             " multiplies) would cost this call more than it removes; the core pruned for them is made in the "
+             "background once a second set loses the same blocks, for the sets after it; against a matrix's " +
+             matrix_ends;
+    case FftPruning::kCoreTooLong:
+      return head + " (a core past " + std::to_string(kFftPruneMaxSteps) + " steps is not pruned), against a matrix's " +
+             matrix_ends;
+    default:
+      return head + " after pruning (of " + std::to_string(f.whole_multiplies) + "; points read " +
+             std::to_string(f.read) + ", restored " + std::to_string(f.restored) + "), against a matrix's " +
+             matrix_ends;
+  }
 }
 
 bool FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at,

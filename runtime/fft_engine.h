@@ -97,9 +97,10 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   // the decode core and its step kernel could not be compiled (the caller decodes otherwise).
   bool decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at, size_t len) const;
 
-  // How a decode of `targets` from plan.sources runs, for KernelInfo::why: the matrix or the
-  // pruned transforms, with both costs in multiplies per element (makes the set's entry).
-  std::string decode_why(const FftDecodePlan &plan, const std::vector<unsigned> &targets) const;
+  // How a decode of `targets` from plan.sources runs, into d->fft (and d->compiling: what is
+  // being made for the set in the background): the route, its cost and the alternatives', in
+  // multiplies per element (makes the set's entry).
+  void decide(const FftDecodePlan &plan, const std::vector<unsigned> &targets, KernelDecision *d) const;
 
   // About the bytes one target_decode entry holds at most (its steps: its fills and restores,
   // or the inverted encoder's, whose tables are the encoder's; the folded cores it shares are
@@ -205,5 +206,8 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   mutable std::vector<std::vector<uint8_t>> pruning_, seen_;
   KernelInfo encode_info_, decode_info_;
 };
+
+// FftEngine::decide's decision as a sentence, for KernelInfo::why.
+std::string fft_decode_why(const KernelDecision &d);
 
 }  // namespace ecjit::runtime

@@ -82,16 +82,18 @@ Result<std::shared_ptr<const Codec>> JitImpl::codec(const CodeSpec &spec) {
     // packet=auto: the packet timed fastest here (recorded on disk); the codec's spec names it.
     CodeSpec resolved = spec;
     std::string layout_why;
+    std::vector<MeasuredCandidate> packets;
     if (spec.packet_auto) {
       Result<jit::XorPacketChoice> choice = service_->xor_packet(spec);
       if (!choice.ok()) return choice.status();
       resolved.packet = choice->packet;
       resolved.packet_auto = false;
       layout_why = choice->why;
+      packets = choice->candidates;
     }
     auto code = codes::build_bitmatrix_code(resolved);
     if (!code.ok()) return code.status();
-    auto codec = XorCodec::make(shared_from_this(), std::move(*code), std::move(layout_why));
+    auto codec = XorCodec::make(shared_from_this(), std::move(*code), std::move(layout_why), std::move(packets));
     if (!codec.ok()) return codec.status();
     out = *codec;
   } else {

@@ -12,8 +12,9 @@
 namespace ecjit::runtime {
 
 Result<std::shared_ptr<XorCodec>> XorCodec::make(std::shared_ptr<JitImpl> jit, codes::BitMatrixCode code,
-                                                 std::string layout_why) {
+                                                 std::string layout_why, std::vector<MeasuredCandidate> packets) {
   std::shared_ptr<XorCodec> c(new XorCodec(std::move(jit), std::move(code)));
+  c->packets_ = std::move(packets);
   const codes::BitMatrixCode &bc = c->code_;
   for (unsigned r = 0; r < bc.parity.rows; ++r)
     for (unsigned col = 0; col < bc.parity.cols; ++col) c->bits_.push_back(bc.parity.get(r, col));
@@ -103,7 +104,10 @@ KernelInfo XorCodec::info(const Op &op) const {
   i.strategy = "xor";
   i.target = jit_->options().target;
   i.cpu = jit_->target_info().cpu;
+  i.decision.tier = KernelTier::kScheduleRunner;
+  i.decision.xors = op.runner.desc().program.xors();
   if (&op == encoder_.get()) {
+    i.decision.compiling = op.plan.desc.program.xors() <= kMaxUnrolledXors;
     i.why = encoder_counts_ + (op.plan.desc.program.xors() > kMaxUnrolledXors
                                    ? "; schedule runner: past " + std::to_string(kMaxUnrolledXors) +
                                          " XORs unrolled code compiles for seconds"
@@ -113,6 +117,7 @@ KernelInfo XorCodec::info(const Op &op) const {
   i.why = "schedule runner (smart schedule, " + std::to_string(op.runner.desc().program.xors()) +
           " XORs per block position, interpreted)" +
           (op.asked.load() ? "; its unrolled kernel is being compiled" : "");
+  i.decision.compiling = op.asked.load();
   return i;
 }
 

@@ -35,14 +35,20 @@ class XorCodec final : public Codec {
   // Schedules with more XORs per block position are never compiled (LLVM takes seconds:
   // RS(32,8) w=8, 2,612 XORs: 1.6 s; RS(64,16), 9,778: 9.8 s): the runner serves them.
   static constexpr size_t kMaxUnrolledXors = 2048;
-  // layout_why: how the packet was chosen (packet=auto), appended to the encoder's info.
+  // layout_why: how the packet was chosen (packet=auto), appended to the encoder's info;
+  // packets: the packet sizes timed for it (KernelDecision::packets).
   static Result<std::shared_ptr<XorCodec>> make(std::shared_ptr<JitImpl> jit, codes::BitMatrixCode code,
-                                                std::string layout_why = "");
+                                                std::string layout_why = "",
+                                                std::vector<MeasuredCandidate> packets = {});
 
   const CodeSpec &spec() const override { return code_.spec; }
   // The (m w) x (k w) parity bit-matrix as 0 / 1 entries, row-major.
   const std::vector<uint64_t> &parity_matrix() const override { return bits_; }
-  KernelInfo encoder_info() const override { return info(*encoder_); }
+  KernelInfo encoder_info() const override {
+    KernelInfo i = info(*encoder_);
+    i.decision.packets = packets_;
+    return i;
+  }
 
   Status encode(Span<const uint8_t *const> data, Span<uint8_t *const> parity, size_t len) const override;
   Status reconstruct(Span<uint8_t *const> shards, const std::vector<bool> &present, size_t len) const override;
@@ -103,6 +109,7 @@ class XorCodec final : public Codec {
   std::vector<uint64_t> bits_;
   // The encoder: its runner, and its kernel once compiled (never past kMaxUnrolledXors).
   std::shared_ptr<const Op> encoder_;
+  std::vector<MeasuredCandidate> packets_;
   std::string encoder_counts_;  // "schedule weighted-matching: N XORs per block position (dumb: D)"
   mutable jit::OnceCache<OpKey, Op, OpKeyHash> ops_;
   // Shared with background compiles, which may finish after the codec is gone.

@@ -147,8 +147,7 @@ TEST(FftCodec, RsSpecGetsTheChosenConstruction) {
   ASSERT_TRUE(chosen.ok()) << chosen.status().to_string();
   // Leopard-RS's GF(2^8) where its points take the code (klauspost's leopard8 parity).
   EXPECT_EQ((*chosen)->spec().to_string(), "rs-fft:k=32,m=32,gf=8");
-  const std::string why = (*chosen)->encoder_info().why;
-  EXPECT_EQ(why.find("rs:k=32,m=32 chose rs-fft:k=32,m=32,gf=8 by the cost model"), 0u) << why;
+  EXPECT_EQ((*chosen)->encoder_info().decision.chosen_spec, "rs-fft:k=32,m=32,gf=8") << (*chosen)->encoder_info().why;
   Stripe st(32, 32, 4096, 77, ecjit::codes::fft::Gf::k8);
   for (unsigned j = 0; j < 32; ++j) st.spoil(32 + j);
   ASSERT_TRUE((*chosen)->encode(st.data(), st.parity(), 4096).ok());
@@ -158,7 +157,7 @@ TEST(FftCodec, RsSpecGetsTheChosenConstruction) {
   ASSERT_TRUE((*chosen)->reconstruct(st.ptrs, present, 4096).ok());
   for (unsigned s = 0; s < 64; ++s) EXPECT_TRUE(st.equal(s)) << "shard " << s;
   // The named spec's codec carries no choice.
-  EXPECT_EQ(codec_of(32, 32)->encoder_info().why.find("cost model"), std::string::npos);
+  EXPECT_EQ(codec_of(32, 32)->encoder_info().decision.chosen_spec, "");
   // Past GF(2^8)'s points: reed-solomon-simd's GF(2^16).
   auto wide = jit().codec("rs:k=300,m=100");
   ASSERT_TRUE(wide.ok()) << wide.status().to_string();
@@ -166,7 +165,7 @@ TEST(FftCodec, RsSpecGetsTheChosenConstruction) {
   auto narrow = jit().codec("rs:k=10,m=4");
   ASSERT_TRUE(narrow.ok()) << narrow.status().to_string();
   EXPECT_EQ((*narrow)->spec().to_string(), "rs-cauchy:k=10,m=4,gf=8");
-  EXPECT_NE((*narrow)->encoder_info().why.find("chose rs-cauchy:k=10,m=4,gf=8"), std::string::npos);
+  EXPECT_EQ((*narrow)->encoder_info().decision.chosen_spec, "rs-cauchy:k=10,m=4,gf=8");
 }
 
 // 8:4's encode and a rebuild of shards 0, 5, 9 through `codec` give st's bytes.
@@ -191,8 +190,8 @@ TEST(FftCodec, ThreadsGiveTheSameBytes) {
   // A whole chunk of originals (4..7) with every recovery shard: the inverted encoder, split.
   std::vector<bool> present(12, true);
   for (unsigned s = 4; s < 8; ++s) present[s] = false, st.spoil(s);
-  const std::string why = codec->decoder_info(present).why;
-  if (codec->decoder_info(present).vector_bits != 64) EXPECT_NE(why.find("inverted"), std::string::npos) << why;
+  const ecjit::KernelInfo info = codec->decoder_info(present);
+  if (info.vector_bits != 64) EXPECT_EQ(info.decision.fft.route, ecjit::FftRoute::kInverse) << info.why;
   ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok());
   for (unsigned s = 0; s < 12; ++s) EXPECT_TRUE(st.equal(s)) << s;
 }
@@ -239,7 +238,7 @@ TEST(FftCodec, WidestCodeDecodesThroughTheWholeCore) {
   for (unsigned s = 0; s < k + m; ++s)
     if (!present[s]) std::fill(got[s].begin(), got[s].end(), 0xEE);
   const ecjit::KernelInfo info = codec->decoder_info(present);
-  if (info.vector_bits != 64) EXPECT_NE(info.why.find("this set: the transforms"), std::string::npos) << info.why;
+  if (info.vector_bits != 64) EXPECT_EQ(info.decision.fft.route, ecjit::FftRoute::kTransforms) << info.why;
   ASSERT_TRUE(codec->reconstruct(ptrs, present, len).ok());
   for (unsigned s = 0; s < k + m; ++s) ASSERT_EQ(got[s], want[s]) << s;
   // Every original lost, every recovery shard read: the encoder's transforms inverted.
@@ -248,7 +247,7 @@ TEST(FftCodec, WidestCodeDecodesThroughTheWholeCore) {
     if (!present[s]) std::fill(got[s].begin(), got[s].end(), 0xEE);
   }
   const ecjit::KernelInfo inverted = codec->decoder_info(present);
-  if (inverted.vector_bits != 64) EXPECT_NE(inverted.why.find("inverted"), std::string::npos) << inverted.why;
+  if (inverted.vector_bits != 64) EXPECT_EQ(inverted.decision.fft.route, ecjit::FftRoute::kInverse) << inverted.why;
   ASSERT_TRUE(codec->reconstruct(ptrs, present, len).ok());
   for (unsigned s = 0; s < k + m; ++s) ASSERT_EQ(got[s], want[s]) << s;
 }
@@ -314,7 +313,7 @@ TEST(FftCodec, ReconstructByTheInvertedEncoder) {
         if (lost > m) continue;
         const ecjit::KernelInfo info = codec->decoder_info(present);
         if (info.vector_bits != 64 && lost * k > 2 * C * 8)  // past a matrix's work
-          EXPECT_NE(info.why.find("inverted"), std::string::npos) << spec_of(k, m) << ": " << info.why;
+          EXPECT_EQ(info.decision.fft.route, ecjit::FftRoute::kInverse) << spec_of(k, m) << ": " << info.why;
         ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok()) << spec_of(k, m);
         for (unsigned s = 0; s < n; ++s) ASSERT_TRUE(st.equal(s)) << spec_of(k, m) << " len " << len << " shard " << s;
       }
@@ -352,7 +351,7 @@ TEST(FftCodec, ReconstructInvertedAfterRestoringFirst) {
           if (!present[s]) st.spoil(s), ++lost;
         if (lost > m) continue;
         const ecjit::KernelInfo info = codec->decoder_info(present);
-        said += info.why.find("restored first as a matrix") != std::string::npos;
+        said += info.decision.fft.restored_first > 0;
         vector |= info.vector_bits != 64;
         ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok()) << spec_of(k, m);
         for (unsigned s = 0; s < n; ++s)
@@ -387,13 +386,14 @@ TEST(FftCodec, ManyCoefficientMatricesAreMadeInTheBackground) {
   for (unsigned s = 0; s < 512; ++s) ASSERT_TRUE(st.equal(s)) << "first call, shard " << s;
   const ecjit::KernelInfo first = codec->decoder_info(present);
   if (first.vector_bits == 64) GTEST_SKIP() << "no JIT kernels here";
-  EXPECT_NE(first.why.find("this set: a matrix, 3328 multiply-adds"), std::string::npos) << first.why;
-  EXPECT_NE(first.why.find("in the background"), std::string::npos) << first.why;
+  EXPECT_EQ(first.decision.fft.route, ecjit::FftRoute::kMatrix) << first.why;
+  EXPECT_EQ(first.decision.fft.multiplies, 3328u) << first.why;
+  EXPECT_TRUE(first.decision.compiling || first.decision.fft.made_later) << first.why;  // in the background
   gate.release();
   j->wait_for_tuning();
   const ecjit::KernelInfo made = codec->decoder_info(present);
-  EXPECT_NE(made.why.find("made in the background (the whole transforms served until then)"), std::string::npos)
-      << made.why;
+  EXPECT_TRUE(made.decision.fft.made_later) << made.why;
+  EXPECT_FALSE(made.decision.compiling) << made.why;
   for (unsigned s = 0; s < 512; ++s)
     if (!present[s]) st.spoil(s);
   ASSERT_TRUE(codec->reconstruct(st.ptrs, present, st.len).ok());
@@ -462,7 +462,7 @@ TEST(FftCodec, SmallCodesInvertUnrolledOnceCompiled) {
     }
   }
   const ecjit::KernelInfo info = codec->decoder_info(present);
-  if (info.vector_bits != 64) EXPECT_NE(info.why.find("unrolled for this set"), std::string::npos) << info.why;
+  if (info.vector_bits != 64) EXPECT_TRUE(info.decision.fft.unrolled) << info.why;
 }
 
 // Every erasure set of up to m shards of st's code through `codec`: every shard restored.
@@ -615,8 +615,9 @@ TEST_P(FftDecoderInfo, SaysMatrixInverseOrPrunedTransforms) {
   if (codec.decoder_info(std::vector<bool>(64, true)).vector_bits == 64) GTEST_SKIP() << "no JIT kernels here";
   std::vector<bool> one(64, true);
   one[5] = false;
-  const std::string m = codec.decoder_info(one).why;
-  EXPECT_NE(m.find("this set: a matrix, 32 multiply-adds per element"), std::string::npos) << m;
+  const ecjit::KernelDecision m = codec.decoder_info(one).decision;
+  EXPECT_EQ(m.fft.route, ecjit::FftRoute::kMatrix);
+  EXPECT_EQ(m.fft.multiplies, 32u);
   // Originals 0..30 and recovery 0 lost: recovery 0 restored first as a matrix (32
   // multiplies), then the encoder inverted (144 on two-layer steps; up to 160 on three-layer
   // ones, whose butterflies without a twiddle multiply by zero where GFNI counts them and
@@ -624,34 +625,29 @@ TEST_P(FftDecoderInfo, SaysMatrixInverseOrPrunedTransforms) {
   std::vector<bool> mixed(64, true);
   for (unsigned i = 0; i < 31; ++i) mixed[i] = false;
   mixed[32] = false;
-  const std::string f = codec.decoder_info(mixed).why;
-  const std::string first = "the 1 of them missing restored first as a matrix), ";
-  ASSERT_NE(f.find(first), std::string::npos) << f;
-  const unsigned long two_stage = std::stoul(f.substr(f.find(first) + first.size()));
-  EXPECT_GE(two_stage, 32u + 144) << f;
-  EXPECT_LE(two_stage, 32u + 160) << f;
+  const ecjit::KernelInfo f = codec.decoder_info(mixed);
+  ASSERT_EQ(f.decision.fft.route, ecjit::FftRoute::kInverse) << f.why;
+  EXPECT_EQ(f.decision.fft.restored_first, 1u) << f.why;
+  EXPECT_GE(f.decision.fft.multiplies, 32u + 144) << f.why;
+  EXPECT_LE(f.decision.fft.multiplies, 32u + 160) << f.why;
   // Originals 0..15 and recovery 0..15 lost: the transforms, pruned (16 x 32 restored first
   // would cost more than the core).
   std::vector<bool> half(64, true);
   for (unsigned i = 0; i < 16; ++i) half[i] = half[32 + i] = false;
-  const std::string t = codec.decoder_info(half).why;
-  EXPECT_NE(t.find("this set: the transforms, "), std::string::npos) << t;
-  // "<pruned> multiplies per element after pruning (of <whole>;": pruned < whole.
-  const size_t at = t.find("this set: the transforms, ") + 26;
-  const unsigned long pruned = std::stoul(t.substr(at));
-  const unsigned long whole = std::stoul(t.substr(t.find("(of ", at) + 4));
-  EXPECT_LT(pruned, whole) << t;
+  const ecjit::KernelInfo t = codec.decoder_info(half);
+  ASSERT_EQ(t.decision.fft.route, ecjit::FftRoute::kTransforms) << t.why;
+  EXPECT_EQ(t.decision.fft.pruning, ecjit::FftPruning::kPruned) << t.why;
+  const uint64_t whole = t.decision.fft.whole_multiplies;
+  EXPECT_LT(t.decision.fft.multiplies, whole) << t.why;
   // Every original lost, every recovery shard read: the encoder inverted, an encode's
   // multiplies (two 32-point transforms, at most 80 each) - under half of the core's (whose
   // IFFT last and FFT first pass run as one: 352).
   std::vector<bool> originals(64, true);
   for (unsigned i = 0; i < 32; ++i) originals[i] = false;
-  const std::string inv = codec.decoder_info(originals).why;
-  const std::string head = "this set: the encoder's transforms inverted (";
-  ASSERT_NE(inv.find(head), std::string::npos) << inv;
-  const unsigned long inverse = std::stoul(inv.substr(inv.find("), ", inv.find(head)) + 3));
-  EXPECT_LE(inverse, 160u) << inv;
-  EXPECT_LT(inverse * 2, whole) << inv;
+  const ecjit::KernelInfo inv = codec.decoder_info(originals);
+  ASSERT_EQ(inv.decision.fft.route, ecjit::FftRoute::kInverse) << inv.why;
+  EXPECT_LE(inv.decision.fft.multiplies, 160u) << inv.why;
+  EXPECT_LT(inv.decision.fft.multiplies * 2, whole) << inv.why;
 }
 INSTANTIATE_TEST_SUITE_P(Tiers, FftDecoderInfo, ::testing::Values("host", "host-gfni", "host-gfni,-avx512f"),
                          [](const ::testing::TestParamInfo<std::string> &i) {
@@ -680,7 +676,7 @@ TEST(FftCodec, ScatteredLossesRunTheWholeCore) {
   for (unsigned s = 0; s < 256; ++s) ASSERT_TRUE(st.equal(s)) << "shard " << s;
   const ecjit::KernelInfo info = codec->decoder_info(present);
   if (info.vector_bits == 64) GTEST_SKIP() << "no JIT kernels here";
-  EXPECT_NE(info.why.find("not pruned (losses too scattered: "), std::string::npos) << info.why;
+  EXPECT_EQ(info.decision.fft.pruning, ecjit::FftPruning::kTooScattered) << info.why;
   // Originals 0..63 and recovery shards 64..127 lost: whole blocks, pruned on as short a call.
   std::vector<bool> runs(256, true);
   for (unsigned i = 0; i < 64; ++i) runs[i] = runs[128 + 64 + i] = false;
@@ -688,8 +684,8 @@ TEST(FftCodec, ScatteredLossesRunTheWholeCore) {
     if (!runs[s]) st.spoil(s);
   ASSERT_TRUE(codec->reconstruct(st.ptrs, runs, st.len).ok());
   for (unsigned s = 0; s < 256; ++s) ASSERT_TRUE(st.equal(s)) << "runs, shard " << s;
-  const std::string why = codec->decoder_info(runs).why;
-  EXPECT_NE(why.find("after pruning"), std::string::npos) << why;
+  const ecjit::KernelInfo pruned = codec->decoder_info(runs);
+  EXPECT_EQ(pruned.decision.fft.pruning, ecjit::FftPruning::kPruned) << pruned.why;
 }
 
 // Sets that lose the same whole blocks of points and differ in their scattered losses run one
@@ -703,7 +699,7 @@ TEST(FftCodec, SetsLosingTheSameBlocksShareOnePrunedCore) {
     ASSERT_TRUE(codec);
     std::mt19937_64 rng(k + 17);
     Stripe st(k, m, 4096 + 64 + 2, k);
-    std::string shared;
+    uint64_t shared = 0;
     for (int trial = 0; trial < 8; ++trial) {
       // The first quarter of the originals and of the recovery shards lost in every set, and
       // m / 4 more originals at random (reconstruct_data restores no recovery shard).
@@ -728,10 +724,10 @@ TEST(FftCodec, SetsLosingTheSameBlocksShareOnePrunedCore) {
       // decoder_info: the set restoring every lost shard (the same blocks in every trial).
       const ecjit::KernelInfo info = codec->decoder_info(present);
       if (info.vector_bits == 64) continue;  // no JIT kernels here
-      const std::string &why = info.why, head = "this set: the transforms, ";
-      ASSERT_NE(why.find("after pruning"), std::string::npos) << why;
-      const std::string count = why.substr(why.find(head) + head.size(), why.find(" multiplies per") - why.find(head) - head.size());
-      if (shared.empty()) shared = count;
+      const std::string &why = info.why;
+      ASSERT_EQ(info.decision.fft.pruning, ecjit::FftPruning::kPruned) << why;
+      const uint64_t count = info.decision.fft.multiplies;
+      if (shared == 0) shared = count;
       EXPECT_EQ(count, shared) << k << ":" << m << " trial " << trial << ": " << why;
     }
   }
@@ -765,16 +761,17 @@ TEST(FftCodec, ShortCallsHaveTheirPrunedCoreMadeInTheBackground) {
   // reads what that call chose.
   run(set(3), "first");
   if (codec->decoder_info(set(3)).vector_bits == 64) GTEST_SKIP() << "no JIT kernels here";
-  const std::string first = codec->decoder_info(set(3)).why;
-  EXPECT_NE(first.find("would cost this call more than it removes"), std::string::npos) << first;
+  const ecjit::KernelInfo first = codec->decoder_info(set(3));
+  EXPECT_EQ(first.decision.fft.pruning, ecjit::FftPruning::kLater) << first.why;
   j->wait_for_tuning();
   run(set(6), "second");  // the first asked for nothing in the background; this one does
-  const std::string second = codec->decoder_info(set(6)).why;
-  EXPECT_NE(second.find("not pruned"), std::string::npos) << second;
+  const ecjit::KernelInfo second = codec->decoder_info(set(6));
+  EXPECT_EQ(second.decision.fft.route, ecjit::FftRoute::kTransforms) << second.why;
+  EXPECT_NE(second.decision.fft.pruning, ecjit::FftPruning::kPruned) << second.why;
   j->wait_for_tuning();
   run(set(1), "third");
-  const std::string third = codec->decoder_info(set(1)).why;
-  EXPECT_NE(third.find("after pruning"), std::string::npos) << third;
+  const ecjit::KernelInfo third = codec->decoder_info(set(1));
+  EXPECT_EQ(third.decision.fft.pruning, ecjit::FftPruning::kPruned) << third.why;
 }
 
 // Threads decoding sets that lose the same blocks at once, long calls (pruning on the call)
@@ -853,8 +850,8 @@ TEST(FftCodec, ShardsReadAndRestoredInsideTheTransformsOnEveryTarget) {
         for (unsigned s = 0; s < k + m; ++s)
           ASSERT_TRUE(st.equal(s)) << target << " " << k << ":" << m << " trial " << trial << " shard " << s;
         const ecjit::KernelInfo info = codec->decoder_info(present);
-        if (info.vector_bits == 64 || info.why.find("the transforms") == std::string::npos) continue;
-        EXPECT_NE(info.why.find("inside the first and last transform steps"), std::string::npos)
+        if (info.vector_bits == 64 || info.decision.fft.route != ecjit::FftRoute::kTransforms) continue;
+        EXPECT_TRUE(info.decision.fft.ends_folded)
             << target << " " << k << ":" << m << ": " << info.why;
       }
     }

@@ -365,8 +365,9 @@ TEST(XorCodec, PacketAutoNamesThePacketItTimed) {
   EXPECT_FALSE(spec.packet_auto);
   const std::vector<unsigned> candidates = {32, 64, 128, 256, 512, 1024, 2048};  // jit/xor_packet_tuner.h
   EXPECT_NE(std::find(candidates.begin(), candidates.end(), spec.packet), candidates.end()) << spec.to_string();
-  EXPECT_NE((*codec)->encoder_info().why.find("packet=auto: packet " + std::to_string(spec.packet) + " fastest of"),
-            std::string::npos)
+  const std::vector<ecjit::MeasuredCandidate> timed = (*codec)->encoder_info().decision.packets;
+  EXPECT_TRUE(std::any_of(timed.begin(), timed.end(),
+                          [&](const ecjit::MeasuredCandidate &c) { return c.name == std::to_string(spec.packet); }))
       << (*codec)->encoder_info().why;
   const BitMatrixCode c = code_of(spec.to_string());
   const size_t len = 3 * c.block_bytes();
@@ -393,7 +394,7 @@ TEST(XorCodec, LargePacketsOnLongShardsBothLoops) {
     auto codec = j->codec(spec);
     ASSERT_TRUE(codec.ok()) << spec << ": " << codec.status().to_string();
     j->wait_for_tuning();  // the compiled encoder
-    ASSERT_EQ((*codec)->encoder_info().why.find("runner"), std::string::npos) << (*codec)->encoder_info().why;
+    ASSERT_EQ((*codec)->encoder_info().decision.tier, ecjit::KernelTier::kCompiled) << (*codec)->encoder_info().why;
     int *bm = static_cast<int *>(malloc(sizeof(int) * c.parity.rows * c.parity.cols));
     for (unsigned r = 0; r < c.parity.rows; ++r)
       for (unsigned col = 0; col < c.parity.cols; ++col) bm[r * c.parity.cols + col] = c.parity.get(r, col);
@@ -419,7 +420,7 @@ TEST(XorCodec, LargePacketsOnLongShardsBothLoops) {
       present[0] = present[c.k] = false;
       ASSERT_TRUE((*codec)->prepare_reconstruct(present).ok());
       j->wait_for_tuning();
-      ASSERT_NE((*codec)->decoder_info(present).why.find("unrolled"), std::string::npos);
+      ASSERT_EQ((*codec)->decoder_info(present).decision.tier, ecjit::KernelTier::kCompiled);
       memset(got.shards[0].data(), 0x5a, len);
       memset(got.shards[c.k].data(), 0xa5, len);
       ASSERT_TRUE((*codec)->reconstruct({got.ptrs.data(), got.ptrs.size()}, present, len).ok());
@@ -470,7 +471,7 @@ void every_erasure_set(const std::string &spec, size_t compiled_sample) {
     ASSERT_TRUE((*codec)->prepare_reconstruct(sets[i]).ok());
   j->wait_for_tuning();
   for (size_t i = 0; i < sets.size(); i += std::max<size_t>(1, sets.size() / compiled_sample)) {
-    EXPECT_NE((*codec)->decoder_info(sets[i]).why.find("unrolled"), std::string::npos);
+    EXPECT_EQ((*codec)->decoder_info(sets[i]).decision.tier, ecjit::KernelTier::kCompiled);
     check(sets[i], "compiled");
   }
   EXPECT_GT((*codec)->kernel_cache_stats().promotions, 0u);
@@ -640,7 +641,8 @@ TEST(XorCodec, ColdEncoderServedByItsRunnerUntilCompiled) {
     auto codec = j->codec(spec);
     ASSERT_TRUE(codec.ok()) << codec.status().to_string();
     const KernelInfo first = (*codec)->encoder_info();
-    EXPECT_NE(first.why.find("schedule runner while its unrolled kernel compiles"), std::string::npos) << first.why;
+    EXPECT_EQ(first.decision.tier, ecjit::KernelTier::kScheduleRunner) << first.why;
+    EXPECT_TRUE(first.decision.compiling) << first.why;
     std::atomic<int> failures{0};
     std::atomic<bool> stop{false};
     auto encodes = [&] {
@@ -663,16 +665,17 @@ TEST(XorCodec, ColdEncoderServedByItsRunnerUntilCompiled) {
     t2.join();
     EXPECT_EQ(failures.load(), 0);
     const KernelInfo compiled = (*codec)->encoder_info();
-    EXPECT_EQ(compiled.why.find("runner"), std::string::npos) << compiled.why;
-    EXPECT_NE(compiled.why.find("XORs per block position"), std::string::npos) << compiled.why;
+    EXPECT_EQ(compiled.decision.tier, ecjit::KernelTier::kCompiled) << compiled.why;
+    EXPECT_GT(compiled.decision.xors, 0u) << compiled.why;
     // Tuning is on by default: its schedule was picked by timing (jit/xor_tuner.h).
-    EXPECT_NE(compiled.why.find("fastest of: "), std::string::npos) << compiled.why;
+    EXPECT_EQ(compiled.decision.source, ecjit::DecisionSource::kTuned) << compiled.why;
+    EXPECT_FALSE(compiled.decision.candidates.empty()) << compiled.why;
     EXPECT_GT(compiled.vector_bits, 0u);
   }
   // The codec is gone (the Jit keeps codecs weakly); a new one finds the kernel in memory.
   auto again = j->codec(spec);
   ASSERT_TRUE(again.ok()) << again.status().to_string();
-  EXPECT_EQ((*again)->encoder_info().why.find("runner"), std::string::npos) << (*again)->encoder_info().why;
+  EXPECT_EQ((*again)->encoder_info().decision.tier, ecjit::KernelTier::kCompiled) << (*again)->encoder_info().why;
 }
 
 // Past XorCodec::kMaxUnrolledXors the encoder is never compiled: the runner serves it, and
@@ -684,7 +687,7 @@ TEST(XorCodec, WideCodesRunUncompiled) {
   auto got = j->codec(spec);
   ASSERT_TRUE(got.ok()) << got.status().to_string();
   const Codec &codec = **got;
-  EXPECT_NE(codec.encoder_info().why.find("schedule runner"), std::string::npos) << codec.encoder_info().why;
+  EXPECT_EQ(codec.encoder_info().decision.tier, ecjit::KernelTier::kScheduleRunner) << codec.encoder_info().why;
   const size_t len = 2 * c.block_bytes();
   const Stripe want(c, len, 41);
   Stripe s = want;

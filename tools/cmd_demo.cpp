@@ -363,17 +363,17 @@ int cmd_demo(int argc, char **argv) {
   if (!codec.ok()) return codec_error(codec.status());
   const JitStats at_codec = (*jit)->stats();
   const KernelInfo enc_at_codec = (*codec)->encoder_info();  // ahead-of-time kernels, or compiled
-  const bool aot = enc_at_codec.why.find("ahead of time") != std::string::npos;
+  const bool aot = enc_at_codec.decision.tier == KernelTier::kBuiltIn;
   std::vector<bool> present(n, true);
   for (unsigned s : lose) present[s] = false;
   // With shape kernels the set's own decoder is compiled in the background; without (no
   // byte shuffle, GFNI or carry-less multiply on the target) here, on this thread.
-  const std::string first_why = (*codec)->decoder_info(present).why;
+  const KernelTier first_tier = (*codec)->decoder_info(present).decision.tier;
   // Bit-matrix codes serve first calls with the schedule runner (no kernel to compile);
   // rs-fft with one decode core for every erasure set (a set costs its locator, no compile).
   const bool fft = code->spec.family == CodeFamily::kRsFft;
-  const bool runner = first_why.find("schedule runner") != std::string::npos;
-  const bool shapes = runner || first_why.find("shape kernel") != std::string::npos;
+  const bool runner = first_tier == KernelTier::kScheduleRunner;
+  const bool shapes = runner || first_tier == KernelTier::kShape || first_tier == KernelTier::kBuiltIn;
   if (Status st = (*codec)->prepare_reconstruct(present); !st.ok())
     return runtime_error(kCmd, "decoder for lost shards " + join_indices(lose) + ": " + st.to_string());
   // The kernels above serve calls at once (the static choice under "auto"); the tuner times

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ecjit/code_spec.h"
+#include "ecjit/kernel_decision.h"
 #include "ecjit/shard_set.h"
 #include "ecjit/span.h"
 #include "ecjit/status.h"
@@ -25,6 +26,7 @@ struct KernelInfo {
   unsigned vector_bits = 0;  // widest vector the kernel uses (64 = no vector unit)
   unsigned unroll = 1;       // vectors per shard in one step of the main loop (tuned for short kernels)
   std::string why;           // why this strategy: the tuner's measurements, or forced/static
+  KernelDecision decision;   // the same decision as values (ecjit/kernel_decision.h)
 };
 
 // Counters of a codec's cache of specialised kernels (decoders per erasure set, update
