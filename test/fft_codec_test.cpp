@@ -1157,7 +1157,6 @@ TEST(FftCodec8, ThreadsGiveTheSameBytesAndTheFieldMatters) {
   Stripe other(8, 4, even, 9, Gf::k8);
   ASSERT_TRUE(wide->encode(other.data(), other.parity(), even).ok());
   EXPECT_FALSE(other.equal(8)) << "GF(2^16) parity equals GF(2^8)'s";
-  const std::string why = codec->encoder_info().why;
   EXPECT_NE(codec->encoder_info().symbol.find("fft8"), std::string::npos) << codec->encoder_info().symbol;
 }
 

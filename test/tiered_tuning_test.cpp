@@ -209,8 +209,9 @@ TEST(TieredTuning, EncoderTuningWaitsForWork) {
   const std::string spec = "rs-vand:k=10,m=4,gf=8";
   auto codec = jit->codec(spec);
   ASSERT_TRUE(codec.ok());
-  const std::string before = (*codec)->encoder_info().why;
-  EXPECT_NE(before.find("tuning in the background after 4 MiB of work"), std::string::npos) << before;
+  const KernelInfo before = (*codec)->encoder_info();
+  EXPECT_TRUE(before.decision.tuning) << before.why;
+  EXPECT_EQ(before.decision.tune_after_bytes, 4u << 20) << before.why;
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   JitStats st = jit->stats();
   EXPECT_EQ(st.tunings_pending, 0u);
