@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
+
+#include "ecjit/kernel_decision.h"
 
 namespace ecjit::jit {
 
@@ -41,6 +44,8 @@ struct TimedKernel {
   void *address = nullptr;
   double layout_best[TimingBench::kLayouts] = {};  // best slice per layout, bytes per second
   double best = 0;                                 // their harmonic mean: the score
+  // The kernel's score as a value, for KernelDecision::candidates and packets.
+  MeasuredCandidate measured(std::string name, unsigned unroll = 1) const { return {std::move(name), unroll, best / 1e9}; }
 };
 
 // Times `kernels` on `bench` in turns - each a warm-up call, then kTimingRounds slices per

@@ -55,7 +55,7 @@ void measure(const std::vector<Candidate *> &cands, std::vector<MeasuredCandidat
     if (std::none_of(out->begin(), out->end(), [&](const MeasuredCandidate &m) {
           return m.name == ir::strategy_name(c->strategy) && m.unroll == c->unroll;
         }))
-      out->push_back({ir::strategy_name(c->strategy), c->unroll, c->best / 1e9});
+      out->push_back(c->measured(ir::strategy_name(c->strategy), c->unroll));
 }
 
 // Nonzero coefficients of both stages: the terms one step of the main loop computes.

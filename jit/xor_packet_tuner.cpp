@@ -98,10 +98,10 @@ llvm::Expected<XorPacketChoice> tune_xor_packet(JitSession &session, const CodeS
   XorPacketChoice choice;
   std::string rates;
   for (TimedKernel *t : compiled) {
-    choice.candidates.push_back({std::to_string(static_cast<const Candidate *>(t)->packet), 1, t->best / 1e9});
+    const unsigned packet = static_cast<const Candidate *>(t)->packet;
+    choice.candidates.push_back(t->measured(std::to_string(packet)));
     char buf[48];
-    std::snprintf(buf, sizeof buf, "%s%u B %.1f GB/s", rates.empty() ? "" : ", ",
-                  static_cast<const Candidate *>(t)->packet, t->best / 1e9);
+    std::snprintf(buf, sizeof buf, "%s%u B %.1f GB/s", rates.empty() ? "" : ", ", packet, t->best / 1e9);
     rates += buf;
   }
   std::string note;

@@ -154,7 +154,7 @@ llvm::Expected<XorTuneResult> tune_xor_kernel(JitSession &session, const XorPlan
       if (c->best > winner->best) winner = c;
     std::string why = rates(compiled);
     for (const Candidate *c : compiled)
-      result.candidates.push_back({codes::schedule_name(c->plan.schedule), 1, c->best / 1e9});
+      result.candidates.push_back(c->measured(codes::schedule_name(c->plan.schedule)));
     if (winner != compiled.front() && winner->best < compiled.front()->best * kMargin) {
       winner = compiled.front();
       why += " (within " + std::to_string(int((kMargin - 1) * 100 + 0.5)) + "%: the fewest XORs stay)";

@@ -53,7 +53,6 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
     kernels.encode = [e](const uint8_t *const *in, uint8_t *const *out, size_t len) { e->encode(in, out, len); };
     kernels.decode = [e](const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at,
                          size_t len) { return e->decode(plan, in_at, out_at, len); };
-    kernels.decision_why = fft_decode_why;
     kernels.decide = [e](const FftDecodePlan &plan, const std::vector<unsigned> &targets, KernelDecision *d) {
       e->decide(plan, targets, d);
     };
@@ -283,7 +282,7 @@ KernelInfo FftCodec::decoder_info(const std::vector<bool> &present) const {
     for (unsigned s = 0; s < n(); ++s)
       if (!present[s]) targets.push_back(s);
     kernels_.decide(*p, targets, &i.decision);
-    i.why += "; " + kernels_.decision_why(i.decision);
+    i.why += "; " + fft_decode_why(i.decision);
   }
   return i;
 }

@@ -42,9 +42,8 @@ struct FftKernels {
   FftDecodeRun decode;
   KernelInfo encode_info, decode_info;
   // Optional: how `decode` runs one plan for these targets, into decode_info's decision
-  // (FftEngine::decide), and that decision as a sentence (appended to decode_info.why).
+  // (FftEngine::decide); decoder_info appends it as a sentence (fft_decode_why).
   std::function<void(const FftDecodePlan &, const std::vector<unsigned> &, KernelDecision *)> decide;
-  std::function<std::string(const KernelDecision &)> decision_why;
   // Bytes `decode` may keep per plan and target set (FftTargetDecode), for the plan budget.
   size_t decode_entry_bytes = 0;
   // `decode` reads only the GFNI bit-matrices of the plan's tables (ir::fft_mul_tables'

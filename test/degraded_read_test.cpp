@@ -75,10 +75,7 @@ std::vector<uint64_t> all_sets(unsigned n, unsigned m) {
   return out;
 }
 
-// Run-time-coefficient kernels serve the set: the JIT's shape kernels or the built-in ones.
-bool on_shapes(const ecjit::KernelInfo &info) {
-  return info.decision.tier == ecjit::KernelTier::kShape || info.decision.tier == ecjit::KernelTier::kBuiltIn;
-}
+bool on_shapes(const ecjit::KernelInfo &info) { return info.decision.run_time_coefficients(); }
 
 bool uses_shape_kernels(const Codec &codec) {
   std::vector<bool> present(codec.k() + codec.m(), true);

@@ -368,12 +368,12 @@ int cmd_demo(int argc, char **argv) {
   for (unsigned s : lose) present[s] = false;
   // With shape kernels the set's own decoder is compiled in the background; without (no
   // byte shuffle, GFNI or carry-less multiply on the target) here, on this thread.
-  const KernelTier first_tier = (*codec)->decoder_info(present).decision.tier;
+  const KernelDecision first = (*codec)->decoder_info(present).decision;
   // Bit-matrix codes serve first calls with the schedule runner (no kernel to compile);
   // rs-fft with one decode core for every erasure set (a set costs its locator, no compile).
   const bool fft = code->spec.family == CodeFamily::kRsFft;
-  const bool runner = first_tier == KernelTier::kScheduleRunner;
-  const bool shapes = runner || first_tier == KernelTier::kShape || first_tier == KernelTier::kBuiltIn;
+  const bool runner = first.tier == KernelTier::kScheduleRunner;
+  const bool shapes = runner || first.run_time_coefficients();
   if (Status st = (*codec)->prepare_reconstruct(present); !st.ok())
     return runtime_error(kCmd, "decoder for lost shards " + join_indices(lose) + ": " + st.to_string());
   // The kernels above serve calls at once (the static choice under "auto"); the tuner times

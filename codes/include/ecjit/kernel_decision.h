@@ -76,6 +76,10 @@ struct KernelDecision {
   uint64_t xors = 0;                          // XOR kernels: XORs per block position or stripe
   std::string chosen_spec;  // "rs:k=,m=": the construction the cost model chose ("" for a named family)
   FftDecodeDecision fft;
+
+  // Run-time-coefficient kernels serve: the built-in ones or the JIT's shape kernels, with
+  // the set's coefficients prepared per call site (no compile for a new matrix or set).
+  bool run_time_coefficients() const { return tier == KernelTier::kBuiltIn || tier == KernelTier::kShape; }
 };
 
 }  // namespace ecjit
