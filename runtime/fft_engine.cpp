@@ -15,9 +15,40 @@
 #include "ir_builders/fft_order.h"
 #include "ir_builders/fft_prune.h"
 #include "ir_builders/fft_kernel.h"
+#include "runtime/aot_shapes/aot_fft_steps.h"
 
 namespace ecjit::runtime {
 namespace {
+
+// The step kernels built into libecjit that run this Jit's schedules as its own would: the
+// same multiplier tables and step kinds (ir::fft_multiply_name, ir::fft_radix8_steps), at most
+// the target's vector width, run by this CPU. Null with JitOptions::aot_kernels off
+// (ECJIT_AOT=0) or where none was built.
+const aot::AotFftSteps *built_in_steps(const JitImpl &jit, codes::fft::Gf gf) {
+  if (!jit.options().aot_kernels) return nullptr;
+  const ir::TargetInfo &target = jit.target_info();
+  if (!ir::fft_kernel_supported(target)) return nullptr;
+  const std::string multiplies = ir::fft_multiply_name(target);
+  const bool whole = ir::fft_radix8_steps(target);
+  for (const aot::AotFftSteps *set : aot::runnable_fft_steps(gf == codes::fft::Gf::k8 ? 8 : 16))
+    if (multiplies == set->multiplies && whole == set->whole_columns && set->vector_bits <= target.vector_bits)
+      return set;
+  return nullptr;
+}
+
+// A built-in step kernel as the Jit's own would be described.
+Kernel built_in_kernel(const JitImpl &jit, const aot::AotFftSteps &set, void *address, const std::string &symbol) {
+  Kernel k;
+  k.address = address;
+  k.info.symbol = symbol;
+  k.info.strategy = "fft";
+  k.info.target = jit.options().target;
+  k.info.cpu = set.target;
+  k.info.vector_bits = set.vector_bits;
+  k.info.why = std::string("multiplies by ") + set.multiplies;
+  k.info.decision.tier = KernelTier::kBuiltIn;
+  return k;
+}
 
 // Scratch tiles of the calling thread: at least `bytes`, 64-byte aligned, kept for later calls.
 uint8_t *scratch(size_t bytes) {
@@ -159,11 +190,19 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   e->k_ = k;
   e->m_ = m;
   const std::string prefix = ir::fft_symbol_prefix(gf);
-  Result<Kernel> steps =
-      jit.fft_kernel({ir::FftKernelDesc::Kind::kTransformSteps, 0, 0, prefix + "transform_steps", {}, {}, gf});
-  if (!steps.ok()) return steps.status();
-  e->transform_steps_ = std::move(*steps);
   e->core_desc_ = {ir::FftKernelDesc::Kind::kSteps, 0, 0, prefix + "steps", {}, {}, gf};
+  // The step kernels built into libecjit serve where they run this target's schedules: no
+  // compile on codec()'s thread nor in the background; else the Jit's own, one per field.
+  const aot::AotFftSteps *built_in = built_in_steps(jit, gf);
+  if (built_in) {
+    e->transform_steps_ = built_in_kernel(jit, *built_in, built_in->transform_steps, prefix + "transform_steps");
+    e->core_kernel_ = std::make_shared<const Kernel>(built_in_kernel(jit, *built_in, built_in->steps, prefix + "steps"));
+  } else {
+    Result<Kernel> steps =
+        jit.fft_kernel({ir::FftKernelDesc::Kind::kTransformSteps, 0, 0, prefix + "transform_steps", {}, {}, gf});
+    if (!steps.ok()) return steps.status();
+    e->transform_steps_ = std::move(*steps);
+  }
   // Three-layer steps where the step kernel holds eight slots and seven multipliers in
   // registers (whole-column AVX-512): a third fewer tile loads and stores in the transforms.
   e->radix8_ = ir::fft_radix8_steps(jit.target_info());
@@ -192,11 +231,14 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   e->decode_info_ = e->transform_steps_.info;
   e->decode_reads_matrices_only_ = ir::fft_multiplies_by_gfni(jit.target_info());
   const std::string multiplies = e->transform_steps_.info.why;  // "multiplies by gfni" / "... split-table"
-  e->decode_info_.why = "step kernels: one per Jit, " + multiplies + "; few losses as a matrix "
+  e->decode_info_.why = std::string(built_in ? "step kernels: built into libecjit for " + std::string(built_in->target)
+                                             : std::string("step kernels: one per Jit")) +
+                        ", " + multiplies + "; few losses as a matrix "
                         "(codes::fft::decode_matrix), where the shards read allow it the encoder's transforms "
-                        "inverted (the transforms' kernel, compiled with the codec), else the code's decode core "
-                        "with the erasure set's multipliers as data (the kernel of every step kind, compiled on "
-                        "the background thread after the codec)";
+                        "inverted (the transforms' kernel" + (built_in ? "" : ", compiled with the codec") +
+                        "), else the code's decode core with the erasure set's multipliers as data (the kernel of "
+                        "every step kind" + (built_in ? "" : ", compiled on the background thread after the codec") +
+                        ")";
   e->encode_info_ = e->decode_info_;
   e->encode_info_.why = "step kernel on the code's encode schedule (" + std::to_string(e->encode_schedule_.slots) +
                         " work slots, more than the " + std::to_string(kFftUnrolledEncodeSlots) + " unrolled), " +
@@ -212,6 +254,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   }
   // The decode core's kernel, in the background: ready before most first decodes. Refused
   // (the Jit stopping): the first core decode compiles it.
+  if (built_in) return std::shared_ptr<const FftEngine>(std::move(e));
   std::weak_ptr<const FftEngine> self = e;
   (void)jit.submit_background(
       [self] {

@@ -129,6 +129,17 @@ if ! "$ECJIT" aot --op shape --spec rs-vand:k=4,m=3,gf=8 --target aarch64 --inpu
   echo "FAIL: ecjit aot --op shape did not write the 6 accumulate kernels' object and table"
   fails=$((fails + 1))
 fi
+# aot --op steps: an rs-fft field's two step kernels and what they read, rs-fft specs only.
+expect_error "--op steps is for rs-fft specs" aot --op steps --spec rs-vand:k=4,m=2 --target x86_64-v3 -o "$tmpd/st.o"
+expect_error "--decoders does not apply to --op steps" aot --op steps --spec rs-fft:k=8,m=4 --target x86_64-v3 --decoders 0 -o "$tmpd/st.o"
+if ! "$ECJIT" aot --op steps --spec rs-fft:k=8,m=4,gf=8 --target aarch64 --prefix st -o "$tmpd/st.o" --header "$tmpd/st.h" ||
+   ! grep -q '#define ST_MULTIPLIES "split-table"' "$tmpd/st.h" || ! grep -q '#define ST_WHOLE_COLUMNS 0' "$tmpd/st.h" ||
+   ! grep -q 'void st_transform_steps(' "$tmpd/st.h" || ! grep -q 'void st_steps(' "$tmpd/st.h" ||
+   ! "$ECJIT" aot --op steps --spec rs-fft:k=8,m=4 --target x86_64-v4+gfni --prefix st5 -o "$tmpd/st5.o" --header "$tmpd/st5.h" ||
+   ! grep -q '#define ST5_MULTIPLIES "gfni"' "$tmpd/st5.h" || ! grep -q '#define ST5_WHOLE_COLUMNS 1' "$tmpd/st5.h"; then
+  echo "FAIL: ecjit aot --op steps did not write the step kernels' object and header"
+  fails=$((fails + 1))
+fi
 expect_error "--generic is for codes over GF(2^l)" aot --spec liber8tion:k=8 --target aarch64 --generic -o "$tmpd/l8.o"
 if ! "$ECJIT" aot --spec liber8tion:k=8 --target hexagon --decoders "0,9" -o "$tmpd/l8.o" --header "$tmpd/l8.h" ||
    ! grep -q "#define ECJIT_LIBER8TION_K_8_M_2_W_8_PACKET_64_BLOCK_BYTES 512" "$tmpd/l8.h"; then

@@ -30,9 +30,11 @@ std::string spec_of(unsigned k, unsigned m) {
   return "rs-fft:k=" + std::to_string(k) + ",m=" + std::to_string(m);
 }
 
-std::shared_ptr<Jit> make_jit(unsigned threads = 1) {
+// aot false: the JIT's own step kernels, as without built-in kernels (ECJIT_AOT=0).
+std::shared_ptr<Jit> make_jit(unsigned threads = 1, bool aot = true) {
   JitOptions o;
   o.disk_cache = false;
+  o.aot_kernels = aot;
   o.tune = false;
   o.threads = threads;
   o.parallel_min_bytes = threads > 1 ? 4096 : o.parallel_min_bytes;  // split even small calls
@@ -405,8 +407,9 @@ TEST(FftCodec, ManyCoefficientMatricesAreMadeInTheBackground) {
 // transforms' kernel where that is cheap (32:32 losing 32: no compile on the call), else it
 // compiles the kernel itself (512:512 losing 512: a matrix of 262,144 coefficients would cost
 // more); the same bytes either way, and the background's compile then finds the kernel made.
+// Without built-in step kernels (ECJIT_AOT=0, or a build without them).
 TEST(FftCodec, DecodesBeforeTheCoreKernelIsCompiledRunAsAMatrixOrCompileIt) {
-  auto j = make_jit();
+  auto j = make_jit(1, /*aot=*/false);
   ASSERT_TRUE(j);
   ecjit::test::BackgroundGate gate(*j);  // the codecs' compiles of the core kernel wait behind it
   auto small = codec_of(32, 32, *j);
@@ -441,6 +444,63 @@ TEST(FftCodec, DecodesBeforeTheCoreKernelIsCompiledRunAsAMatrixOrCompileIt) {
   gate.release();
   j->wait_for_tuning();
   EXPECT_EQ(j->stats().kernels_compiled, before + 1) << "compiled twice";
+}
+
+// The step kernels built into libecjit serve a new rs-fft codec on every x86 tier (AVX-512
+// GFNI, 256-bit GFNI, AVX2 split tables, SSSE3): codec() and its first encodes and decodes of
+// random sets - whole cores, pruned ones, matrices - compile nothing, and give the
+// reference's bytes, as the Jit's own step kernels do (aot_kernels off) on the same calls.
+TEST(FftCodec, BuiltInStepKernelsServeNewCodecsOnEveryTier) {
+  for (const char *target : {"host", "host-avx512f", "host-gfni,-avx512f", "host-gfni,-avx2"})
+    for (const bool aot : {true, false})
+      for (const char *field : {"", ",gf=8"}) {
+        JitOptions o;
+        o.disk_cache = false;
+        o.tune = false;
+        o.target = target;
+        o.aot_kernels = aot;
+        auto made = Jit::create(o);
+        if (!made.ok()) continue;  // not a tier of this CPU
+        Jit &j = **made;
+        const ecjit::codes::fft::Gf gf = field[0] ? ecjit::codes::fft::Gf::k8 : ecjit::codes::fft::Gf::k16;
+        for (auto [k, m] : {std::pair{32u, 32u}, std::pair{100u, 28u}}) {
+          const std::string spec = "rs-fft:k=" + std::to_string(k) + ",m=" + std::to_string(m) + field;
+          const std::string what = std::string(target) + (aot ? " built-in " : " jit ") + spec;
+          auto c = j.codec(spec);
+          ASSERT_TRUE(c.ok()) << what << ": " << c.status().to_string();
+          const ecjit::Codec &codec = **c;
+          if (codec.encoder_info().vector_bits == 64) continue;  // no vector kernel on this tier
+#if defined(__x86_64__)
+          EXPECT_EQ(codec.encoder_info().decision.tier == ecjit::KernelTier::kBuiltIn, aot) << what;
+#endif
+          const uint64_t compiled = j.stats().kernels_compiled;
+          Stripe st(k, m, 4096 + 64 + 2, k + m, gf);
+          for (unsigned s = 0; s < m; ++s) st.spoil(k + s);
+          ASSERT_TRUE(codec.encode(st.data(), st.parity(), st.len).ok()) << what;
+          for (unsigned s = 0; s < m; ++s) ASSERT_TRUE(st.equal(k + s)) << what << " recovery shard " << s;
+          std::mt19937_64 rng(k * 31 + m);
+          for (int trial = 0; trial < 4; ++trial) {
+            std::vector<bool> present(k + m, true);
+            if (trial == 3) {  // the first m / 2 of both kinds: a pruned core
+              for (unsigned s = 0; s < m / 2; ++s) present[s] = present[k + s] = false;
+            } else {  // m, 2 and 1 lost at random: the whole core, matrices
+              std::vector<unsigned> ids(k + m);
+              for (unsigned s = 0; s < k + m; ++s) ids[s] = s;
+              std::shuffle(ids.begin(), ids.end(), rng);
+              for (unsigned i = 0; i < (trial == 0 ? m : trial == 1 ? 2u : 1u); ++i) present[ids[i]] = false;
+            }
+            for (unsigned s = 0; s < k + m; ++s)
+              if (!present[s]) st.spoil(s);
+            ASSERT_TRUE(codec.reconstruct(st.ptrs, present, st.len).ok()) << what << " trial " << trial;
+            for (unsigned s = 0; s < k + m; ++s) ASSERT_TRUE(st.equal(s)) << what << " trial " << trial << " shard " << s;
+          }
+          if (aot) EXPECT_EQ(j.stats().kernels_compiled, compiled) << what << ": a call compiled";
+          j.wait_for_tuning();
+          for (unsigned s = 0; s < m; ++s) st.spoil(k + s);
+          ASSERT_TRUE(codec.encode(st.data(), st.parity(), st.len).ok()) << what;
+          for (unsigned s = 0; s < m; ++s) ASSERT_TRUE(st.equal(k + s)) << what << " recovery shard " << s << ", later";
+        }
+      }
 }
 
 // A small code's inverted decode is compiled unrolled on the background thread while the step

@@ -73,6 +73,23 @@ struct FftAotContents {
 };
 std::string aot_fft_header_text(const FftAotContents &c);
 
+// The step kernels of an `ecjit aot --op steps` object: the executors of rs-fft step programs
+// (ir_builders/fft_step_kernel.h) for one field and target, one serving every (k, m). Their
+// step and table layouts are those of the ecjit build that wrote them: libecjit links such
+// objects so that a new rs-fft codec serves at once, before (or without) the JIT.
+struct FftStepsAotContents {
+  bool gf8 = false;
+  std::string prefix;
+  std::string target_text;
+  std::string target_details;
+  std::string multiplies;      // "gfni" or "split-table" (the tables' layout the kernels read)
+  bool whole_columns = false;  // three-layer steps on whole 64-byte columns (AVX-512 GFNI)
+  unsigned vector_bits = 0;
+  std::string opt;
+  std::string transform_steps_symbol, steps_symbol;
+};
+std::string aot_fft_steps_header_text(const FftStepsAotContents &c);
+
 // An element-level array code's object (codes/array_layout.h: xcode, bpcode, ...): its
 // encoder and the rebuilds of failed-disk sets, every kernel in place over the disks' buffers
 // (the same kernel ABI, in and out both the disk array; lengths in whole stripes).

@@ -10,6 +10,7 @@
 #include "codes/decode.h"
 #include "codes/rs_fft_program.h"
 #include "ir_builders/fft_kernel.h"
+#include "ir_builders/fft_step_kernel.h"
 #include "jit/aot_writer.h"
 #include "llvm/Support/FileSystem.h"
 #include "jit/decoder_planner.h"
@@ -27,7 +28,7 @@ CommandDef aot_def() {
   CommandDef d;
   d.name = "aot";
   d.synopsis =
-      "--spec S --target T [--strategy X] [--opt O] [--op encode|shape] [--decoders \"0,3;1,2\"] "
+      "--spec S --target T [--strategy X] [--opt O] [--op encode|shape|steps] [--decoders \"0,3;1,2\"] "
       "[--generic] [--inputs L --outputs L --accumulate M] -o FILE [--header FILE] [--emit obj|asm|ll] "
       "[--runtime-c DIR] [--prefix P]";
   d.summary = "write an object file and a C header with the kernels for a target (ahead of time)";
@@ -44,6 +45,9 @@ CommandDef aot_def() {
       "--outputs x --accumulate over the field of --spec, each taking its coefficients at run time\n"
       "(prepared in the strategy's layout; the header has the table of kernels). ecjit's drop-in\n"
       "libisal.so.2 is built with such objects so its first calls never wait for the JIT.\n"
+      "--op steps (rs-fft specs) writes the field's two step kernels for the target, the executors\n"
+      "of rs-fft step programs that serve every (k, m); libecjit is built with them so a new rs-fft\n"
+      "codec serves at once. Their ABI is internal to the ecjit build that writes them.\n"
       "An array code (--spec xcode:p=7, bpcode:p=7[,element=B]) gives its encoder and, per set in\n"
       "--decoders, the rebuild of those failed disks (in place on the disk array) and a degraded\n"
       "read of each lost disk into a buffer; the header's <prefix>_read_range reads any byte range.\n"
@@ -55,7 +59,7 @@ CommandDef aot_def() {
       {"target", "T", "target, e.g. aarch64, armv7, hexagon-v68+hvx, riscv64, x86_64-v3 (required)"},
       {"strategy", "X", "lowering strategy: " + strategy_list() + " (default auto)"},
       {"opt", "O", "optimization level O0, O1, O2 or O3 (default O3)"},
-      {"op", "OP", "encode (default: the encoder plus --decoders) or shape (shape kernels only)"},
+      {"op", "OP", "encode (default: the encoder plus --decoders), shape (shape kernels only) or steps (rs-fft step kernels)"},
       {"inputs", "LIST", "--op shape: input counts, e.g. 1,2,4,8 (default k of --spec)"},
       {"outputs", "LIST", "--op shape: output counts 1..8, e.g. 1,2,3,4 (default 1..min(m, 8))"},
       {"accumulate", "M", "--op shape: no (out = C x in), yes (out ^= C x in) or both (default)"},
@@ -260,9 +264,9 @@ int cmd_aot(int argc, char **argv) {
   if (kind == jit::AotEmit::kObject && args.get("output") == "-")
     return usage_error(def.name, "an object cannot go to stdout; give -o FILE");
   const std::string op = args.get("op", "encode");
-  if (op != "encode" && op != "shape")
-    return usage_error(def.name, "--op '" + op + "' is not encode or shape");
-  const bool shapes = op == "shape";
+  if (op != "encode" && op != "shape" && op != "steps")
+    return usage_error(def.name, "--op '" + op + "' is not encode, shape or steps");
+  const bool shapes = op == "shape", steps = op == "steps";
   for (const char *o : {"inputs", "outputs", "accumulate"})
     if (!shapes && args.has(o)) return usage_error(def.name, std::string("--") + o + " applies to --op shape only");
   for (const char *o : {"decoders", "generic", "runtime-c"})
@@ -305,11 +309,15 @@ int cmd_aot(int argc, char **argv) {
   }
 
   const bool fft = parsed.ok() && parsed->family == CodeFamily::kRsFft;
+  if (steps && !fft) return usage_error(def.name, "--op steps is for rs-fft specs (e.g. rs-fft:k=32,m=32,gf=8)");
+  if (steps && args.has("decoders"))
+    return usage_error(def.name, "--decoders does not apply to --op steps: the step kernels serve every erasure set");
   if (fft)
     for (const char *o : {"generic", "runtime-c", "op"})
-      if (args.has(o) && !(std::string(o) == "op" && args.get("op") == "encode"))
+      if (args.has(o) && !(std::string(o) == "op" && (op == "encode" || op == "steps")))
         return usage_error(def.name, std::string("--") + o + " does not apply to rs-fft: its object carries the "
-                                     "encoder and --decoders (the sets the inverted encoder takes) only");
+                                     "encoder and --decoders (the sets the inverted encoder takes), or with "
+                                     "--op steps its field's step kernels, only");
 
   // The encoder request: the same options and naming as `ecjit ir/asm` (kernel_request.h).
   std::vector<std::string> kr_words;
@@ -346,6 +354,18 @@ int cmd_aot(int argc, char **argv) {
   if (shapes) {
     if (!shape_kernels(args, *enc, prefix, target, target_details, &request, &header_text, &error))
       return usage_error(def.name, error);
+  } else if (steps) {
+    const codes::fft::Gf gf = enc->req.fft_kernel->gf;
+    FftStepsAotContents contents{gf == codes::fft::Gf::k8, prefix, target, target_details,
+                                 ir::fft_multiply_name(enc->req.target), ir::fft_radix8_steps(enc->req.target),
+                                 enc->req.target.vector_bits, opt_level_name(enc->req.opt),
+                                 prefix + "_transform_steps", prefix + "_steps"};
+    request.kernels.clear();
+    for (const auto &[kind, symbol] : {std::pair{ir::FftKernelDesc::Kind::kTransformSteps, contents.transform_steps_symbol},
+                                       std::pair{ir::FftKernelDesc::Kind::kSteps, contents.steps_symbol}})
+      request.kernels.push_back(
+          jit::fft_compile_request({kind, 0, 0, symbol, {}, {}, gf}, enc->req.target, enc->req.opt));
+    header_text = aot_fft_steps_header_text(contents);
   } else if (fft) {
     const unsigned k = enc->spec.k, m = enc->spec.m;
     FftAotContents contents{k, m, enc->req.fft_kernel->gf == codes::fft::Gf::k8, spec, prefix, target, target_details,
