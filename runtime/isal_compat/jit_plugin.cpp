@@ -51,8 +51,16 @@ void *open(const char **status) {
     // The service is never destroyed (callable from exit handlers); its background thread is
     // stopped at exit, before LLVM's statics go, by the handler every service registers
     // (KernelService::guard_exit, which warmed the code generator up in make()).
+    // A forced strategy is honoured or refused, never quietly replaced: one this target
+    // cannot run leaves the JIT unstarted (the portable kernels serve, ISA-L's bytes) and the
+    // status says why.
+    if (Status st = (*jit)->check_strategy(p.field); !st.ok()) {
+      p.status = "ECJIT_ISAL_STRATEGY=" + opts.strategy + " refused, the JIT is not started: " + st.message();
+      return;
+    }
     p.jit = std::move(*jit);
-    p.status = "ok: target " + p.jit->target_name();
+    p.status = "ok: target " + p.jit->target_name() +
+               (opts.strategy == "auto" ? std::string() : ", strategy " + opts.strategy);
   });
   *status = p.status.c_str();
   return p.jit.get();

@@ -100,12 +100,15 @@ struct Plan {
 };
 
 // The ahead-of-time set for the drop-in's plans (aot::host_shape_set), or null when
-// ECJIT_ISAL_AOT=0 or ECJIT_ISAL_TARGET is set (the JIT's kernels for that target serve).
+// ECJIT_ISAL_AOT=0 or ECJIT_ISAL_TARGET or ECJIT_ISAL_STRATEGY is set (the JIT's kernels for
+// that target or strategy serve: a forced choice holds from the first call).
 const aot::AotShapeSet *dropin_aot_set(bool split_table_only) {
   static const bool on = [] {
     const char *a = std::getenv("ECJIT_ISAL_AOT");
     const char *target = std::getenv("ECJIT_ISAL_TARGET");
-    return !(a && std::strcmp(a, "0") == 0) && !(target && *target);
+    const char *strategy = std::getenv("ECJIT_ISAL_STRATEGY");
+    return !(a && std::strcmp(a, "0") == 0) && !(target && *target) &&
+           !(strategy && *strategy && std::strcmp(strategy, "auto") != 0);
   }();
   return on ? aot::host_shape_set(8, split_table_only) : nullptr;
 }

@@ -1,8 +1,9 @@
-// isal_noexec_test: ecjit's libisal.so.2 where executable memory is denied (a seccomp filter
-// failing mmap / mprotect with PROT_EXEC, as SELinux's deny_execmem or PaX MPROTECT do).
-// The drop-in must report the real state in ecjit_isal_jit_status(), keep the host program's
-// stderr quiet, and still encode byte-identically to the system ISA-L. Runs in a child
-// process (the filter cannot be lifted).
+// isal_noexec_test: ecjit's libisal.so.2 where its JIT cannot run as asked - executable memory
+// denied (a seccomp filter failing mmap / mprotect with PROT_EXEC, as SELinux's deny_execmem
+// or PaX MPROTECT do), or ECJIT_ISAL_STRATEGY naming a strategy the target lacks. The drop-in
+// must report the real state in ecjit_isal_jit_status(), keep the host program's stderr quiet,
+// and still encode byte-identically to the system ISA-L. Each runs in a child process (the
+// filter cannot be lifted; the JIT starts once per process).
 #include <gtest/gtest.h>
 
 #include <linux/audit.h>
@@ -56,6 +57,28 @@ std::string read_file(const std::string &path) {
   return s.str();
 }
 
+// Encodes with a Cauchy RS(10,4) matrix through both libraries, 50 rounds (past the point
+// where a matrix would compile): whether every round is byte-identical.
+bool encodes_like_isal(const IsalLib &sys, const IsalLib &ours) {
+  const int k = 10, m = 4, len = 4099;
+  std::vector<u8> enc(14 * 10), tbls_sys(k * m * 32), tbls_ours(k * m * 32);
+  sys.fn<GenFn>("gf_gen_cauchy1_matrix")(enc.data(), k + m, k);
+  sys.fn<InitFn>("ec_init_tables")(k, m, enc.data() + k * k, tbls_sys.data());
+  ours.fn<InitFn>("ec_init_tables")(k, m, enc.data() + k * k, tbls_ours.data());
+  std::vector<std::vector<u8>> data(k, std::vector<u8>(len)), p1(m, std::vector<u8>(len)), p2(m, std::vector<u8>(len));
+  for (int i = 0; i < k; ++i)
+    for (int b = 0; b < len; ++b) data[i][b] = u8(b * 7 + i * 13 + (b >> 5));
+  std::vector<u8 *> dp, pp1, pp2;
+  for (auto &d : data) dp.push_back(d.data());
+  for (int r = 0; r < m; ++r) pp1.push_back(p1[r].data()), pp2.push_back(p2[r].data());
+  for (int round = 0; round < 50; ++round) {  // past the point where a matrix would compile
+    sys.fn<EncFn>("ec_encode_data")(len, k, m, tbls_sys.data(), dp.data(), pp1.data());
+    ours.fn<EncFn>("ec_encode_data")(len, k, m, tbls_ours.data(), dp.data(), pp2.data());
+    if (p1 != p2) return false;
+  }
+  return true;
+}
+
 TEST(IsalNoExec, ReportsTheStateQuietlyAndStillEncodes) {
 #if !defined(__x86_64__)
   GTEST_SKIP() << "the seccomp filter is written for x86-64";
@@ -78,23 +101,7 @@ TEST(IsalNoExec, ReportsTheStateQuietlyAndStillEncodes) {
     dup2(err_fd, 2);                      // what the drop-in prints to the host's stderr
     auto status = ours.fn<const char *(*)()>("ecjit_isal_jit_status");
     fprintf(out, "%s\n", status());
-    // Encode with a random RS(10,4) matrix through both libraries: byte-identical.
-    const int k = 10, m = 4, len = 4099;
-    std::vector<u8> enc(14 * 10), tbls_sys(k * m * 32), tbls_ours(k * m * 32);
-    sys.fn<GenFn>("gf_gen_cauchy1_matrix")(enc.data(), k + m, k);
-    sys.fn<InitFn>("ec_init_tables")(k, m, enc.data() + k * k, tbls_sys.data());
-    ours.fn<InitFn>("ec_init_tables")(k, m, enc.data() + k * k, tbls_ours.data());
-    std::vector<std::vector<u8>> data(k, std::vector<u8>(len)), p1(m, std::vector<u8>(len)), p2(m, std::vector<u8>(len));
-    for (int i = 0; i < k; ++i)
-      for (int b = 0; b < len; ++b) data[i][b] = u8(b * 7 + i * 13 + (b >> 5));
-    std::vector<u8 *> dp, pp1, pp2;
-    for (auto &d : data) dp.push_back(d.data());
-    for (int r = 0; r < m; ++r) pp1.push_back(p1[r].data()), pp2.push_back(p2[r].data());
-    for (int round = 0; round < 50; ++round) {  // past the point where a matrix would compile
-      sys.fn<EncFn>("ec_encode_data")(len, k, m, tbls_sys.data(), dp.data(), pp1.data());
-      ours.fn<EncFn>("ec_encode_data")(len, k, m, tbls_ours.data(), dp.data(), pp2.data());
-      if (p1 != p2) _exit(13);
-    }
+    if (!encodes_like_isal(sys, ours)) _exit(13);
     fprintf(out, "%s\n", status());
     fclose(out);
     _exit(0);
@@ -110,6 +117,51 @@ TEST(IsalNoExec, ReportsTheStateQuietlyAndStillEncodes) {
   EXPECT_EQ(said.rfind("ok", 0), std::string::npos) << "status claims the JIT works: " << said;
   EXPECT_NE(said.find("executable memory"), std::string::npos) << said;
   EXPECT_EQ(printed, "") << "the drop-in wrote to the host's stderr";
+}
+
+// ECJIT_ISAL_STRATEGY=gfni on a target without GFNI (ECJIT_ISAL_TARGET=host-gfni, every
+// machine) is refused - the status names the strategy and what the target lacks, no JIT -
+// and split-table, which every x86-64 target with a byte shuffle runs, is honoured; both
+// encode ISA-L's bytes quietly.
+TEST(IsalStrategy, ForcedStrategyIsHonouredOrRefused) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "x86-64 strategies";
+#endif
+  for (const char *strategy : {"gfni", "split-table"}) {
+    char out_path[] = "/tmp/ecjit-strategy-out-XXXXXX", err_path[] = "/tmp/ecjit-strategy-err-XXXXXX";
+    const int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
+    ASSERT_GE(out_fd, 0);
+    ASSERT_GE(err_fd, 0);
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      setenv("ECJIT_ISAL_TARGET", "host-gfni", 1);
+      setenv("ECJIT_ISAL_STRATEGY", strategy, 1);
+      unsetenv("ECJIT_ISAL_JIT");
+      IsalLib sys(kSystemIsal), ours(ECJIT_ISAL_COMPAT_PATH);
+      if (!sys.ok() || !ours.ok()) _exit(10);
+      dup2(err_fd, 2);
+      if (!encodes_like_isal(sys, ours)) _exit(13);
+      FILE *out = fdopen(out_fd, "w");
+      fprintf(out, "%s\n", ours.fn<const char *(*)()>("ecjit_isal_jit_status")());
+      fclose(out);
+      _exit(0);
+    }
+    int wstatus = 0;
+    ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
+    const std::string said = read_file(out_path), printed = read_file(err_path);
+    unlink(out_path);
+    unlink(err_path);
+    ASSERT_TRUE(WIFEXITED(wstatus)) << strategy << ": child died";
+    ASSERT_EQ(WEXITSTATUS(wstatus), 0) << strategy << ": 10: load, 13: parity differs from ISA-L";
+    if (std::string(strategy) == "gfni") {
+      EXPECT_NE(said.find("ECJIT_ISAL_STRATEGY=gfni refused"), std::string::npos) << said;
+      EXPECT_NE(said.find("gfni"), std::string::npos) << said;
+    } else {
+      EXPECT_EQ(said.rfind("ok: target host-gfni, strategy split-table", 0), 0u) << said;
+    }
+    EXPECT_EQ(printed, "") << strategy << ": the drop-in wrote to the host's stderr";
+  }
 }
 
 }  // namespace
