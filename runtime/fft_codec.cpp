@@ -60,6 +60,7 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
     kernels.decode_reads_matrices_only = e->decode_reads_matrices_only();
     kernels.inverse_first_most = e->inverse_first_most();
     kernels.encode_info = e->encode_info();
+    kernels.encode_info_now = [e] { return e->encode_info(); };
     kernels.decode_info = e->decode_info();
   } else if (engine.status().code() != StatusCode::kUnsupported) {
     return engine.status();
@@ -164,7 +165,8 @@ KernelInfo FftCodec::scalar_info(const char *op) const {
 }
 
 KernelInfo FftCodec::encoder_info() const {
-  return with_spec_choice(kernels_.encode ? kernels_.encode_info : scalar_info("encode"), spec_);
+  if (!kernels_.encode) return with_spec_choice(scalar_info("encode"), spec_);
+  return with_spec_choice(kernels_.encode_info_now ? kernels_.encode_info_now() : kernels_.encode_info, spec_);
 }
 
 // ---- Rebuilds ----

@@ -41,6 +41,9 @@ struct FftKernels {
   FftEncodeRun encode;
   FftDecodeRun decode;
   KernelInfo encode_info, decode_info;
+  // Optional: what encodes now, where a better encoder is swapped in later (FftEngine's
+  // unrolled one); else encode_info.
+  std::function<KernelInfo()> encode_info_now;
   // Optional: how `decode` runs one plan for these targets, into decode_info's decision
   // (FftEngine::decide); decoder_info appends it as a sentence (fft_decode_why).
   std::function<void(const FftDecodePlan &, const std::vector<unsigned> &, KernelDecision *)> decide;

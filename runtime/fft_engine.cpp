@@ -240,28 +240,63 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
                         "every step kind" + (built_in ? "" : ", compiled on the background thread after the codec") +
                         ")";
   e->encode_info_ = e->decode_info_;
-  e->encode_info_.why = "step kernel on the code's encode schedule (" + std::to_string(e->encode_schedule_.slots) +
-                        " work slots, more than the " + std::to_string(kFftUnrolledEncodeSlots) + " unrolled), " +
-                        multiplies;
   const ir::FftKernelDesc unrolled{ir::FftKernelDesc::Kind::kEncode, k, m,
                                    prefix + "encode__k" + std::to_string(k) + "_m" + std::to_string(m), {}, {}, gf};
-  if (ir::fft_kernel_slots(unrolled) <= kFftUnrolledEncodeSlots) {
-    Result<Kernel> u = jit.fft_kernel(unrolled);
-    if (!u.ok()) return u.status();
-    e->unrolled_ = std::move(*u);
-    e->encode_info_ = e->unrolled_.info;
-    e->encode_info_.why = "unrolled: the code's butterflies with constant twiddles per 64-byte column, " + multiplies;
+  const bool small = ir::fft_kernel_slots(unrolled) <= kFftUnrolledEncodeSlots;
+  e->encode_info_.why = "step kernel on the code's encode schedule (" + std::to_string(e->encode_schedule_.slots) +
+                        " work slots" +
+                        (small ? std::string(")")
+                               : ", more than the " + std::to_string(kFftUnrolledEncodeSlots) + " unrolled)") +
+                        ", " + multiplies;
+  std::weak_ptr<const FftEngine> self = e;
+  if (small) {
+    // Behind built-in step kernels on the background thread (the step kernel encodes until
+    // it lands; refused, the Jit stopping: the step kernel stays); else with the codec.
+    if (built_in) {
+      e->unrolled_coming_ = jit.submit_background(
+          [self, unrolled] {
+            std::shared_ptr<const FftEngine> engine = self.lock();
+            if (!engine) return;
+            Result<Kernel> u = engine->jit_->fft_kernel(unrolled);
+            if (u.ok()) engine->set_unrolled(std::move(*u));
+          },
+          [self] { return !self.expired(); }, /*optional=*/false);
+    } else {
+      Result<Kernel> u = jit.fft_kernel(unrolled);
+      if (!u.ok()) return u.status();
+      e->set_unrolled(std::move(*u));
+    }
   }
   // The decode core's kernel, in the background: ready before most first decodes. Refused
   // (the Jit stopping): the first core decode compiles it.
   if (built_in) return std::shared_ptr<const FftEngine>(std::move(e));
-  std::weak_ptr<const FftEngine> self = e;
   (void)jit.submit_background(
       [self] {
         if (std::shared_ptr<const FftEngine> engine = self.lock()) (void)engine->core_kernel();
       },
       [self] { return !self.expired(); }, /*optional=*/false);
   return std::shared_ptr<const FftEngine>(std::move(e));
+}
+
+void FftEngine::set_unrolled(Kernel k) const {
+  std::lock_guard<std::mutex> lock(unrolled_mutex_);
+  unrolled_ = std::move(k);
+  unrolled_fn_.store(unrolled_.fn, std::memory_order_release);
+}
+
+KernelInfo FftEngine::encode_info() const {
+  std::lock_guard<std::mutex> lock(unrolled_mutex_);
+  if (!unrolled_.fn) {
+    KernelInfo i = encode_info_;
+    if (unrolled_coming_) {
+      i.decision.compiling = true;
+      i.why += "; its unrolled encoder is being compiled in the background";
+    }
+    return i;
+  }
+  KernelInfo i = unrolled_.info;
+  i.why = "unrolled: the code's butterflies with constant twiddles per 64-byte column, " + transform_steps_.info.why;
+  return i;
 }
 
 double FftEngine::matrix_make_ns(size_t matrix_cost, size_t targets) const {
@@ -383,7 +418,7 @@ void FftEngine::done_pruning(const std::vector<uint8_t> &lost_blocks) const {
 }
 
 void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len) const {
-  if (unrolled_.fn) return call_kernel(unrolled_.fn, in, out, len);
+  if (const KernelFn u = unrolled_fn_.load(std::memory_order_acquire)) return call_kernel(u, in, out, len);
   const unsigned k = k_;
   run_shard_schedule(
       encode_schedule_, encode_schedule_.tables.data(), [in, k](unsigned s) { return s < k ? in[s] : nullptr; },

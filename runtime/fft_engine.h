@@ -1,6 +1,7 @@
 // FftEngine: the JIT kernels of one rs-fft code and how they run over shards (tiles, scratch, schedules).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -107,7 +108,9 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   // the engine's), for FftCodec's plan budget.
   size_t decode_entry_bytes() const;
 
-  const KernelInfo &encode_info() const { return encode_info_; }
+  // What encodes now: the unrolled encoder once it is compiled (small codes; in the
+  // background where built-in step kernels serve meanwhile), else the step kernel.
+  KernelInfo encode_info() const;
   // The most missing shards a decode by the inverted encoder may restore first (as a matrix,
   // |first| x k multiplies per element) and still cost less than the decode core, for any
   // targets: beyond it decode() never inverts (FftKernels::inverse_first_most).
@@ -176,7 +179,14 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   // a codec's encoder waits for half the code (1024:1024 cold, Emerald Rapids: codec() ~110
   // ms against ~220 with the one kernel of every kind), and a core decode that finds it not
   // yet there waits for that compile or makes it (core_kernel).
-  Kernel unrolled_;  // the encoder when the code is small (fn set), else empty
+  // The encoder when the code is small, once compiled (codec() time, or the Jit's background
+  // thread behind built-in step kernels): unrolled_fn_ its entry point (acquire; null before),
+  // unrolled_ the kernel under unrolled_mutex_, kept for the engine's life.
+  mutable std::atomic<KernelFn> unrolled_fn_{nullptr};
+  mutable std::mutex unrolled_mutex_;
+  mutable Kernel unrolled_;
+  bool unrolled_coming_ = false;  // being compiled in the background
+  void set_unrolled(Kernel k) const;
   Kernel transform_steps_;
   ir::FftKernelDesc core_desc_;
   mutable std::shared_ptr<const Kernel> core_kernel_;  // std::atomic_load / store; null until compiled

@@ -503,6 +503,38 @@ TEST(FftCodec, BuiltInStepKernelsServeNewCodecsOnEveryTier) {
       }
 }
 
+// A small code's unrolled encoder is compiled on the background thread behind the built-in
+// step kernels: codec() compiles nothing, the step kernel encodes the reference's bytes until
+// the unrolled encoder lands, and then it does (whole columns and a partial tail).
+TEST(FftCodec, SmallCodesEncodeUnrolledOnceCompiled) {
+  auto j = make_jit();
+  ASSERT_TRUE(j);
+  const uint64_t before = j->stats().kernels_compiled;
+  ecjit::test::BackgroundGate gate(*j);
+  auto codec = codec_of(10, 4, *j);
+  ASSERT_TRUE(codec);
+  const ecjit::KernelInfo first = codec->encoder_info();
+  if (first.decision.tier != ecjit::KernelTier::kBuiltIn) GTEST_SKIP() << "no built-in step kernels here: " << first.why;
+  EXPECT_TRUE(first.decision.compiling) << first.why;
+  EXPECT_EQ(j->stats().kernels_compiled, before) << "codec() compiled on the caller's thread";
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t len : {size_t(64), size_t(4096 + 130), size_t(70000)}) {
+      Stripe st(10, 4, len, len + pass);
+      for (unsigned s = 10; s < 14; ++s) st.spoil(s);
+      ASSERT_TRUE(codec->encode(st.data(), st.parity(), len).ok());
+      for (unsigned s = 10; s < 14; ++s) ASSERT_TRUE(st.equal(s)) << "pass " << pass << " len " << len << " shard " << s;
+    }
+    if (pass == 0) {
+      gate.release();
+      j->wait_for_tuning();
+      const ecjit::KernelInfo now = codec->encoder_info();
+      EXPECT_EQ(now.decision.tier, ecjit::KernelTier::kCompiled) << now.why;
+      EXPECT_FALSE(now.decision.compiling) << now.why;
+      EXPECT_EQ(j->stats().kernels_compiled, before + 1) << "the unrolled encoder";
+    }
+  }
+}
+
 // A small code's inverted decode is compiled unrolled on the background thread while the step
 // kernel serves; once swapped in, the same bytes (whole columns and a partial tail).
 TEST(FftCodec, SmallCodesInvertUnrolledOnceCompiled) {
