@@ -253,14 +253,16 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
     // Behind built-in step kernels on the background thread (the step kernel encodes until
     // it lands; refused, the Jit stopping: the step kernel stays); else with the codec.
     if (built_in) {
-      e->unrolled_coming_ = jit.submit_background(
+      e->unrolled_coming_ = true;  // before the job can run: it clears it, compiled or failed
+      const bool queued = jit.submit_background(
           [self, unrolled] {
             std::shared_ptr<const FftEngine> engine = self.lock();
             if (!engine) return;
             Result<Kernel> u = engine->jit_->fft_kernel(unrolled);
-            if (u.ok()) engine->set_unrolled(std::move(*u));
+            engine->set_unrolled(u.ok() ? std::move(*u) : Kernel());  // failed: the step kernel stays
           },
           [self] { return !self.expired(); }, /*optional=*/false);
+      if (!queued) e->unrolled_coming_ = false;  // refused (the Jit stopping): the job never runs
     } else {
       Result<Kernel> u = jit.fft_kernel(unrolled);
       if (!u.ok()) return u.status();
@@ -280,6 +282,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
 
 void FftEngine::set_unrolled(Kernel k) const {
   std::lock_guard<std::mutex> lock(unrolled_mutex_);
+  unrolled_coming_ = false;
   unrolled_ = std::move(k);
   unrolled_fn_.store(unrolled_.fn, std::memory_order_release);
 }

@@ -185,7 +185,7 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   mutable std::atomic<KernelFn> unrolled_fn_{nullptr};
   mutable std::mutex unrolled_mutex_;
   mutable Kernel unrolled_;
-  bool unrolled_coming_ = false;  // being compiled in the background
+  mutable bool unrolled_coming_ = false;  // being compiled in the background (under unrolled_mutex_ once shared)
   void set_unrolled(Kernel k) const;
   Kernel transform_steps_;
   ir::FftKernelDesc core_desc_;
