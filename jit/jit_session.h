@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ecjit/kernel_decision.h"
-#include "ir_builders/strategy.h"
+#include "jit/kernel_choice.h"
 #include "llvm/ADT/IntrusiveRefCntPtr.h"
 #include "llvm/Support/Error.h"
 
@@ -38,23 +37,11 @@ class CompiledKernel {
   void *address() const { return address_; }
   // The name the kernel was added under (inside the JIT it carries a unique suffix).
   const std::string &symbol() const { return symbol_; }
-  // The lowering strategy and main-loop unroll depth the code was built with, and why
-  // they were chosen: how (tuned, recorded, static), what was timed, and the same as a
-  // sentence (empty for a fixed choice). Set once by whoever compiled the kernel, before it
-  // is shared.
-  ir::Strategy strategy() const { return strategy_; }
-  unsigned unroll() const { return unroll_; }
-  const std::string &why() const { return why_; }
-  DecisionSource source() const { return source_; }
-  const std::vector<MeasuredCandidate> &measured() const { return measured_; }
-  void describe(ir::Strategy strategy, unsigned unroll, std::string why,
-                DecisionSource source = DecisionSource::kStatic, std::vector<MeasuredCandidate> measured = {}) {
-    strategy_ = strategy;
-    unroll_ = unroll;
-    why_ = std::move(why);
-    source_ = source;
-    measured_ = std::move(measured);
-  }
+  // How the code was chosen (KernelChoice): set once by whoever compiled it, before it is shared.
+  ir::Strategy strategy() const { return choice_.strategy; }
+  unsigned unroll() const { return choice_.unroll; }
+  const KernelChoice &choice() const { return choice_; }
+  void describe(KernelChoice choice) { choice_ = std::move(choice); }
 
  private:
   friend class JitSession;
@@ -64,11 +51,7 @@ class CompiledKernel {
   llvm::orc::JITDylib *dylib_ = nullptr;  // kernels added as objects live in their own dylib
   void *address_ = nullptr;
   std::string symbol_;
-  ir::Strategy strategy_ = ir::Strategy::kAuto;
-  unsigned unroll_ = 1;
-  std::string why_;
-  DecisionSource source_ = DecisionSource::kStatic;
-  std::vector<MeasuredCandidate> measured_;
+  KernelChoice choice_;
 };
 
 // One LLJIT for the host process. Code generation uses a TargetMachine for the detected

@@ -91,7 +91,7 @@ struct KernelService::State {
     job.done = [this, weak](llvm::Expected<TuneResult> result, double seconds) {
       if (!result) {  // the static choice keeps serving; say why in its description
         const std::string error = llvm::toString(result.takeError());
-        if (auto s = weak.lock()) s->publish(nullptr, s->strategy(), "static choice (tuning failed: " + error + ")");
+        if (auto s = weak.lock()) s->publish(nullptr, {s->strategy(), 1, "static choice (tuning failed: " + error + ")"});
         return;
       }
       {
@@ -100,14 +100,14 @@ struct KernelService::State {
         tuning_seconds += seconds;
         from_disk += result->from_disk;
       }
-      if (auto s = weak.lock())
-        s->publish(std::move(result->kernel), result->strategy, "tuned: " + result->why,
-                   result->from_record ? DecisionSource::kRecorded : DecisionSource::kTuned,
-                   std::move(result->candidates));
+      if (auto s = weak.lock()) {
+        result->choice.why = "tuned: " + result->choice.why;
+        s->publish(std::move(result->kernel), std::move(result->choice));
+      }
     };
     KernelService::register_exit_handler();
     if (!tuner->submit(std::move(job)))
-      slot->publish(nullptr, slot->strategy(), "static choice for this field and target (tuner backlog full)");
+      slot->publish(nullptr, {slot->strategy(), 1, "static choice for this field and target (tuner backlog full)"});
   }
   // Through the cache under `key` when shared, else compiled for the caller alone.
   template <typename Make>
@@ -557,10 +557,10 @@ Result<Kernel> KernelService::kernel(const std::string &code, const std::string 
   KernelDecision &d = k.info.decision;
   d.tier = KernelTier::kCompiled;
   d.source = strategy_auto_ ? DecisionSource::kStatic : DecisionSource::kForced;
-  if (!k.code->why().empty()) {
-    k.info.why = "tuned: " + k.code->why();
-    d.source = k.code->source();
-    d.candidates = k.code->measured();
+  if (const KernelChoice &c = k.code->choice(); !c.why.empty()) {
+    k.info.why = "tuned: " + c.why;
+    d.source = c.source;
+    d.candidates = c.measured;
   } else if (defer_tuning) {
     k.info.why = "static choice for this field and target; tuning in the background after " +
                  std::to_string(tune_after_bytes_ >> 20) + " MiB of work";
@@ -589,8 +589,8 @@ Result<Kernel> KernelService::kernel(const std::string &code, const std::string 
       k.slot->defer(tune_after_bytes_, [state, req, weak, code = k.code] {
         auto slot = weak.lock();
         if (!slot) return;
-        slot->publish(nullptr, slot->strategy(), "static choice for this field and target; tuning in the background",
-                      DecisionSource::kStatic, {}, /*tuning=*/true);
+        slot->publish(nullptr, {slot->strategy(), 1, "static choice for this field and target; tuning in the background"},
+                      /*tuning=*/true);
         state->tune_later(req, slot, code, /*optional=*/false);
       });
     } else if (queue_tuning) {

@@ -14,14 +14,13 @@ KernelSlot::KernelSlot(std::shared_ptr<const CompiledKernel> code, KernelInfo in
   codes_.push_back(std::move(code));
 }
 
-void KernelSlot::publish(std::shared_ptr<const CompiledKernel> code, ir::Strategy strategy, const std::string &why,
-                         DecisionSource source, std::vector<MeasuredCandidate> measured, bool tuning) {
+void KernelSlot::publish(std::shared_ptr<const CompiledKernel> code, KernelChoice choice, bool tuning) {
   std::lock_guard<std::mutex> lock(mutex_);
-  strategy_ = strategy;
-  info_.strategy = ir::strategy_name(strategy);
-  info_.why = why;
-  info_.decision.source = source;
-  info_.decision.candidates = std::move(measured);
+  strategy_ = choice.strategy;
+  info_.strategy = ir::strategy_name(choice.strategy);
+  info_.why = std::move(choice.why);
+  info_.decision.source = choice.source;
+  info_.decision.candidates = std::move(choice.measured);
   info_.decision.tuning = tuning;
   info_.decision.tune_after_bytes = 0;
   if (!code) return;

@@ -12,6 +12,7 @@
 
 #include "ecjit/codec.h"
 #include "ir_builders/strategy.h"
+#include "jit/kernel_choice.h"
 
 namespace ecjit::jit {
 
@@ -38,13 +39,12 @@ class KernelSlot {
     std::lock_guard<std::mutex> lock(mutex_);
     return strategy_;
   }
-  // `code` null: the running kernel won; only the description changes. Otherwise the new
-  // kernel's unroll depth (CompiledKernel::unroll) is described too. The decision's source
-  // and the candidates timed (none when tuning failed) replace the static choice's; `tuning`
-  // says whether tuning is still to come (a deferred tuning just started) or over.
-  void publish(std::shared_ptr<const CompiledKernel> code, ir::Strategy strategy, const std::string &why,
-               DecisionSource source = DecisionSource::kStatic, std::vector<MeasuredCandidate> measured = {},
-               bool tuning = false);
+  // `code` null: the running kernel stays (it won, or tuning failed or is still to come) and
+  // only the description changes (choice.unroll unused). Otherwise its entry point is swapped
+  // in and its unroll depth described. `choice` replaces the static choice's strategy,
+  // sentence, source and candidates; `tuning` says whether tuning is still to come (a
+  // deferred tuning just started) or over.
+  void publish(std::shared_ptr<const CompiledKernel> code, KernelChoice choice, bool tuning = false);
 
   // Deferred tuning: `start` runs once, on the call whose note_work() brings the input
   // this slot has processed to `after_bytes`, or at start_deferred(), whichever is first.

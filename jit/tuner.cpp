@@ -119,19 +119,19 @@ std::optional<TuneResult> recorded_kernel(JitSession &session, const CompileRequ
                                           const DiskCache *disk) {
   const std::optional<TuningRecord> record = load_tuning_record(disk, tuning_record_key(req));
   TuneResult result;
-  if (!record || !parse_label(record->choice, &result.strategy, &result.unroll)) return std::nullopt;
+  if (!record || !parse_label(record->choice, &result.choice.strategy, &result.choice.unroll)) return std::nullopt;
   CompileRequest r = req;
-  r.strategy = result.strategy;
-  r.unroll = result.unroll;
+  r.strategy = result.choice.strategy;
+  r.unroll = result.choice.unroll;
   auto k = jit_kernel(session, r, nullptr, disk, &result.from_disk);
   if (!k) {
     llvm::consumeError(k.takeError());  // the caller tunes again
     return std::nullopt;
   }
   result.kernel = std::move(*k);
-  result.from_record = true;
-  result.why = "recorded: " + record->why;
-  result.kernel->describe(result.strategy, result.unroll, result.why, DecisionSource::kRecorded);
+  result.choice.source = DecisionSource::kRecorded;
+  result.choice.why = "recorded: " + record->why;
+  result.kernel->describe(result.choice);
   return result;
 }
 
@@ -251,14 +251,12 @@ llvm::Expected<TuneResult> tune_kernel(JitSession &session, const CompileRequest
   llvm::consumeError(std::move(errors));
   TuneResult result;
   result.kernel = std::move(winner->kernel);
-  result.strategy = winner->strategy;
-  result.unroll = winner->unroll;
   result.from_disk = winner->from_disk;
-  result.why = why + " (" + std::to_string(inputs + outputs) + " shards x " + std::to_string(len) + " B)";
-  result.candidates = measured;
-  if (result.kernel)
-    result.kernel->describe(result.strategy, result.unroll, result.why, DecisionSource::kTuned, std::move(measured));
-  store_tuning_record(disk, tuning_record_key(req), {label(result.strategy, result.unroll), result.why});
+  result.choice = {winner->strategy, winner->unroll,
+                   why + " (" + std::to_string(inputs + outputs) + " shards x " + std::to_string(len) + " B)",
+                   DecisionSource::kTuned, std::move(measured)};
+  if (result.kernel) result.kernel->describe(result.choice);
+  store_tuning_record(disk, tuning_record_key(req), {label(winner->strategy, winner->unroll), result.choice.why});
   return std::move(result);
 }
 

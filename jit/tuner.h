@@ -17,15 +17,13 @@ namespace ecjit::jit {
 struct TuneResult {
   // The winner; null when the candidate handed in as TuneOptions::given won (reuse it).
   std::unique_ptr<CompiledKernel> kernel;
-  ir::Strategy strategy = ir::Strategy::kClmulShift;
-  unsigned unroll = 1;  // vectors per input in one step of the winner's main loop
-  // One line on the decision, e.g. "split-table 15.1 GB/s > clmul-shift 5.2 GB/s
-  // (64 KiB x 14 shards, 2 ms each)" or "recorded: ...".
-  std::string why;
-  // Every candidate timed, with its rate (empty for a recorded decision: nothing was timed).
-  std::vector<MeasuredCandidate> candidates;
-  bool from_record = false;  // the decision came from the disk cache's tuning record
-  bool from_disk = false;    // the winner's object came from the disk cache
+  // The decision: the winner's strategy and unroll depth (vectors per input in one step of its
+  // main loop), kTuned or kRecorded (the disk cache's tuning record), every candidate timed
+  // with its rate (none for a recorded decision) and one line on it, e.g. "split-table fastest
+  // of: split-table 15.1 GB/s, clmul-shift 5.2 GB/s (14 shards x 16384 B)" or "recorded: ...".
+  KernelChoice choice;
+  bool from_disk = false;  // the winner's object came from the disk cache
+  bool from_record() const { return choice.source == DecisionSource::kRecorded; }
 };
 
 struct TuneOptions {

@@ -100,14 +100,14 @@ TEST(Tuner, PicksRecordsAndReusesTheDecision) {
                             info("host"), ir::Strategy::kAuto, jit::OptLevel::kO3};
     auto first = jit::tune_kernel(**session, req, &disk, quick);
     ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
-    EXPECT_FALSE(first->from_record);
-    EXPECT_FALSE(first->candidates.empty()) << first->why;
-    EXPECT_TRUE(same_as_reference(code, first->kernel->address(), 4656)) << first->why;
+    EXPECT_FALSE(first->from_record());
+    EXPECT_FALSE(first->choice.measured.empty()) << first->choice.why;
+    EXPECT_TRUE(same_as_reference(code, first->kernel->address(), 4656)) << first->choice.why;
     auto second = jit::tune_kernel(**session, req, &disk, quick);
     ASSERT_TRUE(bool(second));
-    EXPECT_TRUE(second->from_record) << second->why;
+    EXPECT_TRUE(second->from_record()) << second->choice.why;
     EXPECT_TRUE(second->from_disk);
-    EXPECT_EQ(second->strategy, first->strategy);
+    EXPECT_EQ(second->choice.strategy, first->choice.strategy);
     EXPECT_TRUE(same_as_reference(code, second->kernel->address(), 4656));
   }
 }
@@ -132,14 +132,14 @@ TEST(Tuner, TimesAGivenCandidateWithoutRecompilingIt) {
     o.given_address = (*given)->address();
     auto r = jit::tune_kernel(**session, req, nullptr, o);
     ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
-    EXPECT_TRUE(std::any_of(r->candidates.begin(), r->candidates.end(),
+    EXPECT_TRUE(std::any_of(r->choice.measured.begin(), r->choice.measured.end(),
                             [](const ecjit::MeasuredCandidate &c) { return c.name == "clmul-shift"; }))
-        << r->why;
-    if (r->strategy == ir::Strategy::kClmulShift && r->unroll == 1) {
+        << r->choice.why;
+    if (r->choice.strategy == ir::Strategy::kClmulShift && r->choice.unroll == 1) {
       EXPECT_EQ(r->kernel, nullptr) << "the given kernel won; nothing new to hand back";
     } else {  // another strategy, or the given one unrolled
       ASSERT_NE(r->kernel, nullptr);
-      EXPECT_TRUE(same_as_reference(code, r->kernel->address(), 4656)) << r->why;
+      EXPECT_TRUE(same_as_reference(code, r->kernel->address(), 4656)) << r->choice.why;
     }
   }
 }
@@ -169,22 +169,22 @@ TEST(Tuner, UnrollsOnlyShortLoopBodies) {
                             info("host"), ir::Strategy::kAuto, jit::OptLevel::kO3};
     auto r = jit::tune_kernel(**session, req, &disk, quick);
     ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
-    EXPECT_EQ(std::any_of(r->candidates.begin(), r->candidates.end(),
+    EXPECT_EQ(std::any_of(r->choice.measured.begin(), r->choice.measured.end(),
                           [](const ecjit::MeasuredCandidate &m) { return m.unroll > 1; }),
               c.unrolled_candidates)
-        << r->why;
-    EXPECT_TRUE(r->unroll == 1 || r->unroll == 2 || (r->unroll == 4 && code.k * code.m <= 24))
-        << r->unroll;
+        << r->choice.why;
+    EXPECT_TRUE(r->choice.unroll == 1 || r->choice.unroll == 2 || (r->choice.unroll == 4 && code.k * code.m <= 24))
+        << r->choice.unroll;
     ASSERT_NE(r->kernel, nullptr);
-    EXPECT_EQ(r->kernel->unroll(), r->unroll);
+    EXPECT_EQ(r->kernel->unroll(), r->choice.unroll);
     for (size_t len : {size_t(8), size_t(4656), size_t(100000)})
-      EXPECT_TRUE(same_as_reference(code, r->kernel->address(), len)) << r->why;
+      EXPECT_TRUE(same_as_reference(code, r->kernel->address(), len)) << r->choice.why;
     auto again = jit::tune_kernel(**session, req, &disk, quick);
     ASSERT_TRUE(bool(again));
-    EXPECT_TRUE(again->from_record);
-    EXPECT_EQ(again->strategy, r->strategy);
-    EXPECT_EQ(again->unroll, r->unroll);
-    EXPECT_EQ(again->kernel->unroll(), r->unroll);
+    EXPECT_TRUE(again->from_record());
+    EXPECT_EQ(again->choice.strategy, r->choice.strategy);
+    EXPECT_EQ(again->choice.unroll, r->choice.unroll);
+    EXPECT_EQ(again->kernel->unroll(), r->choice.unroll);
   }
 }
 
@@ -203,11 +203,11 @@ TEST(Tuner, RecordedDepthIsBuiltAndBadRecordsAreIgnored) {
   disk.store_text(key, "clmul-shift unroll=4\npinned by the test");
   auto r = jit::recorded_kernel(**session, req, &disk);
   ASSERT_TRUE(r.has_value());
-  EXPECT_EQ(r->strategy, ir::Strategy::kClmulShift);
-  EXPECT_EQ(r->unroll, 4u);
+  EXPECT_EQ(r->choice.strategy, ir::Strategy::kClmulShift);
+  EXPECT_EQ(r->choice.unroll, 4u);
   EXPECT_EQ(r->kernel->unroll(), 4u);
-  EXPECT_EQ(r->why, "recorded: pinned by the test");
-  EXPECT_EQ(r->kernel->source(), ecjit::DecisionSource::kRecorded);
+  EXPECT_EQ(r->choice.why, "recorded: pinned by the test");
+  EXPECT_EQ(r->kernel->choice().source, ecjit::DecisionSource::kRecorded);
   for (size_t len : {size_t(2), size_t(4650), size_t(100002)})
     EXPECT_TRUE(same_as_reference(code, r->kernel->address(), len)) << len;
   for (const char *bad : {"clmul-shift unroll=9\n", "clmul-shift unroll=0\n", "clmul-shift unrolled\n",
