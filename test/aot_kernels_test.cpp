@@ -19,6 +19,7 @@
 #include "ecjit/ecjit.h"
 #include "ir_builders/strategy.h"
 #include "runtime/aot_shapes/aot_product.h"
+#include "runtime/aot_shapes/host_levels.h"
 #include "runtime/codec_kernels.h"
 #include "runtime/jit_impl.h"
 
@@ -33,6 +34,23 @@ const aot::AotShapeSet *host_set(unsigned bits = 8) { return aot::host_shape_set
 // the wide fields 8 + 4 + 2 + 1; row blocks of the set's rows: 8; GF(2^16) 4 on AVX2, 2 on SSE;
 // GF(2^32) clmul 2, GF(2^64) clmul 4), overwrite and accumulate, lengths around the vector
 // width (whole symbols), unaligned.
+// The built-in sets' targets, read against this CPU's levels and features: each is run only
+// where all it names is there; other targets, and unknown features, never.
+TEST(AotHostLevels, TargetsRunWhereTheirLevelAndFeaturesDo) {
+  using namespace ecjit::aot;
+  EXPECT_EQ(host_runs("x86_64-v2"), host_runs_x86_64_v2());
+  EXPECT_EQ(host_runs("x86_64-v3"), host_runs_x86_64_v3());
+  EXPECT_EQ(host_runs("x86_64-v4"), host_runs_x86_64_v4());
+  EXPECT_EQ(host_runs("x86_64-v3+gfni"), host_runs_x86_64_v3() && host_has_gfni());
+  EXPECT_EQ(host_runs("x86_64-v4+gfni"), host_runs_x86_64_v4() && host_has_gfni());
+  EXPECT_EQ(host_runs("x86_64-v2+pclmul"), host_runs_x86_64_v2() && host_has_pclmul());
+  EXPECT_EQ(host_runs("x86_64-v3+pclmul,+vpclmulqdq"), host_runs_x86_64_v3() && host_has_vpclmulqdq());
+  EXPECT_EQ(host_runs("x86_64-v4+pclmul,+vpclmulqdq"), host_runs_x86_64_v4() && host_has_vpclmulqdq());
+  EXPECT_FALSE(host_runs("x86_64-v3+nosuchfeature"));
+  EXPECT_FALSE(host_runs("aarch64"));
+  EXPECT_FALSE(host_runs(""));
+}
+
 TEST(AotProduct, EveryShapeEqualsFieldArithmetic) {
   if (!aot::host_shape_set(8, false)) GTEST_SKIP() << "no ahead-of-time kernels for this build or CPU";
   std::vector<std::pair<unsigned, const aot::AotShapeSet *>> sets;  // (field asked for, set)

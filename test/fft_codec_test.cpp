@@ -31,15 +31,17 @@ std::string spec_of(unsigned k, unsigned m) {
 }
 
 // aot false: the JIT's own step kernels, as without built-in kernels (ECJIT_AOT=0).
-std::shared_ptr<Jit> make_jit(unsigned threads = 1, bool aot = true) {
+// `target` must be a tier of this CPU, or the Jit is null.
+std::shared_ptr<Jit> make_jit(unsigned threads = 1, bool aot = true, const std::string &target = "host") {
   JitOptions o;
   o.disk_cache = false;
   o.aot_kernels = aot;
+  o.target = target;
   o.tune = false;
   o.threads = threads;
   o.parallel_min_bytes = threads > 1 ? 4096 : o.parallel_min_bytes;  // split even small calls
   auto j = Jit::create(o);
-  EXPECT_TRUE(j.ok()) << j.status().to_string();
+  EXPECT_TRUE(j.ok() || target != "host") << j.status().to_string();
   return j.ok() ? *j : nullptr;
 }
 
@@ -454,14 +456,9 @@ TEST(FftCodec, BuiltInStepKernelsServeNewCodecsOnEveryTier) {
   for (const char *target : {"host", "host-avx512f", "host-gfni,-avx512f", "host-gfni,-avx2"})
     for (const bool aot : {true, false})
       for (const char *field : {"", ",gf=8"}) {
-        JitOptions o;
-        o.disk_cache = false;
-        o.tune = false;
-        o.target = target;
-        o.aot_kernels = aot;
-        auto made = Jit::create(o);
-        if (!made.ok()) continue;  // not a tier of this CPU
-        Jit &j = **made;
+        std::shared_ptr<Jit> made = make_jit(1, aot, target);
+        if (!made) continue;  // not a tier of this CPU
+        Jit &j = *made;
         const ecjit::codes::fft::Gf gf = field[0] ? ecjit::codes::fft::Gf::k8 : ecjit::codes::fft::Gf::k16;
         for (auto [k, m] : {std::pair{32u, 32u}, std::pair{100u, 28u}}) {
           const std::string spec = "rs-fft:k=" + std::to_string(k) + ",m=" + std::to_string(m) + field;

@@ -19,42 +19,29 @@ namespace ecjit::aot {
 namespace {
 
 #ifdef ECJIT_AOT_SHAPES
-struct Entry {
-  AotFftSteps set;
-  bool (*runs)();
-};
-
-bool runs_v2() { return host_runs_x86_64_v2(); }
-bool runs_v3() { return host_runs_x86_64_v3(); }
-bool runs_v3_gfni() { return host_runs_x86_64_v3() && host_has_gfni(); }
-bool runs_v4_gfni() { return host_runs_x86_64_v4() && host_has_gfni(); }
-
 // One set from its generated header's names (ecjit_aot_fft_steps_<level>_<bits>).
-#define ECJIT_FFT_STEPS_ENTRY(LEVEL, level, bits, target, runs)                                                        \
-  Entry {                                                                                                       \
-    AotFftSteps{target,                                                                                         \
-                bits,                                                                                           \
-                ECJIT_AOT_FFT_STEPS_##LEVEL##_##bits##_MULTIPLIES,                                              \
-                ECJIT_AOT_FFT_STEPS_##LEVEL##_##bits##_WHOLE_COLUMNS != 0,                                      \
-                ECJIT_AOT_FFT_STEPS_##LEVEL##_##bits##_VECTOR_BITS,                                             \
-                reinterpret_cast<void *>(&ecjit_aot_fft_steps_##level##_##bits##_transform_steps),              \
-                reinterpret_cast<void *>(&ecjit_aot_fft_steps_##level##_##bits##_steps)},                       \
-        runs                                                                                                    \
+#define ECJIT_FFT_STEPS_SET(LEVEL, level, bits, target)                                                      \
+  AotFftSteps {                                                                                             \
+    target, bits, ECJIT_AOT_FFT_STEPS_##LEVEL##_##bits##_MULTIPLIES,                                        \
+        ECJIT_AOT_FFT_STEPS_##LEVEL##_##bits##_WHOLE_COLUMNS != 0, ECJIT_AOT_FFT_STEPS_##LEVEL##_##bits##_VECTOR_BITS, \
+        reinterpret_cast<void *>(&ecjit_aot_fft_steps_##level##_##bits##_transform_steps),                  \
+        reinterpret_cast<void *>(&ecjit_aot_fft_steps_##level##_##bits##_steps)                             \
   }
 
-const std::vector<Entry> &entries(unsigned bits) {
-  static const std::vector<Entry> gf8{ECJIT_FFT_STEPS_ENTRY(GFNI512, gfni512, 8, "x86_64-v4+gfni", runs_v4_gfni),
-                                      ECJIT_FFT_STEPS_ENTRY(GFNI, gfni, 8, "x86_64-v3+gfni", runs_v3_gfni),
-                                      ECJIT_FFT_STEPS_ENTRY(AVX2, avx2, 8, "x86_64-v3", runs_v3),
-                                      ECJIT_FFT_STEPS_ENTRY(SSE, sse, 8, "x86_64-v2", runs_v2)};
-  static const std::vector<Entry> gf16{ECJIT_FFT_STEPS_ENTRY(GFNI512, gfni512, 16, "x86_64-v4+gfni", runs_v4_gfni),
-                                       ECJIT_FFT_STEPS_ENTRY(GFNI, gfni, 16, "x86_64-v3+gfni", runs_v3_gfni),
-                                       ECJIT_FFT_STEPS_ENTRY(AVX2, avx2, 16, "x86_64-v3", runs_v3),
-                                       ECJIT_FFT_STEPS_ENTRY(SSE, sse, 16, "x86_64-v2", runs_v2)};
-  static const std::vector<Entry> none;
+// Every set of GF(2^bits), widest first.
+const std::vector<AotFftSteps> &sets(unsigned bits) {
+  static const std::vector<AotFftSteps> gf8{ECJIT_FFT_STEPS_SET(GFNI512, gfni512, 8, "x86_64-v4+gfni"),
+                                            ECJIT_FFT_STEPS_SET(GFNI, gfni, 8, "x86_64-v3+gfni"),
+                                            ECJIT_FFT_STEPS_SET(AVX2, avx2, 8, "x86_64-v3"),
+                                            ECJIT_FFT_STEPS_SET(SSE, sse, 8, "x86_64-v2")};
+  static const std::vector<AotFftSteps> gf16{ECJIT_FFT_STEPS_SET(GFNI512, gfni512, 16, "x86_64-v4+gfni"),
+                                             ECJIT_FFT_STEPS_SET(GFNI, gfni, 16, "x86_64-v3+gfni"),
+                                             ECJIT_FFT_STEPS_SET(AVX2, avx2, 16, "x86_64-v3"),
+                                             ECJIT_FFT_STEPS_SET(SSE, sse, 16, "x86_64-v2")};
+  static const std::vector<AotFftSteps> none;
   return bits == 8 ? gf8 : bits == 16 ? gf16 : none;
 }
-#undef ECJIT_FFT_STEPS_ENTRY
+#undef ECJIT_FFT_STEPS_SET
 #endif
 
 }  // namespace
@@ -62,8 +49,8 @@ const std::vector<Entry> &entries(unsigned bits) {
 std::vector<const AotFftSteps *> runnable_fft_steps(unsigned gf_bits) {
   std::vector<const AotFftSteps *> out;
 #ifdef ECJIT_AOT_SHAPES
-  for (const Entry &e : entries(gf_bits))
-    if (e.runs()) out.push_back(&e.set);
+  for (const AotFftSteps &set : sets(gf_bits))
+    if (host_runs(set.target)) out.push_back(&set);
 #else
   (void)gf_bits;
 #endif

@@ -61,48 +61,31 @@ bool aot_shapes_built() {
 namespace {
 
 #ifdef ECJIT_AOT_SHAPES
-// A set and whether this CPU runs it.
-struct Entry {
-  AotShapeSet set;
-  bool (*runs)();
-};
-
-bool runs_v2() { return host_runs_x86_64_v2(); }
-bool runs_v2_pclmul() { return host_runs_x86_64_v2() && host_has_pclmul(); }
-bool runs_v3() { return host_runs_x86_64_v3(); }
-bool runs_v3_gfni() { return host_runs_x86_64_v3() && host_has_gfni(); }
-bool runs_v3_vpclmul() { return host_runs_x86_64_v3() && host_has_vpclmulqdq(); }
-bool runs_v4_gfni() { return host_runs_x86_64_v4() && host_has_gfni(); }
-bool runs_v4_vpclmul() { return host_runs_x86_64_v4() && host_has_vpclmulqdq(); }
-
 // Every set of GF(2^bits), fastest first: 512-bit (x86-64-v4), GFNI on 256 bits (none for
 // GF(2^64)), then the 256-bit and the 128-bit sets without GFNI (split-table for GF(2^8/16),
 // carry-less multiplies for GF(2^32/64)). Empty for other fields.
-const std::vector<Entry> &entries(unsigned bits) {
+const std::vector<AotShapeSet> &entries(unsigned bits) {
   using ir::Strategy;
-  static const std::vector<Entry> gf8{
-      {make_set("x86_64-v4+gfni", 8, Strategy::kGfni, ecjit_aot_gfni512_8_shapes), runs_v4_gfni},
-      {make_set("x86_64-v3+gfni", 8, Strategy::kGfni, ecjit_aot_gfni_8_shapes), runs_v3_gfni},
-      {make_set("x86_64-v3", 8, Strategy::kSplitTable, ecjit_aot_avx2_8_shapes), runs_v3},
-      {make_set("x86_64-v2", 8, Strategy::kSplitTable, ecjit_aot_sse_8_shapes), runs_v2}};
-  static const std::vector<Entry> gf16{
-      {make_set("x86_64-v4+gfni", 16, Strategy::kGfni, ecjit_aot_gfni512_16_shapes), runs_v4_gfni},
-      {make_set("x86_64-v3+gfni", 16, Strategy::kGfni, ecjit_aot_gfni_16_shapes), runs_v3_gfni},
-      {make_set("x86_64-v3", 16, Strategy::kSplitTable, ecjit_aot_avx2_16_shapes), runs_v3},
-      {make_set("x86_64-v2", 16, Strategy::kSplitTable, ecjit_aot_sse_16_shapes), runs_v2}};
-  static const std::vector<Entry> gf32{
-      {make_set("x86_64-v4+gfni", 32, Strategy::kGfni, ecjit_aot_gfni512_32_shapes), runs_v4_gfni},
-      {make_set("x86_64-v3+gfni", 32, Strategy::kGfni, ecjit_aot_gfni_32_shapes), runs_v3_gfni},
-      {make_set("x86_64-v3+pclmul,+vpclmulqdq", 32, Strategy::kClmulInsn, ecjit_aot_vpclmul_32_shapes),
-       runs_v3_vpclmul},
-      {make_set("x86_64-v2+pclmul", 32, Strategy::kClmulInsn, ecjit_aot_pclmul_32_shapes), runs_v2_pclmul}};
-  static const std::vector<Entry> gf64{
-      {make_set("x86_64-v4+pclmul,+vpclmulqdq", 64, Strategy::kClmulInsn, ecjit_aot_vpclmul512_64_shapes),
-       runs_v4_vpclmul},
-      {make_set("x86_64-v3+pclmul,+vpclmulqdq", 64, Strategy::kClmulInsn, ecjit_aot_vpclmul_64_shapes),
-       runs_v3_vpclmul},
-      {make_set("x86_64-v2+pclmul", 64, Strategy::kClmulInsn, ecjit_aot_pclmul_64_shapes), runs_v2_pclmul}};
-  static const std::vector<Entry> none;
+  static const std::vector<AotShapeSet> gf8{
+      make_set("x86_64-v4+gfni", 8, Strategy::kGfni, ecjit_aot_gfni512_8_shapes),
+      make_set("x86_64-v3+gfni", 8, Strategy::kGfni, ecjit_aot_gfni_8_shapes),
+      make_set("x86_64-v3", 8, Strategy::kSplitTable, ecjit_aot_avx2_8_shapes),
+      make_set("x86_64-v2", 8, Strategy::kSplitTable, ecjit_aot_sse_8_shapes)};
+  static const std::vector<AotShapeSet> gf16{
+      make_set("x86_64-v4+gfni", 16, Strategy::kGfni, ecjit_aot_gfni512_16_shapes),
+      make_set("x86_64-v3+gfni", 16, Strategy::kGfni, ecjit_aot_gfni_16_shapes),
+      make_set("x86_64-v3", 16, Strategy::kSplitTable, ecjit_aot_avx2_16_shapes),
+      make_set("x86_64-v2", 16, Strategy::kSplitTable, ecjit_aot_sse_16_shapes)};
+  static const std::vector<AotShapeSet> gf32{
+      make_set("x86_64-v4+gfni", 32, Strategy::kGfni, ecjit_aot_gfni512_32_shapes),
+      make_set("x86_64-v3+gfni", 32, Strategy::kGfni, ecjit_aot_gfni_32_shapes),
+      make_set("x86_64-v3+pclmul,+vpclmulqdq", 32, Strategy::kClmulInsn, ecjit_aot_vpclmul_32_shapes),
+      make_set("x86_64-v2+pclmul", 32, Strategy::kClmulInsn, ecjit_aot_pclmul_32_shapes)};
+  static const std::vector<AotShapeSet> gf64{
+      make_set("x86_64-v4+pclmul,+vpclmulqdq", 64, Strategy::kClmulInsn, ecjit_aot_vpclmul512_64_shapes),
+      make_set("x86_64-v3+pclmul,+vpclmulqdq", 64, Strategy::kClmulInsn, ecjit_aot_vpclmul_64_shapes),
+      make_set("x86_64-v2+pclmul", 64, Strategy::kClmulInsn, ecjit_aot_pclmul_64_shapes)};
+  static const std::vector<AotShapeSet> none;
   return bits == 8 ? gf8 : bits == 16 ? gf16 : bits == 32 ? gf32 : bits == 64 ? gf64 : none;
 }
 #endif
@@ -111,8 +94,8 @@ const std::vector<Entry> &entries(unsigned bits) {
 
 const AotShapeSet *host_shape_set(unsigned bits, bool without_gfni) {
 #ifdef ECJIT_AOT_SHAPES
-  for (const Entry &e : entries(bits))
-    if (e.runs() && !(without_gfni && e.set.strategy == ir::Strategy::kGfni)) return &e.set;
+  for (const AotShapeSet &set : entries(bits))
+    if (host_runs(set.target) && !(without_gfni && set.strategy == ir::Strategy::kGfni)) return &set;
 #else
   (void)bits;
   (void)without_gfni;
@@ -123,8 +106,8 @@ const AotShapeSet *host_shape_set(unsigned bits, bool without_gfni) {
 std::vector<const AotShapeSet *> runnable_shape_sets(unsigned bits) {
   std::vector<const AotShapeSet *> sets;
 #ifdef ECJIT_AOT_SHAPES
-  for (const Entry &e : entries(bits))
-    if (e.runs()) sets.push_back(&e.set);
+  for (const AotShapeSet &set : entries(bits))
+    if (host_runs(set.target)) sets.push_back(&set);
 #else
   (void)bits;
 #endif

@@ -59,4 +59,20 @@ bool host_has_gfni() { return levels().gfni; }
 bool host_has_pclmul() { return levels().pclmul; }
 bool host_has_vpclmulqdq() { return levels().vpclmulqdq; }
 
+bool host_runs(std::string_view target) {
+  const std::string_view base = target.substr(0, target.find('+'));
+  bool runs = base == "x86_64-v2" ? host_runs_x86_64_v2()
+              : base == "x86_64-v3" ? host_runs_x86_64_v3()
+              : base == "x86_64-v4" ? host_runs_x86_64_v4()
+                                    : false;
+  for (size_t at = target.find('+'); runs && at != std::string_view::npos; at = target.find('+', at + 1)) {
+    const std::string_view feature = target.substr(at + 1, target.find(',', at) - at - 1);
+    runs = feature == "gfni" ? host_has_gfni()
+           : feature == "pclmul" ? host_has_pclmul()
+           : feature == "vpclmulqdq" ? host_has_vpclmulqdq()
+                                     : false;
+  }
+  return runs;
+}
+
 }  // namespace ecjit::aot

@@ -1,6 +1,8 @@
 // host_levels: whether this CPU runs code built for an x86-64 micro-architecture level, GFNI, carry-less multiplies.
 #pragma once
 
+#include <string_view>
+
 namespace ecjit::aot {
 
 // Whether this CPU and OS run code built for an LLVM x86-64 micro-architecture level (v2:
@@ -14,5 +16,10 @@ bool host_runs_x86_64_v4();
 bool host_has_gfni();
 bool host_has_pclmul();
 bool host_has_vpclmulqdq();
+
+// Whether this CPU runs code built for an ecjit target of the built-in kernels:
+// "x86_64-v2", "-v3" or "-v4", each with "+gfni", "+pclmul", "+vpclmulqdq" added (e.g.
+// "x86_64-v3+pclmul,+vpclmulqdq"). False for anything else.
+bool host_runs(std::string_view target);
 
 }  // namespace ecjit::aot

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <vector>
 
@@ -79,44 +80,66 @@ bool encodes_like_isal(const IsalLib &sys, const IsalLib &ours) {
   return true;
 }
 
+// What a child process left: whether it ran and exited, its exit code, what it wrote to
+// `out` (the drop-in's status lines) and what reached its stderr once it redirected it to
+// err_fd. `body` runs in the child and returns its exit code.
+struct Child {
+  bool exited = false;
+  int code = -1, signal = 0;
+  std::string said, printed;
+};
+Child in_child(const std::function<int(FILE *out, int err_fd)> &body) {
+  Child c;
+  char out_path[] = "/tmp/ecjit-isal-child-out-XXXXXX", err_path[] = "/tmp/ecjit-isal-child-err-XXXXXX";
+  const int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
+  EXPECT_GE(out_fd, 0);
+  EXPECT_GE(err_fd, 0);
+  if (out_fd < 0 || err_fd < 0) return c;
+  const pid_t pid = fork();
+  EXPECT_GE(pid, 0);
+  if (pid == 0) {
+    FILE *out = fdopen(out_fd, "w");
+    const int code = body(out, err_fd);
+    fclose(out);
+    _exit(code);
+  }
+  int wstatus = 0;
+  EXPECT_EQ(waitpid(pid, &wstatus, 0), pid);
+  c.said = read_file(out_path);
+  c.printed = read_file(err_path);
+  unlink(out_path);
+  unlink(err_path);
+  c.exited = WIFEXITED(wstatus);
+  c.code = c.exited ? WEXITSTATUS(wstatus) : -1;
+  c.signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+  return c;
+}
+
 TEST(IsalNoExec, ReportsTheStateQuietlyAndStillEncodes) {
 #if !defined(__x86_64__)
   GTEST_SKIP() << "the seccomp filter is written for x86-64";
 #endif
-  char err_path[] = "/tmp/ecjit-noexec-stderr-XXXXXX", out_path[] = "/tmp/ecjit-noexec-out-XXXXXX";
-  const int err_fd = mkstemp(err_path), out_fd = mkstemp(out_path);
-  ASSERT_GE(err_fd, 0);
-  ASSERT_GE(out_fd, 0);
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
+  const Child c = in_child([](FILE *out, int err_fd) {
     // Both libraries (and LLVM with ours) are mapped before the filter: only the JIT's
     // own executable memory is refused afterwards.
     IsalLib sys(kSystemIsal), ours(ECJIT_ISAL_COMPAT_PATH);
-    FILE *out = fdopen(out_fd, "w");
-    if (!sys.ok() || !ours.ok()) _exit(10);
-    if (!deny_exec_memory()) _exit(11);
+    if (!sys.ok() || !ours.ok()) return 10;
+    if (!deny_exec_memory()) return 11;
     void *probe = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (probe != MAP_FAILED) _exit(12);  // the filter does not hold
-    dup2(err_fd, 2);                      // what the drop-in prints to the host's stderr
+    if (probe != MAP_FAILED) return 12;  // the filter does not hold
+    dup2(err_fd, 2);                     // what the drop-in prints to the host's stderr
     auto status = ours.fn<const char *(*)()>("ecjit_isal_jit_status");
     fprintf(out, "%s\n", status());
-    if (!encodes_like_isal(sys, ours)) _exit(13);
+    if (!encodes_like_isal(sys, ours)) return 13;
     fprintf(out, "%s\n", status());
-    fclose(out);
-    _exit(0);
-  }
-  int wstatus = 0;
-  ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
-  const std::string said = read_file(out_path), printed = read_file(err_path);
-  unlink(err_path);
-  unlink(out_path);
-  ASSERT_TRUE(WIFEXITED(wstatus)) << "child died: signal " << (WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0);
-  if (WEXITSTATUS(wstatus) == 11) GTEST_SKIP() << "seccomp filters are not available here";
-  ASSERT_EQ(WEXITSTATUS(wstatus), 0) << "10: load, 12: filter ineffective, 13: parity differs from ISA-L";
-  EXPECT_EQ(said.rfind("ok", 0), std::string::npos) << "status claims the JIT works: " << said;
-  EXPECT_NE(said.find("executable memory"), std::string::npos) << said;
-  EXPECT_EQ(printed, "") << "the drop-in wrote to the host's stderr";
+    return 0;
+  });
+  ASSERT_TRUE(c.exited) << "child died: signal " << c.signal;
+  if (c.code == 11) GTEST_SKIP() << "seccomp filters are not available here";
+  ASSERT_EQ(c.code, 0) << "10: load, 12: filter ineffective, 13: parity differs from ISA-L";
+  EXPECT_EQ(c.said.rfind("ok", 0), std::string::npos) << "status claims the JIT works: " << c.said;
+  EXPECT_NE(c.said.find("executable memory"), std::string::npos) << c.said;
+  EXPECT_EQ(c.printed, "") << "the drop-in wrote to the host's stderr";
 }
 
 // ECJIT_ISAL_STRATEGY=gfni on a target without GFNI (ECJIT_ISAL_TARGET=host-gfni, every
@@ -128,39 +151,26 @@ TEST(IsalStrategy, ForcedStrategyIsHonouredOrRefused) {
   GTEST_SKIP() << "x86-64 strategies";
 #endif
   for (const char *strategy : {"gfni", "split-table"}) {
-    char out_path[] = "/tmp/ecjit-strategy-out-XXXXXX", err_path[] = "/tmp/ecjit-strategy-err-XXXXXX";
-    const int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
-    ASSERT_GE(out_fd, 0);
-    ASSERT_GE(err_fd, 0);
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
+    const Child c = in_child([strategy](FILE *out, int err_fd) {
       setenv("ECJIT_ISAL_TARGET", "host-gfni", 1);
       setenv("ECJIT_ISAL_STRATEGY", strategy, 1);
       unsetenv("ECJIT_ISAL_JIT");
       IsalLib sys(kSystemIsal), ours(ECJIT_ISAL_COMPAT_PATH);
-      if (!sys.ok() || !ours.ok()) _exit(10);
+      if (!sys.ok() || !ours.ok()) return 10;
       dup2(err_fd, 2);
-      if (!encodes_like_isal(sys, ours)) _exit(13);
-      FILE *out = fdopen(out_fd, "w");
+      if (!encodes_like_isal(sys, ours)) return 13;
       fprintf(out, "%s\n", ours.fn<const char *(*)()>("ecjit_isal_jit_status")());
-      fclose(out);
-      _exit(0);
-    }
-    int wstatus = 0;
-    ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
-    const std::string said = read_file(out_path), printed = read_file(err_path);
-    unlink(out_path);
-    unlink(err_path);
-    ASSERT_TRUE(WIFEXITED(wstatus)) << strategy << ": child died";
-    ASSERT_EQ(WEXITSTATUS(wstatus), 0) << strategy << ": 10: load, 13: parity differs from ISA-L";
+      return 0;
+    });
+    ASSERT_TRUE(c.exited) << strategy << ": child died";
+    ASSERT_EQ(c.code, 0) << strategy << ": 10: load, 13: parity differs from ISA-L";
     if (std::string(strategy) == "gfni") {
-      EXPECT_NE(said.find("ECJIT_ISAL_STRATEGY=gfni refused"), std::string::npos) << said;
-      EXPECT_NE(said.find("gfni"), std::string::npos) << said;
+      EXPECT_NE(c.said.find("ECJIT_ISAL_STRATEGY=gfni refused"), std::string::npos) << c.said;
+      EXPECT_NE(c.said.find("gfni"), std::string::npos) << c.said;
     } else {
-      EXPECT_EQ(said.rfind("ok: target host-gfni, strategy split-table", 0), 0u) << said;
+      EXPECT_EQ(c.said.rfind("ok: target host-gfni, strategy split-table", 0), 0u) << c.said;
     }
-    EXPECT_EQ(printed, "") << strategy << ": the drop-in wrote to the host's stderr";
+    EXPECT_EQ(c.printed, "") << strategy << ": the drop-in wrote to the host's stderr";
   }
 }
 
