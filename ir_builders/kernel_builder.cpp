@@ -720,14 +720,6 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_kernel(llvm::LLVMContext &ct
   return std::move(mod);
 }
 
-KernelDesc one_stage(const KernelDesc &desc) {
-  KernelDesc out = desc;
-  if (!desc.has_pre()) return out;
-  out.coeffs = codes::compose_stages(desc.field, desc.pre, desc.coeffs);
-  out.pre = codes::Matrix();
-  return out;
-}
-
 unsigned kernel_vector_lanes(const codes::Field &field, const TargetInfo &target) {
   const unsigned l = field.bits();
   const unsigned vector_bits = l > target.max_lane_bits ? 64 : target.vector_bits;

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "ir_builders/kernel_builder.h"
+#include "ir_builders/kernel_desc.h"
 #include "ir_builders/strategy.h"
 #include "ir_builders/target_info.h"
 

@@ -1,7 +1,6 @@
 // plan_decoder: codes::plan_decode under the lowering's cost model, then the kernel request and its name.
 #include "jit/decoder_planner.h"
 
-#include "ecjit/jit.h"
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/lowering.h"
 

@@ -39,10 +39,14 @@ Result<DecoderPlan> plan_decoder(const codes::LinearCode &code, const std::vecto
                                  const std::string &target_name, ir::Strategy strategy, DecoderUse use,
                                  OptLevel opt = OptLevel::kO3, bool two_stage = true);
 
+// The widest code (data shards) shape kernels serve; the public API names the same limit
+// ecjit::kMaxShapeInputs (runtime/jit_impl.cpp checks that the two agree).
+inline constexpr unsigned kMaxShapeInputs = 64;
+
 // Whether shape kernels (run-time coefficients) serve the first calls of `code`'s erasure
 // sets, given the field's shape strategy on the target (ir::pick_shape_strategy, as
 // KernelService::shape_strategy holds it; nullopt: none): there is one and the code has
-// 1..kMaxShapeInputs data shards and parity. Then a Jit with JitOptions::shape_kernels
+// 1..kMaxShapeInputs data shards and parity. Then a Jit with shape kernels on
 // promotes hot sets (DecoderUse::kPromoted); otherwise it compiles each set's decoder on
 // first use (kPerSet).
 bool shape_kernels_serve(const codes::LinearCode &code, std::optional<ir::Strategy> shape_strategy);

@@ -200,7 +200,8 @@ llvm::Expected<std::unique_ptr<CompiledKernel>> jit_kernel(JitSession &session,
                                                            const DiskCache *disk, bool *from_disk) {
   const auto t0 = std::chrono::steady_clock::now();
   auto done = [&](llvm::Expected<std::unique_ptr<CompiledKernel>> k) {
-    if (k) (*k)->describe({resolve_strategy(req.strategy, req.target, req.desc.field.bits()), req.unroll});
+    if (k) (*k)->describe({resolve_strategy(req.strategy, req.target, req.desc.field.bits()), req.unroll, "",
+                                 DecisionSource::kStatic, {}});
     if (compile_seconds)
       *compile_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

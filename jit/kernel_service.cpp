@@ -91,7 +91,7 @@ struct KernelService::State {
     job.done = [this, weak](llvm::Expected<TuneResult> result, double seconds) {
       if (!result) {  // the static choice keeps serving; say why in its description
         const std::string error = llvm::toString(result.takeError());
-        if (auto s = weak.lock()) s->publish(nullptr, {s->strategy(), 1, "static choice (tuning failed: " + error + ")"});
+        if (auto s = weak.lock()) s->publish(nullptr, {s->strategy(), 1, "static choice (tuning failed: " + error + ")", DecisionSource::kStatic, {}});
         return;
       }
       {
@@ -107,7 +107,7 @@ struct KernelService::State {
     };
     KernelService::register_exit_handler();
     if (!tuner->submit(std::move(job)))
-      slot->publish(nullptr, {slot->strategy(), 1, "static choice for this field and target (tuner backlog full)"});
+      slot->publish(nullptr, {slot->strategy(), 1, "static choice for this field and target (tuner backlog full)", DecisionSource::kStatic, {}});
   }
   // Through the cache under `key` when shared, else compiled for the caller alone.
   template <typename Make>
@@ -139,7 +139,7 @@ LiveServices &live_services() {
 
 }  // namespace
 
-Result<std::unique_ptr<KernelService>> KernelService::make(const JitOptions &options) {
+Result<std::unique_ptr<KernelService>> KernelService::make(const ServiceOptions &options) {
   if (options.opt_level > 3)
     return Status(StatusCode::kInvalidArgument,
                   "opt_level " + std::to_string(options.opt_level) + " is not 0..3");
@@ -589,7 +589,7 @@ Result<Kernel> KernelService::kernel(const std::string &code, const std::string 
       k.slot->defer(tune_after_bytes_, [state, req, weak, code = k.code] {
         auto slot = weak.lock();
         if (!slot) return;
-        slot->publish(nullptr, {slot->strategy(), 1, "static choice for this field and target; tuning in the background"},
+        slot->publish(nullptr, {slot->strategy(), 1, "static choice for this field and target; tuning in the background", DecisionSource::kStatic, {}},
                       /*tuning=*/true);
         state->tune_later(req, slot, code, /*optional=*/false);
       });

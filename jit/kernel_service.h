@@ -10,8 +10,8 @@
 
 #include "codes/gf.h"
 #include "codes/matrix.h"
-#include "ecjit/codec.h"
-#include "ecjit/jit.h"
+#include "ecjit/jit_stats.h"
+#include "ecjit/kernel_info.h"
 #include "ecjit/status.h"
 #include "ir_builders/fft_kernel.h"
 #include "ir_builders/kernel_builder.h"
@@ -19,6 +19,7 @@
 #include "ir_builders/target_info.h"
 #include "ir_builders/xor_kernel.h"
 #include "jit/kernel_slot.h"
+#include "jit/service_options.h"
 #include "jit/xor_packet.h"
 #include "jit/xor_planner.h"
 
@@ -89,7 +90,7 @@ class KernelService {
   // kUnsupportedTarget), options.strategy, options.opt_level (kInvalidArgument), and uses
   // disk_cache / cache_dir (ECJIT_DISK_CACHE=0 turns the disk cache off), tune and
   // tune_in_background. Errors: those, kJitFailure (LLVM could not start).
-  static Result<std::unique_ptr<KernelService>> make(const JitOptions &options);
+  static Result<std::unique_ptr<KernelService>> make(const ServiceOptions &options);
   ~KernelService();
   KernelService(const KernelService &) = delete;
   KernelService &operator=(const KernelService &) = delete;
@@ -115,11 +116,11 @@ class KernelService {
                               std::optional<ir::Strategy> strategy = std::nullopt,
                               bool accumulate = false);
   // Ok under "auto" (it falls back to what the target has) and when the forced strategy
-  // (JitOptions::strategy) has a lowering for `field` on this target; otherwise
+  // (ServiceOptions::strategy) has a lowering for `field` on this target; otherwise
   // kUnsupportedTarget naming the strategy, the field, the target and what it lacks - so a
   // codec never quietly runs another strategy than the one asked for.
   Status check_strategy(const codes::Field &field) const;
-  // The strategy of the field's shape kernels on this target: a forced JitOptions::strategy's
+  // The strategy of the field's shape kernels on this target: a forced ServiceOptions::strategy's
   // run-time form (clmul-mixed: clmul-insn; none for clmul-shift); under "auto" the first of
   // gfni, split-table and clmul-insn that the target has; nullopt when none.
   std::optional<ir::Strategy> shape_strategy(unsigned field_bits) const {
@@ -135,7 +136,7 @@ class KernelService {
   bool xor_kernel_ready(const ir::XorKernelDesc &desc) const;
   // A shared bit-matrix kernel whose schedule is chosen by timing (jit/xor_tuner.h: smart,
   // uniform and weighted matching compiled and timed, the fastest kept and recorded on
-  // disk) when JitOptions::tune is on; else xor_kernel(plan.desc, true). Runs on the
+  // disk) when ServiceOptions::tune is on; else xor_kernel(plan.desc, true). Runs on the
   // caller's thread (codecs call it from the background thread). Kernel::info.why names the
   // decision. Errors: kJitFailure.
   Result<Kernel> tuned_xor_kernel(const XorPlan &plan);
@@ -143,7 +144,7 @@ class KernelService {
   // (tuning on) a schedule record and its object in the disk cache; else xor_kernel_ready.
   bool tuned_xor_kernel_ready(const XorPlan &plan) const;
   // packet=auto (jit/xor_packet_tuner.h): the packet of `spec`'s layout on this target, timed
-  // once per service whatever JitOptions::tune says (it was asked for) and recorded in the
+  // once per service whatever ServiceOptions::tune says (it was asked for) and recorded in the
   // disk cache; on the caller's thread - a codec's layout cannot wait for the background.
   // Errors: kInvalidSpec, kJitFailure.
   Result<XorPacketChoice> xor_packet(const CodeSpec &spec);
@@ -168,13 +169,13 @@ class KernelService {
   // to start (background jobs may make new slots).
   void wait_for_tuning();
 
-  // The compile, cache, disk and tuning counters of JitStats.
+  // The compile, cache, disk and tuning counters (JitStats).
   JitStats stats() const;
 
   const ir::TargetInfo &target_info() const { return target_; }
   // The target as resolved ("host-avx2" stays that; "host" stays "host").
   const std::string &target_name() const { return target_name_; }
-  // The strategy kernels of a field start with (JitOptions::strategy resolved for the
+  // The strategy kernels of a field start with (ServiceOptions::strategy resolved for the
   // target; the tuner may replace it later).
   ir::Strategy resolved(unsigned field_bits) const { return resolved_[__builtin_ctz(field_bits) - 3]; }
 
@@ -197,10 +198,10 @@ class KernelService {
   ir::TargetInfo target_;
   std::string target_name_;
   ir::Strategy strategy_ = ir::Strategy::kAuto;
-  bool strategy_auto_ = true;   // JitOptions::strategy was "auto"
-  bool tune_ = true;            // JitOptions::tune
+  bool strategy_auto_ = true;   // ServiceOptions::strategy was "auto"
+  bool tune_ = true;            // ServiceOptions::tune
   bool background_tuning_ = false;
-  uint64_t tune_after_bytes_ = 0;  // JitOptions::tune_after_bytes
+  uint64_t tune_after_bytes_ = 0;  // ServiceOptions::tune_after_bytes
   std::string opt_name_;        // "O3"
   unsigned tunable_fields_ = 0; // fields (bits) with more than one candidate strategy here
   ir::Strategy resolved_[4] = {};

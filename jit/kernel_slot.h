@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ecjit/codec.h"
+#include "ecjit/kernel_info.h"
 #include "ir_builders/strategy.h"
 #include "jit/kernel_choice.h"
 

@@ -7,6 +7,8 @@
 #include <thread>
 
 #include "codes/linear_code.h"
+#include "jit/decoder_planner.h"
+#include "jit/service_options.h"
 #include "runtime/array_codec_impl.h"
 #include "runtime/codec_impl.h"
 #include "runtime/fft_codec.h"
@@ -27,6 +29,25 @@ Result<std::shared_ptr<Jit>> Jit::create(const JitOptions &options) {
 }
 
 namespace runtime {
+namespace {
+
+static_assert(kMaxShapeInputs == jit::kMaxShapeInputs, "the public limit is the kernel service's");
+
+// The kernel service's share of a Jit's options (the one place JitOptions becomes jit/'s).
+jit::ServiceOptions service_options(const JitOptions &o) {
+  jit::ServiceOptions s;
+  s.target = o.target;
+  s.strategy = o.strategy;
+  s.opt_level = o.opt_level;
+  s.disk_cache = o.disk_cache;
+  s.cache_dir = o.cache_dir;
+  s.tune = o.tune;
+  s.tune_in_background = o.tune_in_background;
+  s.tune_after_bytes = o.tune_after_bytes;
+  return s;
+}
+
+}  // namespace
 
 Result<std::shared_ptr<JitImpl>> JitImpl::make(const JitOptions &options) {
   if (options.max_cached_kernels == 0)
@@ -35,7 +56,7 @@ Result<std::shared_ptr<JitImpl>> JitImpl::make(const JitOptions &options) {
     return Status(StatusCode::kInvalidArgument,
                   "threads " + std::to_string(options.threads) + " is more than " +
                       std::to_string(kMaxThreads) + " (0 = one per hardware thread)");
-  auto service = jit::KernelService::make(options);
+  auto service = jit::KernelService::make(service_options(options));
   if (!service.ok()) return service.status();
   std::shared_ptr<JitImpl> jit(new JitImpl());
   jit->options_ = options;

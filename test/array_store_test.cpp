@@ -27,8 +27,9 @@ struct TempDir {
   }
 };
 
-JitOptions quiet() {
-  JitOptions o;
+// No disk cache, no tuning: for the Jit and for the read plans' own kernel service.
+template <typename Options> Options quiet() {
+  Options o;
   o.disk_cache = false;
   o.tune = false;
   return o;
@@ -40,7 +41,7 @@ JitOptions quiet() {
 // they stay on the runner.
 TEST(ArrayStore, RebuildsMoveFromTheRunnerToCompiledKernelsSameBytes) {
   const size_t element = 4096;
-  auto jit = Jit::create(quiet());
+  auto jit = Jit::create(quiet<JitOptions>());
   ASSERT_TRUE(jit.ok()) << jit.status().to_string();
   auto codec = (*jit)->array_codec("xcode:p=5,element=4096");
   ASSERT_TRUE(codec.ok()) << codec.status().to_string();
@@ -52,7 +53,7 @@ TEST(ArrayStore, RebuildsMoveFromTheRunnerToCompiledKernelsSameBytes) {
   TempDir dir;
   ASSERT_FALSE(dir.path.empty());
   ASSERT_TRUE(tools::ArrayStore::write(dir.path, **codec, L, P, file).ok());
-  auto service = jit::KernelService::make(quiet());
+  auto service = jit::KernelService::make(quiet<jit::ServiceOptions>());
   ASSERT_TRUE(service.ok()) << service.status().to_string();
   std::shared_ptr<jit::KernelService> programs = std::move(*service);
   const uint64_t off = P.cell_of.size() * element - 5000, size = 3 * element;  // across stripes 0 and 1

@@ -24,7 +24,7 @@ ArrayLayout layout(const std::string &family, unsigned p) {
   return *L;
 }
 
-TEST(ArrayLayout, ShapesOfSeed003TableI) {
+TEST(ArrayLayout, ShapesOfShen2016TableI) {
   for (unsigned p : {5u, 7u, 11u, 13u}) {
     const ArrayLayout rdp = layout("rdp", p), x = layout("xcode", p), bp = layout("bpcode", p);
     EXPECT_EQ(rdp.disks, p + 1);
@@ -127,7 +127,7 @@ TEST(Placement, BijectionsParityUnmoved) {
 // Shen et al. 2016, sec. IV-A's worked example on X-Code p = 5: Algorithm 1 takes R_1 (chain 0, cells
 // C13 C24 C35) then R_7 (chain 6, C33 C24 C15: one overlapped element); Algorithm 2 swaps #2
 // and #3 so that both chains hold sequential elements.
-TEST(Placement, EdpReproducesSeed003Example) {
+TEST(Placement, EdpReproducesShen2016Example) {
   const ArrayLayout L = layout("xcode", 5);
   EXPECT_EQ(L.chains[0].members, (std::vector<unsigned>{L.cell(0, 2), L.cell(1, 3), L.cell(2, 4)}));
   EXPECT_EQ(L.chains[6].members, (std::vector<unsigned>{L.cell(0, 4), L.cell(1, 3), L.cell(2, 2)}));
@@ -151,7 +151,7 @@ TEST(Placement, EdpReproducesSeed003Example) {
 
 // Shen et al. 2016's motivating reads with disk 1 (0-based 0) failed, horizontal placement: RDP
 // reads {#1, #2, #3} with two extra elements (#4 and R_1), X-Code with three.
-TEST(DegradedRead, Seed003Examples) {
+TEST(DegradedRead, Shen2016Examples) {
   const ArrayLayout rdp = layout("rdp", 5), x = layout("xcode", 5);
   auto r = plan_degraded_read(rdp, place(rdp, Placement::kHorizontal), 0, 0, 3);
   ASSERT_TRUE(r.ok());

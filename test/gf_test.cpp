@@ -37,7 +37,7 @@ TEST(Gf8, ExhaustiveInverseMatchesIsal) {
   }
 }
 
-TEST(Gf8, BarrettConstantsOfTheDissertation) {
+TEST(Gf8, BarrettConstantsOfNeskovic2018) {
   // Eq. 6.14: p(X) = X^8+X^4+X^3+X^2+1 gives p* = X^4+X^3+X^2+1, q+ = X^8+X^4+X^3+X^2.
   Field f = field(8, 0x11D);
   EXPECT_EQ(f.poly(), 0x1Du);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Layering check: runtime/ headers (and the jit/ headers they use) compile without LLVM's
 # include path, so code that includes them never pulls LLVM in: the kernel service
-# (jit/kernel_service.h) is the runtime's only door to the JIT.
+# (jit/kernel_service.h) is the runtime's only door to the JIT; and jit/ includes no header of
+# runtime's public API (runtime/include), the layer above it.
 # Usage: headers_without_llvm.sh <c++ compiler> <source dir>
 set -euo pipefail
 cxx="$1"
@@ -31,5 +32,14 @@ if echo '#include "jit/jit_session.h"' | "$cxx" -std=c++17 -fsyntax-only -x c++ 
   echo "FAIL: jit/jit_session.h compiled without LLVM's headers; this check proves nothing"
   failed=1
 fi
-[ "$failed" = 0 ] && echo "ok: runtime headers need no LLVM"
+# The layers' direction: jit/ sits below runtime/, so it never includes the public API of
+# runtime/include (its value types are its own, or the LLVM-free ones of codes/include).
+for h in runtime/include/ecjit/*.h; do
+  if hits=$(grep -n -E "#include \"ecjit/$(basename "$h")\"" jit/*.h jit/*.cpp); then
+    echo "FAIL: jit/ includes runtime's public header $(basename "$h"):"
+    echo "$hits"
+    failed=1
+  fi
+done
+[ "$failed" = 0 ] && echo "ok: runtime headers need no LLVM; jit/ includes nothing of runtime/include"
 exit "$failed"

@@ -255,7 +255,7 @@ uint64_t formula_dot(const Field &f, const std::vector<uint64_t> &a, const std::
   return lo ^ u;
 }
 
-TEST(IrBuildersClmulFormula, Gf8ConstantsMatchDissertation) {
+TEST(IrBuildersClmulFormula, Gf8ConstantsMatchNeskovic2018) {
   const Field f = field(8);
   EXPECT_EQ(f.poly(), 0x1Du);       // p* for p = 0x11D
   EXPECT_EQ(f.qplus_low(), 0x1Cu);  // q+ = X^8 + X^4 + X^3 + X^2 (eq. 6.14)

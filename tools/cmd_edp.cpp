@@ -163,9 +163,9 @@ int cmd_edp(int argc, char **argv) {
   }
   std::vector<Workload> workloads;
   for (const std::string &name : split(args.get("workloads", "mds_0,rsrch_1,web_1,web_3"))) {
-    auto w = std::find_if(seed003_workloads().begin(), seed003_workloads().end(),
+    auto w = std::find_if(shen2016_workloads().begin(), shen2016_workloads().end(),
                           [&](const Workload &x) { return name == x.name; });
-    if (w == seed003_workloads().end())
+    if (w == shen2016_workloads().end())
       return usage_error(kCmd, "unknown workload '" + name + "'; known: mds_0, rsrch_1, web_1, web_3");
     workloads.push_back(*w);
   }
@@ -193,7 +193,7 @@ int cmd_edp(int argc, char **argv) {
     jit = *j;
     // The read plans' XOR programs, compiled in the background as the runner serves (many
     // small programs: kept out of the disk cache).
-    JitOptions o;
+    ecjit::jit::ServiceOptions o;
     o.disk_cache = false;
     o.tune = false;
     auto service = ecjit::jit::KernelService::make(o);

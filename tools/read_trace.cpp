@@ -6,7 +6,7 @@
 
 namespace ecjit::tools {
 
-const std::vector<Workload> &seed003_workloads() {
+const std::vector<Workload> &shen2016_workloads() {
   static const std::vector<Workload> w = {
       {"mds_0", "media server", 132318, 25.3},
       {"rsrch_1", "research project", 43, 13.9},

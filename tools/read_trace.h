@@ -20,7 +20,7 @@ struct Workload {
   unsigned reads;
   double mean_kib;
 };
-const std::vector<Workload> &seed003_workloads();
+const std::vector<Workload> &shen2016_workloads();
 
 // `count` reads (0: the workload's own count): sizes are 4 KiB units, 1 + a geometric number
 // with the workload's mean (Figure 5's exact histogram is not in the text); offsets uniform

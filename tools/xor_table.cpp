@@ -19,11 +19,11 @@ const codes::XorSchedule kSchedules[] = {codes::XorSchedule::kDumb, codes::XorSc
 
 // Zhou and Tian 2019, Table 3, the columns "without optimization" ((X, Y) in the field's sequential
 // order): XOR + copy operations per strategy (i, j), rows (0,0) .. (1,3).
-struct Seed002Row {
+struct ZhouTian2019Row {
   unsigned n, k, w;
   int paper[8];  // -1: not printed legibly in the source text
 };
-const Seed002Row kSeed002[] = {
+const ZhouTian2019Row kZhouTian2019Table3[] = {
     {8, 6, 4, {112, 94, 90, 90, 68, 64, 64, 64}},
     {9, 6, 4, {164, 134, 127, 127, 114, 99, 98, 98}},
     {10, 6, 4, {216, 172, 164, 164, 161, 138, 133, 132}},
@@ -38,7 +38,7 @@ const Seed002Row kSeed002[] = {
 
 // The same table's third column (bit-matrices from its genetic algorithm), strategies
 // (1,2) and (1,3); -1 where not legible.
-const int kSeed002Ga[][2] = {{57, 57}, {87, 87}, {118, 118}, {164, 164}, {316, 316},
+const int kZhouTian2019Ga[][2] = {{57, 57}, {87, 87}, {118, 118}, {164, 164}, {316, 316},
                              {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
 
 codes::BitMatrix cauchy_bits(const codes::WordField &f, unsigned k, unsigned m, bool normalized) {
@@ -62,7 +62,7 @@ int print_xor_table(const std::string &csv_path) {
               "schedules (xors + copies, counted as the paper counts them: a copy starts each chain in\n"
               "memory); paper = the table's first column (\"-\" where the source text is not legible).\n\n");
   std::printf("%-12s %-6s %8s %8s %8s %8s\n", "(n,k,w)", "(i,j)", "xors", "copies", "ecjit", "paper");
-  for (const Seed002Row &row : kSeed002) {
+  for (const ZhouTian2019Row &row : kZhouTian2019Table3) {
     Result<codes::WordField> f = codes::WordField::make(row.w);
     if (!f.ok()) return 1;
     const unsigned m = row.n - row.k;
@@ -79,7 +79,7 @@ int print_xor_table(const std::string &csv_path) {
         std::printf("%-12s %-6s %8zu %8zu %8zu %8s\n", name, ij, p.xors(), p.copies(), p.xors() + p.copies(),
                     paper_text);
         if (csv)
-          std::fprintf(csv, "seed002_table3,cauchy,%u,%u,%u,\"%s\",%zu,%zu,%zu,%s\n", row.n, row.k, row.w, ij, p.xors(),
+          std::fprintf(csv, "zhou_tian_2019_table3,cauchy,%u,%u,%u,\"%s\",%zu,%zu,%zu,%s\n", row.n, row.k, row.w, ij, p.xors(),
                        p.copies(), p.xors() + p.copies(), paper < 0 ? "" : paper_text);
       }
     }
@@ -89,8 +89,8 @@ int print_xor_table(const std::string &csv_path) {
               "ecjit = cauchy-opt (seed 1; its GA minimises 1.5 x XORs + copies of the normalised\n"
               "matrix under uniform matching) with strategies (1,2) and (1,3).\n\n");
   std::printf("%-12s %-6s %8s %8s\n", "(n,k,w)", "(i,j)", "ecjit", "paper");
-  for (size_t r = 0; r < sizeof kSeed002 / sizeof kSeed002[0]; ++r) {
-    const Seed002Row &row = kSeed002[r];
+  for (size_t r = 0; r < sizeof kZhouTian2019Table3 / sizeof kZhouTian2019Table3[0]; ++r) {
+    const ZhouTian2019Row &row = kZhouTian2019Table3[r];
     const std::string spec = "cauchy-opt:k=" + std::to_string(row.k) + ",m=" + std::to_string(row.n - row.k) +
                              ",w=" + std::to_string(row.w);
     Result<codes::BitMatrixCode> code = codes::build_bitmatrix_code(*CodeSpec::parse(spec));
@@ -98,14 +98,14 @@ int print_xor_table(const std::string &csv_path) {
     for (unsigned j = 2; j < 4; ++j) {
       const codes::XorProgram p = codes::make_schedule(code->parity, kSchedules[j]);
       if (!codes::check_program(p, code->parity).ok()) return 1;
-      const int paper = kSeed002Ga[r][j - 2];
+      const int paper = kZhouTian2019Ga[r][j - 2];
       char name[32], ij[16], paper_text[16];
       std::snprintf(name, sizeof name, "(%u,%u,%u)", row.n, row.k, row.w);
       std::snprintf(ij, sizeof ij, "(1,%u)", j);
       std::snprintf(paper_text, sizeof paper_text, paper < 0 ? "-" : "%d", paper);
       std::printf("%-12s %-6s %8zu %8s\n", name, ij, p.xors() + p.copies(), paper_text);
       if (csv)
-        std::fprintf(csv, "seed002_table3_ga,cauchy-opt,%u,%u,%u,\"%s\",%zu,%zu,%zu,%s\n", row.n, row.k, row.w, ij,
+        std::fprintf(csv, "zhou_tian_2019_table3_ga,cauchy-opt,%u,%u,%u,\"%s\",%zu,%zu,%zu,%s\n", row.n, row.k, row.w, ij,
                      p.xors(), p.copies(), p.xors() + p.copies(), paper < 0 ? "" : paper_text);
     }
   }
@@ -150,7 +150,7 @@ int print_xor_table(const std::string &csv_path) {
     std::printf("%-44s %8.2f %8.2f %8.2f %8.2f %8s\n", spec.c_str(), per[0], per[1], per[2], per[3], paper_text);
     if (csv)
       for (unsigned j = 0; j < 4; ++j)
-        std::fprintf(csv, "seed001_xors_per_word,\"%s\",%u,%u,%u,%s,%.4f,,,%s\n", spec.c_str(), code->n(), code->k,
+        std::fprintf(csv, "plank_2009_xors_per_word,\"%s\",%u,%u,%u,%s,%.4f,,,%s\n", spec.c_str(), code->n(), code->k,
                      code->w, codes::schedule_name(kSchedules[j]), per[j], paper < 0 ? "" : paper_text);
   }
   std::printf("\nArray codes at element level (codes/array_layout.h, the encoder Jit::array_codec compiles):\n"

@@ -33,7 +33,7 @@ jit::KernelService *as_jit(void *jit) { return static_cast<jit::KernelService *>
 void *open(const char **status) {
   PluginState &p = plugin();
   std::call_once(p.once, [&p] {
-    JitOptions opts;
+    jit::ServiceOptions opts;
     // A drop-in ISA-L writes no files unless asked: the on-disk kernel cache is opt-in here.
     const char *disk = std::getenv("ECJIT_ISAL_DISK_CACHE");
     opts.disk_cache = disk && std::strcmp(disk, "1") == 0;

@@ -9,6 +9,7 @@
 
 #include "ecjit/code_spec.h"
 #include "ecjit/kernel_decision.h"
+#include "ecjit/kernel_info.h"
 #include "ecjit/shard_set.h"
 #include "ecjit/span.h"
 #include "ecjit/status.h"
@@ -16,18 +17,6 @@
 namespace ecjit {
 
 class Jit;
-
-// What kernel a Codec runs: for reports and the CLI.
-struct KernelInfo {
-  std::string symbol;    // e.g. ecjit_encode__rs_vand_k_10_m_4_gf_8__host
-  std::string strategy;  // e.g. "clmul-shift"
-  std::string target;    // target string, e.g. "host" or "host-avx2"
-  std::string cpu;       // LLVM CPU name the code was compiled for, e.g. "znver3"
-  unsigned vector_bits = 0;  // widest vector the kernel uses (64 = no vector unit)
-  unsigned unroll = 1;       // vectors per shard in one step of the main loop (tuned for short kernels)
-  std::string why;           // why this strategy: the tuner's measurements, or forced/static
-  KernelDecision decision;   // the same decision as values (ecjit/kernel_decision.h)
-};
 
 // Counters of a codec's cache of specialised kernels (decoders per erasure set, update
 // kernels per changed set, encode_partial kernels per data index): a thread-safe LRU of at

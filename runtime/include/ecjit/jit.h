@@ -8,6 +8,7 @@
 #include "ecjit/array_codec.h"
 #include "ecjit/code_spec.h"
 #include "ecjit/codec.h"
+#include "ecjit/jit_stats.h"
 #include "ecjit/status.h"
 
 namespace ecjit {
@@ -114,19 +115,6 @@ constexpr unsigned kMaxShapeInputs = 64;
 
 // Upper bound of JitOptions::threads.
 constexpr unsigned kMaxThreads = 1024;
-
-struct JitStats {
-  uint64_t kernels_compiled = 0;  // LLVM compiles run
-  uint64_t kernel_cache_hits = 0;
-  uint64_t kernels_cached = 0;
-  uint64_t kernels_from_disk = 0;  // of kernels_compiled: linked from the disk cache
-  double compile_seconds = 0;     // total wall time spent compiling (tuning included when
-                                  // synchronous, JitOptions::tune_in_background = false)
-  uint64_t kernels_tuned = 0;     // background tunings finished (their winner swapped in)
-  double tuning_seconds = 0;      // wall time of those on the tuner's thread (queueing excluded)
-  uint64_t tunings_pending = 0;   // background jobs (tunings, promotions, codecs' own kernels
-                                  // behind the ahead-of-time ones) queued or running now
-};
 
 // Owns an LLVM JIT session and a kernel cache. Thread-safe: codecs may be requested and
 // used from many threads; concurrent first requests for one kernel compile it once.
