@@ -22,7 +22,7 @@ extern "C" {
 #include <liberasurecode/erasurecode.h>
 }
 
-#include "runtime/isal_compat/ecjit_isal_compat.h"
+#include "isal_compat/ecjit_isal_compat.h"
 
 namespace {
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ecjit/kernel_decision.h"
@@ -19,5 +20,10 @@ struct KernelChoice {
   DecisionSource source = DecisionSource::kStatic;
   std::vector<MeasuredCandidate> measured;  // empty: nothing timed
 };
+
+// A choice nothing was timed for: `strategy` at unroll 1, and why.
+inline KernelChoice static_choice(ir::Strategy strategy, std::string why) {
+  return {strategy, 1, std::move(why), DecisionSource::kStatic, {}};
+}
 
 }  // namespace ecjit::jit

@@ -13,7 +13,7 @@
 
 #include "ir_builders/fft_step_kernel.h"
 #include "ir_builders/lowering.h"
-#include "jit/background_tuner.h"
+#include "jit/background_worker.h"
 #include "jit/disk_cache.h"
 #include "jit/xor_packet_tuner.h"
 #include "jit/jit_session.h"
@@ -59,7 +59,7 @@ struct KernelService::State {
   // The background thread: tunings, the compiles of promoted decoders, disk pruning (its
   // thread starts with the first job). Declared last so that it is destroyed first: its
   // worker uses the session, the disk cache and the stats above.
-  std::unique_ptr<BackgroundTuner> tuner;
+  std::unique_ptr<BackgroundWorker> worker;
 
   // Counts `seconds` of compiling (and a disk hit, and a private compile) in the stats.
   void count(double seconds, bool hit_disk, bool shared) {
@@ -81,7 +81,7 @@ struct KernelService::State {
   // `slot` gets the winner, or a note of why the static choice stays.
   void tune_later(const CompileRequest &req, const std::shared_ptr<KernelSlot> &slot,
                   std::shared_ptr<const CompiledKernel> running, bool optional) {
-    BackgroundTuner::Job job;
+    BackgroundWorker::Job job;
     job.request = req;
     job.given = std::move(running);
     job.optional = optional;
@@ -91,7 +91,8 @@ struct KernelService::State {
     job.done = [this, weak](llvm::Expected<TuneResult> result, double seconds) {
       if (!result) {  // the static choice keeps serving; say why in its description
         const std::string error = llvm::toString(result.takeError());
-        if (auto s = weak.lock()) s->publish(nullptr, {s->strategy(), 1, "static choice (tuning failed: " + error + ")", DecisionSource::kStatic, {}});
+        if (auto s = weak.lock())
+          s->publish(nullptr, static_choice(s->strategy(), "static choice (tuning failed: " + error + ")"));
         return;
       }
       {
@@ -106,8 +107,9 @@ struct KernelService::State {
       }
     };
     KernelService::register_exit_handler();
-    if (!tuner->submit(std::move(job)))
-      slot->publish(nullptr, {slot->strategy(), 1, "static choice for this field and target (tuner backlog full)", DecisionSource::kStatic, {}});
+    if (!worker->submit(std::move(job)))
+      slot->publish(nullptr,
+                    static_choice(slot->strategy(), "static choice for this field and target (tuner backlog full)"));
   }
   // Through the cache under `key` when shared, else compiled for the caller alone.
   template <typename Make>
@@ -207,9 +209,9 @@ Result<std::unique_ptr<KernelService>> KernelService::make(const ServiceOptions 
   }
   s->background_tuning_ = options.tune && options.tune_in_background &&
                           s->strategy_ == ir::Strategy::kAuto && s->tunable_fields_;
-  st.tuner = std::make_unique<BackgroundTuner>(*st.session, st.disk.get(), 5.0);
+  st.worker = std::make_unique<BackgroundWorker>(*st.session, st.disk.get(), 5.0);
   // Pruning the disk cache scans the directory: on the background thread, not in make().
-  // (The tuner is destroyed before the disk cache, dropping or finishing such a task first.)
+  // (The worker is destroyed before the disk cache, dropping or finishing such a task first.)
   if (st.disk) {
     KernelService *self = s.get();
     st.disk->set_background([self](std::function<void()> task) {
@@ -269,7 +271,7 @@ JitStats KernelService::stats() const {
   s.kernels_compiled = st.cache.compiles();
   s.kernel_cache_hits = st.cache.hits();
   s.kernels_cached = st.cache.size();
-  s.tunings_pending = st.tuner->pending();
+  s.tunings_pending = st.worker->pending();
   std::lock_guard<std::mutex> lock(st.stats_mutex);
   s.kernels_compiled += st.private_compiles;
   s.compile_seconds = st.compile_seconds;
@@ -285,7 +287,7 @@ void KernelService::wait_for_tuning() {
   // compiled on the background thread (a codec's own, while ahead-of-time kernels serve)
   // make their slots there, so this repeats until a pass finds nothing left to start.
   for (;;) {
-    st.tuner->wait_idle();
+    st.worker->wait_idle();
     std::vector<std::shared_ptr<KernelSlot>> slots;
     {
       std::lock_guard<std::mutex> lock(st.slots_mutex);
@@ -297,7 +299,7 @@ void KernelService::wait_for_tuning() {
   }
 }
 
-void KernelService::stop_background() { state_->tuner->stop(); }
+void KernelService::stop_background() { state_->worker->stop(); }
 
 void KernelService::register_exit_handler() {
   static std::once_flag once;
@@ -313,11 +315,11 @@ void KernelService::register_exit_handler() {
 bool KernelService::submit_background(std::function<void()> task, std::function<bool()> still_wanted,
                                       bool optional) {
   register_exit_handler();
-  BackgroundTuner::Job job;
+  BackgroundWorker::Job job;
   job.task = std::move(task);
   job.still_wanted = std::move(still_wanted);
   job.optional = optional;
-  return state_->tuner->submit(std::move(job));
+  return state_->worker->submit(std::move(job));
 }
 
 Kernel KernelService::describe(std::shared_ptr<const CompiledKernel> code, const std::string &symbol,
@@ -403,7 +405,7 @@ Result<Kernel> KernelService::tuned_xor_kernel(const XorPlan &plan) {
     out->code = result->kernel ? std::shared_ptr<const CompiledKernel>(std::move(result->kernel)) : incumbent;
     out->why = std::to_string(result->plan.desc.program.xors()) + " XORs, schedule " + result->why;
     out->decision.tier = KernelTier::kCompiled;
-    out->decision.source = result->from_record ? DecisionSource::kRecorded : DecisionSource::kTuned;
+    out->decision.source = result->source;
     out->decision.candidates = std::move(result->candidates);
     out->decision.xors = result->plan.desc.program.xors();
     return std::shared_ptr<const TunedXorKernel>(std::move(out));
@@ -424,7 +426,7 @@ Result<XorPacketChoice> KernelService::xor_packet(const CodeSpec &spec) {
     auto result = tune_xor_packet(*st.session, spec, target_, target_name_, st.opt, st.disk.get());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!result) return to_status(result.takeError(), StatusCode::kJitFailure, spec.to_string());
-    if (!result->from_record) {
+    if (result->source == DecisionSource::kTuned) {
       std::lock_guard<std::mutex> lock(st.stats_mutex);
       ++st.tunings_done;
       st.tuning_seconds += seconds;
@@ -589,7 +591,8 @@ Result<Kernel> KernelService::kernel(const std::string &code, const std::string 
       k.slot->defer(tune_after_bytes_, [state, req, weak, code = k.code] {
         auto slot = weak.lock();
         if (!slot) return;
-        slot->publish(nullptr, {slot->strategy(), 1, "static choice for this field and target; tuning in the background", DecisionSource::kStatic, {}},
+        slot->publish(nullptr,
+                      static_choice(slot->strategy(), "static choice for this field and target; tuning in the background"),
                       /*tuning=*/true);
         state->tune_later(req, slot, code, /*optional=*/false);
       });

@@ -23,9 +23,12 @@ struct XorPacketChoice {
   // One line on the choice, e.g. "packet 64 fastest of: 32 B 48.0 GB/s, 64 B 55.1, ...
   // (14 shards x 65536 B)", or "recorded: ...".
   std::string why;
-  bool from_record = false;
+  // kTuned (timed now), kRecorded (the disk cache's record) or kStatic (the default, kept
+  // untimed).
+  DecisionSource source = DecisionSource::kTuned;
   // Each packet size timed (name "2048", rate); empty for the default kept untimed or a record.
   std::vector<MeasuredCandidate> candidates;
+  bool from_record() const { return source == DecisionSource::kRecorded; }
 };
 
 }  // namespace ecjit::jit

@@ -50,14 +50,14 @@ llvm::Expected<XorPacketChoice> tune_xor_packet(JitSession &session, const CodeS
     unsigned p = 0;
     for (unsigned c : kXorPacketCandidates)
       if (record->choice == std::to_string(c)) p = c;
-    if (p) return XorPacketChoice{p, "recorded: " + record->why, true, {}};
+    if (p) return XorPacketChoice{p, "recorded: " + record->why, DecisionSource::kRecorded, {}};
   }
   if (reference->desc.program.xors() > kMaxPacketTunedXors)
     return XorPacketChoice{kDefaultPacket,
                            "packet " + std::to_string(kDefaultPacket) + ", the default: the encoder's " +
                                std::to_string(reference->desc.program.xors()) + " XORs per block position are past " +
                                std::to_string(kMaxPacketTunedXors) + " (each candidate would compile for seconds)",
-                           false, {}};
+                           DecisionSource::kStatic, {}};
   auto canceled = [&] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
   // Every candidate whose block is at most 64 KiB; shards of one length, whole blocks of all.
   const unsigned w = reference->desc.w;

@@ -90,7 +90,7 @@ std::optional<XorTuneResult> recorded_xor_kernel(JitSession &session, const XorP
     }
     result.kernel = std::move(*k);
   }
-  result.from_record = true;
+  result.source = DecisionSource::kRecorded;
   result.why = "recorded: " + result.why;
   return result;
 }
@@ -163,6 +163,7 @@ llvm::Expected<XorTuneResult> tune_xor_kernel(JitSession &session, const XorPlan
                  std::to_string(inputs + outputs) + " shards x " + std::to_string(len) + " B)";
   } else {
     result.why = std::string(codes::schedule_name(winner->plan.schedule)) + ": the only distinct schedule";
+    result.source = DecisionSource::kStatic;
   }
   result.kernel = std::move(winner->kernel);
   result.plan = std::move(winner->plan);

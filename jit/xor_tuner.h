@@ -24,8 +24,11 @@ struct XorTuneResult {
   std::string why;
   // Each schedule timed (name, rate); empty when one schedule was distinct or it was recorded.
   std::vector<MeasuredCandidate> candidates;
-  bool from_record = false;  // the schedule came from the disk cache's record
-  bool from_disk = false;    // the winner's object came from the disk cache
+  // How the schedule was chosen: kTuned (timed now), kRecorded (the disk cache's record) or
+  // kStatic (the only distinct schedule).
+  DecisionSource source = DecisionSource::kTuned;
+  bool from_disk = false;  // the winner's object came from the disk cache
+  bool from_record() const { return source == DecisionSource::kRecorded; }
 };
 
 // The disk-cache key of the schedule record of `plan`'s kernel on `target` at `opt`: names

@@ -18,7 +18,7 @@
 #include "codes/reference_codec.h"
 #include "ecjit/file_protection.h"
 #include "ecjit/jit.h"
-#include "runtime/files/redundancy_header.h"
+#include "files/redundancy_header.h"
 
 namespace {
 

@@ -9,14 +9,14 @@ cxx="$1"
 src="$2"
 cd "$src"
 failed=0
-headers=(runtime/*.h runtime/isal_compat/*.h jit/kernel_service.h jit/kernel_slot.h jit/once_cache.h)
+headers=(runtime/*.h isal_compat/*.h files/*.h jit/kernel_service.h jit/kernel_slot.h jit/once_cache.h)
 # One translation unit including them all (a header that pulls LLVM in fails it), then, only
 # when it fails, each header alone to name the culprit.
 tu=""
 for h in "${headers[@]}"; do tu+="#include \"$h\""$'\n'; done
-if ! echo "$tu" | "$cxx" -std=c++17 -fsyntax-only -x c++ -I. -Iruntime/include -Icodes/include - 2> /dev/null; then
+if ! echo "$tu" | "$cxx" -std=c++17 -fsyntax-only -x c++ -I. -Iruntime/include -Ifiles/include -Icodes/include - 2> /dev/null; then
   for h in "${headers[@]}"; do
-    if ! echo "#include \"$h\"" | "$cxx" -std=c++17 -fsyntax-only -x c++ -I. -Iruntime/include \
+    if ! echo "#include \"$h\"" | "$cxx" -std=c++17 -fsyntax-only -x c++ -I. -Iruntime/include -Ifiles/include \
         -Icodes/include - 2> /tmp/headers_without_llvm.$$; then
       echo "FAIL: $h does not compile without LLVM's headers:"
       head -n 5 /tmp/headers_without_llvm.$$
@@ -27,7 +27,7 @@ if ! echo "$tu" | "$cxx" -std=c++17 -fsyntax-only -x c++ -I. -Iruntime/include -
   [ "$failed" = 1 ] || { echo "FAIL: the headers together do not compile"; failed=1; }
 fi
 # And the check itself can fail: a jit/ header that does include LLVM is refused.
-if echo '#include "jit/jit_session.h"' | "$cxx" -std=c++17 -fsyntax-only -x c++ -I. -Iruntime/include \
+if echo '#include "jit/jit_session.h"' | "$cxx" -std=c++17 -fsyntax-only -x c++ -I. -Iruntime/include -Ifiles/include \
     -Icodes/include - 2> /dev/null; then
   echo "FAIL: jit/jit_session.h compiled without LLVM's headers; this check proves nothing"
   failed=1

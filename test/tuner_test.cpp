@@ -260,7 +260,7 @@ TEST(XorTuner, PicksRecordsAndReusesTheSchedule) {
   ASSERT_TRUE(plan.ok());
   auto tuned = jit::tune_xor_kernel(**session, *plan, host, jit::OptLevel::kO3, scratch.disk.get(), quick_tuning());
   ASSERT_TRUE(bool(tuned)) << llvm::toString(tuned.takeError());
-  EXPECT_FALSE(tuned->from_record);
+  EXPECT_EQ(tuned->source, ecjit::DecisionSource::kTuned);
   std::vector<std::string> timed;
   for (const ecjit::MeasuredCandidate &c : tuned->candidates) timed.push_back(c.name);
   std::sort(timed.begin(), timed.end());
@@ -270,7 +270,7 @@ TEST(XorTuner, PicksRecordsAndReusesTheSchedule) {
 
   auto again = jit::tune_xor_kernel(**session, *plan, host, jit::OptLevel::kO3, scratch.disk.get(), quick_tuning());
   ASSERT_TRUE(bool(again)) << llvm::toString(again.takeError());
-  EXPECT_TRUE(again->from_record);
+  EXPECT_EQ(again->source, ecjit::DecisionSource::kRecorded);
   EXPECT_EQ(again->plan.schedule, tuned->plan.schedule);
   EXPECT_EQ(again->plan.desc.program.ops, tuned->plan.desc.program.ops);
   EXPECT_TRUE(xor_same_as_reference(*code, again->kernel->address()));
@@ -279,7 +279,7 @@ TEST(XorTuner, PicksRecordsAndReusesTheSchedule) {
   EXPECT_FALSE(jit::recorded_xor_kernel(**session, *plan, host, jit::OptLevel::kO3, scratch.disk.get()));
   auto retuned = jit::tune_xor_kernel(**session, *plan, host, jit::OptLevel::kO3, scratch.disk.get(), quick_tuning());
   ASSERT_TRUE(bool(retuned)) << llvm::toString(retuned.takeError());
-  EXPECT_FALSE(retuned->from_record);
+  EXPECT_FALSE(retuned->from_record());
   EXPECT_TRUE(xor_same_as_reference(*code, retuned->kernel->address()));
 
   // Another map (liberation) has another record: the key names the map, not the program.
@@ -291,7 +291,7 @@ TEST(XorTuner, PicksRecordsAndReusesTheSchedule) {
             jit::xor_tuning_record_key(*plan, host, jit::OptLevel::kO3));
   auto lib_tuned = jit::tune_xor_kernel(**session, *lib_plan, host, jit::OptLevel::kO3, scratch.disk.get(), quick_tuning());
   ASSERT_TRUE(bool(lib_tuned)) << llvm::toString(lib_tuned.takeError());
-  EXPECT_FALSE(lib_tuned->from_record);
+  EXPECT_FALSE(lib_tuned->from_record());
   EXPECT_TRUE(xor_same_as_reference(*lib, lib_tuned->kernel->address()));
 }
 
@@ -308,7 +308,7 @@ TEST(XorPacketTuner, PicksRecordsAndReusesThePacket) {
   auto chosen = jit::tune_xor_packet(**session, spec, host, "host", jit::OptLevel::kO3, scratch.disk.get(),
                                      quick_tuning());
   ASSERT_TRUE(bool(chosen)) << llvm::toString(chosen.takeError());
-  EXPECT_FALSE(chosen->from_record);
+  EXPECT_EQ(chosen->source, ecjit::DecisionSource::kTuned);
   bool known = false;
   for (unsigned p : jit::kXorPacketCandidates) {
     known |= chosen->packet == p;
@@ -320,19 +320,20 @@ TEST(XorPacketTuner, PicksRecordsAndReusesThePacket) {
   auto again = jit::tune_xor_packet(**session, spec, host, "host", jit::OptLevel::kO3, scratch.disk.get(),
                                     quick_tuning());
   ASSERT_TRUE(bool(again)) << llvm::toString(again.takeError());
-  EXPECT_TRUE(again->from_record);
+  EXPECT_EQ(again->source, ecjit::DecisionSource::kRecorded);
   EXPECT_EQ(again->packet, chosen->packet);
   // Another code has its own record: tuned, not read from the first one's.
   auto other = jit::tune_xor_packet(**session, *CodeSpec::parse("liberation:k=5,w=5,packet=auto"), host, "host",
                                     jit::OptLevel::kO3, scratch.disk.get(), quick_tuning());
   ASSERT_TRUE(bool(other)) << llvm::toString(other.takeError());
-  EXPECT_FALSE(other->from_record);
+  EXPECT_FALSE(other->from_record());
   // RS(32,8) w=8: 2,600-odd XORs per block position, too many to compile seven times.
   auto big = jit::tune_xor_packet(**session, *CodeSpec::parse("cauchy-good:k=32,m=8,w=8,packet=auto"), host, "host",
                                   jit::OptLevel::kO3, scratch.disk.get(), quick_tuning());
   ASSERT_TRUE(bool(big)) << llvm::toString(big.takeError());
   EXPECT_EQ(big->packet, kDefaultPacket);
   EXPECT_TRUE(big->candidates.empty()) << big->why;  // kept untimed
+  EXPECT_EQ(big->source, ecjit::DecisionSource::kStatic) << big->why;
 }
 
 // The incumbent serving calls is handed in (TuneOptions::given_address): timed as it is, never

@@ -1,5 +1,5 @@
 // ecjit protect / scrub / restore: redundancy files for ordinary files, with a progress line
-// on a terminal and a --json summary (runtime/files does the work).
+// on a terminal and a --json summary (files does the work).
 #include <unistd.h>
 
 #include <chrono>

@@ -52,7 +52,7 @@ wait_dropin() {
 # it_build_probe <dir> <log>: PROBE=<dir>/probe.so, or empty when it cannot be built.
 it_build_probe() {
   PROBE=
-  local hdr=$REPO/runtime/isal_compat/ecjit_isal_compat.h cc
+  local hdr=$REPO/isal_compat/ecjit_isal_compat.h cc
   cc=$(command -v cc || command -v gcc || command -v clang || true)
   [[ -n $cc && -f $hdr ]] || return 0
   if "$cc" -O1 -shared -fPIC -I"$(dirname "$hdr")" -o "$1/probe.so" "$IT_DIR/stats_probe.c" -ldl 2>"$2"; then

@@ -12,7 +12,7 @@
 #include <chrono>
 #include <vector>
 
-#include "runtime/isal_compat/ecjit_isal_compat.h"
+#include "isal_compat/ecjit_isal_compat.h"
 #include "test/isal_compat/isal_lib.h"
 
 namespace ecjit_test {

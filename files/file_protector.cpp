@@ -2,7 +2,7 @@
 // whose headers carry the algebraic signatures of every unit (Nešković 2018, ch. 7.3 and 2.4).
 #include "ecjit/file_protection.h"
 
-#include "runtime/files/file_protector_impl.h"
+#include "files/file_protector_impl.h"
 
 namespace ecjit::files {
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "runtime/isal_compat/jit_plugin_api.h"
+#include "isal_compat/jit_plugin_api.h"
 
 namespace ecjit::isal {
 

@@ -7,7 +7,7 @@
 
 #include "codes/gf.h"
 #include "ecjit/codec.h"
-#include "runtime/files/redundancy_header.h"
+#include "files/redundancy_header.h"
 
 namespace ecjit::files {
 

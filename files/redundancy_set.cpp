@@ -1,5 +1,5 @@
 // RedundancySet: loading and judging the redundancy files of one data file.
-#include "runtime/files/redundancy_set.h"
+#include "files/redundancy_set.h"
 
 #include <fcntl.h>
 

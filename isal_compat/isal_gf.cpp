@@ -1,5 +1,5 @@
 // ISA-L's GF(2^8) basics: log/antilog arithmetic, nibble tables, rs/cauchy generators, Gauss-Jordan inversion.
-#include "runtime/isal_compat/isal_gf.h"
+#include "isal_compat/isal_gf.h"
 
 #include <cstring>
 #include <utility>

@@ -20,13 +20,13 @@
 #include "codes/gf.h"
 #include "ecjit/file_protection.h"
 #include "ecjit/jit.h"
-#include "runtime/files/failpoint.h"
-#include "runtime/files/file_io.h"
-#include "runtime/files/loss_record.h"
-#include "runtime/files/redundancy_header.h"
-#include "runtime/files/redundancy_set.h"
-#include "runtime/files/stripe_workers.h"
-#include "runtime/files/unit_signature.h"
+#include "files/failpoint.h"
+#include "files/file_io.h"
+#include "files/loss_record.h"
+#include "files/redundancy_header.h"
+#include "files/redundancy_set.h"
+#include "files/stripe_workers.h"
+#include "files/unit_signature.h"
 
 namespace ecjit::files {
 

@@ -1,5 +1,5 @@
 // Transform: plan cache keyed by the caller's table bytes; JIT kernels per row block; portable fallback.
-#include "runtime/isal_compat/transform.h"
+#include "isal_compat/transform.h"
 
 #include <algorithm>
 #include <atomic>
@@ -17,9 +17,9 @@
 #include "codes/gf.h"
 #include "codes/matrix.h"
 #include "runtime/aot_shapes/aot_product.h"
-#include "runtime/isal_compat/isal_gf.h"
-#include "runtime/isal_compat/jit_link.h"
-#include "runtime/isal_compat/table_kernel.h"
+#include "isal_compat/isal_gf.h"
+#include "isal_compat/jit_link.h"
+#include "isal_compat/table_kernel.h"
 #include "codes/coeff_layout.h"
 #include "ir_builders/strategy.h"
 

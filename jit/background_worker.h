@@ -1,4 +1,5 @@
-// BackgroundTuner: runs tune_kernel on a worker thread while the static choice serves calls.
+// BackgroundWorker: the one thread of a kernel service's background jobs - tunings, and tasks such as
+// promoted decoders and a codec's own kernels compiled behind the built-in ones.
 #pragma once
 
 #include <atomic>
@@ -19,17 +20,17 @@
 
 namespace ecjit::jit {
 
-// Tiered compilation for kernels: the caller compiles the static strategy and returns at
-// once; this worker compiles the other candidates, times them against the running kernel
-// and hands the result to the job's `done` callback (on the worker thread), which swaps the
-// winner in. One worker per tuner, started on the first job, so tuning never takes more
-// than one core and never runs two timings at once (they would disturb each other).
+// Tiered compilation for kernels: the caller compiles the static strategy (or takes a built-in
+// kernel) and returns at once; this worker compiles the other candidates, times them against
+// the running kernel and hands the result to the job's `done` callback (on the worker thread),
+// which swaps the winner in. One worker per service, started on the first job, so tuning never
+// takes more than one core and never runs two timings at once (they would disturb each other).
 //
 // Thread-safe. Destruction raises the cancel flag (the job in progress stops at its next
-// compile or timing slice; its callback is not called), drops queued jobs and joins (a
-// tuner destroyed from its own worker, by a task that dropped the last reference to its
-// owner, detaches instead; the worker then touches nothing of the tuner after the task).
-class BackgroundTuner {
+// compile or timing slice; its callback is not called), drops queued jobs and joins (a worker
+// destroyed from its own thread, by a task that dropped the last reference to its owner,
+// detaches instead; the worker then touches nothing of the object after the task).
+class BackgroundWorker {
  public:
   struct Job {
     std::optional<CompileRequest> request;         // strategy kAuto (unset for a task)
@@ -48,11 +49,11 @@ class BackgroundTuner {
     bool optional = false;
   };
 
-  BackgroundTuner(JitSession &session, const DiskCache *disk, double budget_ms,
+  BackgroundWorker(JitSession &session, const DiskCache *disk, double budget_ms,
                   size_t max_optional_backlog = 8);
-  ~BackgroundTuner();
-  BackgroundTuner(const BackgroundTuner &) = delete;
-  BackgroundTuner &operator=(const BackgroundTuner &) = delete;
+  ~BackgroundWorker();
+  BackgroundWorker(const BackgroundWorker &) = delete;
+  BackgroundWorker &operator=(const BackgroundWorker &) = delete;
 
   // What the destructor does, leaving the object in place: queued jobs are dropped, the one
   // running is cancelled at its next compile or timing slice and joined; later submits are

@@ -1,6 +1,6 @@
 // FileProtector::Impl::protect: a file's redundancy written to temporaries beside the old, then
 // committed (made durable and renamed into place), alone or in batches of small files.
-#include "runtime/files/file_protector_impl.h"
+#include "files/file_protector_impl.h"
 
 namespace ecjit::files {
 

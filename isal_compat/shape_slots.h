@@ -2,7 +2,7 @@
 #pragma once
 
 #include "ir_builders/strategy.h"
-#include "runtime/isal_compat/jit_plugin_api.h"
+#include "isal_compat/jit_plugin_api.h"
 #include "jit/kernel_service.h"
 
 namespace ecjit::isal {

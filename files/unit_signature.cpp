@@ -1,5 +1,5 @@
 // unit_signature: packing of the codec's signature components; eq. 2.37 on packed signatures.
-#include "runtime/files/unit_signature.h"
+#include "files/unit_signature.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,5 +1,5 @@
 // Portable product-table kernel and the XOR / P+Q checks (64-bit SWAR).
-#include "runtime/isal_compat/table_kernel.h"
+#include "isal_compat/table_kernel.h"
 
 #include <algorithm>
 #include <cstring>

@@ -13,7 +13,7 @@
 
 #include "ecjit/file_protection.h"
 #include "ecjit/status.h"
-#include "runtime/files/file_io.h"
+#include "files/file_io.h"
 
 namespace ecjit::files {
 

@@ -1,5 +1,5 @@
 // failpoint: ECJIT_FAILPOINT=name (SIGKILL) or name:stop (SIGSTOP), in test builds only.
-#include "runtime/files/failpoint.h"
+#include "files/failpoint.h"
 
 #ifdef ECJIT_FAILPOINTS
 #include <signal.h>

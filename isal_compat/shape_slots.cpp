@@ -1,5 +1,5 @@
 // ShapeSlots: a map of atomically published shape kernels, filled by background compiles.
-#include "runtime/isal_compat/shape_slots.h"
+#include "isal_compat/shape_slots.h"
 
 #include <array>
 #include <atomic>

@@ -1,5 +1,5 @@
 // IsaTier detection with CPUID and XGETBV, mirroring ISA-L's mbin_dispatch_init tests.
-#include "runtime/isal_compat/isa_tier.h"
+#include "isal_compat/isa_tier.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

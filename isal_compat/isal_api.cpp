@@ -9,11 +9,11 @@
 #include <cstring>
 #include <vector>
 
-#include "runtime/isal_compat/ecjit_isal_compat.h"
-#include "runtime/isal_compat/isa_tier.h"
-#include "runtime/isal_compat/isal_gf.h"
-#include "runtime/isal_compat/table_kernel.h"
-#include "runtime/isal_compat/transform.h"
+#include "isal_compat/ecjit_isal_compat.h"
+#include "isal_compat/isa_tier.h"
+#include "isal_compat/isal_gf.h"
+#include "isal_compat/table_kernel.h"
+#include "isal_compat/transform.h"
 
 #define ECJIT_ISAL_API extern "C" __attribute__((visibility("default")))
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "ecjit/status.h"
-#include "runtime/files/file_io.h"
-#include "runtime/files/redundancy_header.h"
+#include "files/file_io.h"
+#include "files/redundancy_header.h"
 
 namespace ecjit::files {
 

@@ -1,5 +1,5 @@
-// BackgroundTuner: one worker thread draining a queue of tuning jobs.
-#include "jit/background_tuner.h"
+// BackgroundWorker: one worker thread draining a queue of tuning jobs and tasks.
+#include "jit/background_worker.h"
 
 #include <pthread.h>
 #ifdef __linux__
@@ -12,14 +12,14 @@
 
 namespace ecjit::jit {
 
-BackgroundTuner::BackgroundTuner(JitSession &session, const DiskCache *disk, double budget_ms,
+BackgroundWorker::BackgroundWorker(JitSession &session, const DiskCache *disk, double budget_ms,
                                  size_t max_optional_backlog)
     : session_(session), disk_(disk), budget_ms_(budget_ms),
       max_optional_backlog_(max_optional_backlog) {}
 
-BackgroundTuner::~BackgroundTuner() { stop(); }
+BackgroundWorker::~BackgroundWorker() { stop(); }
 
-void BackgroundTuner::stop() {
+void BackgroundWorker::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
@@ -37,7 +37,7 @@ void BackgroundTuner::stop() {
   worker_.join();
 }
 
-bool BackgroundTuner::submit(Job job) {
+bool BackgroundWorker::submit(Job job) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stop_) return false;
@@ -49,17 +49,17 @@ bool BackgroundTuner::submit(Job job) {
   return true;
 }
 
-void BackgroundTuner::wait_idle() {
+void BackgroundWorker::wait_idle() {
   std::unique_lock<std::mutex> lock(mutex_);
   idle_.wait(lock, [this] { return stop_ || (queue_.empty() && !running_job_); });
 }
 
-size_t BackgroundTuner::pending() const {
+size_t BackgroundWorker::pending() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return queue_.size() + (running_job_ ? 1 : 0);
 }
 
-void BackgroundTuner::run() {
+void BackgroundWorker::run() {
   pthread_setname_np(pthread_self(), "ecjit-bg");  // as top -H and perf show it
 #ifdef __linux__
   // Compiles and tuning yield to the callers' threads: at the default priority, a

@@ -1,5 +1,5 @@
 // loss_record: `<name>.lost` - a header line, then one "offset length" line per lost range.
-#include "runtime/files/loss_record.h"
+#include "files/loss_record.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "runtime/files/file_io.h"
+#include "files/file_io.h"
 
 namespace ecjit::files {
 

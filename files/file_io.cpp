@@ -1,5 +1,5 @@
 // file_io: POSIX helpers with EINTR and short-transfer handling and errors that name the file.
-#include "runtime/files/file_io.h"
+#include "files/file_io.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -1,5 +1,5 @@
 // JitLink: dladdr finds this library's directory; dlopen loads the plugin beside it, RTLD_LOCAL.
-#include "runtime/isal_compat/jit_link.h"
+#include "isal_compat/jit_link.h"
 
 #include <dlfcn.h>
 

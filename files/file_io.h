@@ -11,7 +11,7 @@
 #include <string>
 
 #include "ecjit/status.h"
-#include "runtime/files/redundancy_header.h"
+#include "files/redundancy_header.h"
 
 namespace ecjit::files {
 

@@ -9,8 +9,8 @@
 #include "codes/matrix.h"
 #include "ecjit/code_spec.h"
 #include "ir_builders/lowering.h"
-#include "runtime/isal_compat/jit_plugin_api.h"
-#include "runtime/isal_compat/shape_slots.h"
+#include "isal_compat/jit_plugin_api.h"
+#include "isal_compat/shape_slots.h"
 #include "jit/kernel_service.h"
 
 namespace ecjit::isal {

@@ -1,6 +1,6 @@
 // FileProtector::Impl::check: scrub and restore of one data file in three steps - every unit
 // against its signature (scan), the verdict (judge), the rebuild (rebuild).
-#include "runtime/files/file_protector_impl.h"
+#include "files/file_protector_impl.h"
 
 namespace ecjit::files {
 

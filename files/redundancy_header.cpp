@@ -1,5 +1,5 @@
 // RedundancyHeader: serialization and checked parsing of the redundancy file header.
-#include "runtime/files/redundancy_header.h"
+#include "files/redundancy_header.h"
 
 #include <cstring>
 

@@ -1,5 +1,5 @@
 // StripeWorkers: a worker pool per file over stripe indices, unit buffers, rate and progress.
-#include "runtime/files/stripe_workers.h"
+#include "files/stripe_workers.h"
 
 #include <algorithm>
 #include <cstdlib>
