@@ -4,6 +4,22 @@
 
 namespace ecjit::files {
 
+namespace {
+// What pass 1 found for one unit.
+enum class UnitState { kGood, kCorrupt, kUnreadable, kMissing, kInconsistent, kStale };
+const char *unit_state_name(UnitState s) {
+  switch (s) {
+    case UnitState::kGood: return "good";
+    case UnitState::kCorrupt: return "corrupt";
+    case UnitState::kUnreadable: return "unreadable";
+    case UnitState::kMissing: return "missing";
+    case UnitState::kInconsistent: return "inconsistent";
+    case UnitState::kStale: return "stale";
+  }
+  return "?";
+}
+}  // namespace
+
 // The state of one scrub / restore of one data file.
 struct FileProtector::Impl::Check {
   explicit Check(StripeWorkers &w) : workers(w) {}
@@ -300,20 +316,20 @@ Status FileProtector::Impl::rebuild(Check &c) {
   const std::string &abs = c.abs;
   // Some stripes cannot be rebuilt (judge): nothing may pass for the protected file. In place
   // the file keeps its size and mtime and only units inside it are written; the whole
-  // recoverable image goes to a .ecjit-partial file beside it (or beside --to's file) when
+  // recoverable image goes to a kPartialSuffix (.ecjit-partial) file beside it (or beside --to's file) when
   // the file is gone or shorter than protected.
   const bool loss = c.lost_stripes > 0;
   const bool write_out = !c.to.empty();
   std::string image_path;
   // (A partial image only when some byte of it can be had.)
   const bool some_left = total_bytes(c.rep.lost) < auth.data.size;
-  if (write_out) image_path = !loss ? c.to : some_left ? c.to + ".ecjit-partial" : "";
-  else if (loss && some_left && (!c.exists || c.cur.size < auth.data.size)) image_path = abs + ".ecjit-partial";
+  if (write_out) image_path = !loss ? c.to : some_left ? c.to + kPartialSuffix : "";
+  else if (loss && some_left && (!c.exists || c.cur.size < auth.data.size)) image_path = abs + kPartialSuffix;
   const bool image = !image_path.empty();
   const bool in_place = !write_out && (c.exists || !loss);
   const uint64_t old_size = c.exists ? c.cur.size : 0;  // bytes the data file has (before any resize)
   Fd out;
-  const std::string out_tmp = image ? image_path + ".ecjit-tmp" : "";
+  const std::string out_tmp = image ? image_path + kTmpSuffix : "";
   std::vector<RedundancyHeader> fresh(m);
   std::vector<std::string> fresh_tmp(m);
   std::vector<Fd> fresh_fd(m);

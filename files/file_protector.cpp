@@ -25,9 +25,6 @@ const char *verdict_name(Verdict v) {
 }
 
 namespace {
-// What a restore leaves beside a data file: never walked as data.
-constexpr const char *kPartialSuffix = ".ecjit-partial";  // the recoverable parts of a file with losses
-constexpr const char *kTmpSuffix = ".ecjit-tmp";          // a restore's file before its rename
 bool ends_with(const std::string &s, const char *suffix) {
   const size_t n = strlen(suffix);
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;

@@ -30,6 +30,10 @@
 
 namespace ecjit::files {
 
+// What a restore leaves beside a data file; a tree walk never takes them for data.
+inline constexpr const char *kPartialSuffix = ".ecjit-partial";  // the recoverable parts of a file with losses
+inline constexpr const char *kTmpSuffix = ".ecjit-tmp";          // a restore's file before its rename
+
 inline constexpr uint64_t kMaxUnit = uint64_t(256) << 20;
 
 // A protect run's id (it names the run's temporaries, opened O_EXCL): random, from a generator
@@ -60,20 +64,6 @@ inline Status check_protectable(const CodeSpec &spec) {
                   "'" + spec.to_string() + "' (reed-solomon-simd's code) has no algebraic signatures, which file "
                   "protection stores; use a code over GF(2^l) symbols (rs-vand, rs-cauchy, ...)");
   return Status::Ok();
-}
-
-// What pass 1 found for one unit.
-enum class UnitState { kGood, kCorrupt, kUnreadable, kMissing, kInconsistent, kStale };
-inline const char *unit_state_name(UnitState s) {
-  switch (s) {
-    case UnitState::kGood: return "good";
-    case UnitState::kCorrupt: return "corrupt";
-    case UnitState::kUnreadable: return "unreadable";
-    case UnitState::kMissing: return "missing";
-    case UnitState::kInconsistent: return "inconsistent";
-    case UnitState::kStale: return "stale";
-  }
-  return "?";
 }
 
 // Reads data unit j of stripe s into buf, zero-padded to the stripe's unit bytes. Returns the
