@@ -38,9 +38,6 @@ OUT=${OUT:-$ROOT/docs/figures}
 PY=${PY:-/usr/bin/python3}
 MIN_TIME=${MIN_TIME:-0.1}
 REPS=${REPS:-3}
-LOAD_WAIT=${LOAD_WAIT:-600}
-LOAD_WAIT_TOTAL=${LOAD_WAIT_TOTAL:-600}
-LOAD_MAX=${LOAD_MAX:-1.0}
 STEPS=${STEPS:-sweep,encode,encode_k,degraded,degraded_k,fig56,fig57,rsfft}
 DEG_KS=${DEG_KS:-4,6,8,10,12,16,20}
 RSFFT_CASES=${RSFFT_CASES:-32:32:4K,128:128:4K,1024:1024:4K,16384:16384:4K,32:32:64K,128:128:64K,1024:1024:64K}
@@ -57,89 +54,27 @@ if ! "$PY" -c 'import matplotlib, numpy' 2>/dev/null; then
 fi
 mkdir -p "$DATA" "$OUT"
 
+# shellcheck source=bench/bench_lib.sh
+source "$ROOT/bench/bench_lib.sh"
 # ISA-L 2.31 only when it is already built (bench/fetch_isal231.sh builds it; not done here).
-if [[ -z "${ECJIT_ISAL231:-}" ]]; then
-  for lib in "$BUILD"/isal-2.31/src/isa-l/bin/libisal.so "$BUILD"/isal231*/src/isa-l/bin/libisal.so \
-             /tmp/isal231*/src/isa-l/bin/libisal.so; do
-    if [[ -f "$lib" ]]; then export ECJIT_ISAL231="$lib"; break; fi
-  done
-fi
-if [[ -n "${ECJIT_ISAL231:-}" ]]; then echo "ISA-L 2.31: $ECJIT_ISAL231"
-else echo "ISA-L 2.31: not built, left out (bench/fetch_isal231.sh builds it)"; unset ECJIT_ISAL231; fi
+find_isal231
 
 # bench_degraded's backends (steps degraded and degraded_k)
 BACKENDS=ecjit,dropin,isal-2.30
 [[ -n "${ECJIT_ISAL231:-}" ]] && BACKENDS+=,isal-2.31
 
-load1() { cut -d' ' -f1 /proc/loadavg; }
-below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
-WAITED_TOTAL=0
-
-# wait_quiet NAME: waits for a load average below LOAD_MAX, then starts $DATA/NAME.meta.
-wait_quiet() {
-  local name=$1 waited=0 l
-  l=$(load1)
-  while ! below "$l" "$LOAD_MAX" && (( waited < LOAD_WAIT && WAITED_TOTAL < LOAD_WAIT_TOTAL )); do
-    echo "  load average $l >= $LOAD_MAX: waiting (${waited}s so far)"
-    sleep 15
-    waited=$((waited + 15)); WAITED_TOTAL=$((WAITED_TOTAL + 15))
-    l=$(load1)
-  done
-  local under=0
-  below "$l" "$LOAD_MAX" || { under=1; echo "  still $l after ${waited}s: measuring under load"; }
-  # The machine of this run, for its figure (machine.txt is the last run's; older data keep theirs).
-  cp "$DATA/machine.txt" "$DATA/$name.machine"
-  { echo "date=$(date -u +%Y-%m-%d\ %H:%M\ UTC)"
-    echo "load_before=$l"
-    echo "loadavg_before=$(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "waited_s=$waited"
-    echo "under_load=$under"; } >"$DATA/$name.meta"
-}
-# finish_meta NAME T0 CMD...: appends the load after the run, its duration and command.
-finish_meta() {
-  local name=$1 t0=$2; shift 2
-  { echo "load_after=$(load1)"
-    echo "seconds=$((SECONDS - t0))"
-    echo "command=$*"; } >>"$DATA/$name.meta"
-}
-
 # The machine, for every figure's label.
-{
-  echo "nproc=$(nproc)"
-  echo "cpu_model=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
-  echo "cpu_family=$(grep -m1 '^cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')"
-  echo "cpu_model_number=$(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')"
-  flags=$(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2)
-  keep=""
-  for f in avx2 avx512f avx512bw gfni vpclmulqdq; do [[ " $flags " == *" $f "* ]] && keep+="${keep:+,}$f"; done
-  echo "flags=$keep"
-  [[ " $flags " == *" hypervisor "* ]] && echo "virtualized=yes"
-  if command -v clang-19 >/dev/null; then
-    echo "llvm_cpu=$(clang-19 -march=native -### -x c /dev/null -c 2>&1 | sed -n 's/.*"-target-cpu" "\([^"]*\)".*/\1/p' | head -1)"
-  fi
-  echo "kernel=$(uname -r)"
-  echo "ecjit=$("$ECJIT" --version 2>/dev/null | head -1)"
-  echo "libisal2=$(dpkg-query -W -f='${Version}' libisal2 2>/dev/null || echo '?')"
-  echo "libjerasure2=$(dpkg-query -W -f='${Version}' libjerasure2 2>/dev/null || echo '?')"
-  echo "libbenchmark=$(dpkg-query -W -f='${Version}' libbenchmark1debian 2>/dev/null || echo '?')"
-  echo "isal231=${ECJIT_ISAL231:-not built}"
-  echo "date=$(date -u +%Y-%m-%d)"
-} >"$DATA/machine.txt"
+write_machine "$DATA/machine.txt"
 
 if step sweep; then
   echo "[1/7] ecjit stats --sweep (Figure 5-4 counts, no timing)"
   t0=$SECONDS
   echo "date=$(date -u +%Y-%m-%d\ %H:%M\ UTC)" >"$DATA/stats_sweep.meta"
   (cd "$DATA" && "$ECJIT" stats --sweep --csv stats_sweep.csv >stats_sweep.txt)
-  finish_meta stats_sweep "$t0" ecjit stats --sweep --csv stats_sweep.csv
+  finish_meta "$DATA" stats_sweep "$t0" ecjit stats --sweep --csv stats_sweep.csv
 fi
 
-# Google Benchmark 1.7 takes --benchmark_min_time=0.1, 1.8 and later also 0.1s (and warn on 0.1).
-if "$BUILD/bench/bench_ops" --benchmark_min_time=1s --benchmark_filter='^$' 2>&1 | grep -q 'expected to be a double'; then
-  MT="$MIN_TIME"
-else
-  MT="${MIN_TIME}s"
-fi
+MT=$(min_time_arg "$BUILD/bench/bench_ops" "$MIN_TIME")
 # RS(10,4) at 64 KiB: the baselines, ecjit's tuned codec per field and tier, forced strategies.
 FILTER='^BM_(isal|isal231|isal_xor_gen|jerasure|gf_complete|reference)/(.*/)?65536$'
 FILTER+='|^BM_ecjit/gf(8|16|32|64)/host/auto/O3/65536$|^BM_ecjit/gf8-isal-cauchy/host/auto/O3/65536$'
@@ -147,36 +82,36 @@ FILTER+='|^BM_ecjit/gf8/(host-gfni|host-avx512f,-gfni|host-avx2,-gfni)/auto/O3/6
 FILTER+='|^BM_ecjit/gf8/host/(gfni|split-table|clmul-shift)/O3/65536$|^BM_ecjit/gf8/host/clmul-shift/O0/65536$'
 if step encode; then
   echo "[2/7] bench_encode RS(10,4), 64 KiB, every backend ($REPS repetitions, min time $MT)"
-  wait_quiet bench_encode
+  wait_quiet "$DATA" bench_encode
   t0=$SECONDS
   "$BUILD/bench/bench_encode" "--benchmark_filter=$FILTER" --benchmark_min_time="$MT" \
     --benchmark_repetitions="$REPS" --benchmark_enable_random_interleaving=true \
     --benchmark_out="$DATA/bench_encode.json" --benchmark_out_format=json >"$DATA/bench_encode.console.txt" 2>&1
-  finish_meta bench_encode "$t0" bench_encode "--benchmark_filter=$FILTER" --benchmark_min_time="$MT" \
+  finish_meta "$DATA" bench_encode "$t0" bench_encode "--benchmark_filter=$FILTER" --benchmark_min_time="$MT" \
     --benchmark_repetitions="$REPS" --benchmark_enable_random_interleaving=true
 fi
 
 if step encode_k; then
   echo "[3/7] encode RS(k,4) against k, 64 KiB (ecjit demo; ISA-L, drop-in, Jerasure through ctypes)"
-  wait_quiet encode_k
+  wait_quiet "$DATA" encode_k
   t0=$SECONDS
   "$PY" "$ROOT/bench/plots.py" measure-encode-k --out "$DATA/encode_k.csv" --build "$BUILD" --reps "$REPS" \
     --seconds 0.3 --size 65536 --m 4
-  finish_meta encode_k "$t0" plots.py measure-encode-k --reps "$REPS" --seconds 0.3 --size 65536 --m 4
+  finish_meta "$DATA" encode_k "$t0" plots.py measure-encode-k --reps "$REPS" --seconds 0.3 --size 65536 --m 4
 fi
 
 if step degraded; then
   echo "[4/7] bench_degraded: RS(10,4), random erasure sets, 4K / 64K / 1M shards"
-  wait_quiet degraded
+  wait_quiet "$DATA" degraded
   t0=$SECONDS
   "$BUILD/bench/bench_degraded" --sizes 4K,64K,1M --lost 1,2,4 --k 10 --m 4 --backends "$BACKENDS" \
     --reps "$REPS" >"$DATA/degraded.txt"
-  finish_meta degraded "$t0" bench_degraded --sizes 4K,64K,1M --lost 1,2,4 --k 10 --m 4 --backends "$BACKENDS" --reps "$REPS"
+  finish_meta "$DATA" degraded "$t0" bench_degraded --sizes 4K,64K,1M --lost 1,2,4 --k 10 --m 4 --backends "$BACKENDS" --reps "$REPS"
 fi
 
 if step degraded_k; then
   echo "[4b/7] bench_degraded against k: RS(k,4), k = $DEG_KS, 64 KiB shards, 1 and 1..4 lost"
-  wait_quiet degraded_k
+  wait_quiet "$DATA" degraded_k
   t0=$SECONDS
   : >"$DATA/degraded_k.txt"
   for k in ${DEG_KS//,/ }; do
@@ -184,16 +119,16 @@ if step degraded_k; then
     "$BUILD/bench/bench_degraded" --sizes 64K --lost 1,4 --k "$k" --m 4 --backends "$BACKENDS" \
       --reps "$REPS" --calls 1000 >>"$DATA/degraded_k.txt"
   done
-  finish_meta degraded_k "$t0" bench_degraded --sizes 64K --lost 1,4 --k "$DEG_KS" --m 4 --backends "$BACKENDS" --reps "$REPS" --calls 1000
+  finish_meta "$DATA" degraded_k "$t0" bench_degraded --sizes 64K --lost 1,4 --k "$DEG_KS" --m 4 --backends "$BACKENDS" --reps "$REPS" --calls 1000
 fi
 
 if step fig56; then
   echo "[5/7] Figures 5-5 / 5-6: RS(n, 3n/4) encode at 64 KiB, GF(2^8) / GF(2^16), O0 / O3, three tiers"
-  wait_quiet fig56
+  wait_quiet "$DATA" fig56
   t0=$SECONDS
   "$PY" "$ROOT/bench/plots.py" measure-fig56 --out "$DATA/fig56.csv" --build "$BUILD" --size 65536 \
     --seconds 0.2 --meta "$DATA/fig56.meta"
-  finish_meta fig56 "$t0" plots.py measure-fig56 --size 65536 --seconds 0.2
+  finish_meta "$DATA" fig56 "$t0" plots.py measure-fig56 --size 65536 --seconds 0.2
 fi
 
 if step fig57; then
@@ -202,7 +137,7 @@ if step fig57; then
     t0=$SECONDS
     echo "date=$(date -u +%Y-%m-%d\ %H:%M\ UTC)" >"$DATA/fig57.meta"
     "$PY" "$ROOT/bench/plots.py" measure-fig57 --out "$DATA/fig57.csv" --build "$BUILD"
-    finish_meta fig57 "$t0" plots.py measure-fig57 "(llvm-mca-19 -mtriple=aarch64 -mcpu=cortex-a72, 2.0 GHz nominal)"
+    finish_meta "$DATA" fig57 "$t0" plots.py measure-fig57 "(llvm-mca-19 -mtriple=aarch64 -mcpu=cortex-a72, 2.0 GHz nominal)"
   else
     echo "[6/7] Figure 5-7 skipped: llvm-mca-19 missing (Debian package llvm-19)"
   fi
@@ -217,7 +152,7 @@ if step rsfft; then
     crate_args=()
     if [[ -x "$crate" ]]; then crate_args=(--crate "$crate")
     else echo "  the crate's binary is not built (bench/rs_simd/build.sh): ecjit alone"; fi
-    wait_quiet rs_fft
+    wait_quiet "$DATA" rs_fft
     echo "reps=$REPS" >>"$DATA/rs_fft.meta"
     t0=$SECONDS
     for run in originals:"" mixed:--mixed half:"--recovery-lost half" random:--random-loss; do
@@ -225,7 +160,7 @@ if step rsfft; then
       "$BUILD/bench/bench_fft" --cases "$RSFFT_CASES" --reps "$REPS" --seconds 0.5 "${crate_args[@]}" \
         ${run#*:} >"$DATA/rs_fft_${run%%:*}.txt"
     done
-    finish_meta rs_fft "$t0" bench_fft --cases "$RSFFT_CASES" --reps "$REPS" --seconds 0.5 "${crate_args[@]}" \
+    finish_meta "$DATA" rs_fft "$t0" bench_fft --cases "$RSFFT_CASES" --reps "$REPS" --seconds 0.5 "${crate_args[@]}" \
       "[ | --mixed | --recovery-lost half | --random-loss]"
   fi
 fi

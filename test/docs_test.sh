@@ -3,7 +3,8 @@
 # or issue, a paper named "seed 00N" in prose or in an identifier, "the dissertation" for a
 # cited paper, a particular lab VM, a DESIGN.md that does not exist) in the README, docs/,
 # CHANGELOG.md, the CLI's help and the code's comments; on a README over 250 lines or a
-# docs/performance.md over 500; and on a relative Markdown link to a file that does not exist.
+# docs/performance.md over 500; on bench/report.sh's markers out of balance; and on a relative
+# Markdown link to a file that does not exist.
 # Usage: docs_test.sh SOURCE_DIR
 set -uo pipefail
 root=${1:?usage: docs_test.sh SOURCE_DIR}
@@ -30,6 +31,21 @@ for limit in README.md:250 docs/performance.md:500; do
   lines=$(wc -l <"$file")
   if ((lines > max)); then
     echo "FAIL: $file has $lines lines, more than $max"
+    fails=$((fails + 1))
+  fi
+done
+
+# bench/report.sh rewrites what lies between its markers: each begin has its end, in order, once.
+for md in README.md docs/performance.md; do
+  bad=$(grep -n -o -E '<!-- report(-summary)?:[a-z0-9:-]+ (begin|end) -->' "$md" |
+    sed -E 's/^([0-9]+):<!-- ([^ ]+) ([a-z]+) -->$/\1 \2 \3/' | awk '
+    $3 == "begin" { if (open != "") print "line " $1 ": " $2 " begins inside " open; open = $2; seen[$2]++; next }
+    { if (open != $2) print "line " $1 ": " $2 " ends but " (open == "" ? "nothing" : open) " is open"; open = "" }
+    END { if (open != "") print open " never ends"
+          for (k in seen) if (seen[k] > 1) print k " appears " seen[k] " times" }')
+  if [[ -n $bad ]]; then
+    echo "FAIL: $md has unbalanced report markers:"
+    echo "$bad"
     fails=$((fails + 1))
   fi
 done

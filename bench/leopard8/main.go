@@ -10,6 +10,10 @@
 //	leopard8 bench K M BYTES SECONDS [LOST]
 //	                             one line "encode_gbps=E decode_gbps=D": the codec's own speed
 //	                             on one goroutine, LOST originals (default min(M, K)) rebuilt
+//	leopard8 bench-matrix K M BYTES SECONDS [LOST]
+//	                             the same for klauspost's default codec, New(K, M) (its
+//	                             Vandermonde-derived GF(2^8) matrix, ecjit's rs-vand), on one
+//	                             goroutine (WithMaxGoroutines(1))
 //
 // Exit status: 0 ok, 1 codec error (message on stderr), 2 usage or I/O error.
 package main
@@ -220,7 +224,7 @@ func main() {
 			}
 		}
 		writeStdout(missing)
-	case args[0] == "bench" && (len(args) == 5 || len(args) == 6):
+	case (args[0] == "bench" || args[0] == "bench-matrix") && (len(args) == 5 || len(args) == 6):
 		k, m, bytes := atoi(args[1]), atoi(args[2]), atoi(args[3])
 		seconds, err := strconv.ParseFloat(args[4], 64)
 		if err != nil || seconds <= 0 {
@@ -230,19 +234,27 @@ func main() {
 		if len(args) == 6 {
 			lost = atoi(args[5])
 		}
-		bench(k, m, bytes, seconds, lost)
+		if lost > m || lost > k {
+			fail(2, "LOST must be at most min(K, M)")
+		}
+		var enc reedsolomon.Encoder
+		if args[0] == "bench" {
+			enc = codec(k, m)
+		} else {
+			var err error
+			if enc, err = reedsolomon.New(k, m, reedsolomon.WithMaxGoroutines(1)); err != nil {
+				fail(1, err.Error())
+			}
+		}
+		bench(enc, k, m, bytes, seconds, lost)
 	default:
-		fail(2, "usage: leopard8 kat | encode K M BYTES | decode K M BYTES | bench K M BYTES SECONDS [LOST]")
+		fail(2, "usage: leopard8 kat | encode K M BYTES | decode K M BYTES | bench[-matrix] K M BYTES SECONDS [LOST]")
 	}
 }
 
-// bench: the codec's own encode and decode speed on one goroutine (GB = 1e9 bytes of
-// K x BYTES original data per call); decode loses originals 0 .. LOST-1 and rebuilds them.
-func bench(k, m, bytes int, seconds float64, lost int) {
-	if lost > m || lost > k {
-		fail(2, "LOST must be at most min(K, M)")
-	}
-	enc := codec(k, m)
+// bench: enc's encode and decode speed on one goroutine (GB = 1e9 bytes of K x BYTES original
+// data per call); decode loses originals 0 .. LOST-1 and rebuilds them.
+func bench(enc reedsolomon.Encoder, k, m, bytes int, seconds float64, lost int) {
 	orig := originals(0xbe7c4, k, m, bytes)
 	shards := make([][]byte, k+m)
 	copy(shards, orig)
