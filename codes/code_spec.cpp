@@ -8,9 +8,9 @@
 #include <map>
 
 #include "codes/array_layout.h"
+#include "codes/families.h"
 #include "codes/gf.h"
 #include "codes/rs_auto.h"
-#include "codes/rs_fft.h"
 #include "codes/xor_families.h"
 
 namespace ecjit {
@@ -18,83 +18,10 @@ namespace {
 
 Status bad(const std::string &msg) { return Status(StatusCode::kInvalidSpec, msg); }
 
-Status check_rs_fft(CodeSpec &s);
-
-// A symbol family. Matrix codes (rules == nullptr) share the rules of validate_poly: keys
-// k, m, gf, poly, a (a= for matrix only), k+m <= kMaxShards and their field's limits. A
-// family with its own rules names its keys, its default field and the check that applies
-// everything else, its shard limit included.
-struct FamilyRules {
-  const char *keys;        // the keys accepted, ", "-separated
-  const char *key_note;    // appended to the message for any other key
-  unsigned default_gf;
-  Status (*check)(CodeSpec &s);
-};
-const FamilyRules kRsFftRules = {
-    "k, m, gf",
-    " (rs-fft's fields are fixed: reed-solomon-simd's GF(2^16) or, with gf=8, Leopard-RS's GF(2^8), "
-    "both in Cantor-basis coordinates, so no poly= and no a=)",
-    16, check_rs_fft};
-
-struct FamilyRow {
-  CodeFamily family;
-  const char *name;
-  const FamilyRules *rules = nullptr;
-};
-// The registry of families: adding a family is one row here plus its construction.
-const FamilyRow kFamilies[] = {
-    {CodeFamily::kRsVand, "rs-vand"},           {CodeFamily::kRsCauchy, "rs-cauchy"},
-    {CodeFamily::kIsalRs, "isal-rs"},           {CodeFamily::kIsalCauchy, "isal-cauchy"},
-    {CodeFamily::kJerasureVand, "jerasure-vand"}, {CodeFamily::kRaidz, "raidz"},
-    {CodeFamily::kMatrix, "matrix"},            {CodeFamily::kRsFft, "rs-fft", &kRsFftRules},
-};
-
-const FamilyRules *own_rules(CodeFamily f) {
-  for (const FamilyRow &r : kFamilies)
-    if (r.family == f) return r.rules;
-  return nullptr;
-}
-
 // Whether `key` is one of the ", "-separated `keys`.
 bool listed(const char *keys, const std::string &key) {
   const std::string all = std::string(", ") + keys + ",";
   return all.find(", " + key + ",") != std::string::npos;
-}
-
-uint64_t next_pow2(uint64_t x) {
-  uint64_t p = 1;
-  while (p < x) p <<= 1;
-  return p;
-}
-
-// rs-fft: GF(2^16) (the crate's field, default) or GF(2^8) (Leopard-RS's, gf=8), no poly, no
-// matrix, and the field's shard rule.
-Status check_rs_fft(CodeSpec &s) {
-  if (s.gf != 16 && s.gf != 8)
-    return bad("gf=" + std::to_string(s.gf) +
-               ": rs-fft runs over reed-solomon-simd's GF(2^16) (gf=16, the default) or Leopard-RS's GF(2^8) "
-               "(gf=8, k + next_pow2(m) <= 256); no other field");
-  if (s.poly != 0)
-    return bad("rs-fft's fields are fixed (reed-solomon-simd's GF(2^16), Leopard-RS's GF(2^8), Cantor bases): "
-               "poly= is not accepted");
-  if (!s.matrix.empty()) return bad("a= (matrix entries) is only valid for the matrix family");
-  if (s.gf == 8) {
-    Result<codes::fft::Geometry> g = codes::fft::geometry(s.k, s.m, codes::fft::Gf::k8);
-    if (!g.ok())
-      return bad("rs-fft:k=" + std::to_string(s.k) + ",m=" + std::to_string(s.m) +
-                 ",gf=8 is past Leopard-RS's GF(2^8) limit: k + next_pow2(m) = " +
-                 std::to_string(uint64_t(s.k) + next_pow2(s.m)) +
-                 " > 256 (its points are the field's 256 elements; gf=16 takes up to 65536)");
-    return Status::Ok();
-  }
-  if (!codes::fft::geometry(s.k, s.m).ok()) {
-    const uint64_t used = std::min(next_pow2(s.k), next_pow2(s.m)) + std::max(s.k, s.m);
-    return bad("rs-fft:k=" + std::to_string(s.k) + ",m=" + std::to_string(s.m) +
-               " is past reed-solomon-simd's limit: min(next_pow2(k), next_pow2(m)) + max(k, m) = " +
-               std::to_string(used) + " > 65536 (rs-fft's shard rule; other families: k+m <= " +
-               std::to_string(kMaxShards) + ")");
-  }
-  return Status::Ok();
 }
 
 std::string hex(uint64_t v) {
@@ -127,10 +54,6 @@ bool parse_u64(const std::string &s, bool allow_hex, bool hex_only, uint64_t *ou
   if (errno == ERANGE || *end != '\0') return false;
   *out = v;
   return true;
-}
-
-uint64_t field_size_limit(unsigned l) {  // number of distinct field elements, capped
-  return l >= 32 ? uint64_t(1) << 32 : uint64_t(1) << l;
 }
 
 Status validate_poly(CodeSpec &s);
@@ -187,19 +110,20 @@ Status validate(CodeSpec &s) {
   if (s.k == 0) return bad("k must be at least 1 (" + fam + ")");
   if (s.m == 0) return bad("m must be at least 1 (" + fam + ")");
   // A family with its own rules applies its own shard limit (rs-fft: the crate's).
-  if (const FamilyRules *rules = own_rules(s.family)) return rules->check(s);
+  const codes::SymbolFamily *sym = codes::symbol_family(s.family);
+  if (sym && sym->keys) return sym->check(s);
   const uint64_t n = uint64_t(s.k) + s.m;
   if (n > kMaxShards)
     return bad("k+m = " + std::to_string(n) + " exceeds the limit of " + std::to_string(kMaxShards) +
                " shards (" + fam + ", like every family but rs-fft, takes k+m <= " +
                std::to_string(kMaxShards) + ")");
   if (const codes::BitFamily *row = codes::bit_family(s.family)) return validate_bits(s, *row);
-  return validate_poly(s) ;
+  return validate_poly(s);
 }
 
+// The rules every matrix family shares (gf, a primitive polynomial, normalized; a= for the
+// matrix family only), then its registry row's own (codes/families.h).
 Status validate_poly(CodeSpec &s) {
-  const std::string fam = family_name(s.family);
-  const uint64_t n = uint64_t(s.k) + s.m;
   if (s.gf != 8 && s.gf != 16 && s.gf != 32 && s.gf != 64)
     return bad("gf=" + std::to_string(s.gf) + " is not supported; use gf=8, 16, 32 or 64");
 
@@ -216,50 +140,7 @@ Status validate_poly(CodeSpec &s) {
     if (!f.ok()) return f.status();
     if (s.poly == default_poly(s.gf)) s.poly = 0;
   }
-  const bool default_field = s.poly == 0;
-
-  switch (s.family) {
-    case CodeFamily::kRsVand:
-    case CodeFamily::kRsCauchy:
-      if (n > field_size_limit(s.gf))
-        return bad(fam + " needs k+m <= 2^" + std::to_string(s.gf) + " distinct points; k+m = " +
-                   std::to_string(n));
-      break;
-    case CodeFamily::kIsalRs:
-    case CodeFamily::kIsalCauchy:
-      if (s.gf != 8) return bad(fam + " is defined over GF(2^8) only (gf=8)");
-      if (!default_field) return bad(fam + " uses ISA-L's polynomial 0x11d; poly cannot be changed");
-      if (n > 255) return bad(fam + " supports k+m <= 255 (ISA-L's limit); k+m = " + std::to_string(n));
-      break;
-    case CodeFamily::kJerasureVand:
-      if (s.gf != 8 && s.gf != 16 && s.gf != 32)
-        return bad(fam + " is defined for w = 8, 16, 32 (gf=8|16|32)");
-      if (!default_field) return bad(fam + " uses Jerasure's default polynomial; poly cannot be changed");
-      if (n > field_size_limit(s.gf))
-        return bad(fam + " needs k+m <= 2^" + std::to_string(s.gf) + "; k+m = " + std::to_string(n));
-      break;
-    case CodeFamily::kRaidz:
-      if (s.gf != 8) return bad("raidz is defined over GF(2^8) only (gf=8)");
-      if (!default_field) return bad("raidz uses the polynomial 0x11d; poly cannot be changed");
-      if (s.m > 3) return bad("raidz supports m = 1 (P), 2 (PQ) or 3 (PQR); m = " + std::to_string(s.m));
-      if (s.k > 255) return bad("raidz supports k <= 255 data shards; k = " + std::to_string(s.k));
-      break;
-    case CodeFamily::kMatrix: {
-      if (s.matrix.size() != size_t(s.k) * s.m)
-        return bad("matrix has " + std::to_string(s.matrix.size()) + " entries; m x k = " +
-                   std::to_string(s.m) + " x " + std::to_string(s.k) + " needs " +
-                   std::to_string(size_t(s.k) * s.m));
-      const uint64_t mask = s.gf == 64 ? ~uint64_t(0) : (uint64_t(1) << s.gf) - 1;
-      for (size_t i = 0; i < s.matrix.size(); ++i)
-        if (s.matrix[i] & ~mask)
-          return bad("matrix entry " + hex(s.matrix[i]) + " (row " + std::to_string(i / s.k) +
-                     ", column " + std::to_string(i % s.k) + ") is not an element of GF(2^" +
-                     std::to_string(s.gf) + ")");
-      break;
-    }
-    default:  // bit-matrix families: validate_bits and their registry rows
-      break;
-  }
+  if (const codes::SymbolFamily *row = codes::symbol_family(s.family)) ECJIT_RETURN_IF_ERROR(row->check(s));
   const CodeFamily base = s.family == CodeFamily::kBitmatrixOf ? s.of : s.family;
   if (base != CodeFamily::kMatrix && !s.matrix.empty())
     return bad("a= (matrix entries) is only valid for the matrix family");
@@ -303,8 +184,7 @@ Status parse_matrix(const std::string &v, std::vector<uint64_t> *out, unsigned *
 }  // namespace
 
 const char *family_name(CodeFamily f) {
-  for (const FamilyRow &r : kFamilies)
-    if (r.family == f) return r.name;
+  if (const codes::SymbolFamily *row = codes::symbol_family(f)) return row->name;
   if (const codes::BitFamily *row = codes::bit_family(f)) return row->name;
   return "unknown";
 }
@@ -329,33 +209,22 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
   if (fam == "rs") return parse_rs_auto(text.substr(colon + 1));
   CodeSpec s;
   bool found = false;
-  auto find_family = [](const std::string &name, CodeFamily *out) {
-    for (const FamilyRow &r : kFamilies)
-      if (name == r.name) {
-        *out = r.family;
-        return true;
-      }
-    for (const codes::BitFamily &r : codes::bit_families())
-      if (name == r.name) {
-        *out = r.family;
-        return true;
-      }
-    return false;
-  };
   auto known_families = [] {
     std::string names = "rs (chooses rs-cauchy or rs-fft)";
-    for (const FamilyRow &r : kFamilies) names += std::string(", ") + r.name;
+    for (const codes::SymbolFamily &r : codes::symbol_families()) names += std::string(", ") + r.name;
     for (const codes::BitFamily &r : codes::bit_families()) names += std::string(", ") + r.name;
     return names;
   };
-  found = find_family(fam, &s.family);
+  found = codes::find_family(fam, &s.family);
   if (!found && codes::parity_on_data_disks(fam))
     return bad("'" + fam + "' keeps its parity on the data disks: it is an array code, served by "
                "Jit::array_codec(\"" + fam + ":p=7\") (C: ecjit_array_codec_create) and `ecjit edp`, "
                "not by codec()");
   if (!found) return bad("unknown code family '" + fam + "'; known: " + known_families());
   const codes::BitFamily *row = codes::bit_family(s.family);
-  const FamilyRules *rules = own_rules(s.family);
+  // A family with keys of its own (rs-fft) applies its own rules.
+  const codes::SymbolFamily *rules = codes::symbol_family(s.family);
+  if (rules && !rules->keys) rules = nullptr;
   const bool bits = row != nullptr;
   const bool expanded = s.family == CodeFamily::kBitmatrixOf;
   const bool searched = s.family == CodeFamily::kCauchyOpt;
@@ -465,10 +334,15 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
   }
   if (expanded) {
     if (!kv.count("of")) return bad("missing of=<symbol family> in '" + text + "'");
-    if (!find_family(kv["of"], &s.of) || codes::bit_family(s.of) != nullptr || own_rules(s.of))
-      return bad("of='" + kv["of"] + "' is not a symbol matrix code family; known: rs-vand, rs-cauchy, "
-                 "isal-rs, isal-cauchy, jerasure-vand, raidz, matrix" +
+    const codes::SymbolFamily *of = codes::find_family(kv["of"], &s.of) ? codes::symbol_family(s.of) : nullptr;
+    if (!of || of->kind != codes::CodecKind::kMatrix) {
+      std::string matrix_families;
+      for (const codes::SymbolFamily &r : codes::symbol_families())
+        if (r.kind == codes::CodecKind::kMatrix)
+          matrix_families += (matrix_families.empty() ? "" : ", ") + std::string(r.name);
+      return bad("of='" + kv["of"] + "' is not a symbol matrix code family; known: " + matrix_families +
                  (s.of == CodeFamily::kRsFft ? " (rs-fft has no matrix over a polynomial basis to expand)" : ""));
+    }
   }
   if (rules) s.gf = rules->default_gf;
   if (kv.count("gf")) {

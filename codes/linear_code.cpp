@@ -1,7 +1,7 @@
-// build_code: dispatches a CodeSpec to its family's construction.
+// build_code: a CodeSpec's matrix code, built by its family's registry row (codes/families.h).
 #include "codes/linear_code.h"
 
-#include "codes/constructions.h"
+#include "codes/families.h"
 
 namespace ecjit::codes {
 
@@ -30,30 +30,14 @@ Result<LinearCode> build_code(const CodeSpec &spec) {
   if (checked->bitmatrix())
     return Status(StatusCode::kInvalidSpec, checked->to_string() +
                                                 " is a bit-matrix code (codes::build_bitmatrix_code)");
-  if (checked->family == CodeFamily::kRsFft)
+  const SymbolFamily *row = symbol_family(checked->family);
+  if (!row || row->kind != CodecKind::kMatrix)
     return Status(StatusCode::kUnsupported,
                   checked->to_string() +
                       " is not a matrix code over a polynomial basis (reed-solomon-simd's additive-FFT "
                       "code; its symbols are Cantor-basis GF(2^16) elements): no parity-matrix kernels, "
                       "IR, AOT or MDS check; use Jit::codec() (codes/rs_fft.h for the reference)");
-  LinearCode code{*checked, f, spec.k, spec.m, Matrix()};
-  switch (spec.family) {
-    case CodeFamily::kRsVand: code.parity = rs_vandermonde_parity(f, spec.k, spec.m); break;
-    case CodeFamily::kRsCauchy: code.parity = rs_cauchy_parity(f, spec.k, spec.m); break;
-    case CodeFamily::kIsalRs: code.parity = isal_rs_parity(f, spec.k, spec.m); break;
-    case CodeFamily::kIsalCauchy: code.parity = isal_cauchy_parity(f, spec.k, spec.m); break;
-    case CodeFamily::kJerasureVand:
-      code.parity = jerasure_vandermonde_parity(f, spec.k, spec.m);
-      break;
-    case CodeFamily::kRaidz: code.parity = raidz_parity(f, spec.k, spec.m); break;
-    case CodeFamily::kMatrix:
-      code.parity = Matrix(spec.m, spec.k);
-      code.parity.a = spec.matrix;
-      break;
-    default:  // bit-matrix families: refused above
-      break;
-  }
-  return code;
+  return LinearCode{*checked, f, spec.k, spec.m, row->parity(f, *checked)};
 }
 
 Result<LinearCode> build_code(const std::string &spec_text) {

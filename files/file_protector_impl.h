@@ -17,6 +17,7 @@
 #include <random>
 #include <thread>
 
+#include "codes/families.h"
 #include "codes/gf.h"
 #include "ecjit/file_protection.h"
 #include "ecjit/jit.h"
@@ -55,11 +56,12 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
 // kUnsupported for codes without algebraic signatures over GF(2^l) symbols, which file
 // protection stores: bit-matrix codes and rs-fft (Cantor-basis elements split over byte halves).
 inline Status check_protectable(const CodeSpec &spec) {
-  if (spec.bitmatrix())
+  const codes::CodecKind kind = codes::codec_kind(spec);
+  if (kind == codes::CodecKind::kBitmatrix)
     return Status(StatusCode::kUnsupported,
                   "'" + spec.to_string() + "' is a bit-matrix code: file protection stores algebraic signatures, "
                   "which need a code over GF(2^l) symbols (rs-vand, rs-cauchy, ...)");
-  if (spec.family == CodeFamily::kRsFft)
+  if (kind == codes::CodecKind::kFft)
     return Status(StatusCode::kUnsupported,
                   "'" + spec.to_string() + "' (reed-solomon-simd's code) has no algebraic signatures, which file "
                   "protection stores; use a code over GF(2^l) symbols (rs-vand, rs-cauchy, ...)");

@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "codes/families.h"
 #include "codes/rs_fft_program.h"
 #include "runtime/fft_engine.h"
 #include "runtime/parallel_kernel.h"
@@ -23,7 +24,7 @@ std::string num(size_t v) { return std::to_string(v); }
 Result<CodeSpec> checked_spec(const CodeSpec &spec) {
   Result<CodeSpec> checked = CodeSpec::parse(spec.to_string());
   if (!checked.ok()) return checked.status();
-  if (checked->family != CodeFamily::kRsFft)
+  if (codes::codec_kind(*checked) != codes::CodecKind::kFft)
     return Status(StatusCode::kInvalidSpec, checked->to_string() + " is not an rs-fft code");
   checked->chosen_by = spec.chosen_by;  // not in the text: an "rs:" spec's reason stays
   return checked;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <thread>
 
+#include "codes/families.h"
 #include "codes/linear_code.h"
 #include "jit/decoder_planner.h"
 #include "jit/service_options.h"
@@ -95,11 +96,12 @@ Result<std::shared_ptr<const Codec>> JitImpl::codec(const CodeSpec &spec) {
     auto field = codes::Field::make(spec.gf);
     if (field.ok()) ECJIT_RETURN_IF_ERROR(service_->check_strategy(*field));
   }
-  if (spec.family == CodeFamily::kRsFft) {  // not a matrix code: FftCodec (runtime/fft_codec.h)
+  const codes::CodecKind kind = codes::codec_kind(spec);
+  if (kind == codes::CodecKind::kFft) {  // not a matrix code: FftCodec (runtime/fft_codec.h)
     auto codec = FftCodec::make(shared_from_this(), spec);
     if (!codec.ok()) return codec.status();
     out = *codec;
-  } else if (spec.bitmatrix()) {
+  } else if (kind == codes::CodecKind::kBitmatrix) {
     // packet=auto: the packet timed fastest here (recorded on disk); the codec's spec names it.
     CodeSpec resolved = spec;
     std::string layout_why;

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "codes/bitmatrix_code.h"
+#include "codes/families.h"
 #include "codes/linear_code.h"
 #include "codes/rs_auto.h"
 #include "codes/rs_fft.h"
@@ -222,3 +223,44 @@ TEST(CodeSpec, PacketAuto) {
   EXPECT_FALSE(CodeSpec::parse("rs-vand:k=4,m=2,packet=auto").ok());  // symbol codes have no packets
 }
 
+
+// The family registry: every row's name parses back to its family, names its kind, and a
+// matrix row builds a code whose parity matrix has the spec's shape; every other layer
+// dispatches on codec_kind alone.
+TEST(CodeSpec, EveryRegistryRowParsesBuildsAndNamesItsKind) {
+  using ecjit::codes::CodecKind;
+  for (const ecjit::codes::SymbolFamily &row : ecjit::codes::symbol_families()) {
+    const std::string text =
+        std::string(row.name) + ":k=3,m=2" + (row.family == CodeFamily::kMatrix ? ",a=1.1.1/1.2.3" : "");
+    auto spec = CodeSpec::parse(text);
+    ASSERT_TRUE(spec.ok()) << text << ": " << spec.status().to_string();
+    EXPECT_EQ(spec->family, row.family) << text;
+    EXPECT_STREQ(ecjit::family_name(row.family), row.name);
+    EXPECT_EQ(ecjit::codes::symbol_family(row.family), &row);
+    EXPECT_EQ(ecjit::codes::codec_kind(*spec), row.kind) << text;
+    auto code = ecjit::codes::build_code(*spec);
+    if (row.kind == CodecKind::kMatrix) {
+      ASSERT_TRUE(code.ok()) << text << ": " << code.status().to_string();
+      EXPECT_EQ(code->parity.rows, 2u) << text;
+      EXPECT_EQ(code->parity.cols, 3u) << text;
+    } else {
+      ASSERT_FALSE(code.ok()) << text;
+      EXPECT_EQ(code.status().code(), StatusCode::kUnsupported) << text;
+    }
+  }
+  EXPECT_EQ(ecjit::codes::codec_kind(*CodeSpec::parse("rs-vand:k=10,m=4")), CodecKind::kMatrix);
+  EXPECT_EQ(ecjit::codes::codec_kind(*CodeSpec::parse("rs-fft:k=32,m=32,gf=8")), CodecKind::kFft);
+  EXPECT_EQ(ecjit::codes::codec_kind(*CodeSpec::parse("cauchy-good:k=10,m=4,w=8")), CodecKind::kBitmatrix);
+  EXPECT_EQ(ecjit::codes::codec_kind(*CodeSpec::parse("rdp:p=7")), CodecKind::kBitmatrix);
+  EXPECT_EQ(ecjit::codes::codec_kind(*CodeSpec::parse("bitmatrix-of:of=rs-vand,k=4,m=2,w=8")), CodecKind::kBitmatrix);
+  EXPECT_EQ(ecjit::codes::symbol_family(CodeFamily::kCauchyGood), nullptr);
+  CodeFamily f;
+  EXPECT_TRUE(ecjit::codes::find_family("liberation", &f));
+  EXPECT_EQ(f, CodeFamily::kLiberation);
+  EXPECT_FALSE(ecjit::codes::find_family("rs", &f));  // "rs:" chooses a family; it is none itself
+  // bitmatrix-of expands matrix families only.
+  auto fft_of = CodeSpec::parse("bitmatrix-of:of=rs-fft,k=4,m=2,w=8");
+  ASSERT_FALSE(fft_of.ok());
+  EXPECT_NE(fft_of.status().message().find("rs-fft has no matrix over a polynomial basis"), std::string::npos)
+      << fft_of.status().message();
+}

@@ -8,6 +8,7 @@
 
 #include "codes/coeff_layout.h"
 #include "codes/decode.h"
+#include "codes/families.h"
 #include "codes/rs_fft_program.h"
 #include "ir_builders/fft_kernel.h"
 #include "ir_builders/fft_step_kernel.h"
@@ -308,7 +309,7 @@ int cmd_aot(int argc, char **argv) {
     }
   }
 
-  const bool fft = parsed.ok() && parsed->family == CodeFamily::kRsFft;
+  const bool fft = parsed.ok() && codes::codec_kind(*parsed) == codes::CodecKind::kFft;
   if (steps && !fft) return usage_error(def.name, "--op steps is for rs-fft specs (e.g. rs-fft:k=32,m=32,gf=8)");
   if (steps && args.has("decoders"))
     return usage_error(def.name, "--decoders does not apply to --op steps: the step kernels serve every erasure set");

@@ -14,6 +14,7 @@
 
 #include "codes/array_layout.h"
 #include "codes/bitmatrix_code.h"
+#include "codes/families.h"
 #include "codes/linear_code.h"
 #include "codes/reference_codec.h"
 #include "codes/rs_fft.h"
@@ -221,7 +222,7 @@ Result<ReferenceCode> reference_code(const std::string &text) {
   Result<CodeSpec> spec = CodeSpec::parse(text);
   if (!spec.ok()) return spec.status();
   ReferenceCode r;
-  if (spec->family == CodeFamily::kRsFft) {  // not a matrix code: codes/rs_fft.h is its reference
+  if (codes::codec_kind(*spec) == codes::CodecKind::kFft) {  // not a matrix code: codes/rs_fft.h is its reference
     const codes::fft::Gf gf = codes::fft::gf_of_bits(spec->gf);
     Result<codes::fft::Geometry> g = codes::fft::geometry(spec->k, spec->m, gf);
     if (!g.ok()) return g.status();
@@ -237,7 +238,7 @@ Result<ReferenceCode> reference_code(const std::string &text) {
     r.encode = [k, m, gf](const uint8_t *const *d, uint8_t *const *p, size_t len) {
       return codes::fft::encode_bytes(k, m, len, d, p, gf);
     };
-  } else if (spec->bitmatrix()) {
+  } else if (codes::codec_kind(*spec) == codes::CodecKind::kBitmatrix) {
     Result<codes::BitMatrixCode> code = codes::build_bitmatrix_code(*spec);
     if (!code.ok()) return code.status();
     auto shared = std::make_shared<codes::BitMatrixCode>(std::move(*code));
@@ -371,7 +372,7 @@ int cmd_demo(int argc, char **argv) {
   const KernelDecision first = (*codec)->decoder_info(present).decision;
   // Bit-matrix codes serve first calls with the schedule runner (no kernel to compile);
   // rs-fft with one decode core for every erasure set (a set costs its locator, no compile).
-  const bool fft = code->spec.family == CodeFamily::kRsFft;
+  const bool fft = codes::codec_kind(code->spec) == codes::CodecKind::kFft;
   const bool runner = first.tier == KernelTier::kScheduleRunner;
   const bool shapes = runner || first.run_time_coefficients();
   if (Status st = (*codec)->prepare_reconstruct(present); !st.ok())

@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "codes/decode.h"
+#include "codes/families.h"
 #include "ir_builders/fft_kernel.h"
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/lowering.h"
@@ -297,8 +298,10 @@ std::optional<KernelRequest> make_kernel_request(const Args &args, std::string *
     return std::nullopt;
   }
   Result<CodeSpec> parsed = CodeSpec::parse(args.get("spec"));
-  if (parsed.ok() && parsed->bitmatrix()) return make_xor_request(args, *parsed, error);
-  if (parsed.ok() && parsed->family == CodeFamily::kRsFft) return make_fft_request(args, *parsed, error);
+  if (parsed.ok() && codes::codec_kind(*parsed) == codes::CodecKind::kBitmatrix)
+    return make_xor_request(args, *parsed, error);
+  if (parsed.ok() && codes::codec_kind(*parsed) == codes::CodecKind::kFft)
+    return make_fft_request(args, *parsed, error);
   if (!parsed.ok())
     if (Result<codes::ArraySpec> array = codes::parse_array_spec(args.get("spec")); array.ok())
       return make_array_request(args, *array, error);

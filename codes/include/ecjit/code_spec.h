@@ -11,7 +11,10 @@
 namespace ecjit {
 
 // Code families. Each is a systematic linear code; all but rs-fft are built from an m x k
-// parity matrix over a polynomial-basis field (codes::build_code) or its bit-matrix.
+// parity matrix over a polynomial-basis field (codes::build_code) or its bit-matrix. Each has
+// one registry row inside the library (its name, rules, construction and the codec that runs
+// it): codes/families.h for the families over GF(2^l) symbols, codes/xor_families.h for the
+// bit-matrix ones.
 enum class CodeFamily {
   kRsVand,        // "rs-vand": the systematic Vandermonde RS of Nešković 2018 (ch. 2.3.1)
   kRsCauchy,      // "rs-cauchy": Cauchy RS, a_ij = 1/(i + (m + j)) (Jerasure's original Cauchy)
