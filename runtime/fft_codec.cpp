@@ -59,7 +59,7 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
     };
     kernels.decode_entry_bytes = e->decode_entry_bytes();
     kernels.decode_reads_matrices_only = e->decode_reads_matrices_only();
-    kernels.inverse_first_most = e->inverse_first_most();
+    kernels.inverse_first_most = [e] { return e->inverse_first_most(); };
     kernels.encode_info = e->encode_info();
     kernels.encode_info_now = [e] { return e->encode_info(); };
     kernels.decode_info = e->decode_info();
@@ -242,7 +242,7 @@ Status FftCodec::rebuild(const char *what, Span<uint8_t *const> shards, const st
   // encode's work, after restoring what it reads that is missing: runtime/fft_engine.h); the
   // engine still takes a matrix or the decode core where they are cheaper.
   if (std::optional<codes::fft::InverseReads> inv =
-          codes::fft::inverse_decode_reads(k, spec_.m, present, targets, geometry_.gf, kernels_.inverse_first_most))
+          codes::fft::inverse_decode_reads(k, spec_.m, present, targets, geometry_.gf, kernels_.inverse_bound()))
     sources = std::move(inv->sources);
   Result<std::shared_ptr<const FftDecodePlan>> p = plan(sources);
   if (!p.ok()) return p.status();

@@ -52,10 +52,12 @@ struct FftKernels {
   // `decode` reads only the GFNI bit-matrices of the plan's tables (ir::fft_mul_tables'
   // matrices_only): a new erasure set's plan makes nothing else.
   bool decode_reads_matrices_only = false;
-  // The most missing shards an inverted-encoder decode may restore first before `decode`
-  // would rather run its other decodes whatever the targets (FftEngine::inverse_first_most):
-  // the sources of a rebuild are not chosen for an inverse beyond it.
-  size_t inverse_first_most = SIZE_MAX;
+  // Optional: the most missing shards an inverted-encoder decode may restore first before
+  // `decode` would rather run its other decodes whatever the targets
+  // (FftEngine::inverse_first_most, asked for by the first rebuild: it needs the decode core):
+  // the sources of a rebuild are not chosen for an inverse beyond it. Empty: no bound.
+  std::function<size_t()> inverse_first_most;
+  size_t inverse_bound() const { return inverse_first_most ? inverse_first_most() : SIZE_MAX; }
 };
 
 // rs-fft:k=,m= (CodeFamily::kRsFft), byte-identical to codes::fft::encode_bytes /

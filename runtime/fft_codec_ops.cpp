@@ -45,7 +45,7 @@ Result<ShardSet> FftCodec::minimum_to_decode(const ShardSet &wanted, const Shard
   for (unsigned s : wanted.to_vector())
     if (!present[s]) missing.push_back(s);
   if (std::optional<codes::fft::InverseReads> inv =
-          codes::fft::inverse_decode_reads(k, spec_.m, present, missing, geometry_.gf, kernels_.inverse_first_most)) {
+          codes::fft::inverse_decode_reads(k, spec_.m, present, missing, geometry_.gf, kernels_.inverse_bound())) {
     ShardSet with = result;
     for (unsigned s : inv->sources) with.insert(s);
     if (with.size() <= std::max(k, result.size())) return with;

@@ -214,20 +214,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   ir::order_fft_steps_by_block(&e->encode_schedule_.steps, e->encode_schedule_.slots,
                                l2_block_slots(e->encode_schedule_.slots, tile_bytes(e->encode_schedule_.slots)));
   e->encode_multiplies_ = ir::fft_multiplies(e->encode_schedule_.steps);
-  Result<ir::FftSchedule> core = ir::fft_decode_core(k, m, e->radix8_, gf);
-  if (!core.ok()) return core.status();
-  e->decode_core_ = std::move(*core);
-  e->core_block_slots_ = l2_block_slots(e->decode_core_.slots, kCoreTileBytes);  // every decode's tiles
-  if (!e->core_block_slots_)
-    e->core_block_slots_ = l1_block_slots(e->decode_core_.slots, core_slot_stride(kCoreTileBytes));
-  ir::order_fft_steps_by_block(&e->decode_core_.steps, e->decode_core_.slots, e->core_block_slots_);
-  e->core_multiplies_ = ir::fft_multiplies(e->decode_core_.steps);
-  e->core_steps_ = e->decode_core_.steps.size();
-  // Folded for every point; a copy where the core may be pruned, else the core itself.
-  std::vector<ir::FftStep> whole = e->core_steps_ > kFftPruneMaxSteps ? std::move(e->decode_core_.steps)
-                                                                      : e->decode_core_.steps;
-  e->whole_ = e->make_folded_core(&whole, {});
-  e->geometry_ = *codes::fft::geometry(k, m, gf);
+  e->geometry_ = *codes::fft::geometry(k, m, gf);  // the encode schedule's check passed
   e->decode_info_ = e->transform_steps_.info;
   e->decode_reads_matrices_only_ = ir::fft_multiplies_by_gfni(jit.target_info());
   const std::string multiplies = e->transform_steps_.info.why;  // "multiplies by gfni" / "... split-table"
@@ -269,15 +256,44 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
       e->set_unrolled(std::move(*u));
     }
   }
-  // The decode core's kernel, in the background: ready before most first decodes. Refused
-  // (the Jit stopping): the first core decode compiles it.
-  if (built_in) return std::shared_ptr<const FftEngine>(std::move(e));
+  // The decode core's schedule and, without built-in step kernels, its kernel, in the
+  // background: ready before most first decodes. Refused (the Jit stopping): the first core
+  // decode makes them.
   (void)jit.submit_background(
-      [self] {
-        if (std::shared_ptr<const FftEngine> engine = self.lock()) (void)engine->core_kernel();
+      [self, built_in] {
+        if (std::shared_ptr<const FftEngine> engine = self.lock()) {
+          (void)engine->core();
+          if (!built_in) (void)engine->core_kernel();
+        }
       },
       [self] { return !self.expired(); }, /*optional=*/false);
   return std::shared_ptr<const FftEngine>(std::move(e));
+}
+
+const FftEngine::Core &FftEngine::core() const {
+  std::call_once(core_once_, [this] {
+    auto c = std::make_unique<Core>();
+    Result<ir::FftSchedule> schedule = ir::fft_decode_core(k_, m_, radix8_, geometry_.gf);
+    // Fails only for a geometry make has refused already; the slots stay, the steps empty.
+    if (schedule.ok()) {
+      c->schedule = std::move(*schedule);
+    } else {
+      c->schedule.gf = geometry_.gf;
+      c->schedule.slots = uint32_t(geometry_.decode_work);
+    }
+    ir::FftSchedule &sch = c->schedule;
+    c->block_slots = l2_block_slots(sch.slots, kCoreTileBytes);  // every decode's tiles
+    if (!c->block_slots) c->block_slots = l1_block_slots(sch.slots, core_slot_stride(kCoreTileBytes));
+    ir::order_fft_steps_by_block(&sch.steps, sch.slots, c->block_slots);
+    c->multiplies = ir::fft_multiplies(sch.steps);
+    c->steps = sch.steps.size();
+    // Folded for every point; a copy where the core may be pruned, else the core itself.
+    std::vector<ir::FftStep> whole = c->steps > kFftPruneMaxSteps ? std::move(sch.steps) : sch.steps;
+    if (c->steps > kFftPruneMaxSteps) sch.steps.clear();
+    c->whole = make_folded_core(*c, &whole, {});
+    core_ = std::move(c);
+  });
+  return *core_;
 }
 
 void FftEngine::set_unrolled(Kernel k) const {
@@ -304,7 +320,7 @@ KernelInfo FftEngine::encode_info() const {
 
 double FftEngine::matrix_make_ns(size_t matrix_cost, size_t targets) const {
   return double(matrix_cost) * kFftMatrixNsPerCoefficient +
-         double(targets) * double(core_multiplies_) * kFftMatrixNsPerCoreMultiply;
+         double(targets) * double(core().multiplies) * kFftMatrixNsPerCoreMultiply;
 }
 
 std::shared_ptr<const codes::fft::Program> FftEngine::matrix_core() const {
@@ -325,9 +341,9 @@ std::shared_ptr<const Kernel> FftEngine::core_kernel() const {
   return made;
 }
 
-std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(std::vector<ir::FftStep> *whole,
+std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(const Core &core, std::vector<ir::FftStep> *whole,
                                                                   std::vector<uint8_t> lost_blocks) const {
-  const uint32_t n = decode_core_.slots, block = fft_prune_block(n), blocks = n / block;
+  const uint32_t n = core.schedule.slots, block = fft_prune_block(n), blocks = n / block;
   auto c = std::make_shared<FftFoldedCore>();
   // Every point filled and restored but those of the blocks: the folded steps take each
   // point's pointers per call (null: not read, not restored).
@@ -345,7 +361,7 @@ std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(std::vector<ir:
     c->core = std::move(*whole);
   } else {
     std::vector<std::vector<ir::FftStep>> p =
-        ir::prune_fft_steps({&c->pre, &decode_core_.steps, &c->post}, 3 * size_t(n), live);
+        ir::prune_fft_steps({&c->pre, &core.schedule.steps, &c->post}, 3 * size_t(n), live);
     c->pre = std::move(p[0]);
     c->core = std::move(p[1]);
     c->post = std::move(p[2]);
@@ -362,8 +378,8 @@ std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(std::vector<ir:
     // 16384:16384 +4%); at 1024:1024 (2.2 MB of scratch, 2 MiB L2) that cost 1.7%.
     if (size_t(n) * core_slot_stride(kCoreTileBytes) > 4 * l2_budget()) ir::prefetch_shard_reads(c->core, n);
   }
-  if (core_block_slots_)  // several blocks: kept for the decodes' segmenting
-    c->blocks = ir::fft_step_blocks(c->core, n, core_block_slots_);
+  if (core.block_slots)  // several blocks: kept for the decodes' segmenting
+    c->blocks = ir::fft_step_blocks(c->core, n, core.block_slots);
   return c;
 }
 
@@ -392,14 +408,14 @@ std::shared_ptr<const FftFoldedCore> FftEngine::pruned_core(std::vector<uint8_t>
     }
   }
   if (now) {  // made outside the lock (two threads may both make one; either serves)
-    std::shared_ptr<const FftFoldedCore> c = make_folded_core(nullptr, std::move(lost_blocks));
+    std::shared_ptr<const FftFoldedCore> c = make_folded_core(core(), nullptr, std::move(lost_blocks));
     keep_pruned(c);
     return c;
   }
   std::weak_ptr<const FftEngine> self = weak_from_this();
   auto make = [self, lost = lost_blocks] {
     if (std::shared_ptr<const FftEngine> e = self.lock()) {
-      e->keep_pruned(e->make_folded_core(nullptr, lost));
+      e->keep_pruned(e->make_folded_core(e->core(), nullptr, lost));
       e->done_pruning(lost);
     }
   };
@@ -474,7 +490,8 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
   // ~1 ms per new set on a 1000:1000 core, too much for the first call of a single loss, so it
   // runs only once the transforms are chosen.
   d->matrix_cost = targets.size() * plan.sources.size();
-  d->transform_cost = plan.sources.size() + core_multiplies_ + targets.size();
+  const Core &core = this->core();
+  d->transform_cost = plan.sources.size() + core.multiplies + targets.size();
   std::vector<bool> present(k_ + m_, false);  // the shards read
   for (unsigned s : plan.sources) present[s] = true;
   // The inverted encoder costs about an encode (its transforms, one chunk's FFT truncated),
@@ -553,11 +570,11 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     // core's derivative-fused steps find other groups at one offset), [n, 2n) the shards read
     // and [2n, 3n) the shards restored: point x = shard * pre(x) or 0; restored shard at x =
     // point x * post(x) (plan.tables: pre, then post).
-    const uint32_t n = decode_core_.slots, block = fft_prune_block(n);
+    const uint32_t n = core.schedule.slots, block = fft_prune_block(n);
     std::vector<bool> restored(n, false);
     for (unsigned t : targets) restored[fft_point(geometry_, t)] = true;
-    d->whole_core = d->whole_core || core_steps_ > kFftPruneMaxSteps;
-    std::shared_ptr<const FftFoldedCore> c = whole_;
+    d->whole_core = d->whole_core || core.steps > kFftPruneMaxSteps;
+    std::shared_ptr<const FftFoldedCore> c = core.whole;
     if (!d->whole_core) {
       // What pruning can remove in whole steps: the IFFT's butterflies over blocks of points
       // read nowhere, the FFT's over blocks restored nowhere; too little of them, and the
@@ -574,12 +591,12 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
         dead[x] = lost_blocks[blocks + x / block];
       }
       d->block_multiplies = ir::fft_block_butterflies(zero) + ir::fft_block_butterflies(dead);
-      d->prune_skipped = d->whole_core = d->block_multiplies * kFftPruneMinShare < core_multiplies_;
+      d->prune_skipped = d->whole_core = d->block_multiplies * kFftPruneMinShare < core.multiplies;
       if (!d->whole_core) {
         // Made on this call where what it removes over the call's columns pays for it (or
         // without a call: decide); else in the background, the whole core serving.
         const double saved_ns = double(d->block_multiplies) * double((len + 63) / 64) * kFftCoreNsPerColumnMultiply;
-        const bool now = len == 0 || saved_ns >= kFftPruneNsPerStep * double(core_steps_ + n);
+        const bool now = len == 0 || saved_ns >= kFftPruneNsPerStep * double(core.steps + n);
         if (std::shared_ptr<const FftFoldedCore> p = pruned_core(std::move(lost_blocks), now)) {
           c = std::move(p);
           d->transform_cost = c->multiplies;
@@ -602,7 +619,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
       if (restored[st.a - 2 * n]) d->post.push_back(st);
     // Each block's slots filled from the shards just before its first transform steps and
     // finished just after its last, while its tiles are in L2 (L1 where the core fits L2).
-    d->segments = ir::order_fft_ends_by_block(&d->pre, c->core, &d->post, n, core_block_slots_,
+    d->segments = ir::order_fft_ends_by_block(&d->pre, c->core, &d->post, n, core.block_slots,
                                               c->blocks.empty() ? nullptr : &c->blocks);
     ir::prefetch_shard_reads(d->pre, n);  // pre runs in its order, across the segments
   }
@@ -613,15 +630,15 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
 }
 
 size_t FftEngine::inverse_first_most() const {
-  // target_decode's bound, first x k < k + core_multiplies_ + targets, at its largest
+  // target_decode's bound, first x k < k + the core's multiplies + targets, at its largest
   // (targets: every shard).
-  return (k_ + core_multiplies_ + k_ + m_ - 1) / k_;
+  return (k_ + core().multiplies + k_ + m_ - 1) / k_;
 }
 
 size_t FftEngine::decode_entry_bytes() const {
   // The set's own fills and restores, or the inverted encoder's steps (about the encoder's;
   // their tables are the encoder's), whichever is larger; the pruned cores are the engine's.
-  const size_t steps = std::max(2 * size_t(decode_core_.slots), encode_schedule_.steps.size());
+  const size_t steps = std::max(2 * size_t(geometry_.decode_work), encode_schedule_.steps.size());
   return steps * sizeof(ir::FftStep);
 }
 
@@ -670,7 +687,7 @@ void FftEngine::decide(const FftDecodePlan &plan, const std::vector<unsigned> &t
               : td->prune_later  ? FftPruning::kLater
               : td->whole_core   ? FftPruning::kCoreTooLong
                                  : FftPruning::kPruned;
-  if (f.pruning == FftPruning::kPruned) f.whole_multiplies = plan.sources.size() + core_multiplies_ + targets.size();
+  if (f.pruning == FftPruning::kPruned) f.whole_multiplies = plan.sources.size() + core().multiplies + targets.size();
 }
 
 std::string fft_decode_why(const KernelDecision &d) {
@@ -725,7 +742,7 @@ std::string fft_decode_why(const KernelDecision &d) {
 
 bool FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at,
                        size_t len) const {
-  const ir::FftSchedule &core = decode_core_;
+  const ir::FftSchedule &core = this->core().schedule;
   const uint32_t n = core.slots;
   // Few losses: |targets| x k multiply-adds straight from the shards, no scratch.
   thread_local std::vector<unsigned> targets;

@@ -148,10 +148,24 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   void run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, In in, Out out, size_t len,
                           const ir::FftSchedule *first = nullptr) const;
 
+  // The decode core: its schedule (slots and tables; its steps, unfolded, where it may be
+  // pruned - at most kFftPruneMaxSteps - else empty, moved into `whole`), its blocks
+  // (l2_block_slots of its 1 KiB tiles, or where those all fit in L2, l1_block_slots), its
+  // multiplies and steps, and the whole core folded. Made once (core()): by the first decode
+  // that needs it, or on the Jit's background thread right after make - about a third of
+  // codec()'s time at 1024:1024, which an encode needs none of.
+  struct Core {
+    ir::FftSchedule schedule;
+    uint32_t block_slots = 0;
+    size_t multiplies = 0;  // ir::fft_multiplies of the steps
+    size_t steps = 0;
+    std::shared_ptr<const FftFoldedCore> whole;
+  };
+  const Core &core() const;
   // The decode core, its ends folded for every point but those of lost_blocks
   // (FftFoldedCore's; ECJIT_FFT_FOLD=0: not folded): `whole` (moved from; lost_blocks empty),
-  // or where that is null, decode_core_'s steps pruned for those blocks.
-  std::shared_ptr<const FftFoldedCore> make_folded_core(std::vector<ir::FftStep> *whole,
+  // or where that is null, core's steps pruned for those blocks.
+  std::shared_ptr<const FftFoldedCore> make_folded_core(const Core &core, std::vector<ir::FftStep> *whole,
                                                         std::vector<uint8_t> lost_blocks) const;
   // The kept core pruned for lost_blocks; where none is, made now (`now`) or on the Jit's
   // background thread (once per blocks, when a second set asks for them; null returned
@@ -167,11 +181,7 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   unsigned k_ = 0, m_ = 0;
   bool radix8_ = false;  // schedules of three-layer steps (ir::fft_radix8_steps)
   bool decode_reads_matrices_only_ = false;  // the step kernel multiplies by GFNI
-  // The decode core's blocks: l2_block_slots of its 1 KiB tiles, or where those all fit in L2,
-  // l1_block_slots (fft_engine.cpp).
-  uint32_t core_block_slots_ = 0;
   codes::fft::Geometry geometry_;
-  size_t core_multiplies_ = 0;  // ir::fft_multiplies(decode_core_.steps)
   // The step kernels (one per field and Jit, shared by every code): transform_steps_ of the
   // transforms' kinds (ir::FftStepKinds::kTransforms), compiled by make - encodes, matrix
   // decodes, the inverted encoder; and the kernel of every kind, for the decode core (its
@@ -198,11 +208,8 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   double matrix_make_ns(size_t matrix_cost, size_t targets) const;
   ir::FftSchedule encode_schedule_;
   size_t encode_multiplies_ = 0;  // ir::fft_multiplies(encode_schedule_.steps)
-  // The decode core: its slots and tables; its steps, unfolded, where it may be pruned (at most
-  // kFftPruneMaxSteps), else empty (moved into whole_).
-  ir::FftSchedule decode_core_;
-  size_t core_steps_ = 0;                       // the decode core's steps
-  std::shared_ptr<const FftFoldedCore> whole_;  // the whole core, folded
+  mutable std::once_flag core_once_;
+  mutable std::unique_ptr<const Core> core_;  // set once, under core_once_
   // The decode core as a program (codes::fft::decode_core_program), what every matrix decode
   // transposes: built by the first (1024:1024: ~0.6 ms of the ~0.7 a matrix's coefficients
   // took), kept (about 16 bytes per butterfly or XOR: 1024:1024 ~0.6 MB).
