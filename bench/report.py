@@ -90,9 +90,7 @@ class Run:
 
 
 def reps_of(run):
-    m = re.search(r"--(?:benchmark_)?reps?(?:etitions)?[= ](\d+)", run.meta.get("command", ""))
-    m = m or re.search(r"; (\d+) runs each", run.meta.get("command", ""))
-    return "medians of %s" % m.group(1) if m else "medians"
+    return "medians of %s" % run.meta["reps"] if "reps" in run.meta else "medians"
 
 
 def encode_block(run, summary):

@@ -96,21 +96,30 @@ write_machine "$DATA/machine.txt"
 { echo "leopard8=${LEOPARD:-not built}"; echo "rs_simd=${RSSIMD:-not built}"; } >>"$DATA/machine.txt"
 
 MT=$(min_time_arg "$BUILD/bench/bench_encode" "$SECS")
+# finish NAME T0 CMD...: NAME.meta's command, duration and the repetitions report.py quotes.
+finish() {
+  finish_meta "$DATA" "$@"
+  echo "reps=$REPS" >>"$DATA/$1.meta"
+}
 # run NAME OUTPUT CMD...: waits for a quiet machine, runs CMD into OUTPUT, records it in NAME.meta.
 run() {
   local name=$1 out=$2 t0; shift 2
   wait_quiet "$DATA" "$name"
   t0=$SECONDS
   "$@" >"$out"
-  finish_meta "$DATA" "$name" "$t0" "${@#"$BUILD"/}"
+  finish "$name" "$t0" "${@#"$BUILD"/}"
+}
+# gbench NAME FILTER: bench_encode's benchmarks matching FILTER, medians of REPS in random order,
+# JSON into NAME.json.
+gbench() {
+  run "$1" "$DATA/$1.console.txt" "$BUILD/bench/bench_encode" "--benchmark_filter=$2" \
+    --benchmark_min_time="$MT" --benchmark_repetitions="$REPS" --benchmark_enable_random_interleaving=true \
+    --benchmark_out="$DATA/$1.json" --benchmark_out_format=json
 }
 
 if step encode; then
   echo "[encode] bench_encode RS(10,4), 64 KiB, $REPS repetitions"
-  f='^BM_(isal|isal231|jerasure|gf_complete)/(.*/)?65536$|^BM_ecjit/gf(8|16|32|64)/host/auto/O3/65536$'
-  run encode "$DATA/encode.console.txt" "$BUILD/bench/bench_encode" "--benchmark_filter=$f" \
-    --benchmark_min_time="$MT" --benchmark_repetitions="$REPS" --benchmark_enable_random_interleaving=true \
-    --benchmark_out="$DATA/encode.json" --benchmark_out_format=json
+  gbench encode '^BM_(isal|isal231|jerasure|gf_complete)/(.*/)?65536$|^BM_ecjit/gf(8|16|32|64)/host/auto/O3/65536$'
 fi
 
 if step matrix; then
@@ -134,8 +143,8 @@ if step matrix; then
       done
     done
   done
-  finish_meta "$DATA" matrix "$t0" "ecjit demo --spec rs-vand:k=K,m=M --size SIZE --lose 0-(M-1) --seconds $SECS" \
-    "; leopard8 bench-matrix K M SIZE $SECS M; $REPS runs each"
+  finish matrix "$t0" "ecjit demo --spec rs-vand:k=K,m=M --size SIZE --lose 0-(M-1) --seconds $SECS" \
+    "; leopard8 bench-matrix K M SIZE $SECS M"
 fi
 
 if step degraded; then
@@ -164,9 +173,7 @@ fi
 
 if step xor; then
   echo "[xor] bench_encode XOR codes against libJerasure, 64 KiB"
-  run xor "$DATA/xor.console.txt" "$BUILD/bench/bench_encode" '--benchmark_filter=^BM_xor_encode/(ecjit|jerasure)/.*/65536$' \
-    --benchmark_min_time="$MT" --benchmark_repetitions="$REPS" --benchmark_enable_random_interleaving=true \
-    --benchmark_out="$DATA/xor.json" --benchmark_out_format=json
+  gbench xor '^BM_xor_encode/(ecjit|jerasure)/.*/65536$'
 fi
 
 if step first; then
@@ -178,7 +185,7 @@ if step first; then
     "$BUILD/bench/bench_first_codec" --spec "$spec" --sizes 4K,64K >>"$DATA/first.txt"
     echo >>"$DATA/first.txt"
   done
-  finish_meta "$DATA" first "$t0" "bench_first_codec --spec S --sizes 4K,64K for S = rs-vand:k=10,m=4, rs-fft:k=32,m=32"
+  finish first "$t0" "bench_first_codec --spec S --sizes 4K,64K for S = rs-vand:k=10,m=4, rs-fft:k=32,m=32"
 fi
 
 write=(--no-write); ((WRITE)) && write=()

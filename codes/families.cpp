@@ -17,11 +17,7 @@ uint64_t points_of(unsigned l) {  // distinct field elements, capped at 2^32
   return l >= 32 ? uint64_t(1) << 32 : uint64_t(1) << l;
 }
 
-uint64_t next_pow2(uint64_t x) {
-  uint64_t p = 1;
-  while (p < x) p <<= 1;
-  return p;
-}
+using fft::next_pow2;
 
 // Vandermonde and Cauchy constructions over k + m distinct points of the field.
 Status check_points(const CodeSpec &s) {

@@ -10,11 +10,7 @@
 namespace ecjit::codes {
 namespace {
 
-uint64_t next_pow2(uint64_t x) {
-  uint64_t p = 1;
-  while (p < x) p <<= 1;
-  return p;
-}
+using fft::next_pow2;
 
 double log2_at_least_1(uint64_t p) { return std::max(1.0, std::log2(double(p))); }
 

@@ -7,13 +7,14 @@
 #include <string>
 
 namespace ecjit::codes::fft {
-namespace {
 
-size_t next_pow2(size_t x) {
-  size_t p = 1;
+uint64_t next_pow2(uint64_t x) {
+  uint64_t p = 1;
   while (p < x) p <<= 1;
   return p;
 }
+
+namespace {
 
 [[maybe_unused]] bool is_pow2(size_t x) { return x && !(x & (x - 1)); }
 

@@ -110,6 +110,8 @@ struct Geometry {
 // C, and translation preserves these codes), so only the strict cases change the output.
 // Errors: kInvalidSpec naming the rule.
 Result<Geometry> geometry(unsigned k, unsigned m, Gf gf = Gf::k16);
+// The smallest power of two >= x (1 for 0): the rule behind every size above.
+uint64_t next_pow2(uint64_t x);
 
 // Shard lengths the format takes: GF(2^16) nonzero and even (2 bytes per element); GF(2^8)
 // nonzero (klauspost's codec itself takes multiples of 64 bytes; the code is the same

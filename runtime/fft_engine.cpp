@@ -288,8 +288,9 @@ const FftEngine::Core &FftEngine::core() const {
     c->multiplies = ir::fft_multiplies(sch.steps);
     c->steps = sch.steps.size();
     // Folded for every point; a copy where the core may be pruned, else the core itself.
-    std::vector<ir::FftStep> whole = c->steps > kFftPruneMaxSteps ? std::move(sch.steps) : sch.steps;
-    if (c->steps > kFftPruneMaxSteps) sch.steps.clear();
+    std::vector<ir::FftStep> whole;
+    if (c->steps > kFftPruneMaxSteps) whole.swap(sch.steps);
+    else whole = sch.steps;
     c->whole = make_folded_core(*c, &whole, {});
     core_ = std::move(c);
   });
