@@ -45,7 +45,7 @@ write_machine() {
 find_isal231() {
   local lib
   if [[ -z "${ECJIT_ISAL231:-}" ]]; then
-    for lib in "$BUILD"/isal-2.31/src/isa-l/bin/libisal.so "$BUILD"/isal231*/src/isa-l/bin/libisal.so; do
+    for lib in "$BUILD"/isal-2.31/src/isa-l/bin/libisal-bound.so "$BUILD"/isal231*/src/isa-l/bin/libisal-bound.so; do
       if [[ -f "$lib" ]]; then export ECJIT_ISAL231="$lib"; break; fi
     done
   fi

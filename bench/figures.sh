@@ -25,7 +25,7 @@
 # env: BUILD (default build), DATA, OUT, PY (default /usr/bin/python3: Debian's matplotlib),
 #      MIN_TIME (bench_encode seconds per benchmark, default 0.1), REPS (default 3),
 #      LOAD_WAIT (default 600), LOAD_WAIT_TOTAL (default 600), LOAD_MAX (default 1.0),
-#      ECJIT_ISAL231 (libisal.so of ISA-L 2.31; used only when already built, never built here),
+#      ECJIT_ISAL231 (libisal-bound.so of ISA-L 2.31; used only when already built, never built here),
 #      DEG_KS (default 4,6,8,10,12,16,20), RSFFT_CASES (default 32:32, 128:128, 1024:1024 at 4 KiB and
 #      64 KiB, 16384:16384 at 4 KiB), STEPS (default
 #      sweep,encode,encode_k,degraded,degraded_k,fig56,fig57,rsfft: a subset re-measures only those; the

@@ -21,7 +21,7 @@
 # A peer that cannot be built (no Go, no cargo, no crates.io) is left out and its table says so.
 # env: BUILD (default build; configured Release without tests when it has no build.ninja),
 #      PY (default python3), LOAD_MAX / LOAD_WAIT / LOAD_WAIT_TOTAL (bench/bench_lib.sh),
-#      ECJIT_ISAL231 (libisal.so of ISA-L 2.31; else bench/fetch_isal231.sh builds it).
+#      ECJIT_ISAL231 (libisal-bound.so of ISA-L 2.31; else bench/fetch_isal231.sh builds it).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}

@@ -5,7 +5,7 @@
 #        REPS (repetitions, default 3: the tables show medians; the repetitions run in random
 #        order so that a burst of load on a shared VM spreads over every benchmark instead of
 #        singling one out), OUT (JSON file, default $BUILD/bench_encode.json),
-#        ECJIT_ISAL231 (libisal.so of ISA-L 2.31; default: bench/fetch_isal231.sh builds it)
+#        ECJIT_ISAL231 (libisal-bound.so of ISA-L 2.31; default: bench/fetch_isal231.sh builds it)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build-tools}
