@@ -234,8 +234,9 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
                                 : searched ? "k, m, w, packet, seed or points"
                                 : expanded ? "of, k, m, w, packet, poly, a"
                                            : "k, m, " + word_key + ", packet";
+  const bool own_shape = rules && rules->read_keys;  // lrc: l= and r= give m
   auto key_ok = [&](const std::string &key) {
-    if (key == "k" || key == "m") return true;
+    if (key == "k" || (key == "m" && !own_shape)) return true;
     if (rules) return listed(rules->keys, key);
     if (!bits) return key == "gf" || key == "poly" || key == "a";
     if (key == word_key || key == "packet") return true;
@@ -275,7 +276,7 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
                (bits && row->full_width
                     ? " (or give " + word_key + "= alone for the family's full width)"
                     : ""));
-  if (!kv.count("m") && !default_m) return bad("missing m= in '" + text + "'");
+  if (!kv.count("m") && !default_m && !own_shape) return bad("missing m= in '" + text + "'");
   uint64_t v = 0;
   if (!full_width) {
     ECJIT_RETURN_IF_ERROR(number("k", false, 1u << 20, &v));
@@ -286,6 +287,7 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
     ECJIT_RETURN_IF_ERROR(number("m", false, 1u << 20, &v));
     s.m = unsigned(v);
   }
+  if (own_shape) ECJIT_RETURN_IF_ERROR(rules->read_keys(kv, &s));
   if (bits) {
     // w, or for array codes the prime p of w = p - 1 rows.
     const bool by_prime = word_key == "p";
@@ -372,7 +374,8 @@ std::string CodeSpec::to_string() const {
   std::string s = std::string(family_name(family)) + ":";
   const unsigned field = bitmatrix() ? w : gf;
   if (family == CodeFamily::kBitmatrixOf) s += std::string("of=") + family_name(of) + ",";
-  s += "k=" + std::to_string(k) + ",m=" + std::to_string(m);
+  const codes::SymbolFamily *sym = codes::symbol_family(family);
+  s += sym && sym->write_keys ? sym->write_keys(*this) : "k=" + std::to_string(k) + ",m=" + std::to_string(m);
   if (bitmatrix()) {
     const codes::BitFamily *row = codes::bit_family(family);
     const bool by_prime = row && std::string(row->word_key) == "p";
@@ -403,7 +406,7 @@ bool CodeSpec::operator==(const CodeSpec &o) const {
   return family == o.family && k == o.k && m == o.m && gf == o.gf &&
          effective_poly() == o.effective_poly() && matrix == o.matrix && w == o.w &&
          packet == o.packet && packet_auto == o.packet_auto && (family != CodeFamily::kBitmatrixOf || of == o.of) &&
-         seed == o.seed &&
+         seed == o.seed && groups == o.groups &&
          points == o.points;
 }
 

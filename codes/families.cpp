@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "codes/constructions.h"
+#include "codes/lrc.h"
 #include "codes/rs_fft.h"
 #include "codes/xor_families.h"
 
@@ -125,6 +126,9 @@ const std::vector<SymbolFamily> kFamilies = {
      " (rs-fft's fields are fixed: reed-solomon-simd's GF(2^16) or, with gf=8, Leopard-RS's GF(2^8), "
      "both in Cantor-basis coordinates, so no poly= and no a=)",
      16},
+    {CodeFamily::kLrc, "lrc", CodecKind::kMatrix, check_lrc, lrc_parity, "k, l, r, gf",
+     " (lrc:k=K,l=L,r=R: L local groups of K/L data shards, R global parities; m = L + R)", 8, read_lrc_keys,
+     write_lrc_keys},
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The code families over GF(2^l) symbols (one registry row each) and the codec kind every layer dispatches on.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,11 @@ struct SymbolFamily {
   const char *keys = nullptr;
   const char *key_note = "";
   unsigned default_gf = 8;
+  // A family whose shape is not given by k= and m= (lrc: l= and r=): reads its keys (k is
+  // read already) into the spec, m included, and writes them back for to_string() (the text
+  // between "family:" and ",gf="). Null: k= and m=.
+  Status (*read_keys)(const std::map<std::string, std::string> &kv, CodeSpec *spec) = nullptr;
+  std::string (*write_keys)(const CodeSpec &spec) = nullptr;
 };
 
 // Every family over symbols, in the order messages and help list them.

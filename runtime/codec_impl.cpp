@@ -1,6 +1,8 @@
 // CodecImpl: argument checks, then a call into the JIT-compiled encoder or a cached decoder.
 #include "runtime/codec_impl.h"
 
+#include "runtime/region_xor.h"
+
 #include "ir_builders/kernel_builder.h"
 #include "runtime/parallel_kernel.h"
 #include "runtime/shard_checks.h"
@@ -107,6 +109,13 @@ Status CodecImpl::rebuild(const char *what, Span<uint8_t *const> shards,
     ECJIT_RETURN_IF_ERROR(
         check_rebuilt_buffers(what, shards.data, n, present, [&](unsigned s) { return targets.contains(s); }));
   if (len % sb) return shard_size_error(len, sb);
+  if (!local_.empty()) {  // a loss the local checks repair reads their shards only (fewer than k)
+    std::optional<codes::LocalPlan> local = codes::plan_local(code_, local_, present, targets.to_vector());
+    if (local && local->xor_only) {
+      if (run) run_local(*local, shards, len);
+      return Status::Ok();
+    }
+  }
   if (have.size() < k)
     return Status(StatusCode::kTooManyErasures,
                   std::to_string(n - have.size()) + " shards missing; " + code_.spec.to_string() +
@@ -152,6 +161,20 @@ Status CodecImpl::rebuild(const char *what, Span<uint8_t *const> shards,
   return Status::Ok();
 }
 
+void CodecImpl::run_local(const codes::LocalPlan &plan, Span<uint8_t *const> shards, size_t len) const {
+  std::array<const uint8_t *, kStackShards> stack;
+  std::vector<const uint8_t *> heap;
+  for (const codes::LocalRepair &step : plan.steps) {
+    const uint8_t **in = stack.data();
+    if (step.sources.size() > kStackShards) {
+      heap.resize(step.sources.size());
+      in = heap.data();
+    }
+    for (size_t i = 0; i < step.sources.size(); ++i) in[i] = shards[step.sources[i]];
+    xor_regions(shards[step.target], in, unsigned(step.sources.size()), len);
+  }
+}
+
 Status CodecImpl::reconstruct(Span<uint8_t *const> shards, const std::vector<bool> &present,
                               size_t len) const {
   return rebuild("reconstruct", shards, present, nullptr, false, len, Rebuild::kRun);
@@ -181,6 +204,17 @@ KernelInfo CodecImpl::decoder_info(const std::vector<bool> &present) const {
   const ShardSet have = ShardSet::from_mask(present);
   const ShardSet missing = ShardSet::first(code_.n()) - have;
   if (missing.size() == 0) return kernels_->encoder_info();
+  if (std::optional<codes::LocalPlan> local = codes::plan_local(code_, local_, present, missing.to_vector());
+      local && local->xor_only) {
+    KernelInfo info;
+    info.strategy = "region-xor";
+    info.decision.tier = KernelTier::kLocalXor;
+    info.decision.local_reads = unsigned(local->reads.size());
+    info.why = "a local repair: the XOR of " + std::to_string(local->reads.size()) + " shards of " +
+               (local->steps.size() == 1 ? "the lost shard's local group" : "the lost shards' local groups") +
+               " (no kernel; the other shards are not read)";
+    return info;
+  }
   if (decodes_) {
     auto d = decodes_->find(have, missing);
     return d.ok() ? decodes_->info(**d) : KernelInfo();

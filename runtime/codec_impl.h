@@ -11,6 +11,7 @@
 
 #include "codes/decode.h"
 #include "codes/linear_code.h"
+#include "codes/locality.h"
 #include "ecjit/codec.h"
 #include "runtime/jit_impl.h"
 #include "runtime/codec_kernels.h"
@@ -59,7 +60,7 @@ class CodecImpl final : public Codec {
 
  private:
   CodecImpl(std::shared_ptr<JitImpl> jit, codes::LinearCode code)
-      : jit_(std::move(jit)), code_(std::move(code)),
+      : jit_(std::move(jit)), code_(std::move(code)), local_(codes::local_checks(code_)),
         ops_(jit_->options().max_cached_kernels) {}
   // The rebuild of `wanted` (all missing shards in `targets`) from `present`: validates
   // counts, pointers (present and target shards must be set), len and indices, then runs
@@ -71,6 +72,8 @@ class CodecImpl final : public Codec {
                  const ShardSet *wanted, bool data_only, size_t len, Rebuild mode) const;
   Result<std::shared_ptr<const OpKernel>> decoder(const ShardSet &present,
                                                   const ShardSet &targets) const;
+  // Runs a local plan's XOR steps in order on `shards`.
+  void run_local(const codes::LocalPlan &plan, Span<uint8_t *const> shards, size_t len) const;
   // A shared (whole-Jit) kernel compiled on first use into `slot` under mutex_; `describe`
   // fills the symbol part and the matrix, and runs only then (no allocation once compiled).
   Result<Kernel> lazy_kernel(Kernel *slot,
@@ -79,6 +82,9 @@ class CodecImpl final : public Codec {
 
   std::shared_ptr<JitImpl> jit_;
   codes::LinearCode code_;
+  // The parity rows over fewer than k shards (an LRC's local parities; none for MDS codes):
+  // a loss one of them repairs by XOR reads only its shards, and runs no kernel.
+  std::vector<codes::LocalCheck> local_;
   std::shared_ptr<CodecKernels> kernels_;  // the encoder and the first calls' shape kernels
   // Decoders from the first call (shape kernels, promotion); null when this codec has no
   // shape kernels: then decoder() compiles one per erasure set on first use.

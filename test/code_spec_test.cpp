@@ -230,8 +230,9 @@ TEST(CodeSpec, PacketAuto) {
 TEST(CodeSpec, EveryRegistryRowParsesBuildsAndNamesItsKind) {
   using ecjit::codes::CodecKind;
   for (const ecjit::codes::SymbolFamily &row : ecjit::codes::symbol_families()) {
-    const std::string text =
-        std::string(row.name) + ":k=3,m=2" + (row.family == CodeFamily::kMatrix ? ",a=1.1.1/1.2.3" : "");
+    // k = 3 data shards, m = 2 parity (lrc: one local group and one global parity).
+    const std::string text = std::string(row.name) + (row.read_keys ? ":k=3,l=1,r=1" : ":k=3,m=2") +
+                             (row.family == CodeFamily::kMatrix ? ",a=1.1.1/1.2.3" : "");
     auto spec = CodeSpec::parse(text);
     ASSERT_TRUE(spec.ok()) << text << ": " << spec.status().to_string();
     EXPECT_EQ(spec->family, row.family) << text;

@@ -8,6 +8,7 @@
 #include "codes/families.h"
 #include "codes/linear_code.h"
 #include "codes/mds.h"
+#include "codes/recoverability.h"
 #include "codes/xor_families.h"
 #include "tools/args.h"
 #include "tools/commands.h"
@@ -30,7 +31,9 @@ CommandDef check_mds_def() {
       "A systematic code [I; A] is MDS (any m lost shards can be rebuilt) iff every square\n"
       "submatrix of its m x k parity matrix A is invertible. The check is exhaustive when there\n"
       "are at most --budget such submatrices, otherwise it tests --budget of them drawn with a\n"
-      "fixed seed (a sampled pass is evidence, not proof).\n"
+      "fixed seed (a sampled pass is evidence, not proof). For a code that is not MDS (an lrc code,\n"
+      "say) it then counts the erasure patterns of 1..m losses the code decodes (every pattern\n"
+      "while there are at most --budget, else a sample) and the shards one lost shard reads.\n"
       "\n"
       "--table: for each family over GF(2^8) and m = 1..8 (raidz: 1..3), the largest k <= --max-k\n"
       "such that the code is MDS for every k' <= k, and up to which k every check was exhaustive.";
@@ -47,6 +50,25 @@ CommandDef check_mds_def() {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A non-MDS code: the patterns it decodes per number of losses, and what one loss reads,
+// beside an MDS code of the same k and m (RS: every pattern of up to m losses, k reads).
+void print_recoverability(const codes::LinearCode &code, uint64_t budget) {
+  const codes::Recoverability r = codes::recoverability(code, budget);
+  std::printf("\nerasure patterns decoded (an MDS code of the same k = %u, m = %u, e.g. rs-cauchy, decodes all):\n",
+              code.k, code.m);
+  std::printf("  %-6s %12s %12s %9s\n", "lost", "patterns", "decoded", "share");
+  for (const codes::LossCount &c : r.by_losses)
+    std::printf("  %-6u %12llu %12llu %8.1f%%%s\n", c.losses, (unsigned long long)c.patterns,
+                (unsigned long long)c.recoverable, c.checked ? 100.0 * double(c.recoverable) / double(c.checked) : 0.0,
+                c.checked < c.patterns ? " (sampled)" : "");
+  if (r.local_shards)
+    std::printf("one lost shard reads: %u of the %u shards by a local check, %.1f on average (worst %u); "
+                "over all shards %.1f on average (an MDS code: %u)\n",
+                r.local_shards, code.n(), r.local_reads_avg, r.local_reads_max, r.reads_avg, code.k);
+  else
+    std::printf("one lost shard reads %u shards (no local checks)\n", code.k);
 }
 
 int run_spec(const Args &args, uint64_t budget) {
@@ -79,6 +101,7 @@ int run_spec(const Args &args, uint64_t budget) {
         lost.push_back(code->k + r);
     std::printf("cannot rebuild after losing shards {%s} (%zu <= m = %u erasures)\n",
                 join_indices(lost).c_str(), lost.size(), code->m);
+    print_recoverability(*code, budget);
   }
   return rep.mds ? 0 : 1;
 }
@@ -129,7 +152,8 @@ int run_table(const Args &args, uint64_t budget) {
   // Every matrix family the registry has whose matrix follows from k and m (not "matrix",
   // which takes its entries); an m the family refuses (raidz past 3) is "-".
   for (const codes::SymbolFamily &f : codes::symbol_families()) {
-    if (f.kind != codes::CodecKind::kMatrix || f.family == CodeFamily::kMatrix) continue;
+    // (and not lrc, whose shape is l and r, and which is not meant to be MDS)
+    if (f.kind != codes::CodecKind::kMatrix || f.family == CodeFamily::kMatrix || f.read_keys) continue;
     std::printf("%-14s", f.name);
     for (unsigned m = 1; m <= kMaxM; ++m) {
       if (!CodeSpec::parse(std::string(f.name) + ":k=1,m=" + std::to_string(m)).ok()) {

@@ -16,6 +16,7 @@
 #include "codes/bitmatrix_code.h"
 #include "codes/families.h"
 #include "codes/linear_code.h"
+#include "codes/locality.h"
 #include "codes/reference_codec.h"
 #include "codes/rs_fft.h"
 #include "codes/xor_families.h"
@@ -26,6 +27,13 @@
 
 namespace ecjit::tools {
 namespace {
+
+// Whether a matrix code has parity rows over fewer than k shards (an lrc code's local groups).
+bool has_local_checks(const CodeSpec &spec) {
+  if (codes::codec_kind(spec) != codes::CodecKind::kMatrix) return false;
+  Result<codes::LinearCode> code = codes::build_code(spec);
+  return code.ok() && !codes::local_checks(*code).empty();
+}
 
 const char kCmd[] = "demo";
 
@@ -49,7 +57,7 @@ CommandDef demo_def() {
       {"spec", "S", "code (default rs-vand:k=10,m=4,gf=8)"},
       {"target", "T", "this CPU, optionally with features masked: host, host-avx2, host-sse2 (default host)"},
       {"size", "BYTES", "bytes per shard, e.g. 4096, 64K, 1M (default 1M)"},
-      {"lose", "LIST", "shards to erase and rebuild, e.g. 0,3,11 or 0-31 (default: the first m shards)"},
+      {"lose", "LIST", "shards to erase and rebuild, e.g. 0,3,11 or 0-31 (default: the first m shards; shard 0 for a locally repairable code)"},
       {"seconds", "S", "time spent timing each of encode and reconstruct (default 1)"},
       {"strategy", "X", "lowering: " + strategy_list() + " (default auto: the tuner times every candidate)"},
       {"opt", "O", "optimization level O0..O3 (default O3)"},
@@ -334,6 +342,8 @@ int cmd_demo(int argc, char **argv) {
   if (args.has("lose")) {
     std::string error;
     if (!parse_index_list(args.get("lose"), &lose, &error)) return usage_error(kCmd, "--lose: " + error);
+  } else if (has_local_checks(code->spec)) {
+    lose.push_back(0);  // a locally repairable code: the common repair, one lost data shard
   } else {
     for (unsigned s = 0; s < m; ++s) lose.push_back(s);
   }
@@ -514,11 +524,15 @@ int cmd_demo(int argc, char **argv) {
               enc_s * 1e6, (unsigned long long)enc_calls);
   std::printf("%-13s %s (%.1f us per call, %llu calls, %zu shards rebuilt)\n", "reconstruct:",
               gbps(bytes, rec_s).c_str(), rec_s * 1e6, (unsigned long long)rec_calls, lose.size());
+  if (dec.decision.tier == KernelTier::kLocalXor)
+    std::printf("%-13s %u of the %u shards (the local group%s, XOR; an MDS code reads k = %u)\n", "repair reads:",
+                dec.decision.local_reads, n, lose.size() == 1 ? "" : "s", k);
   // Degraded reads as after a failure: erasure sets the codec has not seen, each timed on its
   // first call (a shape kernel, no compile), and checked.
   {
     std::vector<double> us;
     std::string kernel;
+    bool local = false;
     for (unsigned first = 1; first < n && us.size() < 8; ++first) {
       std::vector<unsigned> other;
       for (unsigned i = 0; i < lose.size(); ++i) other.push_back((lose[i] + first) % n);
@@ -543,14 +557,19 @@ int cmd_demo(int argc, char **argv) {
                       join_indices(other).c_str(), other[i]);
           return 1;
         }
-      if (kernel.empty()) kernel = (*codec)->decoder_info(fresh).strategy;
+      if (kernel.empty()) {
+        const KernelInfo fresh_info = (*codec)->decoder_info(fresh);
+        kernel = fresh_info.strategy;
+        local = fresh_info.decision.tier == KernelTier::kLocalXor;
+      }
     }
     if (!us.empty()) {
       std::sort(us.begin(), us.end());
       std::printf("%-13s %zu new erasure sets of %zu shards, first call each: median %.1f us, max %.1f us "
                   "(%s%s), checked\n", "first calls:", us.size(), lose.size(), us[us.size() / 2],
                   us.back(), kernel.c_str(),
-                  fft ? " decode core, locator planned per set, no compile"
+                  local ? " local repair, no kernel"
+                  : fft ? " decode core, locator planned per set, no compile"
                   : runner ? " schedule runner, no compile"
                   : (*codec)->kernel_cache_stats().shape_calls ? " shape kernel, no compile" : " compiled per set");
     }

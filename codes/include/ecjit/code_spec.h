@@ -42,6 +42,9 @@ enum class CodeFamily {
   // 64-byte chunk. Keys k, m (gf=16 only, the default; no poly=, no a=); limit:
   // min(next_pow2(k), next_pow2(m)) + max(k, m) <= 65536.
   kRsFft,         // "rs-fft"
+  // Locally repairable, Azure-style (Huang et al. 2012): keys k, l, r (m = l + r), gf 8 or
+  // 16; l local XOR parities of k/l data shards each, r global ones (codes/lrc.h).
+  kLrc,           // "lrc"
 };
 
 // Largest k + m of every family but rs-fft (whose own limit, reed-solomon-simd's, allows up
@@ -80,6 +83,7 @@ constexpr unsigned kDefaultPacket = 64;
 //           p          evenodd, rdp, star (instead of w): the prime of the array, w = p - 1
 //                      (default: the smallest prime the family admits for k)
 // rs-fft: keys k, m and gf (16, the default); its field is fixed, so no poly= and no a=.
+// lrc: keys k, l, r and gf (8, the default, or 16); m = l + r, given by l and r, not m=.
 // rs:k=,m= (keys k and m only): a Reed-Solomon code whose construction is chosen for (k, m)
 // by a cost model of encode + rebuild time (codes/rs_auto.h): rs-cauchy (gf=8, or 16 past
 // 256 shards) or rs-fft. parse() returns the chosen spec (its to_string() names it: store
@@ -99,6 +103,7 @@ struct CodeSpec {
   bool packet_auto = false;
   CodeFamily of = CodeFamily::kRsVand;  // kBitmatrixOf: the symbol family expanded
   uint64_t seed = 0;               // kCauchyOpt: the search's seed (1 when not given)
+  unsigned groups = 0;             // kLrc: the l local groups (m = l + r)
   // kCauchyOpt: the Cauchy points, X (m of them) then Y (k), when given as points= (no
   // search then: the code is these points, whatever a later search would find); empty: the
   // search with `seed` picks them. codes::resolved_spec() gives the points a seed stands for.

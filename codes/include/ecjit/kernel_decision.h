@@ -15,6 +15,7 @@ enum class KernelTier : uint8_t {
   kBuiltIn,         // run-time-coefficient kernels built into libecjit ahead of time
   kShape,           // JIT-compiled run-time-coefficient kernels, coefficients prepared per set
   kScheduleRunner,  // an XOR schedule run by the library's interpreter
+  kLocalXor,        // a local repair (an LRC's group): the XOR of the group's other shards, no kernel
   kStepKernel,      // rs-fft: the code's transform steps run by a step kernel
   kCompiled,        // compiled for this code's constants: its matrix, erasure set or schedule
 };
@@ -75,6 +76,7 @@ struct KernelDecision {
   std::vector<MeasuredCandidate> packets;     // packet=auto: each packet size timed for the spec
   uint64_t xors = 0;                          // XOR kernels: XORs per block position or stripe
   std::string chosen_spec;  // "rs:k=,m=": the construction the cost model chose ("" for a named family)
+  unsigned local_reads = 0;  // kLocalXor: the shards the repair reads
   FftDecodeDecision fft;
 
   // Run-time-coefficient kernels serve: the built-in ones or the JIT's shape kernels, with
