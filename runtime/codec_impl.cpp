@@ -25,7 +25,23 @@ Result<std::shared_ptr<CodecImpl>> CodecImpl::make(std::shared_ptr<JitImpl> jit,
   c->kernels_ = std::move(*kernels);
   c->decodes_ = DecodeCache::make(c->jit_, c->code_, c->kernels_, 0);
   c->deltas_ = ParityDelta::make(c->jit_, c->code_, c->kernels_, n_decode);
+  // A local XOR repair of w shards runs the encoder of raidz:k=w,m=1 (the XOR of w inputs):
+  // the codec path's kernels, built-in ones from the first call, a compiled one later.
+  for (const codes::LocalCheck &check : c->local_) {
+    const unsigned w = unsigned(check.shards.size()) - 1;
+    if (!check.xor_only() || w > 255 || c->xor_codec(w)) continue;
+    auto spec = CodeSpec::parse("raidz:k=" + std::to_string(w) + ",m=1");
+    if (!spec.ok()) continue;
+    auto x = c->jit_->codec(*spec);
+    if (x.ok()) c->local_xor_.emplace_back(w, std::move(*x));  // else xor_regions serves
+  }
   return c;
+}
+
+const Codec *CodecImpl::xor_codec(unsigned inputs) const {
+  for (const auto &[w, codec] : local_xor_)
+    if (w == inputs) return codec.get();
+  return nullptr;
 }
 
 Status CodecImpl::encode(Span<const uint8_t *const> data, Span<uint8_t *const> parity,
@@ -109,12 +125,9 @@ Status CodecImpl::rebuild(const char *what, Span<uint8_t *const> shards,
     ECJIT_RETURN_IF_ERROR(
         check_rebuilt_buffers(what, shards.data, n, present, [&](unsigned s) { return targets.contains(s); }));
   if (len % sb) return shard_size_error(len, sb);
-  if (!local_.empty()) {  // a loss the local checks repair reads their shards only (fewer than k)
-    std::optional<codes::LocalPlan> local = codes::plan_local(code_, local_, present, targets.to_vector());
-    if (local && local->xor_only) {
-      if (run) run_local(*local, shards, len);
-      return Status::Ok();
-    }
+  if (std::shared_ptr<const codes::LocalPlan> local = local_plan(have, targets)) {  // reads fewer than k shards
+    if (run) run_local(*local, shards, len);
+    return Status::Ok();
   }
   if (have.size() < k)
     return Status(StatusCode::kTooManyErasures,
@@ -161,6 +174,18 @@ Status CodecImpl::rebuild(const char *what, Span<uint8_t *const> shards,
   return Status::Ok();
 }
 
+std::shared_ptr<const codes::LocalPlan> CodecImpl::local_plan(const ShardSet &have, const ShardSet &targets) const {
+  if (local_.empty() || targets.size() == 0) return nullptr;
+  auto plan = local_plans_.get(OpKey(OpKey::kLocal, have, targets), [&]() -> Result<std::shared_ptr<const codes::LocalPlan>> {
+    std::vector<bool> mask(code_.n());
+    for (unsigned s = 0; s < code_.n(); ++s) mask[s] = have.contains(s);
+    std::optional<codes::LocalPlan> p = codes::plan_local(code_, local_, mask, targets.to_vector());
+    return std::make_shared<const codes::LocalPlan>(p && p->xor_only ? std::move(*p) : codes::LocalPlan{});
+  });
+  if (!plan.ok() || (*plan)->steps.empty()) return nullptr;
+  return std::move(*plan);  // held by the caller: an eviction meanwhile frees nothing in use
+}
+
 void CodecImpl::run_local(const codes::LocalPlan &plan, Span<uint8_t *const> shards, size_t len) const {
   std::array<const uint8_t *, kStackShards> stack;
   std::vector<const uint8_t *> heap;
@@ -171,7 +196,10 @@ void CodecImpl::run_local(const codes::LocalPlan &plan, Span<uint8_t *const> sha
       in = heap.data();
     }
     for (size_t i = 0; i < step.sources.size(); ++i) in[i] = shards[step.sources[i]];
-    xor_regions(shards[step.target], in, unsigned(step.sources.size()), len);
+    uint8_t *out = shards[step.target];
+    const Codec *x = xor_codec(unsigned(step.sources.size()));
+    if (!x || !x->encode({in, step.sources.size()}, {&out, 1}, len).ok())
+      xor_regions(out, in, unsigned(step.sources.size()), len);
   }
 }
 
@@ -204,8 +232,7 @@ KernelInfo CodecImpl::decoder_info(const std::vector<bool> &present) const {
   const ShardSet have = ShardSet::from_mask(present);
   const ShardSet missing = ShardSet::first(code_.n()) - have;
   if (missing.size() == 0) return kernels_->encoder_info();
-  if (std::optional<codes::LocalPlan> local = codes::plan_local(code_, local_, present, missing.to_vector());
-      local && local->xor_only) {
+  if (std::shared_ptr<const codes::LocalPlan> local = local_plan(have, missing)) {
     KernelInfo info;
     info.strategy = "region-xor";
     info.decision.tier = KernelTier::kLocalXor;

@@ -85,6 +85,13 @@ class CodecImpl final : public Codec {
   // The parity rows over fewer than k shards (an LRC's local parities; none for MDS codes):
   // a loss one of them repairs by XOR reads only its shards, and runs no kernel.
   std::vector<codes::LocalCheck> local_;
+  // The XOR of w shards for local repairs: raidz:k=w,m=1 codecs of this Jit, one per width.
+  std::vector<std::pair<unsigned, std::shared_ptr<const Codec>>> local_xor_;
+  const Codec *xor_codec(unsigned inputs) const;  // null: xor_regions serves
+  // Their plans per (present, targets), XOR-only ones; no steps: none applies (the global plan).
+  mutable jit::OnceCache<OpKey, codes::LocalPlan, OpKeyHash> local_plans_{4096};
+  // The cached local plan for rebuilding `targets` from `have`, null when none applies.
+  std::shared_ptr<const codes::LocalPlan> local_plan(const ShardSet &have, const ShardSet &targets) const;
   std::shared_ptr<CodecKernels> kernels_;  // the encoder and the first calls' shape kernels
   // Decoders from the first call (shape kernels, promotion); null when this codec has no
   // shape kernels: then decoder() compiles one per erasure set on first use.

@@ -16,11 +16,9 @@ Result<ShardSet> CodecImpl::minimum_to_decode(const ShardSet &wanted,
     return Status(StatusCode::kInvalidArgument,
                   "minimum_to_decode: a shard index is out of range (n = " + std::to_string(n) + ")");
   if (available.includes(wanted)) return wanted;
-  // Shards a local check repairs: read their checks' shards (an LRC's group), not k.
-  std::vector<bool> mask(n);
-  for (unsigned s = 0; s < n; ++s) mask[s] = available.contains(s);
-  if (std::optional<codes::LocalPlan> local = codes::plan_local(code_, local_, mask, (wanted - available).to_vector());
-      local && local->xor_only) {  // as rebuild() runs them
+  // Shards a local check repairs: read their checks' shards (an LRC's group), not k, as
+  // rebuild() runs them.
+  if (std::shared_ptr<const codes::LocalPlan> local = local_plan(available, wanted - available)) {
     ShardSet read = wanted & available;
     for (unsigned s : local->reads) read.insert(s);
     return read;

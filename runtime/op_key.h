@@ -18,7 +18,7 @@ namespace ecjit::runtime {
 // wider codes keep their words on the heap.
 class OpKey {
  public:
-  enum Op : uint8_t { kDecode, kUpdate, kPartial };
+  enum Op : uint8_t { kDecode, kUpdate, kPartial, kLocal };
 
   OpKey(Op op, const ShardSet &a, const ShardSet &b = ShardSet());
 

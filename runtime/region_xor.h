@@ -10,7 +10,7 @@ namespace ecjit::runtime {
 // For each of `rows` rows r: dst + r dst_stride (^)= XOR of src[s] + r src_stride[s],
 // s < n, over `bytes` (any count; no alignment needed). Overwrites when !accumulate (n = 0
 // then zeroes). src_stride may be null when rows == 1. The sum stays in registers; on x86
-// an AVX2 clone is picked at load time (the library is built for the baseline ISA).
+// an AVX-512 or AVX2 clone is picked at load time (the library is built for the baseline ISA).
 void xor_regions(uint8_t *dst, size_t dst_stride, const uint8_t *const *src, const size_t *src_stride, unsigned n,
                  size_t rows, size_t bytes, bool accumulate);
 
