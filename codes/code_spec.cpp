@@ -236,7 +236,7 @@ Result<CodeSpec> CodeSpec::parse(const std::string &text) {
                                            : "k, m, " + word_key + ", packet";
   const bool own_shape = rules && rules->read_keys;  // lrc: l= and r= give m
   auto key_ok = [&](const std::string &key) {
-    if (key == "k" || (key == "m" && !own_shape)) return true;
+    if (key == "k" || (key == "m" && (!own_shape || listed(rules->keys, "m")))) return true;
     if (rules) return listed(rules->keys, key);
     if (!bits) return key == "gf" || key == "poly" || key == "a";
     if (key == word_key || key == "packet") return true;
@@ -406,7 +406,7 @@ bool CodeSpec::operator==(const CodeSpec &o) const {
   return family == o.family && k == o.k && m == o.m && gf == o.gf &&
          effective_poly() == o.effective_poly() && matrix == o.matrix && w == o.w &&
          packet == o.packet && packet_auto == o.packet_auto && (family != CodeFamily::kBitmatrixOf || of == o.of) &&
-         seed == o.seed && groups == o.groups &&
+         seed == o.seed && l == o.l && r == o.r &&
          points == o.points;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "codes/ceph_lrc.h"
 #include "codes/constructions.h"
 #include "codes/lrc.h"
 #include "codes/rs_fft.h"
@@ -129,11 +130,24 @@ const std::vector<SymbolFamily> kFamilies = {
     {CodeFamily::kLrc, "lrc", CodecKind::kMatrix, check_lrc, lrc_parity, "k, l, r, gf",
      " (lrc:k=K,l=L,r=R: L local groups of K/L data shards, R global parities; m = L + R)", 8, read_lrc_keys,
      write_lrc_keys},
+    {CodeFamily::kCephLrc, "ceph-lrc", CodecKind::kMatrix, check_ceph_lrc, ceph_lrc_parity, "k, m, l, gf",
+     " (ceph-lrc:k=K,m=M,l=L as Ceph's lrc profile: (K+M)/L local groups; gf=8)", 8, read_ceph_lrc_keys,
+     write_ceph_lrc_keys, ceph_lrc_checks},
 };
 
 }  // namespace
 
 const std::vector<SymbolFamily> &symbol_families() { return kFamilies; }
+
+Status decimal_key(const std::map<std::string, std::string> &kv, const char *key, const char *form, unsigned *out) {
+  auto it = kv.find(key);
+  if (it == kv.end()) return bad(std::string("missing ") + key + "= (" + form + ")");
+  const std::string &v = it->second;
+  if (v.empty() || v.size() > 8 || v.find_first_not_of("0123456789") != std::string::npos)
+    return bad(std::string(key) + "='" + v + "' is not a decimal number");
+  *out = unsigned(std::stoul(v));
+  return Status::Ok();
+}
 
 const SymbolFamily *symbol_family(CodeFamily f) {
   for (const SymbolFamily &r : kFamilies)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codes/gf.h"
+#include "codes/locality.h"
 #include "codes/matrix.h"
 #include "ecjit/code_spec.h"
 #include "ecjit/status.h"
@@ -45,7 +46,15 @@ struct SymbolFamily {
   // between "family:" and ",gf="). Null: k= and m=.
   Status (*read_keys)(const std::map<std::string, std::string> &kv, CodeSpec *spec) = nullptr;
   std::string (*write_keys)(const CodeSpec &spec) = nullptr;
+  // The family's local checks (ceph-lrc: a group's XOR includes its global parities); null:
+  // found from the parity rows over fewer than k shards (codes/locality.h).
+  std::vector<LocalCheck> (*checks)(const CodeSpec &spec) = nullptr;
 };
+
+// For a row's read_keys: the decimal value of `key` (at most 8 digits) from the spec's
+// key=value pairs; kInvalidSpec when it is missing (naming `form`, e.g. "lrc:k=K,l=L,r=R") or
+// not a decimal number.
+Status decimal_key(const std::map<std::string, std::string> &kv, const char *key, const char *form, unsigned *out);
 
 // Every family over symbols, in the order messages and help list them.
 const std::vector<SymbolFamily> &symbol_families();

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "codes/families.h"
+
 namespace ecjit::codes {
 
 bool LocalCheck::xor_only() const {
@@ -10,6 +12,7 @@ bool LocalCheck::xor_only() const {
 }
 
 std::vector<LocalCheck> local_checks(const LinearCode &code) {
+  if (const SymbolFamily *row = symbol_family(code.spec.family); row && row->checks) return row->checks(code.spec);
   std::vector<LocalCheck> checks;
   for (unsigned p = 0; p < code.m; ++p) {
     LocalCheck c;

@@ -17,7 +17,8 @@ struct LocalCheck {
   bool xor_only() const;  // every coefficient is 1: a shard is the XOR of the others
 };
 
-// The code's local checks, in parity-row order (none for an MDS code: its rows are full).
+// The code's local checks: its family's (codes/families.h), else its parity rows over fewer
+// than k shards in row order (none for an MDS code: its rows are full).
 std::vector<LocalCheck> local_checks(const LinearCode &code);
 
 // Rebuilding `targets` one local check each, in `steps` order: shard target = sum of

@@ -1,6 +1,7 @@
 // lrc: the spec's rules and keys, the recoverability rule of its layout, and the search for its global coefficients.
 #include "codes/lrc.h"
 
+#include "codes/families.h"
 #include "codes/recoverability.h"
 
 #include <algorithm>
@@ -13,16 +14,6 @@ namespace {
 
 Status bad(const std::string &msg) { return Status(StatusCode::kInvalidSpec, msg); }
 
-// A decimal key of the spec (1 .. 2^20), kInvalidSpec naming it otherwise.
-Status decimal(const std::map<std::string, std::string> &kv, const char *key, unsigned *out) {
-  auto it = kv.find(key);
-  if (it == kv.end()) return bad(std::string("missing ") + key + "= (lrc:k=K,l=L,r=R)");
-  const std::string &v = it->second;
-  if (v.empty() || v.size() > 8 || v.find_first_not_of("0123456789") != std::string::npos)
-    return bad(std::string(key) + "='" + v + "' is not a decimal number");
-  *out = unsigned(std::strtoul(v.c_str(), nullptr, 10));
-  return Status::Ok();
-}
 
 // splitmix64: the candidates' fixed pseudo-random sequence.
 uint64_t mix(uint64_t &state) {
@@ -54,10 +45,10 @@ double binomial(unsigned n, unsigned e) {
 }  // namespace
 
 Status check_lrc(const CodeSpec &s) {
-  const unsigned l = s.groups, r = s.m - s.groups;
+  const unsigned l = s.l, r = s.r;
   const std::string name = "lrc:k=" + std::to_string(s.k) + ",l=" + std::to_string(l) + ",r=" + std::to_string(r);
   if (l == 0) return bad(name + ": l must be at least 1 (the local groups)");
-  if (s.groups >= s.m) return bad(name + ": r must be at least 1 (the global parities)");
+  if (r == 0 || s.m != l + r) return bad(name + ": r must be at least 1 (the global parities)");
   if (s.k % l)
     return bad(name + ": l must divide k (local groups of k/l data shards); " + std::to_string(s.k) + " % " +
                std::to_string(l) + " = " + std::to_string(s.k % l));
@@ -74,20 +65,21 @@ Status check_lrc(const CodeSpec &s) {
 
 Status read_lrc_keys(const std::map<std::string, std::string> &kv, CodeSpec *spec) {
   unsigned l = 0, r = 0;
-  ECJIT_RETURN_IF_ERROR(decimal(kv, "l", &l));
-  ECJIT_RETURN_IF_ERROR(decimal(kv, "r", &r));
+  ECJIT_RETURN_IF_ERROR(decimal_key(kv, "l", "lrc:k=K,l=L,r=R", &l));
+  ECJIT_RETURN_IF_ERROR(decimal_key(kv, "r", "lrc:k=K,l=L,r=R", &r));
   if (l == 0) return bad("lrc: l=0; l must be at least 1 (the local groups)");
   if (r == 0) return bad("lrc: r=0; r must be at least 1 (the global parities)");
-  spec->groups = l;
+  spec->l = l;
+  spec->r = r;
   spec->m = l + r;
   return Status::Ok();
 }
 
 std::string write_lrc_keys(const CodeSpec &s) {
-  return "k=" + std::to_string(s.k) + ",l=" + std::to_string(s.groups) + ",r=" + std::to_string(s.m - s.groups);
+  return "k=" + std::to_string(s.k) + ",l=" + std::to_string(s.l) + ",r=" + std::to_string(s.r);
 }
 
-LrcLayout lrc_layout(const CodeSpec &s) { return LrcLayout{s.k, s.groups, s.m - s.groups}; }
+LrcLayout lrc_layout(const CodeSpec &s) { return LrcLayout{s.k, s.l, s.r}; }
 
 bool LrcLayout::decodable(const std::vector<bool> &lost) const {
   const unsigned g = group_size();

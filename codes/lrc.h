@@ -30,7 +30,7 @@ namespace ecjit::codes {
 // The row's rules: l >= 1 dividing k, r >= 1, gf 8 or 16, k + l + r below the field's size
 // and within kMaxShards; kInvalidSpec naming the rule.
 Status check_lrc(const CodeSpec &spec);
-// Reads l= and r= (k is read already) into spec->groups and spec->m = l + r.
+// Reads l= and r= (k is read already) into spec->l, spec->r and spec->m = l + r.
 Status read_lrc_keys(const std::map<std::string, std::string> &kv, CodeSpec *spec);
 // "k=K,l=L,r=R" for to_string().
 std::string write_lrc_keys(const CodeSpec &spec);

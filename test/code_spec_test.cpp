@@ -230,8 +230,12 @@ TEST(CodeSpec, PacketAuto) {
 TEST(CodeSpec, EveryRegistryRowParsesBuildsAndNamesItsKind) {
   using ecjit::codes::CodecKind;
   for (const ecjit::codes::SymbolFamily &row : ecjit::codes::symbol_families()) {
-    // k = 3 data shards, m = 2 parity (lrc: one local group and one global parity).
-    const std::string text = std::string(row.name) + (row.read_keys ? ":k=3,l=1,r=1" : ":k=3,m=2") +
+    // k = 3 data shards, m = 2 parity (lrc: one local group and one global parity; ceph-lrc:
+    // one global parity and one group of l = 4 chunks and its local parity).
+    const std::string shape = row.family == CodeFamily::kCephLrc ? ":k=3,m=1,l=4"
+                              : row.read_keys                    ? ":k=3,l=1,r=1"
+                                                                 : ":k=3,m=2";
+    const std::string text = std::string(row.name) + shape +
                              (row.family == CodeFamily::kMatrix ? ",a=1.1.1/1.2.3" : "");
     auto spec = CodeSpec::parse(text);
     ASSERT_TRUE(spec.ok()) << text << ": " << spec.status().to_string();

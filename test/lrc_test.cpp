@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "codes/ceph_lrc.h"
 #include "codes/linear_code.h"
 #include "codes/locality.h"
 #include "codes/lrc.h"
+#include "codes/recoverability.h"
 #include "codes/reference_codec.h"
 #include "ecjit/ecjit.h"
 
@@ -26,13 +28,25 @@ std::shared_ptr<Jit> make_jit() {
   return j.ok() ? *j : nullptr;
 }
 
+// Each spec is refused with kInvalidSpec and a message naming its rule.
+template <size_t N>
+void expect_refused(const std::pair<const char *, const char *> (&cases)[N]) {
+  for (const auto &[text, rule] : cases) {
+    auto s = CodeSpec::parse(text);
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_EQ(s.status().code(), StatusCode::kInvalidSpec) << text;
+    EXPECT_NE(s.status().message().find(rule), std::string::npos) << text << ": " << s.status().to_string();
+  }
+}
+
 TEST(LrcSpec, ParsesPrintsAndRoundTrips) {
   auto s = CodeSpec::parse("lrc:k=12,l=2,r=2");
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   EXPECT_EQ(s->family, CodeFamily::kLrc);
   EXPECT_EQ(s->k, 12u);
   EXPECT_EQ(s->m, 4u);
-  EXPECT_EQ(s->groups, 2u);
+  EXPECT_EQ(s->l, 2u);
+  EXPECT_EQ(s->r, 2u);
   EXPECT_EQ(s->gf, 8u);
   EXPECT_EQ(s->to_string(), "lrc:k=12,l=2,r=2,gf=8");
   auto again = CodeSpec::parse(s->to_string());
@@ -57,12 +71,7 @@ TEST(LrcSpec, BadParametersNameTheRule) {
       {"lrc:k=12,l=2,r=2,poly=0x11d", "unknown key 'poly'"},
       {"lrc:k=12,l=x,r=2", "not a decimal number"},
   };
-  for (const auto &[text, rule] : cases) {
-    auto s = CodeSpec::parse(text);
-    ASSERT_FALSE(s.ok()) << text;
-    EXPECT_EQ(s.status().code(), StatusCode::kInvalidSpec) << text;
-    EXPECT_NE(s.status().message().find(rule), std::string::npos) << text << ": " << s.status().to_string();
-  }
+  expect_refused(cases);
   EXPECT_TRUE(CodeSpec::parse("lrc:k=250,l=2,r=4,gf=16").ok());
 }
 
@@ -121,8 +130,8 @@ struct Stripe {
     for (unsigned i = 0; i < code.k; ++i) d.push_back(orig[i].data());
     for (unsigned i = code.k; i < n; ++i) p.push_back(orig[i].data());
     EXPECT_TRUE(codes::ref_encode(code, d.data(), p.data(), len).ok());
-    const unsigned g = code.k / code.spec.groups;
-    for (unsigned grp = 0; grp < code.spec.groups; ++grp)
+    const unsigned g = code.k / code.spec.l;
+    for (unsigned grp = 0; grp < code.spec.l; ++grp)
       for (size_t b = 0; b < len; ++b) {
         uint8_t x = 0;
         for (unsigned i = grp * g; i < (grp + 1) * g; ++i) x ^= orig[i][b];
@@ -301,6 +310,113 @@ TEST(LrcCodec, MinimumToDecodeIsTheFewestForEverySingleAndDoubleLoss) {
         ASSERT_TRUE((*codec)->reconstruct_some(want, ptrs, present, 256).ok()) << text << " lost " << a << "," << b;
         for (size_t i = 0; i < lost.size(); ++i) EXPECT_EQ(outs[i], st.orig[lost[i]]) << text;
       }
+  }
+}
+
+// ceph-lrc: Ceph's layout strings (ErasureCodeLrc::parse_kml) give the chunk of each shard.
+TEST(CephLrc, ShardsSitWhereCephsMappingPutsThem) {
+  struct Case {
+    const char *spec, *mapping, *global;  // Ceph's "mapping" and global layer
+  };
+  for (const Case &c : {Case{"ceph-lrc:k=4,m=2,l=3", "DD__DD__", "DDc_DDc_"},
+                        Case{"ceph-lrc:k=8,m=4,l=3", "DD__DD__DD__DD__", "DDc_DDc_DDc_DDc_"},
+                        Case{"ceph-lrc:k=8,m=4,l=6", "DDDD___DDDD___", "DDDDcc_DDDDcc_"}}) {
+    auto spec = CodeSpec::parse(c.spec);
+    ASSERT_TRUE(spec.ok()) << spec.status().to_string();
+    const std::string mapping = c.mapping, global = c.global;
+    const unsigned n = unsigned(mapping.size());
+    ASSERT_EQ(spec->k + spec->m, n) << c.spec;
+    std::vector<unsigned> data_at, global_at, local_at;
+    for (unsigned i = 0; i < n; ++i) {
+      if (mapping[i] == 'D') data_at.push_back(i);
+      else if (global[i] == 'c') global_at.push_back(i);
+      else local_at.push_back(i);
+    }
+    std::vector<bool> used(n, false);
+    for (unsigned s = 0; s < n; ++s) {
+      const unsigned chunk = codes::ceph_lrc_chunk(*spec, s);
+      ASSERT_LT(chunk, n);
+      EXPECT_FALSE(used[chunk]) << c.spec << " shard " << s;
+      used[chunk] = true;
+      if (s < spec->k) EXPECT_EQ(chunk, data_at[s]) << c.spec << " data shard " << s;
+    }
+    // The global parities' rows are jerasure-vand's (Ceph's global layer), in chunk order.
+    auto code = codes::build_code(*spec);
+    auto vand = codes::build_code("jerasure-vand:k=" + std::to_string(spec->k) + ",m=" + std::to_string(spec->r));
+    ASSERT_TRUE(code.ok() && vand.ok());
+    unsigned g = 0;
+    for (unsigned p = 0; p < code->m; ++p) {
+      const unsigned chunk = codes::ceph_lrc_chunk(*spec, spec->k + p);
+      if (global[chunk] != 'c') continue;
+      EXPECT_EQ(chunk, global_at[g]) << c.spec;
+      for (unsigned d = 0; d < spec->k; ++d) EXPECT_EQ(code->parity.at(p, d), vand->parity.at(g, d)) << c.spec;
+      ++g;
+    }
+    EXPECT_EQ(g, spec->r);
+  }
+}
+
+TEST(CephLrc, RulesAreCephs) {
+  const std::pair<const char *, const char *> cases[] = {
+      {"ceph-lrc:k=8,m=4,l=4", "k must be a multiple of (k + m) / l"},
+      {"ceph-lrc:k=4,m=2,l=4", "k + m must be a multiple of l"},
+      {"ceph-lrc:k=4,m=2,l=0", "k + m must be a multiple of l"},
+      {"ceph-lrc:k=250,m=10,l=26", "k + m <= 255"},
+      {"ceph-lrc:k=4,m=2,l=3,gf=16", "gf=8 only"},
+      {"ceph-lrc:k=4,l=3", "missing m="},
+      {"ceph-lrc:k=4,m=2", "missing l="},
+  };
+  expect_refused(cases);
+  auto s = CodeSpec::parse("ceph-lrc:k=4,m=2,l=3");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->m, 4u);  // 2 global + 2 local parities
+  EXPECT_EQ(s->to_string(), "ceph-lrc:k=4,m=2,l=3,gf=8");
+}
+
+// Every pattern of ceph-lrc:k=4,m=2,l=3 through the C++ API against the rank of the surviving
+// rows (an independent check of what decodes); one lost chunk reads its group's three.
+TEST(CephLrc, EveryPatternAndLocalRepair) {
+  auto jit = make_jit();
+  ASSERT_TRUE(jit);
+  auto code = codes::build_code("ceph-lrc:k=4,m=2,l=3");
+  ASSERT_TRUE(code.ok());
+  auto codec = jit->codec("ceph-lrc:k=4,m=2,l=3");
+  ASSERT_TRUE(codec.ok());
+  const unsigned n = code->n();
+  std::mt19937_64 rng(5);
+  const size_t len = 1024;
+  std::vector<std::vector<uint8_t>> orig(n, std::vector<uint8_t>(len));
+  for (unsigned i = 0; i < code->k; ++i)
+    for (auto &b : orig[i]) b = uint8_t(rng());
+  std::vector<const uint8_t *> d;
+  std::vector<uint8_t *> p;
+  for (unsigned i = 0; i < code->k; ++i) d.push_back(orig[i].data());
+  for (unsigned i = code->k; i < n; ++i) p.push_back(orig[i].data());
+  ASSERT_TRUE(codes::ref_encode(*code, d.data(), p.data(), len).ok());
+  for (uint32_t mask = 1; mask < (1u << n); ++mask) {
+    std::vector<bool> present(n), lost(n);
+    auto work = orig;
+    std::vector<uint8_t *> ptrs;
+    for (unsigned s = 0; s < n; ++s) {
+      lost[s] = (mask >> s) & 1;
+      present[s] = !lost[s];
+      if (lost[s]) std::fill(work[s].begin(), work[s].end(), 0xEE);
+      ptrs.push_back(work[s].data());
+    }
+    const Status rc = (*codec)->reconstruct(ptrs, present, len);
+    if (codes::decodes_loss(code->field, code->parity, code->k, lost)) {
+      ASSERT_TRUE(rc.ok()) << mask << ": " << rc.to_string();
+      ASSERT_EQ(work, orig) << mask;
+    } else {
+      ASSERT_FALSE(rc.ok()) << mask;
+    }
+  }
+  for (unsigned s = 0; s < n; ++s) {  // every single loss, globals included, reads 3
+    std::vector<bool> present(n, true);
+    present[s] = false;
+    const KernelInfo info = (*codec)->decoder_info(present);
+    EXPECT_EQ(info.decision.tier, KernelTier::kLocalXor) << s << ": " << info.why;
+    EXPECT_EQ(info.decision.local_reads, 3u) << s;
   }
 }
 

@@ -45,6 +45,8 @@ enum class CodeFamily {
   // Locally repairable, Azure-style (Huang et al. 2012): keys k, l, r (m = l + r), gf 8 or
   // 16; l local XOR parities of k/l data shards each, r global ones (codes/lrc.h).
   kLrc,           // "lrc"
+  // The code Ceph's lrc plugin generates from k, m, l (codes/ceph_lrc.h): keys k, m, l; gf=8.
+  kCephLrc,       // "ceph-lrc"
 };
 
 // Largest k + m of every family but rs-fft (whose own limit, reed-solomon-simd's, allows up
@@ -84,6 +86,8 @@ constexpr unsigned kDefaultPacket = 64;
 //                      (default: the smallest prime the family admits for k)
 // rs-fft: keys k, m and gf (16, the default); its field is fixed, so no poly= and no a=.
 // lrc: keys k, l, r and gf (8, the default, or 16); m = l + r, given by l and r, not m=.
+// ceph-lrc: keys k, m, l as Ceph's lrc profile takes them; the codec has m + (k + m) / l parity
+// shards (m global, one local per group), so CodeSpec::m is that sum and r Ceph's m.
 // rs:k=,m= (keys k and m only): a Reed-Solomon code whose construction is chosen for (k, m)
 // by a cost model of encode + rebuild time (codes/rs_auto.h): rs-cauchy (gf=8, or 16 past
 // 256 shards) or rs-fft. parse() returns the chosen spec (its to_string() names it: store
@@ -103,7 +107,10 @@ struct CodeSpec {
   bool packet_auto = false;
   CodeFamily of = CodeFamily::kRsVand;  // kBitmatrixOf: the symbol family expanded
   uint64_t seed = 0;               // kCauchyOpt: the search's seed (1 when not given)
-  unsigned groups = 0;             // kLrc: the l local groups (m = l + r)
+  // kLrc: l local groups and r global parities (m = l + r). kCephLrc: Ceph's l (shards per
+  // local group before its local parity) and m as r, the global parities (m = r + (k + r) / l).
+  unsigned l = 0;
+  unsigned r = 0;
   // kCauchyOpt: the Cauchy points, X (m of them) then Y (k), when given as points= (no
   // search then: the code is these points, whatever a later search would find); empty: the
   // search with `seed` picks them. codes::resolved_spec() gives the points a seed stands for.
