@@ -9,6 +9,8 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libisal-dev libjerasure-dev libgf-complete-dev liberasurecode-dev
   python3-pyeclib
+  # ECCFS: `ecjit eccfs` and its tests (a Redis server of their own on a loopback port)
+  redis-server libhiredis-dev
   # python/: the binding and its tests (pybind11 and setuptools from Debian, no network)
   python3-venv python3-dev python3-pybind11 python3-setuptools python3-wheel python3-pytest python3-numpy
   # test/aot: llvm-objdump-19 / llvm-mca-19, cross compilers + C libraries, qemu-user

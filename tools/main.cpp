@@ -30,6 +30,9 @@ constexpr Command kCommands[] = {
     {"files", "scrub", ecjit::tools::cmd_scrub, "check protected files by signatures; --repair rebuilds bad units"},
     {"files", "restore", ecjit::tools::cmd_restore, "rebuild a protected file (missing, truncated, corrupt) from its redundancy"},
     {"files", "prune", ecjit::tools::cmd_prune, "drop the redundancy of protected files that are gone (dry run by default)"},
+#ifdef ECJIT_HAVE_ECCFS
+    {"files", "eccfs", ecjit::tools::cmd_eccfs, "a tree protected by workers around one Redis (init, notify, worker, status, wait)"},
+#endif
 };
 
 void usage(FILE *out) {
