@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "files/eccfs/changelog.h"
+#include "files/eccfs/monitor.h"
 #include "files/eccfs/worker.h"
 #include "tools/args.h"
 #include "tools/commands.h"
@@ -18,6 +19,7 @@ namespace ecjit::tools {
 namespace {
 
 const char kCmd[] = "eccfs";
+std::atomic<bool> g_stop{false};  // SIGINT / SIGTERM: workers and the monitor finish and return
 
 Option redis_option() {
   return {"redis", "URL", "the tree's Redis, redis://HOST:PORT[/DB] (default $ECJIT_REDIS, else redis://127.0.0.1:6379)"};
@@ -137,8 +139,6 @@ int run_notify(int argc, char **argv) {
   return 0;
 }
 
-std::atomic<bool> g_stop{false};
-
 int run_worker_cmd(int argc, char **argv) {
   CommandDef d;
   d.name = sub_cmd("worker");
@@ -181,6 +181,48 @@ int run_worker_cmd(int argc, char **argv) {
               (unsigned long long)rep->jobs, (unsigned long long)rep->protected_files, (unsigned long long)rep->removed,
               (unsigned long long)rep->failed, (unsigned long long)rep->lost_leases, (unsigned long long)rep->bytes_read,
               (unsigned long long)rep->bytes_written);
+  return 0;
+}
+
+int run_monitor_cmd(int argc, char **argv) {
+  CommandDef d;
+  d.name = sub_cmd("monitor");
+  d.synopsis = "[--redis URL]";
+  d.summary = "record the tree's changes as they happen (inotify)";
+  d.details = "Watches every directory of the tree's root (new ones as they appear) and records each\n"
+              "file closed after writing, moved in, moved out or deleted. Changes wait in memory\n"
+              "while Redis is unreachable. Run it on the machine where the files are written (a\n"
+              "local or NFS-exported file system: inotify sees only this machine's writes); after\n"
+              "downtime, or elsewhere, `eccfs scan`. SIGINT / SIGTERM stops it.";
+  d.options = {redis_option()};
+  d.exit_status = "0 stopped as asked, 1 inotify or Redis failed, 2 bad arguments (no tree)";
+  Args a;
+  if (auto done = parse_command(d, argc, argv, &a)) return *done;
+  signal(SIGINT, [](int) { g_stop.store(true); });
+  signal(SIGTERM, [](int) { g_stop.store(true); });
+  auto rep = eccfs::run_monitor(redis_url(a), g_stop, [](const std::string &line) {
+    std::printf("eccfs monitor: %s\n", line.c_str());
+    std::fflush(stdout);
+  });
+  if (!rep.ok()) return connect_error(d.name, rep.status());
+  std::printf("eccfs monitor: %llu changes recorded, %llu directories watched, %llu overflows\n",
+              (unsigned long long)rep->notes, (unsigned long long)rep->directories, (unsigned long long)rep->overflows);
+  return 0;
+}
+
+int run_scan(int argc, char **argv) {
+  CommandDef d;
+  d.name = sub_cmd("scan");
+  d.synopsis = "[--redis URL]";
+  d.summary = "record every file of the tree (after downtime, or without inotify)";
+  d.details = "Walks the tree's root and records every regular file as written and every file whose\n"
+              "redundancy remains but whose data is gone as deleted. Workers skip files whose size\n"
+              "and mtime are as protected without reading them.";
+  d.options = {redis_option()};
+  Args a;
+  if (auto done = parse_command(d, argc, argv, &a)) return *done;
+  auto n = eccfs::scan_tree(redis_url(a), [](const std::string &line) { std::printf("eccfs scan: %s\n", line.c_str()); });
+  if (!n.ok()) return connect_error(d.name, n.status());
   return 0;
 }
 
@@ -252,19 +294,25 @@ int cmd_eccfs(int argc, char **argv) {
   if (sub == "notify") return run_notify(argc - 1, argv + 1);
   if (sub == "worker") return run_worker_cmd(argc - 1, argv + 1);
   if (sub == "status") return run_status(argc - 1, argv + 1);
+  if (sub == "monitor") return run_monitor_cmd(argc - 1, argv + 1);
+  if (sub == "scan") return run_scan(argc - 1, argv + 1);
   if (sub == "wait") return run_wait(argc - 1, argv + 1);
   const bool help = sub == "--help" || sub == "-h" || sub == "help";
   std::FILE *out = help ? stdout : stderr;
   std::fprintf(out,
-               "usage: ecjit eccfs <init|notify|worker|status|wait> [options]   (each takes --help)\n\n"
+               "usage: ecjit eccfs <init|notify|monitor|scan|worker|status|wait> [options]   (each takes --help)\n\n"
                "A tree's files protected by workers on any number of machines around one Redis: changes are\n"
                "recorded (notify), merged per file and leased to workers once quiet; a worker re-encodes the\n"
                "changed stripes into the tree's redundancy directory (ecjit protect's format). docs/eccfs.md.\n"
                "  init     store the tree's root, redundancy directory, code, unit and delay\n"
                "  notify   record a change of a file (for applications and hooks)\n"
+               "  monitor  record the tree's changes as they happen (inotify)\n"
+               "  scan     record every file of the tree (after downtime, or without inotify)\n"
                "  worker   lease, encode and complete jobs\n"
                "  status   pending changes, jobs, workers, the oldest unprotected change, errors\n"
-               "  wait     return once nothing is pending\n");
+               "  wait     return once nothing is pending\n"
+               "\nexit status: 0 success, 1 Redis unreachable (or a failure the message names), 2 bad arguments\n"
+               "(a bad URL, no tree initialised at it, a file outside the root)\n");
   if (help) return 0;
   if (!sub.empty()) std::fprintf(stderr, "ecjit eccfs: error: unknown subcommand '%s'\n", sub.c_str());
   return 2;

@@ -14,7 +14,7 @@ int cmd_edp(int argc, char **argv);
 // protect / scrub / restore exit with 0 clean, 1 failure, 2 bad arguments, 3 repaired,
 // 4 damage not repaired, 5 data lost.
 int cmd_protect(int argc, char **argv);
-// `ecjit eccfs <init|notify|worker|status|wait>` (built with hiredis: ECJIT_HAVE_ECCFS).
+// `ecjit eccfs <init|notify|monitor|scan|worker|status|wait>` (built with hiredis: ECJIT_HAVE_ECCFS).
 int cmd_eccfs(int argc, char **argv);
 int cmd_scrub(int argc, char **argv);
 int cmd_restore(int argc, char **argv);

@@ -31,7 +31,7 @@ constexpr Command kCommands[] = {
     {"files", "restore", ecjit::tools::cmd_restore, "rebuild a protected file (missing, truncated, corrupt) from its redundancy"},
     {"files", "prune", ecjit::tools::cmd_prune, "drop the redundancy of protected files that are gone (dry run by default)"},
 #ifdef ECJIT_HAVE_ECCFS
-    {"files", "eccfs", ecjit::tools::cmd_eccfs, "a tree protected by workers around one Redis (init, notify, worker, status, wait)"},
+    {"files", "eccfs", ecjit::tools::cmd_eccfs, "a tree protected by workers around one Redis (init, notify, monitor, scan, worker, status, wait)"},
 #endif
 };
 

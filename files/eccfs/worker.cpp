@@ -8,8 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "ecjit/ecjit.h"
-#include "ecjit/file_protection.h"
+#include "files/eccfs/tree_protector.h"
 
 namespace ecjit::eccfs {
 namespace {
@@ -64,18 +63,9 @@ Result<WorkerReport> run_worker(const WorkerOptions &o, const std::function<void
   auto tree = cl.config();
   if (!tree.ok()) return tree.status();
   const std::string name = o.name.empty() ? default_name() : o.name;
-  JitOptions jo;
-  jo.threads = 1;
-  auto jit = Jit::create(jo);
-  if (!jit.ok()) return jit.status();
-  files::ProtectOptions po;
-  po.spec = tree->spec;
-  po.unit = tree->unit;
-  po.ecc_dir = tree->ecc_dir;
-  po.threads = 1;
-  po.max_rate = o.max_rate;
-  auto protector = files::FileProtector::create(**jit, po);
-  if (!protector.ok()) return protector.status();
+  auto tp = open_tree_protector(*tree, o.max_rate);
+  if (!tp.ok()) return tp.status();
+  files::FileProtector *const protector = tp->protector.get();
   WorkerReport rep;
   for (;;) {
     if (o.stop && o.stop->load()) break;
@@ -101,20 +91,20 @@ Result<WorkerReport> run_worker(const WorkerOptions &o, const std::function<void
     {
       KeepAlive keep(o, name, j);
       if (j.remove || !exists(path)) {
-        if (!exists(path) && exists((*protector)->redundancy_path(path, 0))) {
-          auto pruned = (*protector)->prune({path}, /*apply=*/true);
+        if (!exists(path) && exists(protector->redundancy_path(path, 0))) {
+          auto pruned = protector->prune({path}, /*apply=*/true);
           outcome = pruned.ok() ? Status::Ok() : pruned.status();
           what = "redundancy removed";
           if (pruned.ok()) ++rep.removed;
         } else if (exists(path)) {  // removed, then created again: protect what is there
-          auto r = (*protector)->protect(path);
+          auto r = protector->protect(path);
           outcome = r.ok() ? Status::Ok() : r.status();
           what = "protected";
         } else {
           what = "gone, no redundancy";
         }
       } else {
-        auto r = (*protector)->protect(path);
+        auto r = protector->protect(path);
         if (r.ok()) {
           ++rep.protected_files;
           rep.bytes_read += r->bytes_read;

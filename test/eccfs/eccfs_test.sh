@@ -8,7 +8,9 @@
 # the tree's directory); changes merged per file (many notes, one job); append, truncate,
 # rewrite, rename, delete; a damaged file restored to its sha256 from the redundancy the
 # workers wrote; a worker SIGKILLed mid-job (its lease expires, another worker finishes, nothing
-# lost); Redis shut down and restarted mid-run (AOF: nothing lost, the worker waits and resumes);
+# lost); the inotify monitor (a new file, a new directory's file, a rename, a delete) and a scan
+# after downtime (changes nobody saw caught up, unchanged files skipped without re-encoding);
+# Redis shut down and restarted mid-run (AOF: nothing lost, the worker waits and resumes);
 # bad URLs, an unreachable server, a file outside the tree, an uninitialised database.
 # Exit 0 pass, 1 with FAIL lines, 0 with "SKIP: why" when redis-server is not installed.
 set -u -o pipefail
@@ -155,6 +157,41 @@ else
   fail "killed worker: expired=$expired; victim: $(tail -2 "$S/victim.log" | tr '\n' ' '); rescuer: $(tail -2 "$S/rescuer.log" | tr '\n' ' '); $(grep big "$S/scrub.log")"
 fi
 [[ $(sha256sum <"$T/big") == "$sumbig" ]] || fail "the big file changed"
+
+# ---- the monitor (inotify) and scan ------------------------------------------------------------
+"$ECJIT" eccfs monitor >"$S/monitor.log" 2>&1 &
+monitor=$!
+for _ in $(seq 50); do grep -q '^eccfs monitor: watching' "$S/monitor.log" && break; sleep 0.1; done
+head -c 100000 /dev/urandom >"$T/dir/seen1"
+mkdir -p "$T/newdir/deeper"
+head -c 70000 /dev/urandom >"$T/newdir/deeper/seen2"
+mv "$T/dir/f11" "$T/dir/f11.moved"
+rm "$T/dir/f13"
+sleep 1
+kill -TERM $monitor
+wait $monitor; rc=$?
+notes=$(sed -n 's/^eccfs monitor: \([0-9]*\) changes recorded.*/\1/p' "$S/monitor.log")
+E worker --until-idle >"$S/w4.log" 2>&1 || fail "worker after the monitor: $(tail -2 "$S/w4.log")"
+if [[ $rc == 0 ]] && ((notes >= 4)) && scrub && [[ -z $(find "$D" -name 'f13.ecc*' -print -quit) ]] &&
+  [[ -n $(find "$D" -name 'seen2.ecc0' -print -quit) && -n $(find "$D" -name 'f11.moved.ecc0' -print -quit) ]]; then
+  ok "monitor: a new file, a file in a new directory, a rename and a delete recorded ($notes changes), all clean"
+else
+  fail "monitor: rc=$rc notes=$notes; $(tail -3 "$S/monitor.log" | tr '\n' ' '); $(grep -v '^clean' "$S/scrub.log" | tail -3 | tr '\n' ' ')"
+fi
+head -c 30000 /dev/urandom >"$T/dir/unseen"        # written with nothing watching
+head -c 500 /dev/urandom >>"$T/dir/f14"
+rm "$T/dir/f16"
+E scan >"$S/scan.log" 2>&1 || fail "scan: $(tail -2 "$S/scan.log")"
+E worker --until-idle >"$S/w5.log" 2>&1 || fail "worker after the scan: $(tail -2 "$S/w5.log")"
+encoded=$(grep -c 'stripes encoded' "$S/w5.log")
+if scrub && [[ -z $(find "$D" -name 'f16.ecc*' -print -quit) ]]; then
+  ok "scan after downtime: the unseen file, the append and the delete caught up ($(tail -1 "$S/scan.log" | sed 's/^eccfs scan: //'))"
+else
+  fail "scan: $(grep -v '^clean' "$S/scrub.log" | tail -3 | tr '\n' ' ')"
+fi
+unchanged=$(grep -c ': 0 of ' "$S/w5.log")
+((unchanged >= 20)) && ok "scan: $unchanged unchanged files skipped by the workers without re-encoding" ||
+  fail "scan: only $unchanged of $encoded jobs were unchanged files"
 
 # ---- Redis restarted mid-run -------------------------------------------------------------------
 for i in 1 2 3 4 5; do head -c 200000 /dev/urandom >"$T/r$i"; E notify "$T/r$i"; done
