@@ -57,7 +57,8 @@ redis.call('ZADD', pfx .. 'pending', now + tonumber(cfg), path)
 return 1
 )lua";
 
-// ARGV: worker, now, lease_ms. Returns {path, op, ranges, gen, first} or nil.
+// ARGV: worker, now, lease_ms, at most. Returns {path, op, ranges, gen, first, ...}, up to `at
+// most` jobs, or nil.
 constexpr const char *kLease = R"lua(
 local pfx, now, lease = 'eccfs:', tonumber(ARGV[2]), tonumber(ARGV[3])
 for _, p in ipairs(redis.call('ZRANGEBYSCORE', pfx .. 'leased', '-inf', now)) do
@@ -66,7 +67,8 @@ for _, p in ipairs(redis.call('ZRANGEBYSCORE', pfx .. 'leased', '-inf', now)) do
   redis.call('ZADD', pfx .. 'pending', 'NX', now, p)
   redis.call('HINCRBY', pfx .. 'stats', 'expired', 1)
 end
-for _, p in ipairs(redis.call('ZRANGEBYSCORE', pfx .. 'pending', '-inf', now, 'LIMIT', 0, 64)) do
+local out, want = {}, tonumber(ARGV[4])
+for _, p in ipairs(redis.call('ZRANGEBYSCORE', pfx .. 'pending', '-inf', now, 'LIMIT', 0, want + 64)) do
   if not redis.call('ZSCORE', pfx .. 'leased', p) then
     redis.call('ZREM', pfx .. 'pending', p)
     local f = pfx .. 'file:' .. p
@@ -74,11 +76,15 @@ for _, p in ipairs(redis.call('ZRANGEBYSCORE', pfx .. 'pending', '-inf', now, 'L
     if gen then
       redis.call('ZADD', pfx .. 'leased', now + lease, p)
       redis.call('HSET', pfx .. 'lease:' .. p, 'worker', ARGV[1], 'gen', gen)
-      return {p, redis.call('HGET', f, 'op'), redis.call('HGET', f, 'ranges'), gen, redis.call('HGET', f, 'first')}
+      for _, v in ipairs({p, redis.call('HGET', f, 'op'), redis.call('HGET', f, 'ranges'), gen, redis.call('HGET', f, 'first')}) do
+        out[#out + 1] = v
+      end
+      if #out >= 5 * want then break end
     end
   end
 end
-return false
+if #out == 0 then return false end
+return out
 )lua";
 
 // ARGV: path, worker, now, lease_ms.
@@ -281,20 +287,24 @@ Status Changelog::notify(const std::string &path, bool removed, uint64_t offset,
   return r.ok() ? Status::Ok() : r.status();
 }
 
-Result<std::optional<Job>> Changelog::lease(const std::string &worker, uint64_t now, uint64_t lease_ms) {
-  auto r = impl_->eval(kLease, {worker, std::to_string(now), std::to_string(lease_ms)});
+Result<std::vector<Job>> Changelog::lease(const std::string &worker, uint64_t now, uint64_t lease_ms, unsigned max_jobs) {
+  auto r = impl_->eval(kLease, {worker, std::to_string(now), std::to_string(lease_ms), std::to_string(std::max(1u, max_jobs))});
   if (!r.ok()) return r.status();
   const redisReply *a = r->get();
-  if (a->type != REDIS_REPLY_ARRAY) return std::optional<Job>();
-  if (a->elements != 5) return Status(StatusCode::kInternal, "redis " + impl_->url + ": a lease reply of " +
-                                                                 std::to_string(a->elements) + " fields");
-  Job j;
-  j.path = str(a->element[0]);
-  j.remove = str(a->element[1]) == "delete";
-  j.ranges = str(a->element[2]);
-  j.generation = num(a->element[3]);
-  j.first_ms = num(a->element[4]);
-  return std::optional<Job>(std::move(j));
+  std::vector<Job> jobs;
+  if (a->type != REDIS_REPLY_ARRAY) return jobs;
+  if (a->elements % 5) return Status(StatusCode::kInternal, "redis " + impl_->url + ": a lease reply of " +
+                                                                std::to_string(a->elements) + " fields");
+  for (size_t i = 0; i < a->elements; i += 5) {
+    Job j;
+    j.path = str(a->element[i]);
+    j.remove = str(a->element[i + 1]) == "delete";
+    j.ranges = str(a->element[i + 2]);
+    j.generation = num(a->element[i + 3]);
+    j.first_ms = num(a->element[i + 4]);
+    jobs.push_back(std::move(j));
+  }
+  return jobs;
 }
 
 Result<bool> Changelog::extend(const Job &job, const std::string &worker, uint64_t now, uint64_t lease_ms) {

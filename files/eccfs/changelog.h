@@ -56,9 +56,10 @@ class Changelog {
   // (length < 0: to the end, the whole file when offset is 0 too), or the file removed. The
   // file is due delay_ms after its latest change; ranges merge, a removal drops them.
   Status notify(const std::string &path, bool removed, uint64_t offset, int64_t length, uint64_t now_ms);
-  // The next due file for `worker`, leased until now + lease_ms; nullopt when none is due.
-  // Leases that expired first go back to the queue (their worker died: the job is redone).
-  Result<std::optional<Job>> lease(const std::string &worker, uint64_t now_ms, uint64_t lease_ms);
+  // The next due files for `worker` (at most max_jobs, oldest due first), leased until now +
+  // lease_ms; none when none is due. Leases that expired first go back to the queue (their
+  // worker died: the job is redone).
+  Result<std::vector<Job>> lease(const std::string &worker, uint64_t now_ms, uint64_t lease_ms, unsigned max_jobs = 1);
   // Keeps a lease of a long job; false when it was lost (expired and taken again).
   Result<bool> extend(const Job &job, const std::string &worker, uint64_t now_ms, uint64_t lease_ms);
   // The job is done: the file leaves the queue unless it changed meanwhile (then it stays,

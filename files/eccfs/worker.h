@@ -28,8 +28,10 @@ struct WorkerReport {
   uint64_t bytes_read = 0, bytes_written = 0;
 };
 
-// Runs jobs until options say stop. A job: a file written is protected (its changed stripes
-// re-encoded, FileProtector::protect), a file gone has its redundancy pruned; a failure
+// Runs jobs until options say stop, leasing up to 32 at a time. A job: a file written is
+// protected (its changed stripes re-encoded; the leased files together through
+// FileProtector::run, whose small files commit in batches), a file gone has its redundancy
+// pruned; each job completes only once its redundancy is durable. A failure
 // (unreadable, changed while read, no space) goes back to the queue with its message. `log`
 // gets one line per job. Errors: kIoError when Redis stays unreachable past its patience,
 // kInvalidArgument when the tree is not initialised.
