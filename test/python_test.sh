@@ -8,12 +8,7 @@
 # Skipped (exit 0) for sanitizer builds, whose objects a plain extension cannot link, and for
 # builds without the package (ECJIT_BUILD_PACKAGE=OFF: no lib/libecjit.a).
 set -euo pipefail
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 <source dir> <build dir>" >&2
-  exit 2
-fi
-SRC=$(cd "$1" && pwd)
-BUILD=$(cd "$2" && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/binding_args.sh"
 PY=${ECJIT_TEST_PYTHON:-/usr/bin/python3}
 
 cache=$BUILD/CMakeCache.txt

@@ -5,12 +5,7 @@
 # Skipped (exit 0, saying why) without cargo, for builds without the package (no lib/libecjit.so)
 # and when crates.io cannot be reached for the test's peer; a failing test fails.
 set -euo pipefail
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 <source dir> <build dir>" >&2
-  exit 2
-fi
-SRC=$(cd "$1" && pwd)
-BUILD=$(cd "$2" && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/binding_args.sh"
 CARGO=${CARGO:-$(command -v cargo || echo "$HOME/.cargo/bin/cargo")}
 [[ -x $CARGO ]] || { echo "rust_test: skipped (no cargo: https://rustup.rs, or Debian's cargo)"; exit 0; }
 [[ -f $BUILD/lib/libecjit.so ]] || { echo "rust_test: skipped (no $BUILD/lib/libecjit.so: ECJIT_BUILD_PACKAGE=OFF)"; exit 0; }
