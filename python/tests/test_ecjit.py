@@ -186,6 +186,23 @@ def test_encode_other_gf8_codes(spec):
     assert [bytes(p) for p in codec.encode(data)] == gf8_encode(codec.parity_matrix, data)
 
 
+def test_lrc_local_parities_are_group_xors_and_one_loss_is_rebuilt():
+    codec = ecjit.Codec("lrc:k=12,l=2,r=2")
+    assert (codec.k, codec.m) == (12, 4)
+    data = rand_shards(12, 1000, seed=11)
+    parity = [bytes(p) for p in codec.encode(data)]
+    assert parity == gf8_encode(codec.parity_matrix, data)
+    for g in range(2):  # the local parities: each group's XOR, whatever the matrix says
+        x = bytearray(1000)
+        for d in data[6 * g:6 * g + 6]:
+            x = bytearray(a ^ b for a, b in zip(x, d))
+        assert parity[g] == bytes(x)
+    shards = [bytearray(d) for d in data] + [bytearray(p) for p in parity]
+    shards[7][:] = bytes(1000)
+    codec.reconstruct(shards, [i != 7 for i in range(16)])
+    assert bytes(shards[7]) == bytes(data[7])
+
+
 def test_encode_gf16_equals_matrix_product(cauchy16):
     data = rand_shards(6, 2 * 300, seed=3)
     want = gf16_encode(cauchy16.parity_matrix, data)
