@@ -1,5 +1,6 @@
 // RS(k, m) encode through this crate against reed-solomon-erasure 6 (galois_8, the same code),
-// one thread, alternating rounds, medians; the binding's own cost against the C API directly.
+// rs-fft:k=32,m=32 against reed-solomon-simd 3 (likewise), one thread, alternating rounds,
+// medians; the binding's own cost against the C API directly.
 //   cargo run --release --example bench [-- K M SHARD_BYTES SECONDS]
 use std::time::Instant;
 
@@ -45,11 +46,35 @@ fn main() {
             ecjit_sys::ecjit_encode(codec.raw_handle(), raw.0.as_ptr(), raw.1.as_ptr(), len);
         }));
     }
+    // rs-fft:k=32,m=32 against reed-solomon-simd (its own code), the same shards.
+    let (fk, fm) = (32usize, 32usize);
+    let fdata: Vec<Vec<u8>> = (0..fk).map(|i| (0..len).map(|j| (i * 17 + j * 3) as u8).collect()).collect();
+    let fft = ecjit::Codec::new(&format!("rs-fft:k={},m={}", fk, fm)).unwrap();
+    let mut fpar = vec![vec![0u8; len]; fm];
+    let mut simd = reed_solomon_simd::ReedSolomonEncoder::new(fk, fm, len).unwrap();
+    let (mut fo, mut fs) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        fo.push(time(seconds, || fft.encode(&fdata, &mut fpar).unwrap()));
+        fs.push(time(seconds, || {
+            simd.reset(fk, fm, len).unwrap();
+            for d in &fdata {
+                simd.add_original_shard(d).unwrap();
+            }
+            let r = simd.encode().unwrap();
+            std::hint::black_box(r.recovery(0));
+        }));
+    }
     let gbs = |s: f64| (k * len) as f64 / s / 1e9;
     let (o, t, d) = (median(ours), median(theirs), median(direct));
     println!(
         "RS({},{}) {} B shards, encode GB/s (k x shard bytes): ecjit {:.2}, reed-solomon-erasure {:.2} -> {:.2}x; \
          C API directly {:.2} (binding overhead {:+.1}%)",
         k, m, len, gbs(o), gbs(t), t / o, gbs(d), (o / d - 1.0) * 100.0
+    );
+    let (a, b) = (median(fo), median(fs));
+    let fg = |s: f64| (fk * len) as f64 / s / 1e9;
+    println!(
+        "rs-fft:k={},m={} {} B shards, encode GB/s: ecjit {:.2}, reed-solomon-simd {:.2} -> {:.2}x",
+        fk, fm, len, fg(a), fg(b), b / a
     );
 }
