@@ -44,7 +44,7 @@ Status read_ceph_lrc_keys(const std::map<std::string, std::string> &kv, CodeSpec
   if (l == 0) return bad("ceph-lrc: l=0; k + m must be a multiple of l");
   spec->r = m;
   spec->l = l;
-  spec->m = (spec->k + m) % l ? m + 1 : m + (spec->k + m) / l;  // check_ceph_lrc refuses the first
+  spec->m = m + (spec->k + m) / l;  // global + one local per group (check_ceph_lrc refuses l not dividing k + m)
   return Status::Ok();
 }
 

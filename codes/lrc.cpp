@@ -5,8 +5,6 @@
 #include "codes/recoverability.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <mutex>
 
 namespace ecjit::codes {
@@ -36,11 +34,6 @@ bool each_pattern(unsigned n, unsigned e, std::vector<bool> &lost, unsigned from
   return true;
 }
 
-double binomial(unsigned n, unsigned e) {
-  double c = 1;
-  for (unsigned i = 0; i < e; ++i) c = c * (n - i) / (i + 1);
-  return c;
-}
 
 }  // namespace
 

@@ -7,15 +7,12 @@
 #include "codes/locality.h"
 
 namespace ecjit::codes {
-namespace {
 
 double binomial(unsigned n, unsigned e) {
   double c = 1;
   for (unsigned i = 0; i < e; ++i) c = c * (n - i) / (i + 1);
   return c;
 }
-
-}  // namespace
 
 bool decodes_loss(const Field &f, const Matrix &parity, unsigned k, const std::vector<bool> &lost) {
   std::vector<unsigned> cols, rows;

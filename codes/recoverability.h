@@ -29,6 +29,9 @@ struct Recoverability {
 // the shards lost[s]: the surviving parity rows have full rank on the lost data columns.
 bool decodes_loss(const Field &field, const Matrix &parity, unsigned k, const std::vector<bool> &lost);
 
+// C(n, e) as a double (the count of e-loss patterns of n shards; saturates gracefully).
+double binomial(unsigned n, unsigned e);
+
 // Counts, for 1 .. m losses, the patterns the code decodes: every pattern while there are at
 // most `budget` of that size, otherwise `budget` of them drawn with a fixed seed.
 Recoverability recoverability(const LinearCode &code, uint64_t budget);

@@ -18,8 +18,6 @@
 namespace ecjit::eccfs {
 namespace {
 
-bool exists(const std::string &p) { return ::access(p.c_str(), F_OK) == 0; }
-
 struct Note {
   std::string rel;
   bool removed;
@@ -163,7 +161,7 @@ Result<uint64_t> scan_tree(const std::string &redis_url, const std::function<voi
   uint64_t notes = 0;
   for (const std::string &f : *found) {
     if (f.compare(0, tree->root.size() + 1, tree->root + "/") != 0) continue;
-    ECJIT_RETURN_IF_ERROR((*cl)->notify(f.substr(tree->root.size() + 1), !exists(f), 0, -1, now_ms()));
+    ECJIT_RETURN_IF_ERROR((*cl)->notify(f.substr(tree->root.size() + 1), !path_exists(f), 0, -1, now_ms()));
     ++notes;
   }
   log("scanned " + tree->root + ": " + std::to_string(notes) + " files recorded (" +

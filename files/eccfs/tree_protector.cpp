@@ -1,7 +1,11 @@
 // open_tree_protector: what a worker and a scan share to read and write a tree's redundancy.
 #include "files/eccfs/tree_protector.h"
 
+#include <unistd.h>
+
 namespace ecjit::eccfs {
+
+bool path_exists(const std::string &path) { return ::access(path.c_str(), F_OK) == 0; }
 
 Result<TreeProtector> open_tree_protector(const TreeConfig &tree, uint64_t max_rate) {
   JitOptions jo;

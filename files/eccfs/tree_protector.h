@@ -15,6 +15,9 @@ struct TreeProtector {
   std::unique_ptr<files::FileProtector> protector;
 };
 
+// Whether `path` exists (a data file or a redundancy file).
+bool path_exists(const std::string &path);
+
 // A one-thread Jit and FileProtector for `tree` (max_rate bytes per second, 0: unlimited).
 Result<TreeProtector> open_tree_protector(const TreeConfig &tree, uint64_t max_rate = 0);
 

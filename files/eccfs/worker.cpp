@@ -13,8 +13,6 @@
 namespace ecjit::eccfs {
 namespace {
 
-bool exists(const std::string &p) { return ::access(p.c_str(), F_OK) == 0; }
-
 // Jobs leased at once: their small files commit together (FileProtector::run's batches).
 constexpr unsigned kBatchJobs = 32;
 
@@ -124,10 +122,10 @@ Result<WorkerReport> run_worker(const WorkerOptions &o, const std::function<void
     std::vector<size_t> of_path;
     for (size_t i = 0; i < jobs.size(); ++i) {
       const std::string path = tree->root + "/" + jobs[i].path;
-      if (exists(path)) {  // written (or removed, then created again: protect what is there)
+      if (path_exists(path)) {  // written (or removed, then created again: protect what is there)
         paths.push_back(path);
         of_path.push_back(i);
-      } else if (exists(protector->redundancy_path(path, 0))) {
+      } else if (path_exists(protector->redundancy_path(path, 0))) {
         auto pruned = protector->prune({path}, /*apply=*/true);
         outcome[i] = pruned.ok() ? Status::Ok() : pruned.status();
         what[i] = "redundancy removed";
