@@ -192,6 +192,41 @@ func TestBadArgumentsGiveEcjitsErrors(t *testing.T) {
 	if s[0] != nil && len(s[0]) != 0 {
 		t.Fatalf("a failed Reconstruct kept the buffer it gave a missing shard")
 	}
+	// Two parity shards in one buffer: the C API refuses the aliasing.
+	s = shards(rand.New(rand.NewSource(4)), 4, 2, 64)
+	s[5] = s[4]
+	if err := enc.Encode(s); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("two parity shards in one buffer: %v", err)
+	}
+	// A locally repairable code is not MDS: data shards 0 and 1 and their group's local parity
+	// (shard 4) lost leave only the global parity for two unknowns.
+	lrc, err := NewCodec("lrc:k=4,l=2,r=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lenc, err := New(4, 3, WithSpec(lrc.Spec()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = shards(rand.New(rand.NewSource(5)), 4, 3, 64)
+	if err := lenc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	want := clone(s)
+	s[0], s[1], s[4] = nil, nil, nil
+	if err := lenc.Reconstruct(s); !errors.Is(err, ErrSingular) {
+		t.Fatalf("lrc losing a whole group: %v", err)
+	}
+	s = clone(want)
+	s[0], s[1], s[5] = nil, nil, nil
+	if err := lenc.Reconstruct(s); err != nil {
+		t.Fatalf("lrc losing two of a group and the other's local parity: %v", err)
+	}
+	for i := range s {
+		if !bytes.Equal(s[i], want[i]) {
+			t.Fatalf("lrc shard %d rebuilt wrong", i)
+		}
+	}
 	if _, err := New(0, 2); !errors.Is(err, ErrInvShardNum) {
 		t.Fatalf("New(0, 2): %v", err)
 	}

@@ -15,6 +15,7 @@
 #include "codes/gf.h"
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_program.h"
+#include "known_answers.h"
 
 namespace fft = ecjit::codes::fft;
 using ecjit::StatusCode;
@@ -95,29 +96,7 @@ void check_decode(unsigned k, unsigned m, const std::vector<Bytes> &orig,
   }
 }
 
-uint64_t fnv1a64(const uint8_t *p, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
-}
-
-// The originals of bench/rs_simd (main.rs, `originals`): one splitmix64 stream seeded with
-// seed ^ (k << 40) ^ (m << 20) ^ bytes, 8 bytes per output little-endian.
-std::vector<Bytes> kat_originals(uint64_t seed, unsigned k, unsigned m, size_t bytes) {
-  uint64_t state = seed ^ (uint64_t(k) << 40) ^ (uint64_t(m) << 20) ^ bytes;
-  std::vector<Bytes> orig(k, Bytes(bytes));
-  uint64_t word = 0;
-  for (size_t t = 0; t < size_t(k) * bytes; ++t) {
-    if (t % 8 == 0) {
-      uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      word = z ^ (z >> 31);
-    }
-    orig[t / bytes][t % bytes] = uint8_t(word >> (8 * (t % 8)));
-  }
-  return orig;
-}
+using ecjit::test::fnv1a64;
 
 // ---------------------------------------------------------------- field
 
@@ -931,58 +910,21 @@ TEST(RsFft8, DecodeMatrixEqualsTheTransforms) {
 // A known-answer file (format in its header): our recovery shards equal the other codec's,
 // and its shards (printed in full for small cases) decode with us.
 void check_known_answers(const char *path, fft::Gf gf, unsigned min_cases, unsigned min_full) {
-  std::ifstream f(path);
-  ASSERT_TRUE(f.good()) << "cannot read " << path;
-  std::string line, word;
-  uint64_t seed = 0;
-  unsigned k = 0, m = 0, cases = 0, full = 0;
-  size_t bytes = 0;
-  std::vector<Bytes> orig, ours, theirs;
-  while (std::getline(f, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream in(line);
-    in >> word;
-    if (word == "seed") {
-      std::string h;
-      in >> h;
-      seed = std::stoull(h, nullptr, 16);
-    } else if (word == "case") {
-      in >> k >> m >> bytes;
-      orig = kat_originals(seed, k, m, bytes);
-      ours = encode(k, m, orig, gf);
-      theirs.assign(m, Bytes());
-      ++cases;
-    } else if (word == "orig") {
-      std::string h;
-      in >> h;
-      Bytes all;
-      for (auto &o : orig) all.insert(all.end(), o.begin(), o.end());
-      ASSERT_EQ(std::stoull(h, nullptr, 16), fnv1a64(all.data(), all.size()))
-          << "originals differ from bench/rs_simd's generator: case " << k << " " << m << " " << bytes;
-    } else if (word == "rec") {
-      unsigned j;
-      std::string h, hex;
-      in >> j >> h >> hex;
-      ASSERT_LT(j, m);
-      EXPECT_EQ(std::stoull(h, nullptr, 16), fnv1a64(ours[j].data(), bytes))
-          << "recovery " << j << " of case " << k << " " << m << " " << bytes;
-      if (!hex.empty()) {
-        ASSERT_EQ(hex.size(), 2 * bytes);
-        for (size_t t = 0; t < bytes; ++t)
-          theirs[j].push_back(uint8_t(std::stoul(hex.substr(2 * t, 2), nullptr, 16)));
-        EXPECT_EQ(theirs[j], ours[j]) << "recovery " << j << " of case " << k << " " << m;
-      }
-    } else if (word == "end") {
-      // Decode from the crate's recovery shards (ours where only a hash was stored) with as
-      // many originals lost as possible, lowest indices first.
-      std::vector<Bytes> rec = ours;
-      if (!theirs.empty() && !theirs[0].empty()) rec = theirs, ++full;
-      std::vector<bool> keep(k + m, true);
-      for (unsigned i = 0; i < std::min(k, m); ++i) keep[i] = false;
-      check_decode(k, m, orig, rec, keep, "KAT case " + std::to_string(k) + ":" + std::to_string(m), gf);
-    } else {
-      FAIL() << "bad KAT line: " << line;
+  unsigned cases = 0, full = 0;
+  for (const ecjit::test::KatCase &c : ecjit::test::read_known_answers(path)) {
+    ++cases;
+    const auto ours = encode(c.k, c.m, c.orig, gf);
+    for (unsigned j = 0; j < c.m; ++j) {
+      EXPECT_EQ(c.rec_hash[j], fnv1a64(ours[j].data(), c.bytes)) << "recovery " << j << " of case " << c.name();
+      if (!c.rec[j].empty()) EXPECT_EQ(c.rec[j], ours[j]) << "recovery " << j << " of case " << c.name();
     }
+    // Decode from the other codec's recovery shards (ours where only a hash was stored) with
+    // as many originals lost as possible, lowest indices first.
+    std::vector<Bytes> rec = ours;
+    if (c.full()) rec = c.rec, ++full;
+    std::vector<bool> keep(c.k + c.m, true);
+    for (unsigned i = 0; i < std::min(c.k, c.m); ++i) keep[i] = false;
+    check_decode(c.k, c.m, c.orig, rec, keep, "KAT case " + c.name(), gf);
   }
   EXPECT_GE(cases, min_cases);
   EXPECT_GE(full, min_full);

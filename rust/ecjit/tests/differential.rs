@@ -129,6 +129,17 @@ fn bad_arguments_give_ecjits_errors() {
     let mut none: Vec<Option<Vec<u8>>> = vec![None, None, None, Some(vec![0u8; 8]), Some(vec![0u8; 8])];
     assert_eq!(rs.reconstruct(&mut none).unwrap_err().kind(), ErrorKind::TooManyErasures);
     assert!(none[0].is_none() && none[3].is_some(), "a failed reconstruct leaves the shards as they were");
+    // A locally repairable code is not MDS: data shards 0 and 1 and their group's local parity
+    // (shard 4) lost leave only the global parity for two unknowns.
+    let lrc = Codec::new("lrc:k=4,l=2,r=1").unwrap();
+    let mut shards = vec![vec![7u8; 64]; 7];
+    let present = [false, false, true, true, false, true, true];
+    let e = lrc.reconstruct(&mut shards, &present).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Singular, "{}", e);
+    assert!(e.message().contains("not MDS for this erasure set"), "{}", e);
+    assert!(shards.iter().all(|s| s.iter().all(|&b| b == 7)), "a failed reconstruct writes nothing");
+    let present = [false, false, true, true, true, false, true];
+    lrc.reconstruct(&mut shards, &present).unwrap();
 }
 
 #[test]
