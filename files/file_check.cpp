@@ -74,13 +74,14 @@ Result<FileReport> FileProtector::Impl::check(const std::string &path, bool repa
   };
   // Never protected (protect leaves the lock file; a copied set has its file 0): nothing to
   // lock, nothing created.
-  if (::access(lock_path(c.abs).c_str(), F_OK) != 0 && ::access((ecc_base(c.abs) + ".ecc0").c_str(), F_OK) != 0) {
+  if (::access(lock_path(c.abs).c_str(), F_OK) != 0 && !has_redundancy_file(c.abs)) {
     c.rep.verdict = Verdict::kUnprotected;
     c.rep.notes.push_back("no redundancy files " + ecc_base(c.abs) + ".ecc*");
     auto from = renamed_from_.find(c.abs);
     if (from != renamed_from_.end()) c.rep.notes.push_back(c.abs + ": renamed from " + from->second);
     return finish();
   }
+  if (roots_.size() > 1) (void)make_dirs(dir_name(lock_path(c.abs)));  // domain 0 may be the one lost
   auto lock = RunLock::acquire(lock_path(c.abs), c.abs);
   if (!lock.ok()) {
     if (lock.status().message().find("busy") != std::string::npos) return lock.status();
@@ -89,12 +90,14 @@ Result<FileReport> FileProtector::Impl::check(const std::string &path, bool repa
     return finish();
   }
   // A repair that cannot write says so before it reads anything (not "unprotected").
+  std::vector<std::string> writes = commit_dirs(c.abs, unsigned(roots_.size()));
+  writes.insert(writes.begin(), c.abs);
   if (repair && (c.to.empty() || c.write_ecc))
-    for (const std::string &p : {c.abs, dir_name(ecc_base(c.abs))})
+    for (const std::string &p : writes)
       if (::access(p.c_str(), W_OK) != 0 && errno == EROFS)
         return Status(StatusCode::kIoError, p + ": read-only file system; nothing repaired (a scrub without "
                                                 "--repair checks it as it is)");
-  c.set = RedundancySet::load(ecc_base(c.abs), base_name(c.abs), default_->m(), c.write_ecc);
+  c.set = load_set(c.abs, default_->m(), c.write_ecc);
   c.auth = c.set.newest();
   if (!c.auth) {
     c.rep.verdict = Verdict::kUnprotected;
@@ -369,6 +372,7 @@ Status FileProtector::Impl::rebuild(Check &c) {
     fresh[r] = auth;
     fresh[r].ecc_index = r;
     fresh_tmp[r] = c.set.files[r].path + ".tmp-repair";
+    ECJIT_RETURN_IF_ERROR(make_dirs(dir_name(fresh_tmp[r])));  // a lost domain's shadow tree
     auto fd = open_file(fresh_tmp[r], O_RDWR | O_CREAT | O_TRUNC, 0644);
     if (!fd.ok()) return fd.status();
     fresh_fd[r] = std::move(*fd);
@@ -535,7 +539,8 @@ Status FileProtector::Impl::rebuild(Check &c) {
   }
   armed = false;
   if (writes_data) ::unlink(marker.c_str());
-  if (c.any_regen) ECJIT_RETURN_IF_ERROR(sync_dir(dir_name(ecc_base(abs))));
+  if (c.any_regen)
+    for (const std::string &d : commit_dirs(abs, m)) ECJIT_RETURN_IF_ERROR(sync_dir(d));
   if (n_lost) {
     c.rep.verdict = Verdict::kDataLost;
     std::string where = !c.rep.partial_path.empty() ? "the recoverable parts are in " + c.rep.partial_path

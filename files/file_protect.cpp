@@ -28,7 +28,7 @@ Status FileProtector::Impl::commit(PendingCommit &p, bool synced, bool sync_dire
   if (st.ok()) failpoint("protect.temps-written");
   for (unsigned r = 0; st.ok() && r < p.m; ++r) {
     if (r == 1) failpoint("protect.between-renames");
-    const std::string final_path = p.base + ".ecc" + std::to_string(r);
+    const std::string final_path = ecc_path(p.abs, r);
     if (::rename(p.tmp[r].c_str(), final_path.c_str()) != 0)
       st = Status(StatusCode::kIoError, final_path + ": rename: " + std::strerror(errno));
     else
@@ -41,11 +41,12 @@ Status FileProtector::Impl::commit(PendingCommit &p, bool synced, bool sync_dire
   }
   // A code with fewer parities than before leaves no stale redundancy files behind.
   for (unsigned r = p.m;; ++r) {
-    const std::string extra = p.base + ".ecc" + std::to_string(r);
+    const std::string extra = ecc_path(p.abs, r);
     if (::unlink(extra.c_str()) != 0) break;
   }
-  if (sync_directory) ECJIT_RETURN_IF_ERROR(sync_dir(dir_name(p.base)));
-  if (p.clear_loss) remove_loss_record(p.base);
+  if (sync_directory)
+    for (const std::string &d : commit_dirs(p.abs, p.m)) ECJIT_RETURN_IF_ERROR(sync_dir(d));
+  if (p.clear_loss) remove_loss_record(ecc_base(p.abs));
   p.fds.clear();
   p.lock.reset();
   return Status::Ok();
@@ -57,7 +58,7 @@ void FileProtector::Impl::commit_batch(std::vector<Batched> &batch,
   // syncfs flushes the file system of the first temporary: every temporary of the batch when
   // they share it (checked by device), else each one's fsync.
   bool one_fs = true;
-  for (const Batched &b : batch) one_fs = one_fs && b.pending.dev == batch[0].pending.dev;
+  for (const Batched &b : batch) one_fs = one_fs && b.pending.one_dev && b.pending.dev == batch[0].pending.dev;
   bool synced = false;
   if (one_fs) {
     auto fd = open_file(batch[0].pending.tmp[0], O_RDONLY);
@@ -67,14 +68,16 @@ void FileProtector::Impl::commit_batch(std::vector<Batched> &batch,
   std::vector<Status> status(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {
     status[i] = commit(batch[i].pending, synced, /*sync_directory=*/false);
-    if (status[i].ok()) dirs.push_back(dir_name(batch[i].pending.base));
+    if (status[i].ok())
+      for (std::string &d : commit_dirs(batch[i].pending.abs, batch[i].pending.m)) dirs.push_back(std::move(d));
   }
   std::sort(dirs.begin(), dirs.end());
   dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
   std::map<std::string, Status> dir_status;
   for (const std::string &d : dirs) dir_status[d] = sync_dir(d);
   for (size_t i = 0; i < batch.size(); ++i) {
-    if (status[i].ok()) status[i] = dir_status[dir_name(batch[i].pending.base)];
+    for (const std::string &d : commit_dirs(batch[i].pending.abs, batch[i].pending.m))
+      if (status[i].ok()) status[i] = dir_status[d];
     if (status[i].ok()) done(batch[i].index, batch[i].report);
     else done(batch[i].index, status[i]);
   }
@@ -91,7 +94,7 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
   auto id = identity_of(data->get(), abs);
   if (!id.ok()) return id.status();
 
-  RedundancySet old_set = RedundancySet::load(ecc_base(abs), base_name(abs), default_->m(), false);
+  RedundancySet old_set = load_set(abs, default_->m(), false);
   // Unless told otherwise, a protected file keeps its code and unit.
   const RedundancyHeader *prev = old_set.newest();
   std::shared_ptr<const Codec> codec_ptr = default_;
@@ -103,7 +106,8 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
   const Codec &codec = *codec_ptr;
   const unsigned k = codec.k(), m = codec.m(), n = k + m;
   const uint64_t unit = opt_.unit ? opt_.unit : prev ? prev->unit : ProtectOptions::kDefaultUnit;
-  if (m > old_set.files.size()) old_set = RedundancySet::load(ecc_base(abs), base_name(abs), m, false);
+  ECJIT_RETURN_IF_ERROR(check_domains(codec));
+  if (m > old_set.files.size()) old_set = load_set(abs, m, false);
   std::vector<EccFile> &old = old_set.files;
   old.resize(m);
   // Old redundancy of the same code and unit can lend its ECC units to unchanged stripes.
@@ -154,8 +158,10 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
   std::vector<RedundancyHeader> hdrs(m, hdr);
   for (unsigned r = 0; r < m; ++r) hdrs[r].ecc_index = r;
 
-  // Temporaries beside the final files; leftovers of killed runs are removed first.
-  const std::string base = ecc_base(abs);
+  // Temporaries beside the final files (in their domains); leftovers of killed runs are
+  // removed first.
+  const std::vector<std::string> bases = ecc_bases(abs);
+  for (size_t d = 1; d < bases.size(); ++d) ECJIT_RETURN_IF_ERROR(make_dirs(dir_name(bases[d])));
   char suffix[32];
   snprintf(suffix, sizeof suffix, ".tmp-%016llx", static_cast<unsigned long long>(hdr.run_id));
   std::vector<std::string> tmp_path(m);
@@ -164,10 +170,11 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
     for (unsigned r = 0; r < m; ++r)
       if (!tmp_path[r].empty()) ::unlink(tmp_path[r].c_str());
   };
-  for (const std::string &left : leftover_temps(base)) ::unlink(left.c_str());
+  for (const std::string &b : bases)
+    for (const std::string &left : leftover_temps(b)) ::unlink(left.c_str());
   const uint64_t file_bytes = hdrs[0].file_bytes();
   for (unsigned r = 0; r < m; ++r) {
-    tmp_path[r] = base + ".ecc" + std::to_string(r) + suffix;
+    tmp_path[r] = ecc_path(abs, r) + suffix;
     auto fd = open_file(tmp_path[r], O_RDWR | O_CREAT | O_EXCL, 0644);
     if (!fd.ok()) {
       remove_temps();
@@ -321,13 +328,17 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
   }
   PendingCommit own;
   PendingCommit &p = pending ? *pending : own;
-  p.base = base;
+  p.abs = abs;
   p.m = m;
   p.tmp = std::move(tmp_path);
   p.clear_loss = opt_.accept_loss;
   p.bytes = uint64_t(m) * file_bytes;
-  struct stat tmp_stat;
-  if (::fstat(tmp[0].get(), &tmp_stat) == 0) p.dev = tmp_stat.st_dev;
+  for (unsigned r = 0; r < m; ++r) {
+    struct stat tmp_stat;
+    if (::fstat(tmp[r].get(), &tmp_stat) != 0) p.one_dev = false;
+    else if (r == 0) p.dev = tmp_stat.st_dev;
+    else p.one_dev = p.one_dev && tmp_stat.st_dev == p.dev;
+  }
   // A batched commit syncs the whole file system (or reopens each temporary): its files hold
   // no descriptors while they wait.
   if (!pending) p.fds = std::move(tmp);

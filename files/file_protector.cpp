@@ -56,19 +56,24 @@ std::vector<std::string> FileProtector::Impl::leftover_temps(const std::string &
 
 std::vector<std::string> FileProtector::Impl::missing_in(const std::string &dir) const {
   std::vector<std::string> out;
-  const std::string shadow = dir_name(ecc_base(dir == "/" ? "/x" : dir + "/x"));
-  DIR *d = ::opendir(shadow.c_str());
-  if (!d) return out;
-  const std::string suffix = ".ecc0";
-  while (struct dirent *e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
-    const std::string data = (dir == "/" ? "" : dir) + "/" + name.substr(0, name.size() - suffix.size());
-    struct stat st;
-    if (::lstat(data.c_str(), &st) != 0 && errno == ENOENT) out.push_back(data);
+  // Each domain's redundancy file r (domain 0 may be the one lost); without domains, file 0.
+  const std::vector<std::string> bases = ecc_bases(dir == "/" ? "/x" : dir + "/x");
+  for (unsigned r = 0; r < bases.size(); ++r) {
+    DIR *d = ::opendir(dir_name(bases[r]).c_str());
+    if (!d) continue;
+    const std::string suffix = ".ecc" + std::to_string(r);
+    while (struct dirent *e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        continue;
+      const std::string data = (dir == "/" ? "" : dir) + "/" + name.substr(0, name.size() - suffix.size());
+      struct stat st;
+      if (::lstat(data.c_str(), &st) != 0 && errno == ENOENT) out.push_back(data);
+    }
+    ::closedir(d);
   }
-  ::closedir(d);
   std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -79,7 +84,6 @@ Result<std::vector<std::string>> FileProtector::Impl::expand(const std::vector<s
   walked_by_size_.clear();
   renamed_from_.clear();
   renamed_to_.clear();
-  const std::string ecc_root = opt_.ecc_dir.empty() ? "" : absolute_path(opt_.ecc_dir);
   auto add_file = [&](const std::string &p, const struct stat &st) {
     out.push_back(p);
     walked_inodes_[{uint64_t(st.st_dev), uint64_t(st.st_ino)}] = p;
@@ -102,7 +106,7 @@ Result<std::vector<std::string>> FileProtector::Impl::expand(const std::vector<s
     std::sort(names.begin(), names.end());
     for (const std::string &name : names) {
       const std::string p = dir == "/" ? "/" + name : dir + "/" + name;
-      if (p == ecc_root) continue;
+      if (std::find(roots_.begin(), roots_.end(), p) != roots_.end()) continue;  // redundancy, not data
       struct stat st;
       if (::lstat(p.c_str(), &st) != 0) continue;
       if (S_ISDIR(st.st_mode)) {
@@ -125,11 +129,11 @@ Result<std::vector<std::string>> FileProtector::Impl::expand(const std::vector<s
     const std::string abs = absolute_path(path);
     if (is_redundancy(abs))
       return Status(StatusCode::kInvalidArgument,
-                    path + ": is redundancy (a .ecjit directory or the --ecc-dir), not data; name the data files");
+                    path + ": is redundancy (a .ecjit directory, the --ecc-dir or a failure domain), not data; name the data files");
     struct stat st;
     if (::stat(abs.c_str(), &st) != 0) {
       // A protected file that is gone, named on the command line: scrub reports it.
-      if (protected_missing && errno == ENOENT && ::access((ecc_base(abs) + ".ecc0").c_str(), F_OK) == 0) {
+      if (protected_missing && errno == ENOENT && has_redundancy_file(abs)) {
         missing.push_back(abs);
         continue;
       }
@@ -146,7 +150,7 @@ Result<std::vector<std::string>> FileProtector::Impl::expand(const std::vector<s
   // A missing file whose protected inode is a walked file was renamed (or hard-linked) there;
   // else one whose data is a walked unprotected file's was copied there and deleted.
   for (const std::string &m : missing) {
-    RedundancySet set = RedundancySet::load(ecc_base(m), base_name(m), default_->m(), false);
+    RedundancySet set = load_set(m, default_->m(), false);
     if (const RedundancyHeader *h = set.newest()) {
       Rename r;
       auto it = walked_inodes_.find({h->data.dev, h->data.inode});
@@ -187,7 +191,7 @@ std::string FileProtector::Impl::same_data(const RedundancyHeader &h) {
     if (h.data_bytes(last, j)) last_j = j;
   unsigned tried = 0;
   for (const std::string &p : sized->second) {
-    if (renamed_from_.count(p) || ::access((ecc_base(p) + ".ecc0").c_str(), F_OK) == 0) continue;
+    if (renamed_from_.count(p) || has_redundancy_file(p)) continue;
     if (++tried > 16) break;  // bounded work per missing file
     if (unit_matches(h, p, 0, 0) && unit_matches(h, p, last, last_j)) return p;
   }
@@ -204,14 +208,18 @@ Result<std::vector<FileReport>> FileProtector::Impl::prune(const std::vector<std
     FileReport rep;
     rep.path = f;
     rep.verdict = Verdict::kMissing;
-    const std::string base = ecc_base(f), dir = dir_name(base), prefix = base_name(base) + ".";
-    std::vector<std::string> victims;
-    if (DIR *d = ::opendir(dir.c_str())) {
+    std::vector<std::string> victims, dirs;
+    for (const std::string &base : ecc_bases(f)) {  // every domain's files of it
+      const std::string dir = dir_name(base), prefix = base_name(base) + ".";
+      DIR *d = ::opendir(dir.c_str());
+      if (!d) continue;
+      dirs.push_back(dir);
       while (struct dirent *e = ::readdir(d)) {
         const std::string name = e->d_name;
         if (name.compare(0, prefix.size(), prefix) != 0) continue;
         const std::string rest = name.substr(prefix.size());
-        if (rest.compare(0, 3, "ecc") == 0 || rest == "lock" || rest == "lost" || rest == "repairing") victims.push_back(dir + "/" + name);
+        if (rest.compare(0, 3, "ecc") == 0 || rest == "lock" || rest == "lost" || rest == "repairing")
+          victims.push_back(dir + "/" + name);
       }
       ::closedir(d);
     }
@@ -221,7 +229,8 @@ Result<std::vector<FileReport>> FileProtector::Impl::prune(const std::vector<std
         return Status(StatusCode::kIoError, v + ": cannot remove: " + std::strerror(errno));
       rep.notes.push_back((apply ? "removed " : "would remove ") + v);
     }
-    if (apply) ECJIT_RETURN_IF_ERROR(sync_dir(dir));
+    for (const std::string &dir : dirs)
+      if (apply) ECJIT_RETURN_IF_ERROR(sync_dir(dir));
     out.push_back(std::move(rep));
   }
   return out;
@@ -288,6 +297,21 @@ void FileProtector::Impl::run(const std::vector<std::string> &files, Command com
   for (size_t i : large) report(i, one(i, threads));
 }
 
+void set_redundancy_dirs(ProtectOptions &options, const std::string &list) {
+  options.ecc_dir.clear();
+  options.ecc_domains.clear();
+  if (list.find(',') == std::string::npos) {
+    options.ecc_dir = list;
+    return;
+  }
+  for (size_t at = 0;;) {
+    const size_t comma = list.find(',', at);
+    options.ecc_domains.push_back(list.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+}
+
 FileProtector::FileProtector(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 FileProtector::~FileProtector() = default;
 
@@ -298,9 +322,25 @@ Result<std::unique_ptr<FileProtector>> FileProtector::create(Jit &jit, const Pro
   auto spec = CodeSpec::parse(options.spec.empty() ? ProtectOptions::kDefaultSpec : options.spec);
   if (!spec.ok()) return spec.status();
   ECJIT_RETURN_IF_ERROR(check_protectable(*spec));
+  if (!options.ecc_domains.empty()) {
+    if (!options.ecc_dir.empty())
+      return Status(StatusCode::kInvalidArgument, "give an ecc_dir or failure domains, not both");
+    std::vector<std::string> seen;
+    for (const std::string &d : options.ecc_domains) {
+      if (d.empty()) return Status(StatusCode::kInvalidArgument, "a failure domain with an empty path");
+      const std::string abs = absolute_path(d);
+      for (const std::string &o : seen)
+        if (abs == o || abs.compare(0, o.size() + 1, o + "/") == 0 || o.compare(0, abs.size() + 1, abs + "/") == 0)
+          return Status(StatusCode::kInvalidArgument,
+                        "failure domains " + o + " and " + abs + " overlap: each must be a directory of its own");
+      seen.push_back(abs);
+    }
+  }
   auto codec = jit.codec(*spec);
   if (!codec.ok()) return codec.status();
-  return std::unique_ptr<FileProtector>(new FileProtector(std::make_unique<Impl>(jit, options, *codec)));
+  auto impl = std::make_unique<Impl>(jit, options, *codec);
+  if (!options.spec.empty()) ECJIT_RETURN_IF_ERROR(impl->check_domains(**codec));  // else each file's own code
+  return std::unique_ptr<FileProtector>(new FileProtector(std::move(impl)));
 }
 
 void FileProtector::on_progress(std::function<void(const Progress &)> callback) {

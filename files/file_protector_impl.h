@@ -85,12 +85,14 @@ class FileProtector::Impl {
   Impl(Jit &jit, ProtectOptions opt, std::shared_ptr<const Codec> codec)
       : jit_(jit), opt_(std::move(opt)), rate_(opt_.max_rate), default_(std::move(codec)) {
     codecs_[default_->spec().to_string()] = default_;
+    if (!opt_.ecc_domains.empty())
+      for (const std::string &d : opt_.ecc_domains) roots_.push_back(absolute_path(d));
+    else if (!opt_.ecc_dir.empty())
+      roots_.push_back(absolute_path(opt_.ecc_dir));
   }
 
   void on_progress(std::function<void(const Progress &)> callback) { progress_ = std::move(callback); }
-  std::string redundancy_path(const std::string &path, unsigned r) const {
-    return ecc_base(absolute_path(path)) + ".ecc" + std::to_string(r);
-  }
+  std::string redundancy_path(const std::string &path, unsigned r) const { return ecc_path(absolute_path(path), r); }
   Result<std::vector<std::string>> expand(const std::vector<std::string> &paths, bool protected_missing,
                                           Skipped *skipped);
   Result<std::vector<FileReport>> prune(const std::vector<std::string> &paths, bool apply);
@@ -100,11 +102,12 @@ class FileProtector::Impl {
   // over the old files (in order: a crash between renames leaves older files that scrub
   // reads by their run id) and syncs the directory. Holds the file's run lock until then.
   struct PendingCommit {
-    std::string base;              // the redundancy's shadow name
+    std::string abs;               // the data file
     unsigned m = 0;
     std::vector<std::string> tmp;  // temporary of redundancy file r
     std::vector<Fd> fds;           // their descriptors (closed for a batched commit)
     dev_t dev = 0;                 // the temporaries' file system
+    bool one_dev = true;           // whether they share it (failure domains: rarely)
     uint64_t bytes = 0;            // written to them
     std::optional<RunLock> lock;
     bool clear_loss = false;       // --accept-loss: the loss record goes with the commit
@@ -117,13 +120,40 @@ class FileProtector::Impl {
   void run(const std::vector<std::string> &files, Command command,
            const std::function<void(size_t, const Result<FileReport> &)> &on_done);
 
+  // kInvalidArgument where a code's m redundancy files would share a failure domain.
+  Status check_domains(const Codec &codec) const {
+    if (roots_.size() <= 1 || codec.m() <= roots_.size()) return Status::Ok();
+    return Status(StatusCode::kInvalidArgument,
+                  codec.spec().to_string() + " writes " + std::to_string(codec.m()) + " redundancy files per file, which " +
+                      std::to_string(roots_.size()) + " failure domains cannot hold one to a domain; give at least " +
+                      std::to_string(codec.m()) + " (--ecc-dir D0,D1,...)");
+  }
  private:
   struct Check;
 
-  // The shadow name of a data file, without the ".ecc<r>" suffix.
-  std::string ecc_base(const std::string &abs) const {
-    if (opt_.ecc_dir.empty()) return dir_name(abs) + "/.ecjit/" + base_name(abs);
-    return absolute_path(opt_.ecc_dir) + abs;
+  // The shadow name of a data file in the domain of its redundancy file r, without the
+  // ".ecc<r>" suffix; r = 0 also names its lock, loss record and repair marker.
+  std::string ecc_base(const std::string &abs, unsigned r = 0) const {
+    if (roots_.empty()) return dir_name(abs) + "/.ecjit/" + base_name(abs);
+    return roots_[std::min<size_t>(r, roots_.size() - 1)] + abs;
+  }
+  std::string ecc_path(const std::string &abs, unsigned r) const { return ecc_base(abs, r) + ".ecc" + std::to_string(r); }
+  // The data file's shadow name in each domain (one without failure domains).
+  std::vector<std::string> ecc_bases(const std::string &abs) const {
+    std::vector<std::string> bases;
+    for (unsigned r = 0; r < std::max<size_t>(1, roots_.size()); ++r) bases.push_back(ecc_base(abs, r));
+    return bases;
+  }
+  // Whether a data file has redundancy to check: its redundancy file 0, or with failure
+  // domains its file in any of them (domain 0, and its lock with it, may be the one lost).
+  bool has_redundancy_file(const std::string &abs) const {
+    for (unsigned r = 0; r < std::max<size_t>(1, roots_.size()); ++r)
+      if (::access(ecc_path(abs, r).c_str(), F_OK) == 0) return true;
+    return false;
+  }
+  // The redundancy files of a data file as found on disk (RedundancySet::load).
+  RedundancySet load_set(const std::string &abs, unsigned m_hint, bool writable) const {
+    return RedundancySet::load([this, abs](unsigned r) { return ecc_path(abs, r); }, base_name(abs), m_hint, writable);
   }
   std::string lock_path(const std::string &abs) const { return ecc_base(abs) + ".lock"; }
   // Present while a repair writes into the data file in place (judge, rebuild).
@@ -143,6 +173,15 @@ class FileProtector::Impl {
   }
 
   Status commit(PendingCommit &p, bool synced, bool sync_directory);
+  // The directories a commit of m redundancy files renames into.
+  std::vector<std::string> commit_dirs(const std::string &abs, unsigned m) const {
+    std::vector<std::string> dirs;
+    for (unsigned r = 0; r < std::max(1u, m); ++r) {
+      std::string d = dir_name(ecc_base(abs, r));
+      if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(std::move(d));
+    }
+    return dirs;
+  }
   // Many small files' commits at once: one syncfs for all their temporaries, the renames,
   // one fsync per directory - instead of m + 1 fsyncs per file.
   struct Batched {
@@ -162,13 +201,14 @@ class FileProtector::Impl {
   bool judge(Check &c);  // false: done (nothing to rebuild)
   Status rebuild(Check &c);
 
-  // Whether `abs` is redundancy rather than data: inside a `.ecjit` directory or the ecc_dir.
+  // Whether `abs` is redundancy rather than data: inside a `.ecjit` directory, the ecc_dir
+  // or a failure domain.
   bool is_redundancy(const std::string &abs) const {
     if (abs.find("/.ecjit/") != std::string::npos || (abs.size() >= 7 && abs.compare(abs.size() - 7, 7, "/.ecjit") == 0))
       return true;
-    if (opt_.ecc_dir.empty()) return false;
-    const std::string root = absolute_path(opt_.ecc_dir);
-    return abs == root || abs.compare(0, root.size() + 1, root + "/") == 0;
+    for (const std::string &root : roots_)
+      if (abs == root || abs.compare(0, root.size() + 1, root + "/") == 0) return true;
+    return false;
   }
   // The data files of directory `dir` that have redundancy (".ecc0") but no data file.
   std::vector<std::string> missing_in(const std::string &dir) const;
@@ -182,6 +222,9 @@ class FileProtector::Impl {
 
   Jit &jit_;
   ProtectOptions opt_;
+  // Where redundancy goes, absolute: none (.ecjit beside each file), the ecc_dir, or the
+  // failure domains (file r in roots_[r]).
+  std::vector<std::string> roots_;
   // From the last expand(): the walked regular files by (device, inode), and the files a
   // missing protected file was renamed to (by inode), for scrub's verdicts.
   std::map<std::pair<uint64_t, uint64_t>, std::string> walked_inodes_;

@@ -5,14 +5,14 @@
 
 namespace ecjit::files {
 
-RedundancySet RedundancySet::load(const std::string &base, const std::string &data_name, unsigned m_hint,
-                                  bool writable) {
+RedundancySet RedundancySet::load(std::function<std::string(unsigned)> path_of, const std::string &data_name,
+                                  unsigned m_hint, bool writable) {
   RedundancySet set;
-  set.base = base;
+  set.path_of = std::move(path_of);
   unsigned m = m_hint;
   for (unsigned r = 0; r < m; ++r) {
     EccFile e;
-    e.path = base + ".ecc" + std::to_string(r);
+    e.path = set.path_of(r);
     auto fd = open_file(e.path, (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW);
     if (!fd.ok()) {
       e.problem = fd.status().message();
@@ -57,7 +57,7 @@ void RedundancySet::align_to(const RedundancyHeader &auth) {
   for (unsigned r = 0; r < auth.m; ++r) {
     EccFile &e = files[r];
     if (e.path.empty()) {
-      e.path = base + ".ecc" + std::to_string(r);
+      e.path = path_of(r);
       e.problem = e.path + ": does not exist";
     }
     const auto &h = e.header;

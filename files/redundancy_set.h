@@ -2,6 +2,7 @@
 // why a file cannot be used, and which file of which run serves which stripe.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,13 +21,14 @@ struct EccFile {
 };
 
 struct RedundancySet {
-  std::string base;            // the data file's shadow name
-  std::vector<EccFile> files;  // files[r] = <base>.ecc<r>
+  std::function<std::string(unsigned)> path_of;  // where redundancy file r of the data file lives
+  std::vector<EccFile> files;                     // files[r] at path_of(r)
 
-  // Opens and parses <base>.ecc0 .. at least m_hint of them (more when a header says m is
-  // larger). Missing, torn, or written for another data file (name or index): no header and
-  // a problem. Errors: none today (every failure is a file's problem).
-  static RedundancySet load(const std::string &base, const std::string &data_name, unsigned m_hint, bool writable);
+  // Opens and parses redundancy files 0 .. at least m_hint of them (more when a header says m
+  // is larger). Missing, torn, or written for another data file (name or index): no header
+  // and a problem. Errors: none today (every failure is a file's problem).
+  static RedundancySet load(std::function<std::string(unsigned)> path_of, const std::string &data_name,
+                            unsigned m_hint, bool writable);
 
   // The header of the newest protect run (the authority on the data's signatures); null when
   // no file is usable.

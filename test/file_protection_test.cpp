@@ -122,10 +122,13 @@ struct Fixture {
   Scratch scratch;
   ProtectOptions opt;
   std::unique_ptr<FileProtector> fp;
-  Fixture(const std::string &name, const std::string &spec, uint64_t unit) : scratch(name) {
+  // domains: names of failure-domain directories in the scratch directory (none: .ecjit).
+  Fixture(const std::string &name, const std::string &spec, uint64_t unit, const std::vector<std::string> &domains = {})
+      : scratch(name) {
     opt.spec = spec;
     opt.unit = unit;
     opt.threads = 2;
+    for (const std::string &d : domains) opt.ecc_domains.push_back(scratch.path(d));
     auto p = FileProtector::create(*test_jit(), opt);
     EXPECT_TRUE(p.ok()) << p.status().to_string();
     fp = std::move(*p);
@@ -519,3 +522,95 @@ TEST(FileProtection, BatchedCommitsAcrossFileSystems) {
 }
 
 }  // namespace
+
+// Failure domains: redundancy file r of every file in domain r, the file's own bytes the
+// reference codec's; a whole domain lost is one redundancy file of each file, rebuilt by a
+// repair, and domain 0 lost (with the lock) leaves the others to restore from.
+TEST(FileProtection, FailureDomainsHoldOneRedundancyFileEach) {
+  const std::string spec = "rs-vand:k=3,m=3";
+  Fixture fx("domains", spec, 4096, {"d0", "d1", "d2"});
+  ASSERT_TRUE(fx.fp);
+  ASSERT_EQ(system(("mkdir -p '" + fx.scratch.path("tree") + "'").c_str()), 0);
+  const std::string path = fx.scratch.path("tree/data.bin"), original = random_bytes(3 * 4096 * 5 + 77, 31);
+  write_file(path, original);
+  ASSERT_EQ(fx.protect(path).verdict, Verdict::kProtected);
+  expect_matches_reference(fx, path, spec, 4096);
+  for (unsigned r = 0; r < 3; ++r) {
+    const std::string domain = fx.scratch.path("d" + std::to_string(r));
+    EXPECT_EQ(fx.fp->redundancy_path(path, r), domain + path + ".ecc" + std::to_string(r));
+    EXPECT_EQ(access(fx.fp->redundancy_path(path, r).c_str(), F_OK), 0);
+    for (unsigned q = 0; q < 3; ++q)
+      if (q != r) EXPECT_NE(access((domain + path + ".ecc" + std::to_string(q)).c_str(), F_OK), 0) << "domain " << r;
+  }
+  EXPECT_NE(access(fx.scratch.path("tree/.ecjit").c_str(), F_OK), 0) << "redundancy went beside the data";
+
+  // Domain 1 lost: the data is whole, its redundancy file is rebuilt into a new shadow tree.
+  ASSERT_EQ(system(("rm -rf '" + fx.scratch.path("d1") + "'").c_str()), 0);
+  FileReport r = fx.scrub(path, false);
+  EXPECT_EQ(r.verdict, Verdict::kDamaged);
+  r = fx.scrub(path, true);
+  EXPECT_EQ(r.verdict, Verdict::kRepaired);
+  expect_matches_reference(fx, path, spec, 4096);
+  EXPECT_EQ(fx.scrub(path, false).verdict, Verdict::kClean);
+
+  // Domain 0 lost (its redundancy file and the lock) and two data units corrupt: restored
+  // from domains 1 and 2, and domain 0's file rebuilt.
+  ASSERT_EQ(system(("rm -rf '" + fx.scratch.path("d0") + "'").c_str()), 0);
+  flip_bit(path, 10);
+  flip_bit(path, 4096 * 4 + 3);
+  r = fx.scrub(path, true);
+  EXPECT_EQ(r.verdict, Verdict::kRepaired) << (r.notes.empty() ? "" : r.notes[0]);
+  EXPECT_TRUE(read_file(path) == original);
+  expect_matches_reference(fx, path, spec, 4096);
+
+  // A tree walk over the domains' parent leaves the domains out; prune removes every domain's
+  // files of a deleted data file.
+  auto files = fx.fp->expand({fx.scratch.dir});
+  ASSERT_TRUE(files.ok()) << files.status().to_string();
+  EXPECT_EQ(*files, std::vector<std::string>{path});
+  ASSERT_EQ(unlink(path.c_str()), 0);
+  auto pruned = fx.fp->prune({fx.scratch.path("tree")}, true);
+  ASSERT_TRUE(pruned.ok()) << pruned.status().to_string();
+  for (unsigned q = 0; q < 3; ++q) EXPECT_NE(access(fx.fp->redundancy_path(path, q).c_str(), F_OK), 0) << q;
+}
+
+TEST(FileProtection, FailureDomainsFewerThanMOrOverlappingAreRefused) {
+  Scratch s("domains-bad");
+  ProtectOptions o;
+  o.spec = "rs-vand:k=4,m=3";
+  o.ecc_domains = {s.path("a"), s.path("b")};
+  auto fp = FileProtector::create(*test_jit(), o);
+  ASSERT_FALSE(fp.ok());
+  EXPECT_EQ(fp.status().code(), ecjit::StatusCode::kInvalidArgument);
+  EXPECT_NE(fp.status().message().find("2 failure domains cannot hold one to a domain; give at least 3"),
+            std::string::npos)
+      << fp.status().message();
+  o.ecc_domains = {s.path("a"), s.path("b"), s.path("a/c")};
+  fp = FileProtector::create(*test_jit(), o);
+  ASSERT_FALSE(fp.ok());
+  EXPECT_NE(fp.status().message().find("overlap"), std::string::npos) << fp.status().message();
+  // A protected file keeps its own code: one with more redundancy files than the domains is
+  // refused when it is protected again, and nothing is written.
+  o.ecc_domains = {s.path("a"), s.path("b"), s.path("c")};
+  fp = FileProtector::create(*test_jit(), o);
+  ASSERT_TRUE(fp.ok()) << fp.status().to_string();
+  const std::string path = s.path("data.bin");
+  write_file(path, random_bytes(40000, 5));
+  ASSERT_TRUE((*fp)->protect(path).ok());
+  o.spec = "";
+  o.ecc_domains = {s.path("a"), s.path("b")};
+  fp = FileProtector::create(*test_jit(), o);
+  ASSERT_TRUE(fp.ok()) << fp.status().to_string();
+  write_file(path, random_bytes(40000, 6));
+  auto r = (*fp)->protect(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ecjit::StatusCode::kInvalidArgument) << r.status().to_string();
+  EXPECT_NE(access((s.path("b") + path + ".ecc2").c_str(), F_OK), 0) << "two redundancy files in one domain";
+  ecjit::files::ProtectOptions list;
+  ecjit::files::set_redundancy_dirs(list, "x,y,z");
+  EXPECT_EQ(list.ecc_domains, (std::vector<std::string>{"x", "y", "z"}));
+  EXPECT_TRUE(list.ecc_dir.empty());
+  ecjit::files::set_redundancy_dirs(list, "only");
+  EXPECT_EQ(list.ecc_dir, "only");
+  EXPECT_TRUE(list.ecc_domains.empty());
+}

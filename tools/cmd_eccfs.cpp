@@ -9,8 +9,10 @@
 #include <string>
 #include <thread>
 
+#include "ecjit/file_protection.h"
 #include "files/eccfs/changelog.h"
 #include "files/eccfs/monitor.h"
+#include "files/eccfs/tree_protector.h"
 #include "files/eccfs/worker.h"
 #include "tools/args.h"
 #include "tools/commands.h"
@@ -69,7 +71,7 @@ std::string absolute(const std::string &p) {
 int run_init(int argc, char **argv) {
   CommandDef d;
   d.name = sub_cmd("init");
-  d.synopsis = "--root DIR --ecc-dir DIR [--spec S] [--unit SIZE] [--delay 30s] [--redis URL]";
+  d.synopsis = "--root DIR --ecc-dir DIR[,DIR...] [--spec S] [--unit SIZE] [--delay 30s] [--redis URL]";
   d.summary = "store a tree's configuration in Redis";
   d.details = "Names the tree whose files the workers protect and where their redundancy goes (a\n"
               "directory on another failure domain; each data file's redundancy mirrors its path\n"
@@ -77,7 +79,7 @@ int run_init(int argc, char **argv) {
               "change. Running init again replaces the configuration; pending changes stay.";
   d.options = {redis_option(),
                {"root", "DIR", "the tree to protect"},
-               {"ecc-dir", "DIR", "where the redundancy files go"},
+               {"ecc-dir", "DIR[,DIR...]", "where the redundancy files go; several DIRs are failure domains, redundancy file r of every file in the r-th (at least m)"},
                {"spec", "S", "code of new redundancy (default the file protector's, rs-vand:k=10,m=4)"},
                {"unit", "SIZE", "bytes per unit, e.g. 1M (default the file protector's, 1 MiB)"},
                {"delay", "TIME", "quiet period before a changed file is encoded: 500ms, 30s, 5m (default 30s)"}};
@@ -86,15 +88,27 @@ int run_init(int argc, char **argv) {
   if (!a.has("root") || !a.has("ecc-dir")) return usage_error(d.name, "give --root DIR and --ecc-dir DIR");
   eccfs::TreeConfig c;
   c.root = absolute(a.get("root"));
-  c.ecc_dir = absolute(a.get("ecc-dir"));
   if (c.root.empty()) return usage_error(d.name, "--root " + a.get("root") + ": no such directory");
-  if (c.ecc_dir.empty()) return usage_error(d.name, "--ecc-dir " + a.get("ecc-dir") + ": no such directory");
-  if (c.ecc_dir == c.root || c.ecc_dir.rfind(c.root + "/", 0) == 0)
-    return usage_error(d.name, "--ecc-dir must lie outside --root (another failure domain)");
+  files::ProtectOptions dirs;
+  files::set_redundancy_dirs(dirs, a.get("ecc-dir"));
+  if (dirs.ecc_domains.empty()) dirs.ecc_domains.push_back(dirs.ecc_dir);
+  for (const std::string &given : dirs.ecc_domains) {
+    const std::string dir = absolute(given);
+    if (dir.empty()) return usage_error(d.name, "--ecc-dir " + given + ": no such directory");
+    if (dir == c.root || dir.rfind(c.root + "/", 0) == 0)
+      return usage_error(d.name, "--ecc-dir " + given + " must lie outside --root (another failure domain)");
+    c.ecc_dir += (c.ecc_dir.empty() ? "" : ",") + dir;
+  }
   c.spec = a.get("spec");
   if (a.has("unit") && !parse_size(a.get("unit"), &c.unit)) return usage_error(d.name, "--unit '" + a.get("unit") + "' is not a size");
   if (a.has("delay") && !parse_duration(a.get("delay"), &c.delay_ms))
     return usage_error(d.name, "--delay '" + a.get("delay") + "' is not a duration (e.g. 500ms, 30s, 5m)");
+  {  // the code, unit and domains as the workers will take them: bad ones refused now
+    eccfs::TreeConfig check = c;
+    if (check.spec.empty()) check.spec = files::ProtectOptions::kDefaultSpec;
+    auto tp = eccfs::open_tree_protector(check);
+    if (!tp.ok()) return usage_error(d.name, tp.status().message());
+  }
   auto cl = open(a);
   if (!cl.ok()) return connect_error(d.name, cl.status());
   if (Status st = (*cl)->init(c); !st.ok()) return runtime_error(d.name, st.message());

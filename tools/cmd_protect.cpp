@@ -36,7 +36,7 @@ const char *kExitHelp =
     "rebuild: the lost byte ranges are listed, and protect refuses the file until --accept-loss).";
 
 const std::vector<Option> kCommonOptions = {
-    {"ecc-dir", "DIR", "redundancy under DIR (mirroring absolute paths) instead of .ecjit/ beside each file"},
+    {"ecc-dir", "DIR[,DIR...]", "redundancy under DIR (mirroring absolute paths) instead of .ecjit/ beside each file; several DIRs are failure domains, redundancy file r of every file in the r-th (at least m of them)"},
     {"threads", "N", "workers: small files side by side, a large file's stripes shared out (0, the default: one per hardware thread)"},
     {"max-rate", "RATE", "cap bytes read + written per second, e.g. 50M (default: no cap)"},
     {"json", "", "print a machine-readable summary on stdout instead of the text report"},
@@ -310,7 +310,7 @@ int run(const CommandDef &def, int argc, char **argv) {
     return fail(2, "--overwrite is for --to (an in-place restore rewrites only the file's bad units)");
   files::ProtectOptions opt;
   opt.spec = args.get("spec", opt.spec);
-  opt.ecc_dir = args.get("ecc-dir");
+  files::set_redundancy_dirs(opt, args.get("ecc-dir"));
   opt.force = args.has("force");
   opt.accept_loss = args.has("accept-loss");
   if (args.has("unit") && (!parse_size(args.get("unit"), &opt.unit) || opt.unit == 0))

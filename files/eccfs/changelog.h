@@ -14,7 +14,7 @@ namespace ecjit::eccfs {
 // What a tree's workers share, stored in Redis by `init`.
 struct TreeConfig {
   std::string root;     // the protected tree (absolute); changelog paths are relative to it
-  std::string ecc_dir;  // where redundancy goes (ProtectOptions::ecc_dir; another failure domain)
+  std::string ecc_dir;  // where redundancy goes: a directory, or failure domains D0,D1,... (files::set_redundancy_dirs)
   std::string spec;     // the code of new redundancy ("" = the file protector's default)
   uint64_t unit = 0;    // bytes per unit (0 = the file protector's default)
   uint64_t delay_ms = 30000;  // a file is encoded once it has been quiet this long

@@ -15,7 +15,7 @@ Result<TreeProtector> open_tree_protector(const TreeConfig &tree, uint64_t max_r
   files::ProtectOptions po;
   po.spec = tree.spec;
   po.unit = tree.unit;
-  po.ecc_dir = tree.ecc_dir;
+  files::set_redundancy_dirs(po, tree.ecc_dir);
   po.threads = 1;
   po.max_rate = max_rate;
   auto protector = files::FileProtector::create(**jit, po);

@@ -11,6 +11,8 @@
 # lost); the inotify monitor (a new file, a new directory's file, a rename, a delete) and a scan
 # after downtime (changes nobody saw caught up, unchanged files skipped without re-encoding);
 # Redis shut down and restarted mid-run (AOF: nothing lost, the worker waits and resumes);
+# failure domains (redundancy file r of every file in domain r; a whole domain deleted, then
+# rebuilt by a repair; too few domains for the code refused);
 # bad URLs, an unreachable server, a file outside the tree, an uninitialised database.
 # Exit 0 pass, 1 with FAIL lines, 0 with "SKIP: why" when redis-server is not installed.
 set -u -o pipefail
@@ -209,5 +211,35 @@ if scrub; then
 else
   fail "final scrub: $(grep -v '^clean' "$S/scrub.log" | tail -5 | tr '\n' ' ')"
 fi
+# ---- failure domains ---------------------------------------------------------------------------
+T2=$S/tree2
+mkdir -p "$T2/sub" "$S/dom0" "$S/dom1" "$S/dom2"
+out=$(E init --root "$T2" --ecc-dir "$S/dom0,$S/dom1" --spec rs-vand:k=4,m=3 2>&1); rc=$?
+[[ $rc == 2 && $out == *"2 failure domains cannot hold one to a domain"* ]] &&
+  ok "init refuses a code of 3 redundancy files over 2 failure domains" || fail "too few domains: rc=$rc: $out"
+E init --root "$T2" --ecc-dir "$S/dom0,$S/dom1,$S/dom2" --spec rs-vand:k=4,m=3 --unit 64K --delay 100ms >/dev/null ||
+  fail "init with three failure domains"
+for i in 0 1 2 3 4 5; do head -c $((70000 * (i + 1))) /dev/urandom >"$T2/sub/h$i"; E notify "$T2/sub/h$i"; done
+E worker --until-idle >"$S/wd.log" 2>&1 || fail "worker over domains: $(tail -2 "$S/wd.log")"
+placed=1
+for i in 0 1 2 3 4 5; do
+  for r in 0 1 2; do
+    [[ -f $S/dom$r$T2/sub/h$i.ecc$r ]] || placed=0
+    for q in 0 1 2; do [[ $q != "$r" && -e $S/dom$r$T2/sub/h$i.ecc$q ]] && placed=0; done
+  done
+done
+((placed)) && ok "failure domains: redundancy file r of each of 6 files in domain r, none elsewhere" ||
+  fail "placement: $(cd "$S" && find dom0 dom1 dom2 -type f | sort | tr '\n' ' ')"
+dscrub() { "$ECJIT" scrub "$T2" --ecc-dir "$S/dom0,$S/dom1,$S/dom2" "$@" >"$S/dscrub.log" 2>&1; }
+sumh=$(cat "$T2"/sub/h* | sha256sum)
+rm -rf "$S/dom1"
+dscrub; rc=$?
+dscrub --repair; rcr=$?
+if [[ $rc == 4 && ($rcr == 3 || $rcr == 0) ]] && dscrub && [[ -f $S/dom1$T2/sub/h3.ecc1 && $(cat "$T2"/sub/h* | sha256sum) == "$sumh" ]]; then
+  ok "a whole domain deleted: scrub says damaged (4), a repair rebuilds its files, the tree scrubs clean"
+else
+  fail "domain lost: scrub $rc, repair $rcr; $(tail -3 "$S/dscrub.log" | tr '\n' ' ')"
+fi
+
 echo "eccfs: $PASSED passed, $FAILED failed"
 ((FAILED == 0))

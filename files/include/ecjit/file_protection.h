@@ -35,6 +35,12 @@ struct ProtectOptions {
   // directory, mirroring each data file's absolute path (another file system is another
   // failure domain).
   std::string ecc_dir;
+  // Failure domains, instead of ecc_dir: redundancy file r of every file goes in directory
+  // ecc_domains[r] (each meant to be its own disk, mount or storage target), mirroring the data
+  // file's absolute path as ecc_dir does, so that no domain holds two redundancy files of one
+  // file and a lost domain costs each file one of them. A code needs at least m domains
+  // (kInvalidArgument). A file's lock, loss record and repair marker live in ecc_domains[0].
+  std::vector<std::string> ecc_domains;
   // Workers: 0 = one per hardware thread. run() works small files side by side, one worker
   // each, and shares a large file's stripes out among all of them.
   unsigned threads = 0;
@@ -49,6 +55,10 @@ struct ProtectOptions {
   // new redundancy would make the loss permanent and pass the damaged file for intact.
   bool accept_loss = false;
 };
+
+// Sets where redundancy goes from a list such as a command line gives: one directory is the
+// ecc_dir, several separated by commas the failure domains (ecc_domains), "" neither.
+void set_redundancy_dirs(ProtectOptions &options, const std::string &list);
 
 // Progress of a file, called from worker threads (at most ~20 times a second per file, and
 // once at its end); with run(), several files may report at once.
