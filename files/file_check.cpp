@@ -90,13 +90,14 @@ Result<FileReport> FileProtector::Impl::check(const std::string &path, bool repa
     return finish();
   }
   // A repair that cannot write says so before it reads anything (not "unprotected").
-  std::vector<std::string> writes = commit_dirs(c.abs, unsigned(roots_.size()));
-  writes.insert(writes.begin(), c.abs);
-  if (repair && (c.to.empty() || c.write_ecc))
+  if (repair && (c.to.empty() || c.write_ecc)) {
+    std::vector<std::string> writes = ecc_dirs(c.abs);
+    writes.insert(writes.begin(), c.abs);
     for (const std::string &p : writes)
       if (::access(p.c_str(), W_OK) != 0 && errno == EROFS)
         return Status(StatusCode::kIoError, p + ": read-only file system; nothing repaired (a scrub without "
                                                 "--repair checks it as it is)");
+  }
   c.set = load_set(c.abs, default_->m(), c.write_ecc);
   c.auth = c.set.newest();
   if (!c.auth) {
@@ -540,7 +541,7 @@ Status FileProtector::Impl::rebuild(Check &c) {
   armed = false;
   if (writes_data) ::unlink(marker.c_str());
   if (c.any_regen)
-    for (const std::string &d : commit_dirs(abs, m)) ECJIT_RETURN_IF_ERROR(sync_dir(d));
+    for (const std::string &d : ecc_dirs(abs, m)) ECJIT_RETURN_IF_ERROR(sync_dir(d));
   if (n_lost) {
     c.rep.verdict = Verdict::kDataLost;
     std::string where = !c.rep.partial_path.empty() ? "the recoverable parts are in " + c.rep.partial_path

@@ -45,7 +45,7 @@ Status FileProtector::Impl::commit(PendingCommit &p, bool synced, bool sync_dire
     if (::unlink(extra.c_str()) != 0) break;
   }
   if (sync_directory)
-    for (const std::string &d : commit_dirs(p.abs, p.m)) ECJIT_RETURN_IF_ERROR(sync_dir(d));
+    for (const std::string &d : ecc_dirs(p.abs, p.m)) ECJIT_RETURN_IF_ERROR(sync_dir(d));
   if (p.clear_loss) remove_loss_record(ecc_base(p.abs));
   p.fds.clear();
   p.lock.reset();
@@ -66,17 +66,18 @@ void FileProtector::Impl::commit_batch(std::vector<Batched> &batch,
   }
   std::vector<std::string> dirs;
   std::vector<Status> status(batch.size());
+  std::vector<std::vector<std::string>> dirs_of(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {
     status[i] = commit(batch[i].pending, synced, /*sync_directory=*/false);
-    if (status[i].ok())
-      for (std::string &d : commit_dirs(batch[i].pending.abs, batch[i].pending.m)) dirs.push_back(std::move(d));
+    dirs_of[i] = ecc_dirs(batch[i].pending.abs, batch[i].pending.m);
+    if (status[i].ok()) dirs.insert(dirs.end(), dirs_of[i].begin(), dirs_of[i].end());
   }
   std::sort(dirs.begin(), dirs.end());
   dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
   std::map<std::string, Status> dir_status;
   for (const std::string &d : dirs) dir_status[d] = sync_dir(d);
   for (size_t i = 0; i < batch.size(); ++i) {
-    for (const std::string &d : commit_dirs(batch[i].pending.abs, batch[i].pending.m))
+    for (const std::string &d : dirs_of[i])
       if (status[i].ok()) status[i] = dir_status[d];
     if (status[i].ok()) done(batch[i].index, batch[i].report);
     else done(batch[i].index, status[i]);
@@ -160,7 +161,7 @@ Result<FileReport> FileProtector::Impl::protect_locked(const std::string &abs, S
 
   // Temporaries beside the final files (in their domains); leftovers of killed runs are
   // removed first.
-  const std::vector<std::string> bases = ecc_bases(abs);
+  const std::vector<std::string> bases = ecc_bases(abs, m);
   for (size_t d = 1; d < bases.size(); ++d) ECJIT_RETURN_IF_ERROR(make_dirs(dir_name(bases[d])));
   char suffix[32];
   snprintf(suffix, sizeof suffix, ".tmp-%016llx", static_cast<unsigned long long>(hdr.run_id));

@@ -138,11 +138,18 @@ class FileProtector::Impl {
     return roots_[std::min<size_t>(r, roots_.size() - 1)] + abs;
   }
   std::string ecc_path(const std::string &abs, unsigned r) const { return ecc_base(abs, r) + ".ecc" + std::to_string(r); }
-  // The data file's shadow name in each domain (one without failure domains).
-  std::vector<std::string> ecc_bases(const std::string &abs) const {
+  // The data file's shadow names in the domains of its redundancy files 0 .. m-1 (default: in
+  // every domain); one without failure domains. Entry r is redundancy file r's.
+  std::vector<std::string> ecc_bases(const std::string &abs, unsigned m = ~0u) const {
     std::vector<std::string> bases;
-    for (unsigned r = 0; r < std::max<size_t>(1, roots_.size()); ++r) bases.push_back(ecc_base(abs, r));
+    for (unsigned r = 0; r < std::max<size_t>(1, std::min<size_t>(m, roots_.size())); ++r) bases.push_back(ecc_base(abs, r));
     return bases;
+  }
+  // Their directories: what a commit of m redundancy files renames into and syncs.
+  std::vector<std::string> ecc_dirs(const std::string &abs, unsigned m = ~0u) const {
+    std::vector<std::string> dirs;
+    for (const std::string &b : ecc_bases(abs, m)) dirs.push_back(dir_name(b));
+    return dirs;
   }
   // Whether a data file has redundancy to check: its redundancy file 0, or with failure
   // domains its file in any of them (domain 0, and its lock with it, may be the one lost).
@@ -173,15 +180,7 @@ class FileProtector::Impl {
   }
 
   Status commit(PendingCommit &p, bool synced, bool sync_directory);
-  // The directories a commit of m redundancy files renames into.
-  std::vector<std::string> commit_dirs(const std::string &abs, unsigned m) const {
-    std::vector<std::string> dirs;
-    for (unsigned r = 0; r < std::max(1u, m); ++r) {
-      std::string d = dir_name(ecc_base(abs, r));
-      if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(std::move(d));
-    }
-    return dirs;
-  }
+
   // Many small files' commits at once: one syncfs for all their temporaries, the renames,
   // one fsync per directory - instead of m + 1 fsyncs per file.
   struct Batched {
