@@ -186,7 +186,7 @@ void append_formal_derivative(Program &p, size_t count) {
   // rising i: every value it reads is still the input's. So slot t gets the inputs at
   // t + 2^j for each clear bit j of t below count, in any order; here slot by slot, for
   // rising t (its sources lie above it, not yet written), so that the XORs into one slot
-  // are consecutive and a step writer can fuse them (ir::fuse_xor_steps).
+  // are consecutive and a step writer can fuse them (sched::fuse_xor_steps).
   for (size_t t = 0; t < count; ++t)
     for (size_t w = 1; t + w < count; w <<= 1)
       if (!(t & w)) push(p, OpKind::kXor, t, t + w);

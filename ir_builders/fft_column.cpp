@@ -1,7 +1,7 @@
 // fft_column: loads, stores, XORs and constant multiplies (nibble lookups or GFNI affine blocks) of rs-fft columns.
 #include "ir_builders/fft_column.h"
 
-#include "ir_builders/fft_kernel.h"
+#include "fft/mul_tables.h"
 #include "ir_builders/target_features.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Constants.h"
@@ -157,12 +157,12 @@ Planes ColumnEmitter::mul_sum(const Planes *x, const std::array<llvm::Value *, 8
 }
 
 std::array<llvm::Value *, 8> ColumnEmitter::constant_tables(uint16_t log) {
-  std::array<uint8_t, kFftMulTableBytes> bytes;
-  fft_mul_tables(log, bytes.data(), gf8_ ? codes::fft::Gf::k8 : codes::fft::Gf::k16);
+  std::array<uint8_t, sched::kFftMulTableBytes> bytes;
+  sched::fft_mul_tables(log, bytes.data(), gf8_ ? codes::fft::Gf::k8 : codes::fft::Gf::k16);
   std::array<llvm::Value *, 8> t{};
   if (gf8_ && shuffle_ == FftShuffle::kGfni) {  // A_00 over every qword of a plane or column
     uint64_t a = 0;
-    for (unsigned i = 0; i < 8; ++i) a |= uint64_t(bytes[kFftGfniOffset + i]) << (8 * i);
+    for (unsigned i = 0; i < 8; ++i) a |= uint64_t(bytes[sched::kFftGfniOffset + i]) << (8 * i);
     const std::array<uint64_t, kFftColumn / 8> splat = {a, a, a, a, a, a, a, a};
     t[0] = b_.CreateBitCast(
         llvm::ConstantDataVector::get(b_.getContext(), llvm::ArrayRef<uint64_t>(splat.data(), whole_ ? 8 : 4)),
@@ -173,7 +173,7 @@ std::array<llvm::Value *, 8> ColumnEmitter::constant_tables(uint16_t log) {
     std::array<llvm::Value *, 4> blocks;
     for (unsigned q = 0; q < 4; ++q) {
       uint64_t a = 0;
-      for (unsigned i = 0; i < 8; ++i) a |= uint64_t(bytes[kFftGfniOffset + 8 * q + i]) << (8 * i);
+      for (unsigned i = 0; i < 8; ++i) a |= uint64_t(bytes[sched::kFftGfniOffset + 8 * q + i]) << (8 * i);
       blocks[q] = b_.getInt64(a);
     }
     return whole_column_tables(blocks);
@@ -181,7 +181,7 @@ std::array<llvm::Value *, 8> ColumnEmitter::constant_tables(uint16_t log) {
   if (shuffle_ == FftShuffle::kGfni) {
     for (unsigned q = 0; q < 4; ++q) {
       uint64_t a = 0;
-      for (unsigned i = 0; i < 8; ++i) a |= uint64_t(bytes[kFftGfniOffset + 8 * q + i]) << (8 * i);
+      for (unsigned i = 0; i < 8; ++i) a |= uint64_t(bytes[sched::kFftGfniOffset + 8 * q + i]) << (8 * i);
       const std::array<uint64_t, kFftPlane / 8> splat = {a, a, a, a};
       t[q] = b_.CreateBitCast(llvm::ConstantDataVector::get(b_.getContext(), llvm::ArrayRef<uint64_t>(splat)),
                               plane_ty_);
@@ -197,7 +197,7 @@ std::array<llvm::Value *, 8> ColumnEmitter::load_tables(llvm::Value *address) {
   std::array<llvm::Value *, 8> t{};
   if (gf8_ && shuffle_ == FftShuffle::kGfni) {
     llvm::Value *a = b_.CreateAlignedLoad(
-        b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), address, kFftGfniOffset), llvm::Align(1));
+        b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), address, sched::kFftGfniOffset), llvm::Align(1));
     t[0] = b_.CreateBitCast(b_.CreateVectorSplat((whole_ ? kFftColumn : kFftPlane) / 8, a), whole_ ? column_ty_ : plane_ty_);
     return t;
   }
@@ -206,7 +206,7 @@ std::array<llvm::Value *, 8> ColumnEmitter::load_tables(llvm::Value *address) {
     std::array<llvm::Value *, 4> blocks;
     for (unsigned q = 0; q < 4; ++q)
       blocks[q] = b_.CreateAlignedLoad(
-          b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), address, kFftGfniOffset + 8 * q),
+          b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), address, sched::kFftGfniOffset + 8 * q),
           llvm::Align(1));
     if (whole_) return whole_column_tables(blocks);
     for (unsigned q = 0; q < 4; ++q) {

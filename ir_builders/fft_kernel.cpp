@@ -8,6 +8,8 @@
 
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_program.h"
+#include "fft/mul_tables.h"
+#include "fft/step.h"
 #include "ir_builders/fft_column.h"
 #include "ir_builders/fft_step_kernel.h"
 #include "ir_builders/kernel_abi.h"
@@ -126,7 +128,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
                                                                const TargetInfo &target) {
   if (desc.steps())
     return build_fft_step_kernel(ctx, desc.symbol, target, desc.gf,
-                                 desc.kind == FftKernelDesc::Kind::kSteps ? FftStepKinds::kAll : FftStepKinds::kTransforms);
+                                 desc.kind == FftKernelDesc::Kind::kSteps ? sched::FftStepKinds::kAll : sched::FftStepKinds::kTransforms);
   if (desc.symbol.empty()) return make_error("empty symbol name");
   const FftShuffle shuffle = fft_shuffle_for(target);
   if (shuffle == FftShuffle::kNone)
@@ -220,7 +222,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_kernel(llvm::LLVMContext
   ColumnEmitter e(b, shuffle, fft_whole_column_vectors(target), desc.gf);
   auto at = [&](llvm::Value *base) { return b.CreateInBoundsGEP(b.getInt8Ty(), base, off); };
   auto runtime_tables = [&](uint64_t index) {
-    return e.load_tables(b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), fn->getArg(2), index * kFftMulTableBytes));
+    return e.load_tables(b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), fn->getArg(2), index * sched::kFftMulTableBytes));
   };
 
   std::vector<Planes> slot(prog.work_count);

@@ -11,9 +11,10 @@
 
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_program.h"
+#include "fft/mul_tables.h"
+#include "fft/order.h"
+#include "fft/step.h"
 #include "ir_builders/fft_column.h"
-#include "ir_builders/fft_kernel.h"
-#include "ir_builders/fft_order.h"
 #include "ir_builders/kernel_abi.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -24,6 +25,10 @@
 #include "llvm/Support/Error.h"
 
 namespace ecjit::ir {
+
+// The step instruction set this file lowers.
+using namespace sched;
+
 namespace {
 
 namespace fft = codes::fft;
@@ -39,6 +44,8 @@ constexpr unsigned kXorSourceWord[kFftMaxXorSources] = {
     offsetof(FftStep, table) / 4, offsetof(FftStep, table0) / 4, offsetof(FftStep, table1) / 4};
 
 }  // namespace
+
+bool fft_radix8_steps(const TargetInfo &target) { return fft_whole_column_vectors(target); }
 
 llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMContext &ctx,
                                                                     const std::string &symbol,
@@ -171,7 +178,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> build_fft_step_kernel(llvm::LLVMCo
   });
   {
     // dist = 1 + p: the same column of ptr[p] asked for (prefetcht0) - the shard a later step
-    // reads (ir::prefetch_shard_reads); dist 0 asks for the column this step loads (one
+    // reads (prefetch_shard_reads); dist 0 asks for the column this step loads (one
     // load-port uop, no traffic, no second loop).
     std::array<llvm::Value *, 8> t{};
     llvm::Value *soon = nullptr;

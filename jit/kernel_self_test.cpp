@@ -7,10 +7,11 @@
 #include <vector>
 
 #include "codes/coeff_layout.h"
+#include "codes/reference_codec.h"
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_program.h"
-#include "ir_builders/fft_step_kernel.h"
-#include "codes/reference_codec.h"
+#include "fft/mul_tables.h"
+#include "fft/schedule.h"
 #include "ir_builders/lowering.h"
 
 namespace ecjit::jit {
@@ -19,7 +20,7 @@ namespace {
 using KernelFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t);
 using ShapeFn = void (*)(const uint8_t *const *, uint8_t *const *, size_t, const uint8_t *);
 using FftDecodeFn = void (*)(const uint8_t *const *, uint8_t *const *, const uint8_t *, size_t);
-using FftStepFn = void (*)(uint8_t *const *, const ir::FftStep *, size_t, const uint8_t *, size_t);
+using FftStepFn = void (*)(uint8_t *const *, const sched::FftStep *, size_t, const uint8_t *, size_t);
 
 #if defined(__clang__)
 __attribute__((no_sanitize("function")))
@@ -41,13 +42,13 @@ void call_fft_decode(void *fn, const uint8_t *const *in, uint8_t *const *out, co
 #if defined(__clang__)
 __attribute__((no_sanitize("function")))
 #endif
-void call_fft_steps(void *fn, uint8_t *const *ptr, const ir::FftSchedule &s, size_t bytes) {
+void call_fft_steps(void *fn, uint8_t *const *ptr, const sched::FftSchedule &s, size_t bytes) {
   reinterpret_cast<FftStepFn>(fn)(ptr, s.steps.data(), s.steps.size(), s.tables.data(), bytes);
 }
 
 }  // namespace
 
-void run_fft_schedule(void *fn, const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len) {
+void run_fft_schedule(void *fn, const sched::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len) {
   // Scratch tiles evenly spaced, as the runtime's decode core has them (derivative-fused steps
   // whose groups are all scratch take their offset loop; those with an output slot, the other).
   const size_t stride = len + 64;
@@ -205,7 +206,7 @@ bool fft_steps_match(const CompiledKernel &kernel, unsigned k, unsigned m, codes
   // Two- and three-layer steps both (the runtime builds the latter where they pay).
   for (bool radix8 : {false, true}) {
     for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].end(), 0x5a);
-    Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m, true, radix8, gf);
+    Result<sched::FftSchedule> enc = sched::fft_encode_schedule(k, m, true, radix8, gf);
     if (!enc.ok()) return false;
     run_fft_schedule(kernel.address(), *enc, got, len);
     if (got != want) return false;
@@ -216,7 +217,7 @@ bool fft_steps_match(const CompiledKernel &kernel, unsigned k, unsigned m, codes
       wanted[s] = true;
       std::fill(got[s].begin(), got[s].end(), 0xa5);
     }
-    Result<ir::FftSchedule> dec = ir::fft_decode_schedule(k, m, present, wanted, radix8, gf);
+    Result<sched::FftSchedule> dec = sched::fft_decode_schedule(k, m, present, wanted, radix8, gf);
     if (!dec.ok()) return false;
     run_fft_schedule(kernel.address(), *dec, got, len);
     if (got != want) return false;
@@ -280,18 +281,18 @@ bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDe
   Result<std::vector<uint16_t>> logs = fft::locator_logs(k, m, present, gf);
   if (!logs.ok()) return false;
   const size_t points = g->decode_work;
-  std::vector<uint8_t> tables(2 * points * ir::kFftMulTableBytes, 0);
+  std::vector<uint8_t> tables(2 * points * sched::kFftMulTableBytes, 0);
   std::vector<const uint8_t *> in(points, shard[n - 1].data());
   std::vector<uint8_t *> out(points, nullptr);
   for (unsigned s = 0; s < n; ++s) {
     const size_t x = s < k ? g->original_pos + s : g->recovery_pos + (s - k);
     if (present[s]) {
       in[x] = shard[s].data();
-      ir::fft_mul_tables((*logs)[x], tables.data() + x * ir::kFftMulTableBytes, gf);
+      sched::fft_mul_tables((*logs)[x], tables.data() + x * sched::kFftMulTableBytes, gf);
     } else {
       out[x] = got[s].data();
-      ir::fft_mul_tables(uint16_t(fft::lch_field(gf).modulus - (*logs)[x]),
-                         tables.data() + (points + x) * ir::kFftMulTableBytes, gf);
+      sched::fft_mul_tables(uint16_t(fft::lch_field(gf).modulus - (*logs)[x]),
+                            tables.data() + (points + x) * sched::kFftMulTableBytes, gf);
     }
   }
   call_fft_decode(kernel.address(), in.data(), out.data(), tables.data(), len);

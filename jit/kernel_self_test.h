@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "fft/schedule.h"
 #include "ir_builders/fft_kernel.h"
-#include "ir_builders/fft_step_kernel.h"
 #include "ir_builders/kernel_builder.h"
 #include "ir_builders/strategy.h"
 #include "ir_builders/xor_kernel.h"
@@ -38,6 +38,6 @@ bool fft_kernel_matches_desc(const CompiledKernel &kernel, const ir::FftKernelDe
 
 // Runs schedule `s` with the step kernel at `fn` on one tile of `len` bytes (a multiple of 64):
 // shards[] are the k + m shard buffers, scratch slots allocated here.
-void run_fft_schedule(void *fn, const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len);
+void run_fft_schedule(void *fn, const sched::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len);
 
 }  // namespace ecjit::jit

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "codes/rs_fft.h"
-#include "ir_builders/fft_order.h"
-#include "ir_builders/fft_step_kernel.h"
+#include "fft/order.h"
+#include "fft/schedule.h"
 #include "jit/kernel_service.h"
 
 namespace ecjit::runtime {
@@ -54,42 +54,42 @@ inline size_t fft_point(const codes::fft::Geometry &g, unsigned s) {
 // multiple of 64 in [64, kFftMaxBlockBytes].
 size_t fft_block_bytes(size_t work_slots);
 
-// A decode core with its ends folded (ir::fold_decode_ends) for every point it may read or
+// A decode core with its ends folded (sched::fold_decode_ends) for every point it may read or
 // restore, shared by every erasure set it serves (FftEngine): the code's whole core, or the
-// core pruned (ir::prune_fft_steps) for aligned blocks of points read nowhere and restored
+// core pruned (sched::prune_fft_steps) for aligned blocks of points read nowhere and restored
 // nowhere (lost_blocks) - the sets with exactly those blocks. The fills and
-// restores that did not fold stay as templates on the pointer layout of ir::fold_decode_ends:
+// restores that did not fold stay as templates on the pointer layout of sched::fold_decode_ends:
 // per set, a fill of a point not read becomes its Zero step and a restore of a point not
 // restored is left out.
 struct FftFoldedCore {
   // Per block of fft_prune_block(n) points, 1 where none is read, then per block 1 where none
   // is restored; empty: none (the whole core).
   std::vector<uint8_t> lost_blocks;
-  std::vector<ir::FftStep> pre, core, post;
-  std::vector<uint32_t> blocks;  // ir::fft_step_blocks(core) where the engine runs blocks, else empty
-  size_t multiplies = 0;         // ir::fft_multiplies of the three lists before the fold
+  std::vector<sched::FftStep> pre, core, post;
+  std::vector<uint32_t> blocks;  // sched::fft_step_blocks(core) where the engine runs blocks, else empty
+  size_t multiplies = 0;         // sched::fft_multiplies of the three lists before the fold
   bool ends_folded = false;      // the fold moved fills or restores into the core
 };
 
 // How one set of shards read restores one set of targets (runtime/fft_engine.h): as a
-// matrix (few targets), by the encoder's transforms inverted (ir::fft_inverse_decode_schedule:
+// matrix (few targets), by the encoder's transforms inverted (sched::fft_inverse_decode_schedule:
 // about an encode's work, where the shards read allow it), or through a folded core (the
 // whole one, or one pruned for the set's blocks of points read or restored nowhere) with the
 // set's own fills and restores (pre and post index the plan's tables, the core the code's).
 struct FftTargetDecode {
-  std::shared_ptr<const ir::FftSchedule> matrix;   // set: the matrix decode
-  std::shared_ptr<const ir::FftSchedule> inverse;  // set: the encoder's transforms inverted
+  std::shared_ptr<const sched::FftSchedule> matrix;   // set: the matrix decode
+  std::shared_ptr<const sched::FftSchedule> inverse;  // set: the encoder's transforms inverted
   // With `inverse`: the missing shards it reads (codes::fft::inverse_decode_reads's first),
   // restored before it as a matrix from the plan's sources; null when it reads none.
-  std::shared_ptr<const ir::FftSchedule> first;
+  std::shared_ptr<const sched::FftSchedule> first;
   // Else the transforms: the folded core (shared) between the set's fills and restores.
   std::shared_ptr<const FftFoldedCore> folded;
-  std::vector<ir::FftStep> pre, post;
+  std::vector<sched::FftStep> pre, post;
   // The folded core is the code's whole one, not pruned for the set: too large to prune, a
   // matrix being made meanwhile (matrix_asked), prune_skipped, or prune_later.
   bool whole_core = false;
   // Set with whole_core where pruning would remove too little (scattered losses:
-  // FftEngine::target_decode); block_multiplies says how little (ir::fft_block_butterflies
+  // FftEngine::target_decode); block_multiplies says how little (sched::fft_block_butterflies
   // of the blocks of points not read and not restored).
   bool prune_skipped = false;
   // Set with whole_core where the core pruned for the set's blocks is being made on the
@@ -98,11 +98,11 @@ struct FftTargetDecode {
   bool prune_later = false;
   size_t block_multiplies = 0;
   // Whether the core it runs reads the shards and writes the restored ones in its own first
-  // and last steps (ir::fold_decode_ends), so that pre and post hold only what did not fold.
+  // and last steps (sched::fold_decode_ends), so that pre and post hold only what did not fold.
   bool ends_folded = false;
-  // The order the transforms run in (ir::order_fft_ends_by_block): pieces of pre, the core
+  // The order the transforms run in (sched::order_fft_ends_by_block): pieces of pre, the core
   // (or the code's whole core) and post, block by block at the ends.
-  std::vector<ir::FftSegment> segments;
+  std::vector<sched::FftSegment> segments;
   // The inverse unrolled for this set (ir::FftKernelDesc::Kind::kInverse; small codes only),
   // compiled on the Jit's background thread while the step kernel serves; null until then.
   // std::atomic_load / atomic_store only.
@@ -112,9 +112,9 @@ struct FftTargetDecode {
   // transforms (FftEngine: many coefficients, a short call): made on the Jit's background
   // thread while the transforms (whole core, nothing pruned) serve; null until then.
   // std::atomic_load / atomic_store only.
-  mutable std::shared_ptr<const ir::FftSchedule> matrix_later;
+  mutable std::shared_ptr<const sched::FftSchedule> matrix_later;
   bool matrix_asked = false;  // its making was queued
-  // Multiplies per element (ir::fft_multiplies): the matrix's targets x sources multiply-adds,
+  // Multiplies per element (sched::fft_multiplies): the matrix's targets x sources multiply-adds,
   // the inverted encoder's (0: the shards read do not allow it), and the transforms' - whole
   // when another decode runs (the choice), pruned when they run.
   size_t matrix_cost = 0, inverse_cost = 0, transform_cost = 0;

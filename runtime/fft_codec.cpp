@@ -7,10 +7,11 @@
 
 #include "codes/families.h"
 #include "codes/rs_fft_program.h"
+#include "fft/mul_tables.h"
 #include "runtime/fft_engine.h"
 #include "runtime/parallel_kernel.h"
-#include "runtime/spec_choice.h"
 #include "runtime/shard_checks.h"
+#include "runtime/spec_choice.h"
 
 namespace ecjit::runtime {
 namespace {
@@ -77,7 +78,7 @@ Result<std::shared_ptr<FftCodec>> FftCodec::make(std::shared_ptr<JitImpl> jit, c
   if (!g.ok()) return g.status();
   const size_t n = g->decode_work;
   const size_t plan_bytes = 3 * n + 8 * size_t(checked->k) +
-                            (kernels.decode ? 2 * n * ir::kFftMulTableBytes +
+                            (kernels.decode ? 2 * n * sched::kFftMulTableBytes +
                                                   FftTargetCache::kEntries * kernels.decode_entry_bytes
                                             : 0);
   const size_t plans = std::clamp<size_t>(kPlanBudget / plan_bytes, 1, jit->options().max_cached_kernels);
@@ -184,13 +185,13 @@ Result<std::shared_ptr<const FftDecodePlan>> FftCodec::plan(const std::vector<un
       const uint16_t modulus = uint16_t(codes::fft::lch_field(gf).modulus);
       const bool matrices_only = kernels_.decode_reads_matrices_only;
       // Whole tables (another decode kernel) are zero where nothing is written.
-      if (matrices_only) p->tables.resize(2 * n * ir::kFftMulTableBytes);
-      else p->tables.assign(2 * n * ir::kFftMulTableBytes, 0);
+      if (matrices_only) p->tables.resize(2 * n * sched::kFftMulTableBytes);
+      else p->tables.assign(2 * n * sched::kFftMulTableBytes, 0);
       for (size_t x = 0; x < n; ++x) {
-        if (p->holds[x]) ir::fft_mul_tables(p->logs[x], &p->tables[x * ir::kFftMulTableBytes], gf, matrices_only);
+        if (p->holds[x]) sched::fft_mul_tables(p->logs[x], &p->tables[x * sched::kFftMulTableBytes], gf, matrices_only);
         else
-          ir::fft_mul_tables(uint16_t(modulus - p->logs[x]), &p->tables[(n + x) * ir::kFftMulTableBytes], gf,
-                             matrices_only);
+          sched::fft_mul_tables(uint16_t(modulus - p->logs[x]), &p->tables[(n + x) * sched::kFftMulTableBytes], gf,
+                                matrices_only);
       }
     }
     return std::shared_ptr<const FftDecodePlan>(std::move(p));

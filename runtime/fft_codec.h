@@ -11,10 +11,9 @@
 
 #include "codes/rs_fft.h"
 #include "ecjit/codec.h"
-#include "ir_builders/fft_kernel.h"
+#include "jit/once_cache.h"
 #include "runtime/fft_blocks.h"
 #include "runtime/jit_impl.h"
-#include "jit/once_cache.h"
 
 namespace ecjit::runtime {
 
@@ -34,7 +33,7 @@ using FftEncodeRun = std::function<void(const uint8_t *const *in, uint8_t *const
 using FftDecodeRun = std::function<bool(const FftDecodePlan &plan, const uint8_t *const *in_at,
                                         uint8_t *const *out_at, size_t len)>;
 
-// Multiplier tables (FftDecodePlan::tables) are ir::fft_mul_tables' layout, ir::kFftMulTableBytes each.
+// Multiplier tables (FftDecodePlan::tables) are sched::fft_mul_tables' layout, sched::kFftMulTableBytes each.
 
 // The kernels of one (k, m): empty entries run the scalar reference (runtime/fft_blocks.h).
 struct FftKernels {
@@ -49,7 +48,7 @@ struct FftKernels {
   std::function<void(const FftDecodePlan &, const std::vector<unsigned> &, KernelDecision *)> decide;
   // Bytes `decode` may keep per plan and target set (FftTargetDecode), for the plan budget.
   size_t decode_entry_bytes = 0;
-  // `decode` reads only the GFNI bit-matrices of the plan's tables (ir::fft_mul_tables'
+  // `decode` reads only the GFNI bit-matrices of the plan's tables (sched::fft_mul_tables'
   // matrices_only): a new erasure set's plan makes nothing else.
   bool decode_reads_matrices_only = false;
   // Optional: the most missing shards an inverted-encoder decode may restore first before

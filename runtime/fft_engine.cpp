@@ -8,11 +8,14 @@
 #include <vector>
 
 #include "codes/rs_fft_program.h"
-#include "jit/decoder_planner.h"
-#include "ir_builders/fft_ends.h"
-#include "ir_builders/fft_order.h"
-#include "ir_builders/fft_prune.h"
+#include "fft/ends.h"
+#include "fft/mul_tables.h"
+#include "fft/order.h"
+#include "fft/prune.h"
+#include "fft/schedule.h"
 #include "ir_builders/fft_kernel.h"
+#include "ir_builders/fft_step_kernel.h"
+#include "jit/decoder_planner.h"
 #include "runtime/aot_shapes/aot_fft_steps.h"
 #include "runtime/fft_tiles.h"
 
@@ -76,21 +79,21 @@ std::vector<T> &pointers(size_t slot, size_t count) {
 // The decode of `targets` from `sources` (exactly the shards `present` marks) as a matrix
 // schedule; null where codes::fft::decode_matrix refuses (not for a valid plan).
 // core: the code's decode core program (FftEngine::matrix_core).
-std::shared_ptr<const ir::FftSchedule> matrix_decode(unsigned k, unsigned m, const std::vector<bool> &present,
-                                                     const std::vector<unsigned> &sources,
-                                                     const std::vector<unsigned> &targets, codes::fft::Gf gf,
-                                                     const codes::fft::Program *core) {
+std::shared_ptr<const sched::FftSchedule> matrix_decode(unsigned k, unsigned m, const std::vector<bool> &present,
+                                                        const std::vector<unsigned> &sources,
+                                                        const std::vector<unsigned> &targets, codes::fft::Gf gf,
+                                                        const codes::fft::Program *core) {
   Result<std::vector<uint16_t>> coeffs = codes::fft::decode_matrix(k, m, present, sources, targets, gf, core);
   if (!coeffs.ok()) return nullptr;
-  return std::make_shared<const ir::FftSchedule>(ir::fft_matrix_schedule(*coeffs, sources, targets, gf));
+  return std::make_shared<const sched::FftSchedule>(sched::fft_matrix_schedule(*coeffs, sources, targets, gf));
 }
 
 #if defined(__clang__)
 __attribute__((no_sanitize("function")))
 #endif
-void call_steps(void *fn, uint8_t *const *ptr, const ir::FftStep *steps, size_t count, const uint8_t *tables,
+void call_steps(void *fn, uint8_t *const *ptr, const sched::FftStep *steps, size_t count, const uint8_t *tables,
                 size_t bytes) {
-  if (count) reinterpret_cast<void (*)(uint8_t *const *, const ir::FftStep *, size_t, const uint8_t *, size_t)>(fn)(
+  if (count) reinterpret_cast<void (*)(uint8_t *const *, const sched::FftStep *, size_t, const uint8_t *, size_t)>(fn)(
       ptr, steps, count, tables, bytes);
 }
 
@@ -125,14 +128,14 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
   // Three-layer steps where the step kernel holds eight slots and seven multipliers in
   // registers (whole-column AVX-512): a third fewer tile loads and stores in the transforms.
   e->radix8_ = ir::fft_radix8_steps(jit.target_info());
-  Result<ir::FftSchedule> enc = ir::fft_encode_schedule(k, m, true, e->radix8_, gf);
+  Result<sched::FftSchedule> enc = sched::fft_encode_schedule(k, m, true, e->radix8_, gf);
   if (!enc.ok()) return enc.status();
-  if (!ir::fft_steps_are_transforms(enc->steps))  // the transform kernel would skip a step
+  if (!sched::fft_steps_are_transforms(enc->steps))  // the transform kernel would skip a step
     return Status(StatusCode::kInternal, "rs-fft encode schedule holds a decode core's step kind");
   e->encode_schedule_ = std::move(*enc);
-  ir::order_fft_steps_by_block(&e->encode_schedule_.steps, e->encode_schedule_.slots,
-                               l2_block_slots(e->encode_schedule_.slots, tile_bytes(e->encode_schedule_.slots)));
-  e->encode_multiplies_ = ir::fft_multiplies(e->encode_schedule_.steps);
+  sched::order_fft_steps_by_block(&e->encode_schedule_.steps, e->encode_schedule_.slots,
+                                  l2_block_slots(e->encode_schedule_.slots, tile_bytes(e->encode_schedule_.slots)));
+  e->encode_multiplies_ = sched::fft_multiplies(e->encode_schedule_.steps);
   e->geometry_ = *codes::fft::geometry(k, m, gf);  // the encode schedule's check passed
   e->decode_info_ = e->transform_steps_.info;
   e->decode_reads_matrices_only_ = ir::fft_multiplies_by_gfni(jit.target_info());
@@ -192,7 +195,7 @@ Result<std::shared_ptr<const FftEngine>> FftEngine::make(JitImpl &jit, unsigned 
 const FftEngine::Core &FftEngine::core() const {
   std::call_once(core_once_, [this] {
     auto c = std::make_unique<Core>();
-    Result<ir::FftSchedule> schedule = ir::fft_decode_core(k_, m_, radix8_, geometry_.gf);
+    Result<sched::FftSchedule> schedule = sched::fft_decode_core(k_, m_, radix8_, geometry_.gf);
     // Fails only for a geometry make has refused already; the slots stay, the steps empty.
     if (schedule.ok()) {
       c->schedule = std::move(*schedule);
@@ -200,14 +203,14 @@ const FftEngine::Core &FftEngine::core() const {
       c->schedule.gf = geometry_.gf;
       c->schedule.slots = uint32_t(geometry_.decode_work);
     }
-    ir::FftSchedule &sch = c->schedule;
+    sched::FftSchedule &sch = c->schedule;
     c->block_slots = l2_block_slots(sch.slots, kCoreTileBytes);  // every decode's tiles
     if (!c->block_slots) c->block_slots = l1_block_slots(sch.slots, core_slot_stride(kCoreTileBytes));
-    ir::order_fft_steps_by_block(&sch.steps, sch.slots, c->block_slots);
-    c->multiplies = ir::fft_multiplies(sch.steps);
+    sched::order_fft_steps_by_block(&sch.steps, sch.slots, c->block_slots);
+    c->multiplies = sched::fft_multiplies(sch.steps);
     c->steps = sch.steps.size();
     // Folded for every point; a copy where the core may be pruned, else the core itself.
-    std::vector<ir::FftStep> whole;
+    std::vector<sched::FftStep> whole;
     if (c->steps > kFftPruneMaxSteps) whole.swap(sch.steps);
     else whole = sch.steps;
     c->whole = make_folded_core(*c, &whole, {});
@@ -261,7 +264,7 @@ std::shared_ptr<const Kernel> FftEngine::core_kernel() const {
   return made;
 }
 
-std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(const Core &core, std::vector<ir::FftStep> *whole,
+std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(const Core &core, std::vector<sched::FftStep> *whole,
                                                                   std::vector<uint8_t> lost_blocks) const {
   const uint32_t n = core.schedule.slots, block = fft_prune_block(n), blocks = n / block;
   auto c = std::make_shared<FftFoldedCore>();
@@ -273,33 +276,33 @@ std::shared_ptr<const FftFoldedCore> FftEngine::make_folded_core(const Core &cor
   for (uint32_t x = 0; x < n; ++x) {
     const bool zero = !lost_blocks.empty() && lost_blocks[x / block];
     const bool dead = !lost_blocks.empty() && lost_blocks[blocks + x / block];
-    c->pre.push_back(zero ? ir::FftStep{ir::kFftStepZero, x, 0, 0} : ir::FftStep{ir::kFftStepMul, x, n + x, x});
-    if (!dead) c->post.push_back({ir::kFftStepMul, 2 * n + x, x, n + x});
+    c->pre.push_back(zero ? sched::FftStep{sched::kFftStepZero, x, 0, 0} : sched::FftStep{sched::kFftStepMul, x, n + x, x});
+    if (!dead) c->post.push_back({sched::kFftStepMul, 2 * n + x, x, n + x});
     live[2 * size_t(n) + x] = !dead;
   }
   if (whole) {
     c->core = std::move(*whole);
   } else {
-    std::vector<std::vector<ir::FftStep>> p =
-        ir::prune_fft_steps({&c->pre, &core.schedule.steps, &c->post}, 3 * size_t(n), live);
+    std::vector<std::vector<sched::FftStep>> p =
+        sched::prune_fft_steps({&c->pre, &core.schedule.steps, &c->post}, 3 * size_t(n), live);
     c->pre = std::move(p[0]);
     c->core = std::move(p[1]);
     c->post = std::move(p[2]);
   }
-  c->multiplies = ir::fft_multiplies(c->pre) + ir::fft_multiplies(c->core) + ir::fft_multiplies(c->post);
+  c->multiplies = sched::fft_multiplies(c->pre) + sched::fft_multiplies(c->core) + sched::fft_multiplies(c->post);
   c->lost_blocks = std::move(lost_blocks);
   const char *off = std::getenv("ECJIT_FFT_FOLD");
   if (!(off && off[0] == '0')) {
     const size_t ends = c->pre.size() + c->post.size();
-    ir::fold_decode_ends(&c->pre, &c->core, &c->post, n, kPreTables * n, kPreTables * n + 1);
+    sched::fold_decode_ends(&c->pre, &c->core, &c->post, n, kPreTables * n, kPreTables * n + 1);
     c->ends_folded = c->pre.size() + c->post.size() < ends;
     // Where the core's scratch is past twice L2, its In steps ask for the shards two In steps
     // ahead read (Emerald Rapids, m lost at random, 4 KiB shards: 4096:4096 +4.5%,
     // 16384:16384 +4%); at 1024:1024 (2.2 MB of scratch, 2 MiB L2) that cost 1.7%.
-    if (size_t(n) * core_slot_stride(kCoreTileBytes) > 4 * l2_budget()) ir::prefetch_shard_reads(c->core, n);
+    if (size_t(n) * core_slot_stride(kCoreTileBytes) > 4 * l2_budget()) sched::prefetch_shard_reads(c->core, n);
   }
   if (core.block_slots)  // several blocks: kept for the decodes' segmenting
-    c->blocks = ir::fft_step_blocks(c->core, n, core.block_slots);
+    c->blocks = sched::fft_step_blocks(c->core, n, core.block_slots);
   return c;
 }
 
@@ -365,8 +368,8 @@ void FftEngine::encode(const uint8_t *const *in, uint8_t *const *out, size_t len
 }
 
 template <class In, class Out>
-void FftEngine::run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, In in, Out out, size_t len,
-                                   const ir::FftSchedule *first) const {
+void FftEngine::run_shard_schedule(const sched::FftSchedule &s, const uint8_t *tables, In in, Out out, size_t len,
+                                   const sched::FftSchedule *first) const {
   const size_t tile = tile_bytes(s.slots);
   const uint32_t restored = first ? first->slots : 0;
   uint8_t *scr = scratch(size_t(s.slots + restored) * tile);
@@ -422,23 +425,23 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     const std::optional<codes::fft::InverseReads> reads = codes::fft::inverse_decode_reads(
         k_, m_, present, targets, geometry_.gf, (d->transform_cost - 1) / plan.sources.size());
     const size_t first_cost = reads ? reads->first.size() * plan.sources.size() : 0;
-    std::optional<ir::FftSchedule> inv;
+    std::optional<sched::FftSchedule> inv;
     if (reads && reads->sources == plan.sources && first_cost < d->transform_cost) {
       std::vector<unsigned> read = plan.sources;  // with the shards restored first
       read.insert(read.end(), reads->first.begin(), reads->first.end());
       // Its steps index the encoder's tables (the same twiddles): an entry holds its steps only.
-      inv = ir::fft_inverse_decode_schedule(k_, m_, read, reads->targets, &encode_schedule_, radix8_, geometry_.gf);
+      inv = sched::fft_inverse_decode_schedule(k_, m_, read, reads->targets, &encode_schedule_, radix8_, geometry_.gf);
     }
-    std::shared_ptr<const ir::FftSchedule> first;
+    std::shared_ptr<const sched::FftSchedule> first;
     if (inv && !reads->first.empty() &&
         !(first = matrix_decode(k_, m_, present, plan.sources, reads->first, geometry_.gf, matrix_core().get())))
       inv.reset();  // cannot fail for a valid plan; else the others serve
     if (inv) {
-      ir::order_fft_steps_by_block(&inv->steps, inv->slots, l2_block_slots(inv->slots, tile_bytes(inv->slots)));
-      d->inverse_cost = ir::fft_multiplies(inv->steps) + first_cost;
+      sched::order_fft_steps_by_block(&inv->steps, inv->slots, l2_block_slots(inv->slots, tile_bytes(inv->slots)));
+      d->inverse_cost = sched::fft_multiplies(inv->steps) + first_cost;
       if (d->inverse_cost < d->transform_cost && d->inverse_cost < d->matrix_cost) {
         const uint32_t slots = inv->slots;
-        d->inverse = std::make_shared<const ir::FftSchedule>(std::move(*inv));
+        d->inverse = std::make_shared<const sched::FftSchedule>(std::move(*inv));
         d->first = std::move(first);
         d->unrolled_asked = !d->first && slots <= kFftUnrolledEncodeSlots;
         if (d->unrolled_asked) {
@@ -469,7 +472,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     // The kept core program is fetched where the matrix is made (the background thread when
     // queued): the call that queues it does not build it.
     auto make = [self = weak_from_this(), k = k_, m = m_, gf = geometry_.gf, present, sources = plan.sources,
-                 targets]() -> std::shared_ptr<const ir::FftSchedule> {
+                 targets]() -> std::shared_ptr<const sched::FftSchedule> {
       const std::shared_ptr<const FftEngine> e = self.lock();
       return e ? matrix_decode(k, m, present, sources, targets, gf, e->matrix_core().get()) : nullptr;
     };
@@ -478,7 +481,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
       d->matrix_asked = jit_->submit_background(
           [entry, make] {
             if (std::shared_ptr<FftTargetDecode> e = entry.lock())
-              if (std::shared_ptr<const ir::FftSchedule> mat = make()) std::atomic_store(&e->matrix_later, mat);
+              if (std::shared_ptr<const sched::FftSchedule> mat = make()) std::atomic_store(&e->matrix_later, mat);
           },
           [entry] { return !entry.expired(); }, /*optional=*/true);
       d->whole_core = d->matrix_asked;  // meanwhile: no pruning either (a making of its own)
@@ -510,7 +513,7 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
         zero[x] = lost_blocks[x / block];
         dead[x] = lost_blocks[blocks + x / block];
       }
-      d->block_multiplies = ir::fft_block_butterflies(zero) + ir::fft_block_butterflies(dead);
+      d->block_multiplies = sched::fft_block_butterflies(zero) + sched::fft_block_butterflies(dead);
       d->prune_skipped = d->whole_core = d->block_multiplies * kFftPruneMinShare < core.multiplies;
       if (!d->whole_core) {
         // Made on this call where what it removes over the call's columns pays for it (or
@@ -531,17 +534,17 @@ std::shared_ptr<const FftTargetDecode> FftEngine::target_decode(const FftDecodeP
     d->ends_folded = c->ends_folded;
     d->pre.reserve(c->pre.size());
     d->post.reserve(std::min(c->post.size(), targets.size()));
-    for (const ir::FftStep &st : c->pre)
-      d->pre.push_back(st.kind == ir::kFftStepMul && st.b == n + st.a && !plan.holds[st.a]
-                           ? ir::FftStep{ir::kFftStepZero, st.a, 0, 0}
+    for (const sched::FftStep &st : c->pre)
+      d->pre.push_back(st.kind == sched::kFftStepMul && st.b == n + st.a && !plan.holds[st.a]
+                           ? sched::FftStep{sched::kFftStepZero, st.a, 0, 0}
                            : st);
-    for (const ir::FftStep &st : c->post)
+    for (const sched::FftStep &st : c->post)
       if (restored[st.a - 2 * n]) d->post.push_back(st);
     // Each block's slots filled from the shards just before its first transform steps and
     // finished just after its last, while its tiles are in L2 (L1 where the core fits L2).
-    d->segments = ir::order_fft_ends_by_block(&d->pre, c->core, &d->post, n, core.block_slots,
-                                              c->blocks.empty() ? nullptr : &c->blocks);
-    ir::prefetch_shard_reads(d->pre, n);  // pre runs in its order, across the segments
+    d->segments = sched::order_fft_ends_by_block(&d->pre, c->core, &d->post, n, core.block_slots,
+                                                 c->blocks.empty() ? nullptr : &c->blocks);
+    sched::prefetch_shard_reads(d->pre, n);  // pre runs in its order, across the segments
   }
   std::lock_guard<std::mutex> lock(cache.mutex);
   if (cache.entries.size() >= FftTargetCache::kEntries) cache.entries.erase(cache.entries.begin());
@@ -559,10 +562,10 @@ size_t FftEngine::decode_entry_bytes() const {
   // The set's own fills and restores, or the inverted encoder's steps (about the encoder's;
   // their tables are the encoder's), whichever is larger; the pruned cores are the engine's.
   const size_t steps = std::max(2 * size_t(geometry_.decode_work), encode_schedule_.steps.size());
-  return steps * sizeof(ir::FftStep);
+  return steps * sizeof(sched::FftStep);
 }
 
-void FftEngine::run_matrix(const ir::FftSchedule &mat, const FftDecodePlan &plan, const uint8_t *const *in_at,
+void FftEngine::run_matrix(const sched::FftSchedule &mat, const FftDecodePlan &plan, const uint8_t *const *in_at,
                            uint8_t *const *target_out, size_t len) const {
   std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, mat.slots + k_ + m_);
   const size_t tile = 16384;
@@ -662,7 +665,7 @@ std::string fft_decode_why(const KernelDecision &d) {
 
 bool FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, uint8_t *const *out_at,
                        size_t len) const {
-  const ir::FftSchedule &core = this->core().schedule;
+  const sched::FftSchedule &core = this->core().schedule;
   const uint32_t n = core.slots;
   // Few losses: |targets| x k multiply-adds straight from the shards, no scratch.
   thread_local std::vector<unsigned> targets;
@@ -682,7 +685,7 @@ bool FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
     call_kernel(u->fn, in.data(), target_out.data(), len);
     return true;
   }
-  if (const ir::FftSchedule *inv = td->inverse.get()) {
+  if (const sched::FftSchedule *inv = td->inverse.get()) {
     // Shard s sits at its point: read where the plan holds it, written where out_at names it.
     const codes::fft::Geometry &g = geometry_;
     run_shard_schedule(
@@ -694,8 +697,8 @@ bool FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
         [&](unsigned s) { return out_at[fft_point(g, s)]; }, len, td->first.get());
     return true;
   }
-  const ir::FftSchedule *mat = td->matrix.get();
-  std::shared_ptr<const ir::FftSchedule> later;
+  const sched::FftSchedule *mat = td->matrix.get();
+  std::shared_ptr<const sched::FftSchedule> later;
   if (!mat && td->matrix_asked && (later = std::atomic_load(&td->matrix_later))) mat = later.get();
   if (mat) {
     run_matrix(*mat, plan, in_at, target_out.data(), len);
@@ -711,7 +714,7 @@ bool FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
     if (ns <= kFftInterimMatrixNs) {
       std::vector<bool> present(k_ + m_, false);
       for (unsigned s : plan.sources) present[s] = true;
-      if (std::shared_ptr<const ir::FftSchedule> interim =
+      if (std::shared_ptr<const sched::FftSchedule> interim =
               matrix_decode(k_, m_, present, plan.sources, targets, geometry_.gf, matrix_core().get())) {
         if (td->matrix_asked) std::atomic_store(&td->matrix_later, interim);  // what the background makes
         run_matrix(*interim, plan, in_at, target_out.data(), len);
@@ -726,9 +729,9 @@ bool FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
   std::vector<uint8_t *> &ptr = pointers<uint8_t *>(0, kPreTables * size_t(n) + 2);
   void *fn = kernel->address;
   for (uint32_t x = 0; x < n; ++x) ptr[x] = scr + size_t(x) * stride;
-  // The folded ends' table arrays (ir::fold_decode_ends): pre's, then post's.
+  // The folded ends' table arrays (sched::fold_decode_ends): pre's, then post's.
   ptr[kPreTables * n] = const_cast<uint8_t *>(plan.tables.data());
-  ptr[kPreTables * n + 1] = const_cast<uint8_t *>(plan.tables.data()) + size_t(n) * ir::kFftMulTableBytes;
+  ptr[kPreTables * n + 1] = const_cast<uint8_t *>(plan.tables.data()) + size_t(n) * sched::kFftMulTableBytes;
   // The shards read and restored at the first tile (null: not read, not restored); each
   // later tile moves the others on by a tile (a branch-free pass the compiler vectorizes).
   uint8_t **shard_ptr = ptr.data() + n;
@@ -741,8 +744,8 @@ bool FftEngine::decode(const FftDecodePlan &plan, const uint8_t *const *in_at, u
       for (size_t i = 0; i < 2 * size_t(n); ++i)
         shard_ptr[i] = shard_ptr[i] ? shard_ptr[i] + tile : nullptr;
     const size_t bytes = std::min(tile, len - off);
-    const ir::FftStep *lists[3] = {td->pre.data(), td->folded->core.data(), td->post.data()};
-    for (const ir::FftSegment &g : td->segments)  // pre and post: plan.tables; the core: its own
+    const sched::FftStep *lists[3] = {td->pre.data(), td->folded->core.data(), td->post.data()};
+    for (const sched::FftSegment &g : td->segments)  // pre and post: plan.tables; the core: its own
       call_steps(fn, ptr.data(), lists[g.list] + g.begin, g.end - g.begin,
                  g.list == 1 ? core.tables.data() : plan.tables.data(), bytes);
   }

@@ -11,8 +11,8 @@
 
 #include "codes/rs_fft_program.h"
 #include "ecjit/codec.h"
+#include "fft/schedule.h"
 #include "ir_builders/fft_kernel.h"
-#include "ir_builders/fft_step_kernel.h"
 #include "runtime/fft_blocks.h"
 #include "runtime/jit_impl.h"
 
@@ -45,14 +45,14 @@ constexpr double kFftMatrixNsPerCoefficient = 300, kFftMatrixNsPerCoreMultiply =
 // shards: ~2.5 ms; 1024:1024 losing 1024: ~0.4 s, past it.
 constexpr double kFftInterimMatrixNs = 25e6;
 
-// Decode cores of at most this many steps may be pruned (ir::prune_fft_steps; sizeof(ir::FftStep),
+// Decode cores of at most this many steps may be pruned (sched::prune_fft_steps; sizeof(sched::FftStep),
 // 56 bytes, a step: the engine keeps the core unfolded beside the folded one, and up to
 // kFftPrunedCores pruned ones); larger ones run whole. 16384:16384's ~97,000 steps: ~5 MB each.
 constexpr size_t kFftPruneMaxSteps = size_t(1) << 17;
 
 // A decode core is pruned for an erasure set where its aligned blocks of fft_prune_block(n)
 // points (or more) read nowhere or restored nowhere hold at least 1/kFftPruneMinShare of its
-// multiplies (ir::fft_block_butterflies); else the whole core runs (scattered losses leave
+// multiplies (sched::fft_block_butterflies); else the whole core runs (scattered losses leave
 // almost no whole block: pruning each point would remove ~1%, 128:128 losing 128 at random
 // 2284 multiplies per element of 2304). A core pruned for blocks serves every set with the
 // same blocks (its folded steps take each point's shard or null per call), so it is made once
@@ -134,7 +134,7 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
                                                        size_t len = 0) const;
   // Runs a matrix schedule (fft_matrix_schedule's layout) from the plan's sources into
   // target_out (one pointer per target).
-  void run_matrix(const ir::FftSchedule &mat, const FftDecodePlan &plan, const uint8_t *const *in_at,
+  void run_matrix(const sched::FftSchedule &mat, const FftDecodePlan &plan, const uint8_t *const *in_at,
                   uint8_t *const *target_out, size_t len) const;
   // Runs a schedule whose pointers are work slots then shards (fft_encode_schedule's) with the
   // multiplier `tables` its steps index: shard s is read from in(s) + offset (null: not read),
@@ -145,8 +145,8 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   // tile; the shards it writes go to out(s), or to scratch where that is null, and are read
   // from there.
   template <class In, class Out>
-  void run_shard_schedule(const ir::FftSchedule &s, const uint8_t *tables, In in, Out out, size_t len,
-                          const ir::FftSchedule *first = nullptr) const;
+  void run_shard_schedule(const sched::FftSchedule &s, const uint8_t *tables, In in, Out out, size_t len,
+                          const sched::FftSchedule *first = nullptr) const;
 
   // The decode core: its schedule (slots and tables; its steps, unfolded, where it may be
   // pruned - at most kFftPruneMaxSteps - else empty, moved into `whole`), its blocks
@@ -155,9 +155,9 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   // that needs it, or on the Jit's background thread right after make - about a third of
   // codec()'s time at 1024:1024, which an encode needs none of.
   struct Core {
-    ir::FftSchedule schedule;
+    sched::FftSchedule schedule;
     uint32_t block_slots = 0;
-    size_t multiplies = 0;  // ir::fft_multiplies of the steps
+    size_t multiplies = 0;  // sched::fft_multiplies of the steps
     size_t steps = 0;
     std::shared_ptr<const FftFoldedCore> whole;
   };
@@ -165,7 +165,7 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   // The decode core, its ends folded for every point but those of lost_blocks
   // (FftFoldedCore's; ECJIT_FFT_FOLD=0: not folded): `whole` (moved from; lost_blocks empty),
   // or where that is null, core's steps pruned for those blocks.
-  std::shared_ptr<const FftFoldedCore> make_folded_core(const Core &core, std::vector<ir::FftStep> *whole,
+  std::shared_ptr<const FftFoldedCore> make_folded_core(const Core &core, std::vector<sched::FftStep> *whole,
                                                         std::vector<uint8_t> lost_blocks) const;
   // The kept core pruned for lost_blocks; where none is, made now (`now`) or on the Jit's
   // background thread (once per blocks, when a second set asks for them; null returned
@@ -183,7 +183,7 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   bool decode_reads_matrices_only_ = false;  // the step kernel multiplies by GFNI
   codes::fft::Geometry geometry_;
   // The step kernels (one per field and Jit, shared by every code): transform_steps_ of the
-  // transforms' kinds (ir::FftStepKinds::kTransforms), compiled by make - encodes, matrix
+  // transforms' kinds (sched::FftStepKinds::kTransforms), compiled by make - encodes, matrix
   // decodes, the inverted encoder; and the kernel of every kind, for the decode core (its
   // derivative, folded ends and Top passes), which make asks the Jit's background thread for:
   // a codec's encoder waits for half the code (1024:1024 cold, Emerald Rapids: codec() ~110
@@ -206,8 +206,8 @@ class FftEngine : public std::enable_shared_from_this<FftEngine> {
   // Making a matrix decode of matrix_cost coefficients for `targets` shards, in ns (the
   // constants above): target_decode's choice against the transforms, decode's interim matrix.
   double matrix_make_ns(size_t matrix_cost, size_t targets) const;
-  ir::FftSchedule encode_schedule_;
-  size_t encode_multiplies_ = 0;  // ir::fft_multiplies(encode_schedule_.steps)
+  sched::FftSchedule encode_schedule_;
+  size_t encode_multiplies_ = 0;  // sched::fft_multiplies(encode_schedule_.steps)
   mutable std::once_flag core_once_;
   mutable std::unique_ptr<const Core> core_;  // set once, under core_once_
   // The decode core as a program (codes::fft::decode_core_program), what every matrix decode

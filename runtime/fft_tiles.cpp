@@ -46,7 +46,7 @@ static uint32_t slots_within(size_t tile, size_t budget) {
 }
 
 // Work slots whose tiles (of `tile` bytes) fit in half of L2, for
-// ir::order_fft_steps_by_block; 0 when the tiles of all slots fit anyway.
+// sched::order_fft_steps_by_block; 0 when the tiles of all slots fit anyway.
 uint32_t l2_block_slots(uint32_t slots, size_t tile) {
   return size_t(slots) * tile <= l2_budget() ? 0 : slots_within(tile, l2_budget());
 }

@@ -27,7 +27,7 @@ size_t tile_bytes(size_t slots);
 // The distance between two work slots' tiles of the decode core: a tile and one column more.
 size_t core_slot_stride(size_t tile);
 // Work slots whose tiles (of `tile` bytes) fit in half of L2, for
-// ir::order_fft_steps_by_block; 0 when the tiles of all slots fit anyway.
+// sched::order_fft_steps_by_block; 0 when the tiles of all slots fit anyway.
 uint32_t l2_block_slots(uint32_t slots, size_t tile);
 // Work slots of a decode core whose tiles (`stride` bytes apart) fit in three quarters of L1d
 // (a power of two, at least 4), 0 where that is not fewer than `slots`.

@@ -14,6 +14,7 @@
 #include "codes/rs_fft.h"
 #include "ecjit/ecjit.h"
 #include "ecjit/ecjit_c.h"
+#include "fft/mul_tables.h"
 #include "guarded_buffer.h"
 #include "runtime/fft_codec.h"
 
@@ -747,7 +748,7 @@ INSTANTIATE_TEST_SUITE_P(Tiers, FftDecoderInfo, ::testing::Values("host", "host-
                          });
 
 // m shards lost at random and all of them restored: no whole block of points is unread or
-// unrestored, so pruning would remove almost nothing (ir::fft_block_butterflies) and the
+// unrestored, so pruning would remove almost nothing (sched::fft_block_butterflies) and the
 // whole core runs, unpruned - the same bytes; a set losing whole runs of shards is pruned.
 TEST(FftCodec, ScatteredLossesRunTheWholeCore) {
   auto codec = codec_of(128, 128);
@@ -904,7 +905,7 @@ TEST(FftCodec, ConcurrentSetsShareTheirPrunedCores) {
 }
 
 // The decode core reads the shards and writes the restored ones in its own first and last
-// steps (ir::fold_decode_ends), on whole-column AVX-512 (three-layer steps), 256-bit GFNI and
+// steps (sched::fold_decode_ends), on whole-column AVX-512 (three-layer steps), 256-bit GFNI and
 // split-table AVX2 (two-layer steps): random sets on the whole core and block losses on a
 // pruned one, for a code whose core is whole and one truncated (100:28), restored byte for
 // byte, and decoder_info says so.
@@ -1289,7 +1290,7 @@ void twin_decode(const uint8_t *const *in, uint8_t *const *out, const uint8_t *t
   EXPECT_TRUE(len && len % 64 == 0) << len;
   namespace fft = ecjit::codes::fft;
   const fft::Geometry g = *fft::geometry(twins.k, twins.m);
-  const size_t n = g.decode_work, kb = ecjit::ir::kFftMulTableBytes;
+  const size_t n = g.decode_work, kb = ecjit::sched::kFftMulTableBytes;
   fft::Shards w(n, len / 2);
   for (size_t x = 0; x < n; ++x) {
     fft::unpack_shard(in[x], len, w[x]);

@@ -9,9 +9,10 @@
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_field.h"
 #include "codes/rs_fft_program.h"
+#include "fft/mul_tables.h"
+#include "fft/schedule.h"
 #include "ir_builders/fft_column.h"
 #include "ir_builders/fft_kernel.h"
-#include "ir_builders/fft_step_kernel.h"
 #include "jit/kernel_compiler.h"
 #include "jit/kernel_self_test.h"
 #include "jit_test_util.h"
@@ -40,11 +41,11 @@ uint64_t qword(const uint8_t *p) {
 // affine(lo, A_i0) ^ affine(hi, A_i1), for the basis bits and random x.
 TEST(FftGfniTables, MatricesEqualFieldMultiply) {
   std::mt19937_64 rng(0x6f1);
-  std::vector<uint8_t> t(ir::kFftMulTableBytes);
+  std::vector<uint8_t> t(sched::kFftMulTableBytes);
   for (uint32_t log = 0; log <= fft::kModulus; ++log) {
-    ir::fft_mul_tables(uint16_t(log), t.data());
+    sched::fft_mul_tables(uint16_t(log), t.data());
     uint64_t a[4];
-    for (unsigned q = 0; q < 4; ++q) a[q] = qword(t.data() + ir::kFftGfniOffset + 8 * q);
+    for (unsigned q = 0; q < 4; ++q) a[q] = qword(t.data() + sched::kFftGfniOffset + 8 * q);
     for (unsigned trial = 0; trial < 20; ++trial) {
       const uint16_t x = trial < 16 ? uint16_t(1u << trial) : uint16_t(rng());
       const uint8_t lo = uint8_t(x), hi = uint8_t(x >> 8);
@@ -59,10 +60,10 @@ TEST(FftGfniTables, MatricesEqualFieldMultiply) {
 // c * (v << 4q), for every multiplier (the tables are built by linearity from the images of
 // the 16 bits; this multiplies each entry directly).
 TEST(FftGfniTables, NibbleTablesKeepTheirLayout) {
-  std::vector<uint8_t> t(ir::kFftMulTableBytes);
+  std::vector<uint8_t> t(sched::kFftMulTableBytes);
   for (uint32_t l = 0; l <= fft::kModulus; ++l) {
     const uint16_t log = uint16_t(l);
-    ir::fft_mul_tables(log, t.data());
+    sched::fft_mul_tables(log, t.data());
     for (unsigned q = 0; q < 4; ++q)
       for (unsigned v = 0; v < 16; ++v) {
         const uint16_t p = fft::mul_log(uint16_t(v << (4 * q)), log);
@@ -77,17 +78,17 @@ TEST(FftGfniTables, NibbleTablesKeepTheirLayout) {
 // field's own multiply.
 TEST(FftGfniTables, Gf8TablesEqualFieldMultiply) {
   const fft::LchField &f = fft::lch_field(fft::Gf::k8);
-  std::vector<uint8_t> t(ir::kFftMulTableBytes);
+  std::vector<uint8_t> t(sched::kFftMulTableBytes);
   for (uint32_t l = 0; l <= f.modulus; ++l) {
     const uint16_t log = uint16_t(l);
     std::fill(t.begin(), t.end(), 0xa5);
-    ir::fft_mul_tables(log, t.data(), fft::Gf::k8);
+    sched::fft_mul_tables(log, t.data(), fft::Gf::k8);
     for (unsigned q = 0; q < 2; ++q)
       for (unsigned v = 0; v < 16; ++v) ASSERT_EQ(t[16 * q + v], f.mul_log(uint16_t(v << (4 * q)), log)) << "log " << l;
-    const uint64_t a = qword(t.data() + ir::kFftGfniOffset);
+    const uint64_t a = qword(t.data() + sched::kFftGfniOffset);
     for (unsigned x = 0; x < 256; ++x) ASSERT_EQ(gfni_affine_byte(a, uint8_t(x)), f.mul_log(uint16_t(x), log)) << "log " << l;
-    for (size_t i = 32; i < ir::kFftGfniOffset; ++i) ASSERT_EQ(t[i], 0) << "log " << l << " byte " << i;
-    for (size_t i = ir::kFftGfniOffset + 8; i < ir::kFftMulTableBytes; ++i) ASSERT_EQ(t[i], 0) << "log " << l << " byte " << i;
+    for (size_t i = 32; i < sched::kFftGfniOffset; ++i) ASSERT_EQ(t[i], 0) << "log " << l << " byte " << i;
+    for (size_t i = sched::kFftGfniOffset + 8; i < sched::kFftMulTableBytes; ++i) ASSERT_EQ(t[i], 0) << "log " << l << " byte " << i;
   }
 }
 
@@ -95,13 +96,13 @@ TEST(FftGfniTables, Gf8TablesEqualFieldMultiply) {
 // erasure set): the same matrices as the whole tables, and nothing before them written.
 TEST(FftGfniTables, MatricesOnlyWritesTheSameMatricesAlone) {
   for (fft::Gf gf : {fft::Gf::k16, fft::Gf::k8}) {
-    std::vector<uint8_t> whole(ir::kFftMulTableBytes), part(ir::kFftMulTableBytes);
+    std::vector<uint8_t> whole(sched::kFftMulTableBytes), part(sched::kFftMulTableBytes);
     for (uint32_t l = 0; l <= fft::lch_field(gf).modulus; ++l) {
-      ir::fft_mul_tables(uint16_t(l), whole.data(), gf);
+      sched::fft_mul_tables(uint16_t(l), whole.data(), gf);
       std::fill(part.begin(), part.end(), 0x5c);
-      ir::fft_mul_tables(uint16_t(l), part.data(), gf, /*matrices_only=*/true);
-      for (size_t i = 0; i < ir::kFftGfniOffset; ++i) ASSERT_EQ(part[i], 0x5c) << "log " << l << " byte " << i;
-      for (size_t i = ir::kFftGfniOffset; i < ir::kFftMulTableBytes; ++i)
+      sched::fft_mul_tables(uint16_t(l), part.data(), gf, /*matrices_only=*/true);
+      for (size_t i = 0; i < sched::kFftGfniOffset; ++i) ASSERT_EQ(part[i], 0x5c) << "log " << l << " byte " << i;
+      for (size_t i = sched::kFftGfniOffset; i < sched::kFftMulTableBytes; ++i)
         ASSERT_EQ(part[i], whole[i]) << (gf == fft::Gf::k8 ? "gf8" : "gf16") << " log " << l << " byte " << i;
     }
   }
@@ -222,7 +223,7 @@ TEST_F(FftGfniEmulated, StepKernelRunsEverySchedule) {
     ASSERT_TRUE(fft::encode_bytes(kk, mm, len, orig.data(), rec.data()).ok());
     auto got = want;
     for (unsigned j = 0; j < mm; ++j) std::fill(got[kk + j].begin(), got[kk + j].end(), 0x5a);
-    auto enc = ir::fft_encode_schedule(kk, mm);
+    auto enc = sched::fft_encode_schedule(kk, mm);
     ASSERT_TRUE(enc.ok()) << enc.status().message();
     jit::run_fft_schedule(k->address(), *enc, got, len);
     ASSERT_EQ(got, want) << "encode " << kk << ":" << mm;
@@ -237,7 +238,7 @@ TEST_F(FftGfniEmulated, StepKernelRunsEverySchedule) {
       wanted[s] = true;
       std::fill(got[s].begin(), got[s].end(), 0xa5);
     }
-    auto dec = ir::fft_decode_schedule(kk, mm, present, wanted);
+    auto dec = sched::fft_decode_schedule(kk, mm, present, wanted);
     ASSERT_TRUE(dec.ok()) << dec.status().message();
     jit::run_fft_schedule(k->address(), *dec, got, len);
     ASSERT_EQ(got, want) << "transform decode " << kk << ":" << mm;
@@ -248,7 +249,7 @@ TEST_F(FftGfniEmulated, StepKernelRunsEverySchedule) {
     auto coeffs = fft::decode_matrix(kk, mm, present, sources, targets);
     ASSERT_TRUE(coeffs.ok()) << coeffs.status().message();
     for (unsigned s : targets) std::fill(got[s].begin(), got[s].end(), 0x3c);
-    jit::run_fft_schedule(k->address(), ir::fft_matrix_schedule(*coeffs, sources, targets), got, len);
+    jit::run_fft_schedule(k->address(), sched::fft_matrix_schedule(*coeffs, sources, targets), got, len);
     ASSERT_EQ(got, want) << "matrix decode " << kk << ":" << mm;
   }
 }

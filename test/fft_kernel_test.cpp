@@ -9,13 +9,15 @@
 #include <tuple>
 #include <vector>
 
-#include "ir_builders/target_features.h"
 #include "codes/rs_fft.h"
 #include "codes/rs_fft_program.h"
+#include "fft/mul_tables.h"
+#include "fft/schedule.h"
 #include "fft_step_interpreter.h"
 #include "ir_builders/fft_column.h"
 #include "ir_builders/fft_kernel.h"
 #include "ir_builders/fft_step_kernel.h"
+#include "ir_builders/target_features.h"
 #include "jit/kernel_compiler.h"
 #include "jit/kernel_self_test.h"
 #include "jit/target_spec.h"
@@ -187,7 +189,7 @@ TEST_P(FftKernel, DecodeCoreServesEveryPattern) {
     auto logs = fft::locator_logs(k, m, present);
     ASSERT_TRUE(logs.ok());
     const size_t points = g.decode_work;
-    std::vector<uint8_t> tables(2 * points * ir::kFftMulTableBytes, 0);
+    std::vector<uint8_t> tables(2 * points * sched::kFftMulTableBytes, 0);
     std::vector<const uint8_t *> in(points, shard[0].data());
     std::vector<uint8_t *> out(points, nullptr);
     std::vector<std::vector<uint8_t>> got(n, std::vector<uint8_t>(len, 0xEE));
@@ -195,11 +197,11 @@ TEST_P(FftKernel, DecodeCoreServesEveryPattern) {
       const size_t x = point(s);
       if (present[s]) {
         in[x] = shard[s].data();
-        ir::fft_mul_tables((*logs)[x], tables.data() + x * ir::kFftMulTableBytes);
+        sched::fft_mul_tables((*logs)[x], tables.data() + x * sched::kFftMulTableBytes);
       } else {
         out[x] = got[s].data();
-        ir::fft_mul_tables(uint16_t(fft::kModulus - (*logs)[x]),
-                           tables.data() + (points + x) * ir::kFftMulTableBytes);
+        sched::fft_mul_tables(uint16_t(fft::kModulus - (*logs)[x]),
+                              tables.data() + (points + x) * sched::kFftMulTableBytes);
       }
     }
     call_decode(*kernel, in.data(), out.data(), tables.data(), len);
@@ -232,19 +234,19 @@ INSTANTIATE_TEST_SUITE_P(Targets, FftKernel, testing::ValuesIn(cases()), case_na
 namespace ecjit {
 namespace {
 
-using StepFn = void (*)(uint8_t *const *, const ir::FftStep *, size_t, const uint8_t *, size_t);
+using StepFn = void (*)(uint8_t *const *, const sched::FftStep *, size_t, const uint8_t *, size_t);
 
 #if defined(__clang__)
 __attribute__((no_sanitize("function")))
 #endif
-void call_steps(const jit::CompiledKernel &k, uint8_t *const *ptr, const ir::FftSchedule &s, size_t bytes,
+void call_steps(const jit::CompiledKernel &k, uint8_t *const *ptr, const sched::FftSchedule &s, size_t bytes,
                 const uint8_t *tables) {
   reinterpret_cast<StepFn>(k.address())(ptr, s.steps.data(), s.steps.size(), tables, bytes);
 }
 
 // Runs `s` with `kernel` over shards of len bytes in tiles of `tile` bytes (whole columns
 // only), with `tables` (null: its own), as the runtime does.
-void run_tiles(const jit::CompiledKernel &kernel, const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards,
+void run_tiles(const jit::CompiledKernel &kernel, const sched::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards,
                size_t len, size_t tile, const uint8_t *tables = nullptr) {
   std::vector<std::vector<uint8_t>> scratch(s.slots, std::vector<uint8_t>(tile));
   std::vector<uint8_t *> ptr(s.slots + shards.size());
@@ -281,9 +283,9 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
   }
   // On the transforms' kernel where it runs every step (encodes, matrices, the inverted
   // encoder: FftEngine's choice), else on the kernel of every kind.
-  void run(const ir::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len, size_t tile,
+  void run(const sched::FftSchedule &s, std::vector<std::vector<uint8_t>> &shards, size_t len, size_t tile,
            const uint8_t *tables = nullptr) {
-    const bool transforms = ir::fft_steps_are_transforms(s.steps);
+    const bool transforms = sched::fft_steps_are_transforms(s.steps);
     transform_runs_ += transforms;
     run_tiles(transforms ? *transforms_ : *kernel_, s, shards, len, tile, tables);
   }
@@ -295,24 +297,24 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
   void check_derivative_steps() {
     std::mt19937_64 rng(0xde7 + int(G));
     const size_t bytes = 128, stride = bytes + 64, elems = G == fft::Gf::k8 ? 64 : 32;
-    ir::FftSchedule s;
+    sched::FftSchedule s;
     s.gf = G;
     for (unsigned j = 0; j < 7; ++j) {
-      s.tables.resize(s.tables.size() + ir::kFftMulTableBytes);
-      ir::fft_mul_tables(uint16_t(rng() % fft::lch_field(G).modulus),
-                         s.tables.data() + s.tables.size() - ir::kFftMulTableBytes, G);
+      s.tables.resize(s.tables.size() + sched::kFftMulTableBytes);
+      sched::fft_mul_tables(uint16_t(rng() % fft::lch_field(G).modulus),
+                            s.tables.data() + s.tables.size() - sched::kFftMulTableBytes, G);
     }
-    for (uint32_t kind : {uint32_t(ir::kFftStepFft4D), uint32_t(ir::kFftStepFft8D), uint32_t(ir::kFftStepTop4D),
-                          uint32_t(ir::kFftStepTop8D)}) {
-      const uint32_t per = ir::fft_step_slots(kind);
+    for (uint32_t kind : {uint32_t(sched::kFftStepFft4D), uint32_t(sched::kFftStepFft8D), uint32_t(sched::kFftStepTop4D),
+                          uint32_t(sched::kFftStepTop8D)}) {
+      const uint32_t per = sched::fft_step_slots(kind);
       for (uint32_t dist : {1u, 2u, 16u, 65536u / per}) {
         const uint32_t slots = per * dist;
-        const bool top = kind == ir::kFftStepTop4D || kind == ir::kFftStepTop8D;
+        const bool top = kind == sched::kFftStepTop4D || kind == sched::kFftStepTop8D;
         for (uint32_t a : {0u, dist - 1, dist / 2 + (dist > 2), uint32_t(rng() % dist)})
           for (uint32_t half = 0; half < (top ? 3u : 1u); ++half)  // Top: every slot written, or a half
           for (bool even : {true, false}) {
             if (G == fft::Gf::k8 && slots > 256 && !even) continue;  // the pointer loop: enough on 16 bits
-            ir::FftStep st{kind, a, half, 0, dist, 1, 2};
+            sched::FftStep st{kind, a, half, 0, dist, 1, 2};
             st.table2 = 3, st.table3 = 4, st.table4 = 5, st.table5 = 6;
             s.steps = {st};
             s.slots = slots;
@@ -358,22 +360,22 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
     std::mt19937_64 rng(0xe9d + int(G));
     const size_t bytes = 192, elems = G == fft::Gf::k8 ? 64 : 32, count = bytes / 64 * elems;
     const uint16_t modulus = uint16_t(fft::lch_field(G).modulus);
-    for (uint32_t kind : {uint32_t(ir::kFftStepIfft4In), uint32_t(ir::kFftStepIfft8In),
-                          uint32_t(ir::kFftStepFft4Out), uint32_t(ir::kFftStepFft8Out)}) {
-      const uint32_t per = ir::fft_step_slots(kind);
-      const bool in = ir::fft_step_inverse(kind);
+    for (uint32_t kind : {uint32_t(sched::kFftStepIfft4In), uint32_t(sched::kFftStepIfft8In),
+                          uint32_t(sched::kFftStepFft4Out), uint32_t(sched::kFftStepFft8Out)}) {
+      const uint32_t per = sched::fft_step_slots(kind);
+      const bool in = sched::fft_step_inverse(kind);
       for (uint32_t dist : {1u, 2u, 8u})
         for (uint32_t a : {0u, 1u})
           for (int pattern = 0; pattern < 4; ++pattern) {
             // Pointers: [0, S) work slots, [S, 2S) shards, 2S the table array (S tables).
             const uint32_t S = per * dist + 1;
-            ir::FftSchedule s;
+            sched::FftSchedule s;
             s.gf = G;
             for (unsigned j = 0; j < 7 + S; ++j) {  // the twiddles, then the array's
-              s.tables.resize(s.tables.size() + ir::kFftMulTableBytes);
-              ir::fft_mul_tables(uint16_t(rng() % modulus), s.tables.data() + s.tables.size() - ir::kFftMulTableBytes, G);
+              s.tables.resize(s.tables.size() + sched::kFftMulTableBytes);
+              sched::fft_mul_tables(uint16_t(rng() % modulus), s.tables.data() + s.tables.size() - sched::kFftMulTableBytes, G);
             }
-            ir::FftStep st{kind, a, S + a, 0, dist, 1, 2, 2 * S};
+            sched::FftStep st{kind, a, S + a, 0, dist, 1, 2, 2 * S};
             st.table2 = 3, st.table3 = 4, st.table4 = 5, st.table5 = 6;
             if (in && pattern % 2) st.into = 1 + S;  // prefetches of other shards: no value changes
             s.steps = {st};
@@ -386,7 +388,7 @@ class FftStepsOf : public testing::TestWithParam<std::string> {
               if (pattern == 3) absent[p] = p >= S && p != S + a + dist;
               ptr[p] = absent[p] ? nullptr : mem[p].data();
             }
-            ptr[2 * S] = s.tables.data() + 7 * ir::kFftMulTableBytes;
+            ptr[2 * S] = s.tables.data() + 7 * sched::kFftMulTableBytes;
             const auto before = mem;
             auto element = [&](const std::vector<std::vector<uint8_t>> &m, uint32_t p, size_t e) -> uint16_t {
               const uint8_t *c = m[p].data() + e / elems * 64;
@@ -436,9 +438,9 @@ TEST_P(FftSteps, EncodeAndDecodeMatchReferenceAtEverySize) {
     ASSERT_TRUE(encoded_shards(rng, k, m, len, whole, &want));
     auto got = want;
     for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].begin() + whole, 0xEE);
-    auto enc = ir::fft_encode_schedule(k, m, true, radix8);
+    auto enc = sched::fft_encode_schedule(k, m, true, radix8);
     ASSERT_TRUE(enc.ok()) << enc.status().to_string();
-    ASSERT_TRUE(ir::fft_steps_are_transforms(enc->steps));  // on the transforms' kernel
+    ASSERT_TRUE(sched::fft_steps_are_transforms(enc->steps));  // on the transforms' kernel
     run(*enc, got, len, tile);
     for (unsigned j = 0; j < m; ++j) ASSERT_EQ(got[k + j], want[k + j]) << k << ":" << m << " recovery " << j;
     for (int trial = 0; trial < 3; ++trial) {
@@ -449,7 +451,7 @@ TEST_P(FftSteps, EncodeAndDecodeMatchReferenceAtEverySize) {
         wanted[s] = !present[s];
         if (wanted[s]) std::fill(got[s].begin(), got[s].begin() + whole, 0xA5);
       }
-      auto dec = ir::fft_decode_schedule(k, m, present, wanted, radix8);
+      auto dec = sched::fft_decode_schedule(k, m, present, wanted, radix8);
       ASSERT_TRUE(dec.ok()) << dec.status().to_string();
       run(*dec, got, len, tile);
       for (unsigned s = 0; s < n; ++s)
@@ -469,7 +471,7 @@ TEST_P(FftSteps, InvertedEncoderOnTheEncodersTables) {
     const size_t len = 64 * 5 + 6, tile = 128, whole = len / 64 * 64;
     std::vector<std::vector<uint8_t>> want;
     ASSERT_TRUE(encoded_shards(rng, k, m, len, whole, &want));
-    auto enc = ir::fft_encode_schedule(k, m, true, radix8);
+    auto enc = sched::fft_encode_schedule(k, m, true, radix8);
     ASSERT_TRUE(enc.ok());
     const size_t C = fft::geometry(k, m)->chunk;
     for (int trial = 0; trial < 4; ++trial) {
@@ -481,10 +483,10 @@ TEST_P(FftSteps, InvertedEncoderOnTheEncodersTables) {
         if (!present[s]) targets.push_back(s);
       auto sources = fft::inverse_decode_sources(k, m, present, targets);
       if (!sources) continue;
-      auto inv = ir::fft_inverse_decode_schedule(k, m, *sources, targets, &*enc, radix8);
+      auto inv = sched::fft_inverse_decode_schedule(k, m, *sources, targets, &*enc, radix8);
       ASSERT_TRUE(inv) << k << ":" << m;
       EXPECT_TRUE(inv->tables.empty());
-      ASSERT_TRUE(ir::fft_steps_are_transforms(inv->steps));
+      ASSERT_TRUE(sched::fft_steps_are_transforms(inv->steps));
       auto got = want;
       for (unsigned t : targets) std::fill(got[t].begin(), got[t].begin() + whole, 0xA5);
       run(*inv, got, len, tile, enc->tables.data());
@@ -520,12 +522,12 @@ TEST_P(FftSteps, MatrixDecodesThreeSourcesToAStep) {
     std::vector<uint16_t> part;
     for (size_t t = 0; t < targets.size(); ++t)
       part.insert(part.end(), row.begin() + long(t * k), row.begin() + long(t * k + used));
-    const ir::FftSchedule s = ir::fft_matrix_schedule(part, few, targets);
+    const sched::FftSchedule s = sched::fft_matrix_schedule(part, few, targets);
     EXPECT_EQ(std::count_if(s.steps.begin(), s.steps.end(),
-                            [](const ir::FftStep &st) { return st.kind == ir::kFftStepMul3 || st.kind == ir::kFftStepMulAdd3; }),
+                            [](const sched::FftStep &st) { return st.kind == sched::kFftStepMul3 || st.kind == sched::kFftStepMulAdd3; }),
               long(targets.size() * (used / 3)));
-    EXPECT_EQ(ir::fft_multiplies(s.steps), targets.size() * used);
-    ASSERT_TRUE(ir::fft_steps_are_transforms(s.steps));
+    EXPECT_EQ(sched::fft_multiplies(s.steps), targets.size() * used);
+    ASSERT_TRUE(sched::fft_steps_are_transforms(s.steps));
     auto got = want;
     for (unsigned t : targets) std::fill(got[t].begin(), got[t].end(), 0xA5);
     run(s, got, len, 128);
@@ -554,7 +556,7 @@ TEST_P(FftSteps, XorsIntoOneSlotFuseAndMatchTheSingleXors) {
   const size_t len = 64 * 5 + 6, whole = len / 64 * 64;
   const unsigned sources = 13;
   for (unsigned r = 1; r <= sources; ++r) {
-    ir::FftSchedule s;
+    sched::FftSchedule s;
     s.slots = 1;
     s.slot_shard = {0};  // work slot 0 is shard 0's tile; pointer 1 + i is shard i
     std::vector<std::vector<uint8_t>> shards(1 + sources, std::vector<uint8_t>(len));
@@ -562,16 +564,16 @@ TEST_P(FftSteps, XorsIntoOneSlotFuseAndMatchTheSingleXors) {
       for (auto &b : v) b = uint8_t(rng());
     std::vector<uint8_t> want(shards[0]);
     for (unsigned i = 1; i <= r; ++i) {
-      s.steps.push_back({ir::kFftStepXor, 0, 1 + i, 0});
+      s.steps.push_back({sched::kFftStepXor, 0, 1 + i, 0});
       for (size_t j = 0; j < whole; ++j) want[j] ^= shards[i][j];
     }
-    ir::fuse_xor_steps(s.steps);
-    EXPECT_EQ(s.steps.size(), (r + ir::kFftMaxXorSources - 1) / ir::kFftMaxXorSources) << r;
+    sched::fuse_xor_steps(s.steps);
+    EXPECT_EQ(s.steps.size(), (r + sched::kFftMaxXorSources - 1) / sched::kFftMaxXorSources) << r;
     size_t xors = 0;
-    uint32_t src[ir::kFftMaxXorSources];
-    for (const ir::FftStep &st : s.steps) {
-      xors += ir::fft_xor_sources(st, src);
-      if (r > 1) EXPECT_NE(st.kind, uint32_t(ir::kFftStepXor)) << r;
+    uint32_t src[sched::kFftMaxXorSources];
+    for (const sched::FftStep &st : s.steps) {
+      xors += sched::fft_xor_sources(st, src);
+      if (r > 1) EXPECT_NE(st.kind, uint32_t(sched::kFftStepXor)) << r;
     }
     EXPECT_EQ(xors, r);
     auto got = shards;
@@ -579,13 +581,13 @@ TEST_P(FftSteps, XorsIntoOneSlotFuseAndMatchTheSingleXors) {
     EXPECT_EQ(got[0], want) << r << " XORs";
   }
   // Runs end where the slot written changes; a slot XORed into itself is not fused.
-  std::vector<ir::FftStep> steps = {{ir::kFftStepXor, 0, 5, 0}, {ir::kFftStepXor, 1, 6, 0},
-                                    {ir::kFftStepXor, 1, 7, 0}, {ir::kFftStepXor, 1, 1, 0},
-                                    {ir::kFftStepXor, 1, 8, 0}};
-  ir::fuse_xor_steps(steps);
+  std::vector<sched::FftStep> steps = {{sched::kFftStepXor, 0, 5, 0}, {sched::kFftStepXor, 1, 6, 0},
+                                    {sched::kFftStepXor, 1, 7, 0}, {sched::kFftStepXor, 1, 1, 0},
+                                    {sched::kFftStepXor, 1, 8, 0}};
+  sched::fuse_xor_steps(steps);
   ASSERT_EQ(steps.size(), 4u);
-  EXPECT_EQ(steps[0].kind, uint32_t(ir::kFftStepXor));
-  EXPECT_EQ(steps[1].kind, uint32_t(ir::kFftStepXor2));
+  EXPECT_EQ(steps[0].kind, uint32_t(sched::kFftStepXor));
+  EXPECT_EQ(steps[1].kind, uint32_t(sched::kFftStepXor2));
   EXPECT_EQ(steps[1].b, 6u);
   EXPECT_EQ(steps[1].dist, 7u);
   EXPECT_EQ(steps[2].b, 1u);
@@ -599,20 +601,20 @@ TEST_P(FftSteps, ShardMultipliesAskForALaterShard) {
   std::mt19937_64 rng(0x9f3);
   const size_t len = 64 * 4 + 6, whole = len / 64 * 64;
   const unsigned shards = 6;
-  ir::FftSchedule s;
+  sched::FftSchedule s;
   s.slots = 3;
   s.slot_shard = {0, 1, -1};  // slots 0 and 1 are shards 0 and 1's tiles; pointer 3 + i is shard i
   std::vector<uint16_t> logs;
   for (unsigned j = 0; j < 4; ++j) {
     logs.push_back(uint16_t(rng() % fft::lch_field(fft::Gf::k16).modulus));
-    s.tables.resize(s.tables.size() + ir::kFftMulTableBytes);
-    ir::fft_mul_tables(logs.back(), s.tables.data() + s.tables.size() - ir::kFftMulTableBytes);
+    s.tables.resize(s.tables.size() + sched::kFftMulTableBytes);
+    sched::fft_mul_tables(logs.back(), s.tables.data() + s.tables.size() - sched::kFftMulTableBytes);
   }
-  s.steps = {{ir::kFftStepMul, 2, 3 + 2, 0},  {ir::kFftStepZero, 1, 0, 0},      {ir::kFftStepMul, 1, 3 + 3, 1},
-             {ir::kFftStepMul, 1, 1, 2},      {ir::kFftStepMulAdd, 2, 3 + 4, 3}, {ir::kFftStepMul, 0, 3 + 5, 3},
-             {ir::kFftStepXor, 0, 2, 0},      {ir::kFftStepMul, 2, 3 + 4, 2}};
-  const ir::FftSchedule plain = s;
-  ir::prefetch_shard_reads(s.steps, s.slots);
+  s.steps = {{sched::kFftStepMul, 2, 3 + 2, 0},  {sched::kFftStepZero, 1, 0, 0},      {sched::kFftStepMul, 1, 3 + 3, 1},
+             {sched::kFftStepMul, 1, 1, 2},      {sched::kFftStepMulAdd, 2, 3 + 4, 3}, {sched::kFftStepMul, 0, 3 + 5, 3},
+             {sched::kFftStepXor, 0, 2, 0},      {sched::kFftStepMul, 2, 3 + 4, 2}};
+  const sched::FftSchedule plain = s;
+  sched::prefetch_shard_reads(s.steps, s.slots);
   const std::vector<uint32_t> want_dist = {1 + 3 + 5, 0, 1 + 3 + 4, 0, 0, 0, 0, 0};
   for (size_t i = 0; i < s.steps.size(); ++i) {
     EXPECT_EQ(s.steps[i].dist, want_dist[i]) << "step " << i;
@@ -654,28 +656,28 @@ TEST(FftSchedule, DerivativeRunsInTheFirstFftPassOrAsSeveralXorsToAStep) {
                         {3, 5, true, false},     // the low rate, truncated: 9 of 16
                         {1, 1, false, false}};   // one layer: no multi-layer step to hold it
   for (const Case &c : cases) {
-    auto core = ir::fft_decode_core(c.k, c.m, c.radix8);
+    auto core = sched::fft_decode_core(c.k, c.m, c.radix8);
     ASSERT_TRUE(core.ok());
     const std::string what = std::to_string(c.k) + ":" + std::to_string(c.m) + (c.radix8 ? " radix8" : "");
     size_t steps = 0, xors = 0, fused = 0, tops = 0, first = core->steps.size();
-    uint32_t src[ir::kFftMaxXorSources];
+    uint32_t src[sched::kFftMaxXorSources];
     for (size_t i = 0; i < core->steps.size(); ++i) {
-      const ir::FftStep &st = core->steps[i];
-      const size_t x = ir::fft_xor_sources(st, src);
+      const sched::FftStep &st = core->steps[i];
+      const size_t x = sched::fft_xor_sources(st, src);
       steps += x > 0;
       xors += x;
-      if (ir::fft_step_reads_groups(st.kind)) {
-        tops += st.kind == ir::kFftStepTop4D || st.kind == ir::kFftStepTop8D;
+      if (sched::fft_step_reads_groups(st.kind)) {
+        tops += st.kind == sched::kFftStepTop4D || st.kind == sched::kFftStepTop8D;
         if (!fused++) first = i;
         EXPECT_EQ(st.a, fused - 1) << what;  // rising a, one run
         EXPECT_EQ(i, first + fused - 1) << what;
-        EXPECT_EQ(size_t(st.dist) * ir::fft_step_slots(st.kind), core->slots) << what;
+        EXPECT_EQ(size_t(st.dist) * sched::fft_step_slots(st.kind), core->slots) << what;
       }
     }
     const size_t n = core->slots, log_n = size_t(__builtin_ctzll(n));
     if (c.fused) {
       ASSERT_GT(fused, 0u) << what;
-      const size_t per = ir::fft_step_slots(core->steps[first].kind);
+      const size_t per = sched::fft_step_slots(core->steps[first].kind);
       EXPECT_EQ(fused, n / per) << what;
       // Folded with the IFFT's last pass: the transforms' mirrored groups (threes from the
       // bottom, a pair or two on top); else the FFT's threes from the top.
@@ -685,9 +687,9 @@ TEST(FftSchedule, DerivativeRunsInTheFirstFftPassOrAsSeveralXorsToAStep) {
       // as well (kFftStepTop4D / Top8D); else only the FFT's first.
       EXPECT_EQ(tops, n > per ? fused : 0u) << what;
       for (size_t i = 0; i < first; ++i) {  // the IFFT before them, without a pass of their groups
-        const ir::FftStep &st = core->steps[i];
-        EXPECT_TRUE(st.kind != ir::kFftStepFft4 && st.kind != ir::kFftStepFft8) << what;
-        if (tops) EXPECT_FALSE(ir::fft_step_slots(st.kind) == per && st.dist == core->steps[first].dist) << what;
+        const sched::FftStep &st = core->steps[i];
+        EXPECT_TRUE(st.kind != sched::kFftStepFft4 && st.kind != sched::kFftStepFft8) << what;
+        if (tops) EXPECT_FALSE(sched::fft_step_slots(st.kind) == per && st.dist == core->steps[first].dist) << what;
       }
     } else {
       EXPECT_EQ(fused, 0u) << what;
@@ -713,7 +715,7 @@ TEST(FftSchedule, DecodeCoreIsTheReferenceTransforms) {
         const unsigned k = sz[0], m = sz[1];
         auto g = fft::geometry(k, m, gf);
         if (!g.ok()) continue;  // GF(2^8): 256 points at most
-        auto core = ir::fft_decode_core(k, m, radix8, gf);
+        auto core = sched::fft_decode_core(k, m, radix8, gf);
         ASSERT_TRUE(core.ok());
         const size_t n = g->decode_work;
         ASSERT_EQ(core->slots, n);
@@ -732,21 +734,21 @@ TEST(FftSchedule, DecodeCoreIsTheReferenceTransforms) {
 
 // Order::kRadix4's groups of four butterflies become two-layer steps (encode and decode core).
 TEST(FftSchedule, ButterfliesAreFusedInPairsOfLayers) {
-  auto count = [](const ir::FftSchedule &s, uint32_t kind) {
-    return std::count_if(s.steps.begin(), s.steps.end(), [&](const ir::FftStep &st) { return st.kind == kind; });
+  auto count = [](const sched::FftSchedule &s, uint32_t kind) {
+    return std::count_if(s.steps.begin(), s.steps.end(), [&](const sched::FftStep &st) { return st.kind == kind; });
   };
   for (auto [k, m] : {std::pair{32u, 32u}, {100u, 20u}, {20u, 100u}}) {
-    auto enc = ir::fft_encode_schedule(k, m);
-    auto core = ir::fft_decode_core(k, m);
+    auto enc = sched::fft_encode_schedule(k, m);
+    auto core = sched::fft_decode_core(k, m);
     ASSERT_TRUE(enc.ok() && core.ok());
-    EXPECT_GT(count(*enc, ir::kFftStepFft4), 0) << k << ":" << m;
-    EXPECT_GT(count(*enc, ir::kFftStepIfft4), 0) << k << ":" << m;
-    EXPECT_GT(count(*core, ir::kFftStepFft4), 0) << k << ":" << m;
+    EXPECT_GT(count(*enc, sched::kFftStepFft4), 0) << k << ":" << m;
+    EXPECT_GT(count(*enc, sched::kFftStepIfft4), 0) << k << ":" << m;
+    EXPECT_GT(count(*core, sched::kFftStepFft4), 0) << k << ":" << m;
     if (k == 32 && m == 32) {  // no truncation: every butterfly of a pair of layers is fused
       // Two 32-point transforms: 2 pairs of layers x 8 groups each, and one odd layer of 16
       // butterflies each (the FFT's first block there skips its multiply: a XOR step).
-      EXPECT_EQ(count(*enc, ir::kFftStepFft4) + count(*enc, ir::kFftStepIfft4), 32);
-      EXPECT_EQ(count(*enc, ir::kFftStepFft) + count(*enc, ir::kFftStepIfft), 31);
+      EXPECT_EQ(count(*enc, sched::kFftStepFft4) + count(*enc, sched::kFftStepIfft4), 32);
+      EXPECT_EQ(count(*enc, sched::kFftStepFft) + count(*enc, sched::kFftStepIfft), 31);
     }
   }
 }
@@ -755,21 +757,21 @@ TEST(FftSchedule, ButterfliesAreFusedInPairsOfLayers) {
 // points are a three and a pair of layers, so every butterfly of both transforms runs in
 // Fft8 / Ifft8 or Fft4 / Ifft4 steps, two fewer tile passes than two-layer steps alone.
 TEST(FftSchedule, ButterfliesAreFusedInThreesOfLayers) {
-  auto count = [](const ir::FftSchedule &s, uint32_t kind) {
-    return std::count_if(s.steps.begin(), s.steps.end(), [&](const ir::FftStep &st) { return st.kind == kind; });
+  auto count = [](const sched::FftSchedule &s, uint32_t kind) {
+    return std::count_if(s.steps.begin(), s.steps.end(), [&](const sched::FftStep &st) { return st.kind == kind; });
   };
-  auto enc = ir::fft_encode_schedule(32, 32, true, true);
+  auto enc = sched::fft_encode_schedule(32, 32, true, true);
   ASSERT_TRUE(enc.ok());
   // Two 32-point transforms: per transform 4 groups of twelve (layers 16, 8, 4 or 1, 2, 4)
   // and 8 groups of four.
-  EXPECT_EQ(count(*enc, ir::kFftStepFft8) + count(*enc, ir::kFftStepIfft8), 8);
-  EXPECT_EQ(count(*enc, ir::kFftStepFft4) + count(*enc, ir::kFftStepIfft4), 16);
-  EXPECT_EQ(count(*enc, ir::kFftStepFft) + count(*enc, ir::kFftStepIfft), 0);
-  EXPECT_EQ(ir::fft_multiplies(enc->steps), 2u * 80);
-  auto core = ir::fft_decode_core(100, 20, true);  // truncated transforms: groups cut short stay apart
+  EXPECT_EQ(count(*enc, sched::kFftStepFft8) + count(*enc, sched::kFftStepIfft8), 8);
+  EXPECT_EQ(count(*enc, sched::kFftStepFft4) + count(*enc, sched::kFftStepIfft4), 16);
+  EXPECT_EQ(count(*enc, sched::kFftStepFft) + count(*enc, sched::kFftStepIfft), 0);
+  EXPECT_EQ(sched::fft_multiplies(enc->steps), 2u * 80);
+  auto core = sched::fft_decode_core(100, 20, true);  // truncated transforms: groups cut short stay apart
   ASSERT_TRUE(core.ok());
-  EXPECT_GT(count(*core, ir::kFftStepFft8), 0);
-  EXPECT_GT(count(*core, ir::kFftStepIfft8), 0);
+  EXPECT_GT(count(*core, sched::kFftStepFft8), 0);
+  EXPECT_GT(count(*core, sched::kFftStepIfft8), 0);
 }
 
 // A one-chunk encode's last IFFT pass and first FFT pass cover the same slot groups (the
@@ -780,21 +782,21 @@ TEST(FftSchedule, ButterfliesAreFusedInThreesOfLayers) {
 TEST(FftSchedule, EncodeTopPassesArePairedOnTheSameSlots) {
   struct Case { unsigned k, m; bool radix8; uint32_t ifft, fft; size_t pairs; };
   const Case cases[] = {
-      {32, 32, true, ir::kFftStepIfft4, ir::kFftStepFft4, 8},     // layers 3 + 2: a pair on top
-      {64, 64, true, ir::kFftStepIfft8, ir::kFftStepFft8, 8},     // 3 + 3
-      {128, 128, true, ir::kFftStepIfft4, ir::kFftStepFft4, 32},  // 3 + 2 + 2, not 3 + 3 + 1
-      {16, 16, true, ir::kFftStepIfft4, ir::kFftStepFft4, 4},     // 2 + 2, not 3 + 1
-      {10, 8, true, ir::kFftStepIfft8, ir::kFftStepFft8, 1},      // two chunks: the last IFFT is chunk 1's
+      {32, 32, true, sched::kFftStepIfft4, sched::kFftStepFft4, 8},     // layers 3 + 2: a pair on top
+      {64, 64, true, sched::kFftStepIfft8, sched::kFftStepFft8, 8},     // 3 + 3
+      {128, 128, true, sched::kFftStepIfft4, sched::kFftStepFft4, 32},  // 3 + 2 + 2, not 3 + 3 + 1
+      {16, 16, true, sched::kFftStepIfft4, sched::kFftStepFft4, 4},     // 2 + 2, not 3 + 1
+      {10, 8, true, sched::kFftStepIfft8, sched::kFftStepFft8, 1},      // two chunks: the last IFFT is chunk 1's
   };
   for (const Case &c : cases) {
-    auto enc = ir::fft_encode_schedule(c.k, c.m, true, c.radix8);
+    auto enc = sched::fft_encode_schedule(c.k, c.m, true, c.radix8);
     ASSERT_TRUE(enc.ok());
     size_t pairs = 0, copies = 0;
     for (size_t i = 0; i + 1 < enc->steps.size(); ++i) {
-      const ir::FftStep &h = enc->steps[i], &t = enc->steps[i + 1];
+      const sched::FftStep &h = enc->steps[i], &t = enc->steps[i + 1];
       pairs += h.kind == c.ifft && t.kind == c.fft && h.a == t.a && h.dist == t.dist && t.b == 0;
     }
-    for (const ir::FftStep &st : enc->steps) copies += st.kind == ir::kFftStepCopy;
+    for (const sched::FftStep &st : enc->steps) copies += st.kind == sched::kFftStepCopy;
     const std::string what = std::to_string(c.k) + ":" + std::to_string(c.m) + (c.radix8 ? " radix8" : " radix4");
     if (c.k == 10) {  // chunk 1 is XORed into chunk 0 before the FFT: nothing to pair
       EXPECT_EQ(pairs, 0u) << what;
@@ -812,24 +814,24 @@ TEST(FftSchedule, EncodeTopPassesArePairedOnTheSameSlots) {
 TEST(FftSchedule, MultiChunkEncodesXorIntoChunkZeroInTheirLastPass) {
   for (auto [k, m, radix8] : {std::tuple{100u, 28u, true}, {100u, 28u, false}, {1000u, 24u, true}, {50u, 3u, true},
                               {10u, 4u, true}}) {
-    auto enc = ir::fft_encode_schedule(k, m, true, radix8);
+    auto enc = sched::fft_encode_schedule(k, m, true, radix8);
     ASSERT_TRUE(enc.ok());
     const std::string what = std::to_string(k) + ":" + std::to_string(m) + (radix8 ? " radix8" : " radix4");
     const size_t C = fft::geometry(k, m)->chunk, partial = k / C * C;  // the partial chunk's first slot
     size_t into = 0, xors = 0;  // xors: XOR steps from a whole chunk's slots into chunk 0's
-    std::vector<ir::FftStep> undone;
-    for (const ir::FftStep &st : enc->steps) {
-      xors += st.kind == ir::kFftStepXor && st.a < C && st.b >= C && st.b < partial;
+    std::vector<sched::FftStep> undone;
+    for (const sched::FftStep &st : enc->steps) {
+      xors += st.kind == sched::kFftStepXor && st.a < C && st.b >= C && st.b < partial;
       if (!st.into) {
         undone.push_back(st);
         continue;
       }
       ++into;
-      ir::FftStep own = st;
+      sched::FftStep own = st;
       own.into = 0;
       undone.push_back(own);
-      for (unsigned j = 0; j < ir::fft_step_slots(st.kind); ++j)
-        undone.push_back({ir::kFftStepXor, st.into - 1 + j * st.dist, st.a + j * st.dist, 0});
+      for (unsigned j = 0; j < sched::fft_step_slots(st.kind); ++j)
+        undone.push_back({sched::kFftStepXor, st.into - 1 + j * st.dist, st.a + j * st.dist, 0});
     }
     EXPECT_GE(into, k / C - 1) << what;  // at least a step per whole chunk past the first
     // (A partial last chunk's truncated IFFT keeps single butterflies on top, and its XORs.)
@@ -849,11 +851,11 @@ TEST(FftSchedule, MultiChunkEncodesXorIntoChunkZeroInTheirLastPass) {
 TEST(FftSchedule, BadPatternsAreRejected) {
   std::vector<bool> present(6, true), wanted(6, false);
   wanted[1] = true;
-  EXPECT_EQ(ir::fft_decode_schedule(4, 2, present, wanted).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(sched::fft_decode_schedule(4, 2, present, wanted).status().code(), StatusCode::kInvalidArgument);
   present[0] = present[1] = present[2] = false;
-  EXPECT_EQ(ir::fft_decode_schedule(4, 2, present, wanted).status().code(), StatusCode::kTooManyErasures);
-  EXPECT_EQ(ir::fft_decode_schedule(4, 2, std::vector<bool>(5, true), wanted).status().code(), StatusCode::kShardCount);
-  EXPECT_EQ(ir::fft_encode_schedule(0, 2).status().code(), StatusCode::kInvalidSpec);
+  EXPECT_EQ(sched::fft_decode_schedule(4, 2, present, wanted).status().code(), StatusCode::kTooManyErasures);
+  EXPECT_EQ(sched::fft_decode_schedule(4, 2, std::vector<bool>(5, true), wanted).status().code(), StatusCode::kShardCount);
+  EXPECT_EQ(sched::fft_encode_schedule(0, 2).status().code(), StatusCode::kInvalidSpec);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, FftSteps, testing::Values("host", "host-avx2", "x86_64-v3", "x86_64-v2"),
@@ -878,28 +880,28 @@ TEST(FftStepKinds, TransformKernelLeavesTheDecodeCoresKindsOut) {
   ASSERT_TRUE(bool(info)) << err_text(info.takeError());
   if (!ir::fft_kernel_supported(*info)) GTEST_SKIP() << "no byte shuffle";
   size_t instructions[2] = {0, 0};
-  for (auto kinds : {ir::FftStepKinds::kAll, ir::FftStepKinds::kTransforms}) {
+  for (auto kinds : {sched::FftStepKinds::kAll, sched::FftStepKinds::kTransforms}) {
     llvm::LLVMContext ctx;
     auto mod = ir::build_fft_step_kernel(ctx, "steps", *info, fft::Gf::k16, kinds);
     ASSERT_TRUE(bool(mod)) << err_text(mod.takeError());
     bool fused = false;
     for (const llvm::Function &f : **mod) {
       fused = fused || f.getName().ends_with(".fft8d") || f.getName().ends_with(".top8d");
-      instructions[kinds == ir::FftStepKinds::kTransforms] += f.getInstructionCount();
+      instructions[kinds == sched::FftStepKinds::kTransforms] += f.getInstructionCount();
     }
-    EXPECT_EQ(fused, kinds == ir::FftStepKinds::kAll);
+    EXPECT_EQ(fused, kinds == sched::FftStepKinds::kAll);
   }
   EXPECT_LT(instructions[1] * 10, instructions[0] * 6) << instructions[1] << " of " << instructions[0];
   for (bool radix8 : {false, true})
     for (auto [k, m] : {std::pair{32u, 32u}, {128u, 128u}, {1024u, 1024u}}) {  // cores that fold their derivative
-      auto enc = ir::fft_encode_schedule(k, m, true, radix8);
-      auto core = ir::fft_decode_core(k, m, radix8);
+      auto enc = sched::fft_encode_schedule(k, m, true, radix8);
+      auto core = sched::fft_decode_core(k, m, radix8);
       ASSERT_TRUE(enc.ok() && core.ok());
-      EXPECT_TRUE(ir::fft_steps_are_transforms(enc->steps)) << k << ":" << m;
-      EXPECT_FALSE(ir::fft_steps_are_transforms(core->steps)) << k << ":" << m;  // its derivative at least
-      for (uint32_t kind = 0; kind <= ir::kFftStepTop8D; ++kind)
-        EXPECT_EQ(ir::fft_steps_are_transforms({ir::FftStep{kind, 0, 0, 0}}),
-                  kind < ir::kFftStepFft4D) << "kind " << kind;
+      EXPECT_TRUE(sched::fft_steps_are_transforms(enc->steps)) << k << ":" << m;
+      EXPECT_FALSE(sched::fft_steps_are_transforms(core->steps)) << k << ":" << m;  // its derivative at least
+      for (uint32_t kind = 0; kind <= sched::kFftStepTop8D; ++kind)
+        EXPECT_EQ(sched::fft_steps_are_transforms({sched::FftStep{kind, 0, 0, 0}}),
+                  kind < sched::kFftStepFft4D) << "kind " << kind;
     }
 }
 
@@ -966,7 +968,7 @@ TEST_P(FftSteps8, EverySchedulekindMatchesTheReference) {
       const auto want = encoded8(rng, k, m, len);
       auto got = want;
       for (unsigned j = 0; j < m; ++j) std::fill(got[k + j].begin(), got[k + j].end(), 0xEE);
-      auto enc = ir::fft_encode_schedule(k, m, true, radix8, fft::Gf::k8);
+      auto enc = sched::fft_encode_schedule(k, m, true, radix8, fft::Gf::k8);
       ASSERT_TRUE(enc.ok()) << enc.status().to_string();
       run(*enc, got, len, tile);
       ASSERT_EQ(got, want) << what << " encode";
@@ -980,14 +982,14 @@ TEST_P(FftSteps8, EverySchedulekindMatchesTheReference) {
           (present[s] ? sources : targets).push_back(s);
           if (wanted[s]) std::fill(got[s].begin(), got[s].end(), 0xA5);
         }
-        auto dec = ir::fft_decode_schedule(k, m, present, wanted, radix8, fft::Gf::k8);
+        auto dec = sched::fft_decode_schedule(k, m, present, wanted, radix8, fft::Gf::k8);
         ASSERT_TRUE(dec.ok()) << dec.status().to_string();
         run(*dec, got, len, tile);
         ASSERT_EQ(got, want) << what << " core trial " << trial;
         auto coeffs = fft::decode_matrix(k, m, present, sources, targets, fft::Gf::k8);
         ASSERT_TRUE(coeffs.ok()) << coeffs.status().to_string();
         for (unsigned t : targets) std::fill(got[t].begin(), got[t].end(), 0x3C);
-        run(ir::fft_matrix_schedule(*coeffs, sources, targets, fft::Gf::k8), got, len, tile);
+        run(sched::fft_matrix_schedule(*coeffs, sources, targets, fft::Gf::k8), got, len, tile);
         ASSERT_EQ(got, want) << what << " matrix trial " << trial;
       }
       // The first chunk of originals lost (where it is whole): the encoder inverted.
@@ -998,7 +1000,7 @@ TEST_P(FftSteps8, EverySchedulekindMatchesTheReference) {
       for (unsigned s = 0; s < C; ++s) present[s] = false, targets.push_back(s);
       auto sources = fft::inverse_decode_sources(k, m, present, targets, fft::Gf::k8);
       if (!sources) continue;
-      auto inv = ir::fft_inverse_decode_schedule(k, m, *sources, targets, &*enc, radix8, fft::Gf::k8);
+      auto inv = sched::fft_inverse_decode_schedule(k, m, *sources, targets, &*enc, radix8, fft::Gf::k8);
       ASSERT_TRUE(inv) << what;
       for (unsigned t : targets) std::fill(got[t].begin(), got[t].end(), 0x5A);
       run(*inv, got, len, tile, enc->tables.data());

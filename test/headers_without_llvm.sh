@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Layering check: runtime/ headers (and the jit/ headers they use) compile without LLVM's
+# Layering check: fft/ and runtime/ headers (and the jit/ headers they use) compile without LLVM's
 # include path, so code that includes them never pulls LLVM in: the kernel service
 # (jit/kernel_service.h) is the runtime's only door to the JIT; and jit/ includes no header of
 # runtime's public API (runtime/include), the layer above it.
@@ -9,7 +9,7 @@ cxx="$1"
 src="$2"
 cd "$src"
 failed=0
-headers=(runtime/*.h isal_compat/*.h files/*.h jit/kernel_service.h jit/kernel_slot.h jit/once_cache.h)
+headers=(fft/*.h runtime/*.h isal_compat/*.h files/*.h jit/kernel_service.h jit/kernel_slot.h jit/once_cache.h)
 # One translation unit including them all (a header that pulls LLVM in fails it), then, only
 # when it fails, each header alone to name the culprit.
 tu=""

@@ -8,7 +8,7 @@ namespace ecjit::aot {
 // The two step kernels of one field and x86 level (runtime/aot_shapes/CMakeLists.txt,
 // `ecjit-aot aot --op steps`): the executors of rs-fft step programs
 // (ir_builders/fft_step_kernel.h), each serving every (k, m). They read the multiplier
-// tables of `multiplies` (ir::fft_mul_tables: GFNI matrices or nibble tables) and take
+// tables of `multiplies` (sched::fft_mul_tables: GFNI matrices or nibble tables) and take
 // three-layer steps where `whole_columns`; a schedule made for a target of the same two
 // (ir::fft_multiply_name, ir::fft_radix8_steps) runs on them as on the JIT's own.
 struct AotFftSteps {

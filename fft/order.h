@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "ir_builders/fft_step_kernel.h"
+#include "fft/step.h"
 
-namespace ecjit::ir {
+namespace ecjit::sched {
 
 // The work slots a step writes or reads (pointers below `slots`; pointers at or above
 // `slots` are shards, read only or - a folded FFT step's restored shards - each written by one
@@ -62,4 +62,4 @@ std::vector<FftSegment> order_fft_ends_by_block(std::vector<FftStep> *pre, const
 constexpr uint32_t kFftBlockSpans = UINT32_MAX, kFftBlockNone = UINT32_MAX - 1;
 std::vector<uint32_t> fft_step_blocks(const std::vector<FftStep> &steps, uint32_t slots, uint32_t block_slots);
 
-}  // namespace ecjit::ir
+}  // namespace ecjit::sched

@@ -1,9 +1,9 @@
 // fold_decode_ends: a forward pass for the fills the IFFT reads first, a backward pass for the restores after the FFT.
-#include "ir_builders/fft_ends.h"
+#include "fft/ends.h"
 
-#include "ir_builders/fft_order.h"
+#include "fft/order.h"
 
-namespace ecjit::ir {
+namespace ecjit::sched {
 namespace {
 
 // A slot's state in a pass: the step that fills (restores) it, none yet, or touched by a step
@@ -88,4 +88,4 @@ void fold_decode_ends(std::vector<FftStep> *pre, std::vector<FftStep> *core, std
   erase_marked_steps(*post, drop_post);
 }
 
-}  // namespace ecjit::ir
+}  // namespace ecjit::sched

@@ -1,12 +1,12 @@
 // prune_fft_steps: a forward pass that follows known-zero slots and a backward pass that follows live ones.
-#include "ir_builders/fft_prune.h"
+#include "fft/prune.h"
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
 
-namespace ecjit::ir {
+namespace ecjit::sched {
 namespace {
 
 FftStep step(uint32_t kind, uint32_t a, uint32_t b, uint32_t table = 0) { return FftStep{kind, a, b, table}; }
@@ -433,4 +433,4 @@ std::vector<std::vector<FftStep>> prune_fft_steps(const std::vector<const std::v
   return out;
 }
 
-}  // namespace ecjit::ir
+}  // namespace ecjit::sched

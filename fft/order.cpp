@@ -1,9 +1,9 @@
 // order_fft_steps_by_block: stable sort by block inside each run of block-local steps.
-#include "ir_builders/fft_order.h"
+#include "fft/order.h"
 
 #include <algorithm>
 
-namespace ecjit::ir {
+namespace ecjit::sched {
 
 static_assert(1 + kFftMaxXorSources <= 16, "an XOR step's slots fit FftWorkSlots");
 
@@ -253,4 +253,4 @@ std::vector<FftSegment> order_fft_ends_by_block(std::vector<FftStep> *pre, const
   return out;
 }
 
-}  // namespace ecjit::ir
+}  // namespace ecjit::sched

@@ -4,9 +4,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "ir_builders/fft_step_kernel.h"
+#include "fft/step.h"
 
-namespace ecjit::ir {
+namespace ecjit::sched {
 
 // Segments of steps (fft_step_kernel.h) that run one after another on one pointer array of
 // `pointers` entries; each segment's table fields index that segment's own tables, which
@@ -35,4 +35,4 @@ std::vector<std::vector<FftStep>> prune_fft_steps(const std::vector<const std::v
 // whether pruning would remove enough to pay for itself before paying for it.
 size_t fft_block_butterflies(const std::vector<bool> &points);
 
-}  // namespace ecjit::ir
+}  // namespace ecjit::sched

@@ -1,4 +1,4 @@
-// fft_mul_tables: a run-time multiplier's tables (fft_kernel.h's layout) as the XOR of its nibbles' tables.
+// fft_mul_tables: a run-time multiplier's tables (fft/mul_tables.h's layout) as the XOR of its nibbles' tables.
 #include <array>
 #include <cstring>
 #include <type_traits>
@@ -6,9 +6,9 @@
 
 #include "codes/coeff_layout.h"
 #include "codes/rs_fft.h"
-#include "ir_builders/fft_kernel.h"
+#include "fft/mul_tables.h"
 
-namespace ecjit::ir {
+namespace ecjit::sched {
 namespace {
 
 namespace fft = codes::fft;
@@ -88,4 +88,4 @@ void fft_mul_tables(uint16_t log, uint8_t *out, fft::Gf gf, bool matrices_only) 
     xor_rows(std::integral_constant<size_t, 0>(), std::integral_constant<size_t, kFftMulTableBytes / 8>());
 }
 
-}  // namespace ecjit::ir
+}  // namespace ecjit::sched

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "ir_builders/fft_step_kernel.h"
+#include "fft/step.h"
 
-namespace ecjit::ir {
+namespace ecjit::sched {
 
 // A decode on FftEngine's pointer layout: work slots [0, n), the shard read at point x at
 // n + x (null where x is read nowhere), the shard restored at x at 2n + x (null where x is
@@ -32,4 +32,4 @@ namespace ecjit::ir {
 void fold_decode_ends(std::vector<FftStep> *pre, std::vector<FftStep> *core, std::vector<FftStep> *post,
                       uint32_t n, uint32_t pre_tables, uint32_t post_tables);
 
-}  // namespace ecjit::ir
+}  // namespace ecjit::sched
