@@ -17,6 +17,10 @@
 //	                             Vandermonde-derived GF(2^8) matrix, ecjit's rs-vand), on one
 //	                             goroutine (WithMaxGoroutines(1))
 //
+// LEOPARD8_ISA=avx2 keeps klauspost to its AVX2 kernels (no AVX-512, no GFNI), the peer of
+// ecjit under ECJIT_HOST_MASK=-gfni,-avx512f on a machine that has both; ssse3 keeps it to
+// SSSE3. Unset or "host": whatever the CPU offers.
+//
 // Exit status: 0 ok, 1 codec error (message on stderr), 2 usage or I/O error.
 package main
 
@@ -85,6 +89,23 @@ func fnv1a64(data []byte) uint64 {
 	return h
 }
 
+// isaOptions: the instruction sets LEOPARD8_ISA leaves klauspost.
+func isaOptions() []reedsolomon.Option {
+	switch isa := os.Getenv("LEOPARD8_ISA"); isa {
+	case "", "host":
+		return nil
+	case "avx2":
+		return []reedsolomon.Option{reedsolomon.WithAVX512(false), reedsolomon.WithGFNI(false),
+			reedsolomon.WithAVXGFNI(false)}
+	case "ssse3":
+		return []reedsolomon.Option{reedsolomon.WithAVX512(false), reedsolomon.WithGFNI(false),
+			reedsolomon.WithAVXGFNI(false), reedsolomon.WithAVX2(false)}
+	default:
+		fail(2, "LEOPARD8_ISA must be host, avx2 or ssse3, not "+strconv.Quote(isa))
+		return nil
+	}
+}
+
 func fail(code int, msg string) {
 	fmt.Fprintln(os.Stderr, "leopard8: "+msg)
 	os.Exit(code)
@@ -94,7 +115,7 @@ func codec(k, m int) reedsolomon.Encoder {
 	if k+m > 256 {
 		fail(1, fmt.Sprintf("k + m = %d > 256: not Leopard GF(2^8)", k+m))
 	}
-	enc, err := reedsolomon.New(k, m, reedsolomon.WithLeopardGF(true))
+	enc, err := reedsolomon.New(k, m, append(isaOptions(), reedsolomon.WithLeopardGF(true))...)
 	if err != nil {
 		fail(1, err.Error())
 	}
@@ -103,7 +124,7 @@ func codec(k, m int) reedsolomon.Encoder {
 
 // klauspost's default codec, New(k, m): its Vandermonde-derived matrix (ecjit's rs-vand).
 func vand(k, m int) reedsolomon.Encoder {
-	enc, err := reedsolomon.New(k, m, reedsolomon.WithMaxGoroutines(1))
+	enc, err := reedsolomon.New(k, m, append(isaOptions(), reedsolomon.WithMaxGoroutines(1))...)
 	if err != nil {
 		fail(1, err.Error())
 	}
