@@ -8,7 +8,7 @@
 
 namespace ecjit::sched {
 
-// Segments of steps (fft_step_kernel.h) that run one after another on one pointer array of
+// Segments of steps (fft/step.h) that run one after another on one pointer array of
 // `pointers` entries; each segment's table fields index that segment's own tables, which
 // pruning never changes. Two passes over the whole sequence:
 //   - forward: a pointer known to hold zeros (a Zero step, or a Copy / Mul of a zero) is

@@ -264,7 +264,7 @@ void fold_xor_into(FftSchedule &s) {
 // An encode of one chunk ends its IFFT and begins its FFT with a pass over the same slot groups
 // (append_ifft and append_fft group the layers alike): each FFT step of that pass moves right
 // after the IFFT step of its slots where no step between touches them, and the kernel runs the
-// two in one pass over the tile (fft_step_kernel.h). Nothing else changes: the records keep
+// two in one pass over the tile (fft/step.h). Nothing else changes: the records keep
 // their meaning, so every other reader of a schedule sees two steps.
 void pair_transforms(FftSchedule &s) {
   std::vector<int64_t> last(s.slots, -1);  // the last step touching a slot
@@ -335,7 +335,7 @@ bool fold_derivative(std::vector<FftStep> &steps, size_t first, uint32_t slots) 
 // pass (from `first`, whole steps in rising a over every slot: whole_first_pass) run
 // over the same groups with the same twiddles, and each transform has other passes (which
 // the decode's ends fold into), the two passes and the formal derivative become one pass of
-// kFftStepTop4D / Top8D steps (fft_step_kernel.h): the FFT step undoes the IFFT step, and the
+// kFftStepTop4D / Top8D steps (fft/step.h): the FFT step undoes the IFFT step, and the
 // derivative's sums over bits below the groups' commute with both. Returns whether it did.
 // (Emerald Rapids, 1024:1024 at 4 KiB losing 1024 at random: a pass over 2048 slots and
 // twelve multiplies of every group's twenty-four fewer; m lost at random, reconstruct_data

@@ -9,7 +9,7 @@ namespace ecjit::sched {
 
 namespace {
 
-// Where an XOR step keeps source j (fft_step_kernel.h: b, dist, b2, table, table0, table1).
+// Where an XOR step keeps source j (fft/step.h: b, dist, b2, table, table0, table1).
 constexpr uint32_t FftStep::*kXorSourceField[kFftMaxXorSources] = {&FftStep::b,     &FftStep::dist,
                                                                   &FftStep::b2,    &FftStep::table,
                                                                   &FftStep::table0, &FftStep::table1};

@@ -57,7 +57,7 @@ class ColumnEmitter {
   Planes merge(Planes a, llvm::BasicBlock *from_a, Planes c, llvm::BasicBlock *from_c);
   Planes load(llvm::Value *column);           // the column at this byte address
   void store(Planes v, llvm::Value *column);
-  // x * c with the tables of c (fft_kernel.h's kFftMulTableBytes layout): the eight 16-entry
+  // x * c with the tables of c (fft/mul_tables.h's kFftMulTableBytes layout): the eight 16-entry
   // tables T_lo[0..3], T_hi[0..3], eight lookups of x's nibbles; kGfni: entries 0..3 are the
   // four bit-matrices A_00, A_01, A_10, A_11 splat over a plane, four affine transforms
   // (lo' = A_00 lo + A_01 hi, hi' = A_10 lo + A_11 hi); whole columns: entry 0 is

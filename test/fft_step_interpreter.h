@@ -12,7 +12,7 @@
 
 namespace ecjit::test {
 
-// c * x through the nibble tables of one multiplier (fft_kernel.h's layout).
+// c * x through the nibble tables of one multiplier (fft/mul_tables.h's layout).
 inline uint16_t fft_table_mul(const uint8_t *t, uint16_t x) {
   uint16_t y = 0;
   for (unsigned q = 0; q < 4; ++q) {
