@@ -135,17 +135,18 @@ static Matrix search_parity(const Field &field, const CodeSpec &spec) {
 }
 
 Matrix lrc_parity(const Field &field, const CodeSpec &spec) {
-  // The search runs once per spec in a process (up to ~50 ms for the widest checks).
+  // The search runs once per spec in a process (up to ~50 ms for the widest checks). Never
+  // destroyed, as codes' other lazily made tables.
   static std::mutex mutex;
-  static std::map<std::string, Matrix> searched;
+  static auto *const searched = new std::map<std::string, Matrix>();
   const std::string key = spec.to_string();
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = searched.find(key); it != searched.end()) return it->second;
+    if (auto it = searched->find(key); it != searched->end()) return it->second;
   }
   Matrix found = search_parity(field, spec);
   std::lock_guard<std::mutex> lock(mutex);
-  return searched.emplace(key, std::move(found)).first->second;
+  return searched->emplace(key, std::move(found)).first->second;
 }
 
 }  // namespace ecjit::codes

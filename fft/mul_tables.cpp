@@ -57,8 +57,11 @@ NibbleTables make_nibble_tables(fft::Gf gf) {
 }
 
 const NibbleTables &nibble_tables(fft::Gf gf) {
-  static const NibbleTables k16 = make_nibble_tables(fft::Gf::k16), k8 = make_nibble_tables(fft::Gf::k8);
-  return gf == fft::Gf::k8 ? k8 : k16;
+  // Never destroyed: a Jit's background thread may still compile an rs-fft kernel, which reads
+  // them, while exit handlers run.
+  static const NibbleTables *const k16 = new NibbleTables(make_nibble_tables(fft::Gf::k16));
+  static const NibbleTables *const k8 = new NibbleTables(make_nibble_tables(fft::Gf::k8));
+  return gf == fft::Gf::k8 ? *k8 : *k16;
 }
 
 }  // namespace

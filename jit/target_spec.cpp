@@ -315,7 +315,8 @@ llvm::Expected<TargetSpec> TargetSpec::parse(const std::string &text) {
 }
 
 const HostMask &host_mask() {
-  static const HostMask mask = [] {
+  // Never destroyed: a Jit's background thread may resolve "host" while exit handlers run.
+  static const HostMask *const mask = new HostMask([] {
     HostMask m;
     const char *env = std::getenv("ECJIT_HOST_MASK");
     if (!env || !*env) return m;
@@ -333,8 +334,8 @@ const HostMask &host_mask() {
     }
     m.changes = spec->changes;
     return m;
-  }();
-  return mask;
+  }());
+  return *mask;
 }
 
 llvm::StringMap<bool> host_features() {

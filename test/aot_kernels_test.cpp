@@ -416,5 +416,28 @@ TEST(AotKernels, ExitWhileTheCodecsKernelsCompile) {
       ::testing::ExitedWithCode(0), "");
 }
 
+// As above, the job in flight an rs-fft kernel whose tables were first made after the exit
+// handler was registered (a second codec, the first one's kernels already compiling behind
+// its ahead-of-time ones): the tables every such compile reads outlive exit's destructors
+// (under ASan, a use after free otherwise: codec_fuzz found it).
+TEST(AotKernels, ExitWhileAnRsFftKernelCompilesAfterAnotherCodec) {
+  if (!host_set()) GTEST_SKIP() << "no ahead-of-time kernels for this build or CPU";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        static std::shared_ptr<Jit> jit;
+        static std::shared_ptr<const Codec> first;
+        static std::shared_ptr<const Codec> fft;
+        jit = *Jit::create(options());
+        first = *jit->codec("rs-cauchy:k=12,m=4");  // its background jobs register the handler
+        bool ok = jit->stats().tunings_pending > 0;
+        while (jit->stats().tunings_pending > 0) std::this_thread::yield();
+        fft = *jit->codec("rs-fft:k=4,m=2,gf=8");  // the rs-fft schedules' tables, made now
+        ok = ok && jit->stats().tunings_pending > 0;  // its kernels queued or compiling at exit
+        std::exit(ok ? 0 : 3);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
 }  // namespace
 }  // namespace ecjit

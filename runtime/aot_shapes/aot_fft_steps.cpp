@@ -28,18 +28,21 @@ namespace {
         reinterpret_cast<void *>(&ecjit_aot_fft_steps_##level##_##bits##_steps)                             \
   }
 
-// Every set of GF(2^bits), widest first.
+// Every set of GF(2^bits), widest first. Never destroyed: an rs-fft engine's background jobs
+// hold pointers into them, and may run while exit handlers do.
 const std::vector<AotFftSteps> &sets(unsigned bits) {
-  static const std::vector<AotFftSteps> gf8{ECJIT_FFT_STEPS_SET(GFNI512, gfni512, 8, "x86_64-v4+gfni"),
-                                            ECJIT_FFT_STEPS_SET(GFNI, gfni, 8, "x86_64-v3+gfni"),
-                                            ECJIT_FFT_STEPS_SET(AVX2, avx2, 8, "x86_64-v3"),
-                                            ECJIT_FFT_STEPS_SET(SSE, sse, 8, "x86_64-v2")};
-  static const std::vector<AotFftSteps> gf16{ECJIT_FFT_STEPS_SET(GFNI512, gfni512, 16, "x86_64-v4+gfni"),
-                                             ECJIT_FFT_STEPS_SET(GFNI, gfni, 16, "x86_64-v3+gfni"),
-                                             ECJIT_FFT_STEPS_SET(AVX2, avx2, 16, "x86_64-v3"),
-                                             ECJIT_FFT_STEPS_SET(SSE, sse, 16, "x86_64-v2")};
-  static const std::vector<AotFftSteps> none;
-  return bits == 8 ? gf8 : bits == 16 ? gf16 : none;
+  static const std::vector<AotFftSteps> *const gf8 = new std::vector<AotFftSteps>{
+      ECJIT_FFT_STEPS_SET(GFNI512, gfni512, 8, "x86_64-v4+gfni"),
+      ECJIT_FFT_STEPS_SET(GFNI, gfni, 8, "x86_64-v3+gfni"),
+      ECJIT_FFT_STEPS_SET(AVX2, avx2, 8, "x86_64-v3"),
+      ECJIT_FFT_STEPS_SET(SSE, sse, 8, "x86_64-v2")};
+  static const std::vector<AotFftSteps> *const gf16 = new std::vector<AotFftSteps>{
+      ECJIT_FFT_STEPS_SET(GFNI512, gfni512, 16, "x86_64-v4+gfni"),
+      ECJIT_FFT_STEPS_SET(GFNI, gfni, 16, "x86_64-v3+gfni"),
+      ECJIT_FFT_STEPS_SET(AVX2, avx2, 16, "x86_64-v3"),
+      ECJIT_FFT_STEPS_SET(SSE, sse, 16, "x86_64-v2")};
+  static const std::vector<AotFftSteps> *const none = new std::vector<AotFftSteps>();
+  return bits == 8 ? *gf8 : bits == 16 ? *gf16 : *none;
 }
 #undef ECJIT_FFT_STEPS_SET
 #endif

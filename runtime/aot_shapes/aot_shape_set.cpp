@@ -63,30 +63,31 @@ namespace {
 #ifdef ECJIT_AOT_SHAPES
 // Every set of GF(2^bits), fastest first: 512-bit (x86-64-v4), GFNI on 256 bits (none for
 // GF(2^64)), then the 256-bit and the 128-bit sets without GFNI (split-table for GF(2^8/16),
-// carry-less multiplies for GF(2^32/64)). Empty for other fields.
+// carry-less multiplies for GF(2^32/64)). Empty for other fields. Never destroyed: codecs' kernels
+// point into them, and background jobs may run while exit handlers do.
 const std::vector<AotShapeSet> &entries(unsigned bits) {
   using ir::Strategy;
-  static const std::vector<AotShapeSet> gf8{
+  static const std::vector<AotShapeSet> *const gf8 = new std::vector<AotShapeSet>{
       make_set("x86_64-v4+gfni", 8, Strategy::kGfni, ecjit_aot_gfni512_8_shapes),
       make_set("x86_64-v3+gfni", 8, Strategy::kGfni, ecjit_aot_gfni_8_shapes),
       make_set("x86_64-v3", 8, Strategy::kSplitTable, ecjit_aot_avx2_8_shapes),
       make_set("x86_64-v2", 8, Strategy::kSplitTable, ecjit_aot_sse_8_shapes)};
-  static const std::vector<AotShapeSet> gf16{
+  static const std::vector<AotShapeSet> *const gf16 = new std::vector<AotShapeSet>{
       make_set("x86_64-v4+gfni", 16, Strategy::kGfni, ecjit_aot_gfni512_16_shapes),
       make_set("x86_64-v3+gfni", 16, Strategy::kGfni, ecjit_aot_gfni_16_shapes),
       make_set("x86_64-v3", 16, Strategy::kSplitTable, ecjit_aot_avx2_16_shapes),
       make_set("x86_64-v2", 16, Strategy::kSplitTable, ecjit_aot_sse_16_shapes)};
-  static const std::vector<AotShapeSet> gf32{
+  static const std::vector<AotShapeSet> *const gf32 = new std::vector<AotShapeSet>{
       make_set("x86_64-v4+gfni", 32, Strategy::kGfni, ecjit_aot_gfni512_32_shapes),
       make_set("x86_64-v3+gfni", 32, Strategy::kGfni, ecjit_aot_gfni_32_shapes),
       make_set("x86_64-v3+pclmul,+vpclmulqdq", 32, Strategy::kClmulInsn, ecjit_aot_vpclmul_32_shapes),
       make_set("x86_64-v2+pclmul", 32, Strategy::kClmulInsn, ecjit_aot_pclmul_32_shapes)};
-  static const std::vector<AotShapeSet> gf64{
+  static const std::vector<AotShapeSet> *const gf64 = new std::vector<AotShapeSet>{
       make_set("x86_64-v4+pclmul,+vpclmulqdq", 64, Strategy::kClmulInsn, ecjit_aot_vpclmul512_64_shapes),
       make_set("x86_64-v3+pclmul,+vpclmulqdq", 64, Strategy::kClmulInsn, ecjit_aot_vpclmul_64_shapes),
       make_set("x86_64-v2+pclmul", 64, Strategy::kClmulInsn, ecjit_aot_pclmul_64_shapes)};
-  static const std::vector<AotShapeSet> none;
-  return bits == 8 ? gf8 : bits == 16 ? gf16 : bits == 32 ? gf32 : bits == 64 ? gf64 : none;
+  static const std::vector<AotShapeSet> *const none = new std::vector<AotShapeSet>();
+  return bits == 8 ? *gf8 : bits == 16 ? *gf16 : bits == 32 ? *gf32 : bits == 64 ? *gf64 : *none;
 }
 #endif
 
