@@ -367,5 +367,8 @@ Result<FileReport> FileProtector::restore(const std::string &path, const std::st
 std::string FileProtector::redundancy_path(const std::string &path, unsigned r) const {
   return impl_->redundancy_path(path, r);
 }
+bool FileProtector::has_redundancy(const std::string &path) const {
+  return impl_->has_redundancy_file(absolute_path(path));
+}
 
 }  // namespace ecjit::files

@@ -93,6 +93,13 @@ class FileProtector::Impl {
 
   void on_progress(std::function<void(const Progress &)> callback) { progress_ = std::move(callback); }
   std::string redundancy_path(const std::string &path, unsigned r) const { return ecc_path(absolute_path(path), r); }
+  // Whether a data file has redundancy to check: its redundancy file 0, or with failure
+  // domains its file in any of them (domain 0, and its lock with it, may be the one lost).
+  bool has_redundancy_file(const std::string &abs) const {
+    for (unsigned r = 0; r < std::max<size_t>(1, roots_.size()); ++r)
+      if (::access(ecc_path(abs, r).c_str(), F_OK) == 0) return true;
+    return false;
+  }
   Result<std::vector<std::string>> expand(const std::vector<std::string> &paths, bool protected_missing,
                                           Skipped *skipped);
   Result<std::vector<FileReport>> prune(const std::vector<std::string> &paths, bool apply);
@@ -150,13 +157,6 @@ class FileProtector::Impl {
     std::vector<std::string> dirs;
     for (const std::string &b : ecc_bases(abs, m)) dirs.push_back(dir_name(b));
     return dirs;
-  }
-  // Whether a data file has redundancy to check: its redundancy file 0, or with failure
-  // domains its file in any of them (domain 0, and its lock with it, may be the one lost).
-  bool has_redundancy_file(const std::string &abs) const {
-    for (unsigned r = 0; r < std::max<size_t>(1, roots_.size()); ++r)
-      if (::access(ecc_path(abs, r).c_str(), F_OK) == 0) return true;
-    return false;
   }
   // The redundancy files of a data file as found on disk (RedundancySet::load).
   RedundancySet load_set(const std::string &abs, unsigned m_hint, bool writable) const {

@@ -125,7 +125,7 @@ Result<WorkerReport> run_worker(const WorkerOptions &o, const std::function<void
       if (path_exists(path)) {  // written (or removed, then created again: protect what is there)
         paths.push_back(path);
         of_path.push_back(i);
-      } else if (path_exists(protector->redundancy_path(path, 0))) {
+      } else if (protector->has_redundancy(path)) {  // in any domain: domain 0 may be the one lost
         auto pruned = protector->prune({path}, /*apply=*/true);
         outcome[i] = pruned.ok() ? Status::Ok() : pruned.status();
         what[i] = "redundancy removed";

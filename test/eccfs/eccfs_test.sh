@@ -12,7 +12,8 @@
 # after downtime (changes nobody saw caught up, unchanged files skipped without re-encoding);
 # Redis shut down and restarted mid-run (AOF: nothing lost, the worker waits and resumes);
 # failure domains (redundancy file r of every file in domain r; a whole domain deleted, then
-# rebuilt by a repair; too few domains for the code refused);
+# rebuilt by a repair; a file deleted with domain 0's share lost pruned from the others; too few
+# domains for the code refused);
 # bad URLs, an unreachable server, a file outside the tree, an uninitialised database.
 # Exit 0 pass, 1 with FAIL lines, 0 with "SKIP: why" when redis-server is not installed.
 set -u -o pipefail
@@ -239,6 +240,18 @@ if [[ $rc == 4 && ($rcr == 3 || $rcr == 0) ]] && dscrub && [[ -f $S/dom1$T2/sub/
   ok "a whole domain deleted: scrub says damaged (4), a repair rebuilds its files, the tree scrubs clean"
 else
   fail "domain lost: scrub $rc, repair $rcr; $(tail -3 "$S/dscrub.log" | tr '\n' ' ')"
+fi
+# A file deleted while domain 0 holds none of its redundancy (that domain's files of it lost):
+# the worker still finds its redundancy in the other domains and removes it there.
+rm -f "$S/dom0$T2/sub/h4".*
+rm "$T2/sub/h4"
+E notify --removed "$T2/sub/h4"
+E worker --until-idle >"$S/wd2.log" 2>&1 || fail "worker after a delete: $(tail -2 "$S/wd2.log")"
+left=$(cd "$S" && find dom0 dom1 dom2 -name 'h4.*' | sort | tr '\n' ' ')
+if grep -q "h4: redundancy removed" "$S/wd2.log" && [[ -z $left && -f $S/dom1$T2/sub/h3.ecc1 && -f $S/dom2$T2/sub/h3.ecc2 ]]; then
+  ok "a file deleted with domain 0's redundancy of it lost: the worker removes it from the other domains"
+else
+  fail "delete without domain 0: left '$left'; $(tail -3 "$S/wd2.log" | tr '\n' ' ')"
 fi
 
 echo "eccfs: $PASSED passed, $FAILED failed"

@@ -189,6 +189,9 @@ class FileProtector {
 
   // Where redundancy file r of `path` lives.
   std::string redundancy_path(const std::string &path, unsigned r) const;
+  // Whether any redundancy file of `path` exists, in any failure domain: with domain 0 (or
+  // any one) lost, a file's others still count.
+  bool has_redundancy(const std::string &path) const;
 
   class Impl;
 
